@@ -1,0 +1,42 @@
+//===- Passes.td - conversions out of Linea --------------------*- tablegen -*-===//
+
+#ifndef LINEA_CONVERSION_PASSES_TD
+#define LINEA_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertLineaToLinalg : Pass<"convert-linea-to-linalg"> {
+  let summary = "Lower every Linea op by its plain definition (the reference)";
+  let description = [{
+    The reference lowering: each op becomes upstream `linalg`, `scf`,
+    `tensor`, `arith` and `math` IR that computes SPEC's definition directly,
+    chosen to be obviously correct rather than fast. It is the oracle the
+    optimizing rewrites are checked against.
+
+    - linear attention: the masked quadratic form
+      `O = scale * ((phi(Q) phi(K)^T) .* M) V (+ phi(Q) S0)`, the mask
+      computed from the row and column indices (`t <= p(i)`), the normalizer
+      the row sum of the masked scores;
+    - gated linear attention: the same with decays `exp(b_p - b_t)`,
+      `b = presum(g)`, taken only where `t <= p` so every weight is `<= 1`;
+    - attention: masked scores, a row max, `exp`, a row sum (rows with no
+      visible key are zero);
+    - presum: a sequential `scf.for` carrying the running sum;
+    - fold: an `scf.for` over segments carrying the memory, the body inlined.
+
+    f16/bf16 operands are extended to f32 on entry and results truncated on
+    exit. Dynamic leading dims and dynamic `L` are supported throughout.
+
+    ```mlir
+    %y = linea.presum %x exclusive : tensor<4x8xf32>
+    // becomes an scf.for over the 4 rows carrying a tensor<1x8xf32> sum
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
+#endif // LINEA_CONVERSION_PASSES_TD

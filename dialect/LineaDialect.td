@@ -1,0 +1,35 @@
+//===- LineaDialect.td - the Linea dialect ---------------------*- tablegen -*-===//
+//
+// The dialect and the base class every Linea op derives from.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LINEA_DIALECT_TD
+#define LINEA_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Linea_Dialect : Dialect {
+  let name = "linea";
+  let summary = "Sequence-mixing layers: presum, linear attention, folded attention";
+  let description = [{
+    Linea models the sequence-mixing layers of a language model at the level
+    where their algorithmic choices live: a prefix sum along the sequence
+    (`linea.presum`), linear attention with a bidirectional, causal or
+    PrefixLM mask, optionally gated (`linea.linear_attention`,
+    `linea.gated_linear_attention`), softmax attention (`linea.attention`) and
+    folded context condensation (`linea.fold`, `linea.folded_attention`).
+
+    Sequence tensors are `[B..., L, D]`: any number of leading batch dims,
+    then the sequence, then the features. The passes rewrite bidirectional
+    regions into a one-shot state computation and causal regions into the
+    chunked algorithm, and lower everything to the CPU and to NVIDIA GPUs.
+  }];
+  let cppNamespace = "::mlir::linea";
+  let hasCanonicalizer = 0;
+}
+
+class Linea_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Linea_Dialect, mnemonic, traits>;
+
+#endif // LINEA_DIALECT_TD

@@ -1,0 +1,296 @@
+//===- LineaOps.td - Linea op definitions ----------------------*- tablegen -*-===//
+//
+// The math of every op is SPEC.md's; each description repeats it in a line
+// or two so that the generated documentation stands on its own.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LINEA_OPS_TD
+#define LINEA_OPS_TD
+
+include "LineaDialect.td"
+include "LineaEnums.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+// Sequence operands: f32, or f16/bf16 that accumulate in f32.
+def Linea_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
+// Recurrent states are always f32.
+def Linea_StateTensor : RankedTensorOf<[F32]>;
+
+//===----------------------------------------------------------------------===//
+// presum
+//===----------------------------------------------------------------------===//
+
+def Linea_PresumOp : Linea_Op<"presum", [Pure, AllTypesMatch<["input", "output"]>]> {
+  let summary = "prefix sum along one dimension (seed 000)";
+  let description = [{
+    Inclusive: `y_i = sum_{j <= i} x_j`; exclusive: `y_i = sum_{j < i} x_j`
+    (so `y_0 = 0`). `reverse` sums from the end instead (`j >= i`, or `j > i`
+    when exclusive). `dim` defaults to the sequence dim, `rank - 2` (or 0 for
+    a rank-1 operand).
+
+    The seed's causal layer is `linea.presum ... exclusive`: token `i` sees
+    the sum of the tokens before it, in one linear pass.
+
+    ```mlir
+    %y = linea.presum %x exclusive : tensor<2x128x64xf32>
+    %r = linea.presum %x dim = 0 reverse : tensor<2x128x64xf32>
+    ```
+  }];
+  let arguments = (ins Linea_FloatTensor:$input,
+                       OptionalAttr<I64Attr>:$dim,
+                       UnitAttr:$exclusive,
+                       UnitAttr:$reverse);
+  let results = (outs Linea_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input (`dim` `=` $dim^)? (`exclusive` $exclusive^)? (`reverse` $reverse^)?
+    attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The dimension summed along: `dim` when given, else the sequence dim.
+    int64_t getScanDim();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// linear_attention
+//===----------------------------------------------------------------------===//
+
+def Linea_LinearAttentionOp : Linea_Op<"linear_attention",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "linear attention with a none, causal or PrefixLM mask (seed 001)";
+  let description = [{
+    `o_i = scale * phi(q_i) @ S(i)`, with `S0` the initial state (zero when
+    absent) and
+    - `none`: `S(i) = S0 + sum_{t < L} phi(k_t)^T v_t`,
+    - `causal`: `S(i) = S0 + sum_{t <= i} phi(k_t)^T v_t`,
+    - `prefix(j)`: rows `i < j` see the whole prefix `t < j`; rows `i >= j`
+      see `t <= i`. `j` is a static integer or an `index` operand,
+      `0 <= j <= L`.
+
+    `normalize` divides each row by `phi(q_i) . z_i + 1e-6`, where `z_i` sums
+    `phi(k_t)` over the same `t` as the state. The optional second result is
+    `final_state = S0 + sum_{t < L} phi(k_t)^T v_t`.
+
+    Operands are `q: [B..., L, Dk]`, `k: [B..., L, Dk]`, `v: [B..., L, Dv]`
+    and `initial_state: [B..., Dk, Dv]` (f32).
+
+    ```mlir
+    %o = linea.linear_attention %q, %k, %v mask = prefix(512)
+           feature_map = elu_plus_one
+           : tensor<4x2048x64xf32>, tensor<4x2048x64xf32>, tensor<4x2048x64xf32>
+           -> tensor<4x2048x64xf32>
+    %o2, %s = linea.linear_attention %q, %k, %v init(%s0) mask = prefix(%j)
+           : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x32xf32>, tensor<64x32xf32>
+           -> tensor<?x32xf32>, tensor<64x32xf32>
+    ```
+  }];
+  let arguments = (ins Linea_FloatTensor:$query,
+                       Linea_FloatTensor:$key,
+                       Linea_FloatTensor:$value,
+                       Optional<Linea_StateTensor>:$initial_state,
+                       Optional<Index>:$prefix_index,
+                       Linea_MaskAttr:$mask,
+                       OptionalAttr<I64Attr>:$prefix_length,
+                       DefaultValuedAttr<Linea_FeatureMapAttr,
+                                         "::mlir::linea::FeatureMap::identity">:$feature_map,
+                       DefaultValuedAttr<F32Attr, "1.0f">:$scale,
+                       UnitAttr:$normalize);
+  let results = (outs Linea_FloatTensor:$output,
+                      Optional<Linea_StateTensor>:$final_state);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`init` `(` $initial_state^ `)`)?
+    `mask` `=` custom<MaskSpec>($mask, $prefix_length, $prefix_index)
+    (`feature_map` `=` $feature_map^)? (`scale` `=` $scale^)?
+    (`normalize` $normalize^)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value)
+    (`,` type($initial_state)^)? `->` type($output) (`,` type($final_state)^)?
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// gated_linear_attention
+//===----------------------------------------------------------------------===//
+
+def Linea_GatedLinearAttentionOp : Linea_Op<"gated_linear_attention",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "linear attention with a log-space decay gate (GLA)";
+  let description = [{
+    `S_t = diag(exp(g_t)) S_{t-1} + k_t^T v_t` with `S_{-1} = S0`, and
+    `o_t = scale * q_t @ S_t` (`causal`). With `prefix(j)` the rows `i < j`
+    all read `S_{j-1}`, the state after the prefix; the rest continue the
+    recurrence. The gate `g` is `[B..., L, Dk]` (one decay per key dim) or
+    `[B..., L]` (one per token); `g <= 0` is the caller's promise. The
+    optional second result is the final state `S_{L-1}`.
+
+    ```mlir
+    %o, %s = linea.gated_linear_attention %q, %k, %v, %g mask = prefix(64)
+           : tensor<8x256x32xf32>, tensor<8x256x32xf32>, tensor<8x256x16xf32>,
+             tensor<8x256xf32> -> tensor<8x256x16xf32>, tensor<8x32x16xf32>
+    ```
+  }];
+  let arguments = (ins Linea_FloatTensor:$query,
+                       Linea_FloatTensor:$key,
+                       Linea_FloatTensor:$value,
+                       Linea_FloatTensor:$gate,
+                       Optional<Linea_StateTensor>:$initial_state,
+                       Optional<Index>:$prefix_index,
+                       Linea_MaskAttr:$mask,
+                       OptionalAttr<I64Attr>:$prefix_length,
+                       DefaultValuedAttr<F32Attr, "1.0f">:$scale);
+  let results = (outs Linea_FloatTensor:$output,
+                      Optional<Linea_StateTensor>:$final_state);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $gate (`init` `(` $initial_state^ `)`)?
+    `mask` `=` custom<MaskSpec>($mask, $prefix_length, $prefix_index)
+    (`scale` `=` $scale^)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value) `,` type($gate)
+    (`,` type($initial_state)^)? `->` type($output) (`,` type($final_state)^)?
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    /// True when the gate has one decay per token (`[B..., L]`).
+    bool hasScalarGate() {
+      return getGate().getType().getRank() + 1 == getQuery().getType().getRank();
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// attention
+//===----------------------------------------------------------------------===//
+
+def Linea_AttentionOp : Linea_Op<"attention", [Pure]> {
+  let summary = "softmax attention, bidirectional or causal";
+  let description = [{
+    `o = softmax(scale * q k^T + mask) v` with `scale` defaulting to
+    `1/sqrt(Dk)`. With `causal`, query `i` sees keys `t <= i + (Lk - Lq)`: the
+    queries are the last `Lq` positions. A row that sees no key is zero.
+    Rows stay finite for any finite input.
+
+    ```mlir
+    %o = linea.attention %q, %k, %v mask = causal
+           : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>
+           -> tensor<2x4x8x16xf32>
+    ```
+  }];
+  let arguments = (ins Linea_FloatTensor:$query,
+                       Linea_FloatTensor:$key,
+                       Linea_FloatTensor:$value,
+                       Linea_MaskAttr:$mask,
+                       OptionalAttr<F32Attr>:$scale);
+  let results = (outs Linea_FloatTensor:$output);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `mask` `=` $mask (`scale` `=` $scale^)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value) `->` type($output)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// `scale` when given, else `1/sqrt(Dk)`.
+    float getEffectiveScale();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// fold and yield
+//===----------------------------------------------------------------------===//
+
+def Linea_FoldOp : Linea_Op<"fold", [
+    RecursiveMemoryEffects, SingleBlock,
+    AllTypesMatch<["input", "output"]>,
+    AllTypesMatch<["memory", "final_memory"]>]> {
+  let summary = "folded context condensation over segments (seed 002)";
+  let description = [{
+    For `s = 0 .. L/l - 1`: `W = concat(M, x[s*l : (s+1)*l])` along the
+    sequence, `R = body(W)`, `y[s*l : (s+1)*l] = R[l : 2l]` and
+    `M = R[l : 2l]`. `M` starts as `memory`; the second result is the last
+    `M`. Only `2l` rows are live at a time however long `L` is. The body
+    takes the window `[B..., 2l, D]` and yields a tensor of the same type.
+
+    ```mlir
+    %y, %m = linea.fold %x, %m0 segment_length = 4
+        : tensor<16x8xf32>, tensor<4x8xf32> {
+    ^bb0(%w: tensor<8x8xf32>):
+      %r = linea.attention %w, %w, %w mask = causal
+          : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
+      linea.yield %r : tensor<8x8xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Linea_FloatTensor:$input,
+                       Linea_FloatTensor:$memory,
+                       I64Attr:$segment_length);
+  let results = (outs Linea_FloatTensor:$output,
+                      Linea_FloatTensor:$final_memory);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $input `,` $memory `segment_length` `=` $segment_length attr-dict
+    `:` type($input) `,` type($memory) $body
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Linea_YieldOp : Linea_Op<"yield", [
+    Pure, Terminator, ReturnLike, HasParent<"FoldOp">]> {
+  let summary = "yields the evolved window of a linea.fold body";
+  let description = [{
+    Ends the body of `linea.fold`; its operand has the window's type.
+
+    ```mlir
+    linea.yield %r : tensor<8x8xf32>
+    ```
+  }];
+  let arguments = (ins Linea_FloatTensor:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
+}
+
+//===----------------------------------------------------------------------===//
+// folded_attention
+//===----------------------------------------------------------------------===//
+
+def Linea_FoldedAttentionOp : Linea_Op<"folded_attention", [
+    Pure,
+    AllTypesMatch<["input", "output"]>,
+    AllTypesMatch<["memory", "final_memory"]>]> {
+  let summary = "folded attention: one causal multi-head layer per 2l window";
+  let description = [{
+    Exactly `linea.fold` whose body is one causal multi-head softmax
+    attention layer over the window `W`: `Q = W wq`, `K = W wk`, `V = W wv`,
+    each split into `num_heads` heads of `D / num_heads`,
+    `A = attention(Q, K, V, causal)` per head, `R = A wo`. Every weight is
+    `[D, D]`. `linea-expand-folded-attention` rewrites it into that fold.
+
+    ```mlir
+    %y, %m = linea.folded_attention %x, %m0
+        weights(%wq, %wk, %wv, %wo) segment_length = 32 num_heads = 4
+        : tensor<2x256x64xf32>, tensor<2x32x64xf32>, tensor<64x64xf32>,
+          tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Linea_FloatTensor:$input,
+                       Linea_FloatTensor:$memory,
+                       Linea_FloatTensor:$wq,
+                       Linea_FloatTensor:$wk,
+                       Linea_FloatTensor:$wv,
+                       Linea_FloatTensor:$wo,
+                       I64Attr:$segment_length,
+                       I64Attr:$num_heads);
+  let results = (outs Linea_FloatTensor:$output,
+                      Linea_FloatTensor:$final_memory);
+  let assemblyFormat = [{
+    $input `,` $memory `weights` `(` $wq `,` $wk `,` $wv `,` $wo `)`
+    `segment_length` `=` $segment_length `num_heads` `=` $num_heads attr-dict
+    `:` type($input) `,` type($memory) `,` type($wq) `,` type($wk) `,`
+    type($wv) `,` type($wo)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // LINEA_OPS_TD

@@ -1,0 +1,708 @@
+//===- LineaToLinalg.cpp - the reference lowering of Linea ops ------------===//
+//
+// Each op becomes linalg/scf/tensor IR that computes SPEC's definition
+// directly: masked quadratic forms for the attentions, a sequential scan for
+// presum, a segment loop for fold. Correctness by inspection is the goal;
+// the optimizing passes are measured against this.
+//
+// All arithmetic is f32; f16/bf16 operands are extended on entry.
+//
+//===----------------------------------------------------------------------===//
+
+#include "linea/Conversion/Passes.h"
+#include "linea/Dialect/LineaOps.h"
+#include "linea/Transforms/Passes.h"
+#include "linea/Utils/StructuredBuilders.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <limits>
+
+namespace mlir::linea {
+#define GEN_PASS_DEF_CONVERTLINEATOLINALG
+#include "linea/Conversion/Passes.h.inc"
+} // namespace mlir::linea
+
+using namespace mlir;
+using namespace mlir::linea;
+
+namespace {
+
+constexpr utils::IteratorType kPar = utils::IteratorType::parallel;
+constexpr utils::IteratorType kRed = utils::IteratorType::reduction;
+
+Value f32Const(OpBuilder &b, Location loc, float value) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+}
+
+Value indexConst(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+Value loopIndex(OpBuilder &b, Location loc, const LoopSpace &space,
+                unsigned k) {
+  return linalg::IndexOp::create(b, loc, space.position(k));
+}
+
+/// phi(x) elementwise: identity, relu, or elu(x) + 1 (= x + 1 for x > 0,
+/// exp(x) otherwise).
+Value applyFeatureMap(OpBuilder &b, Location loc, Value x, FeatureMap map) {
+  if (map == FeatureMap::identity)
+    return x;
+  return buildElementwise(
+      b, loc, x, b.getF32Type(),
+      [&](OpBuilder &nb, Location l, Value v) -> Value {
+        Value zero = f32Const(nb, l, 0.0f);
+        if (map == FeatureMap::relu)
+          return arith::MaximumFOp::create(nb, l, v, zero);
+        Value positive =
+            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, v, zero);
+        Value plusOne = arith::AddFOp::create(nb, l, v, f32Const(nb, l, 1.0f));
+        Value exp = math::ExpOp::create(nb, l, v);
+        return arith::SelectOp::create(nb, l, positive, plusOne, exp);
+      });
+}
+
+/// The prefix length as an index value: the static attribute or the operand.
+Value prefixLengthValue(OpBuilder &b, Location loc,
+                        std::optional<int64_t> staticLength, Value operand) {
+  if (staticLength)
+    return indexConst(b, loc, *staticLength);
+  return operand;
+}
+
+/// The last key position row `i` sees: `p(i)` such that the row sums over
+/// `t <= p(i)`. none: L - 1; causal: i; prefix(j): max(i, j - 1).
+Value lastVisibleKey(OpBuilder &b, Location loc, Mask mask, Value row,
+                     Value prefixLength, Value seqLen) {
+  switch (mask) {
+  case Mask::none:
+    return arith::SubIOp::create(b, loc, seqLen, indexConst(b, loc, 1));
+  case Mask::causal:
+    return row;
+  case Mask::prefix: {
+    Value lastPrefix =
+        arith::SubIOp::create(b, loc, prefixLength, indexConst(b, loc, 1));
+    return arith::MaxSIOp::create(b, loc, row, lastPrefix);
+  }
+  }
+  llvm_unreachable("unknown mask");
+}
+
+Value isVisible(OpBuilder &b, Location loc, Value key, Value lastKey) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, key,
+                               lastKey);
+}
+
+/// Shapes shared by the attention lowerings, read off q and v.
+struct AttentionDims {
+  int64_t numBatch;
+  SmallVector<OpFoldResult> batch;
+  OpFoldResult seqLen, keyDim, valueDim;
+
+  AttentionDims(OpBuilder &b, Location loc, Value q, Value v) {
+    auto type = cast<RankedTensorType>(q.getType());
+    numBatch = numBatchDims(type);
+    batch = leadingSizes(b, loc, q, numBatch);
+    seqLen = tensor::getMixedSize(b, loc, q, numBatch);
+    keyDim = tensor::getMixedSize(b, loc, q, numBatch + 1);
+    valueDim = tensor::getMixedSize(b, loc, v, numBatch + 1);
+  }
+
+  /// The batch sizes followed by `trailing`.
+  SmallVector<OpFoldResult> shape(ArrayRef<OpFoldResult> trailing) const {
+    SmallVector<OpFoldResult> sizes(batch);
+    llvm::append_range(sizes, trailing);
+    return sizes;
+  }
+};
+
+/// `out[i, e] = sum_t a[i, t] * v[t, e]`: scores times values.
+Value scoresTimesValues(OpBuilder &b, Location loc, const AttentionDims &dims,
+                        Value scores, Value values, OpFoldResult rows) {
+  LoopSpace s(b.getContext(), dims.numBatch, {kPar, kPar, kRed});
+  AffineExpr i = s[0], e = s[1], t = s[2];
+  Value init =
+      buildFilled(b, loc, dims.shape({rows, dims.valueDim}), b.getF32Type(), 0);
+  return buildGeneric(b, loc, {scores, values}, init,
+                      {s.map({i, t}), s.map({t, e}), s.map({i, e})},
+                      s.iterators(),
+                      [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                        Value prod = arith::MulFOp::create(nb, l, args[0],
+                                                           args[1]);
+                        return arith::AddFOp::create(nb, l, args[2], prod);
+                      });
+}
+
+/// `out[i] = sum_t a[i, t]`.
+Value rowSums(OpBuilder &b, Location loc, const AttentionDims &dims,
+              Value scores, OpFoldResult rows) {
+  LoopSpace s(b.getContext(), dims.numBatch, {kPar, kRed});
+  Value init = buildFilled(b, loc, dims.shape({rows}), b.getF32Type(), 0);
+  return buildGeneric(b, loc, scores, init, {s.map({s[0], s[1]}), s.map({s[0]})},
+                      s.iterators(),
+                      [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                        return arith::AddFOp::create(nb, l, args[1], args[0]);
+                      });
+}
+
+/// `out = scale * o (/ (den + 1e-6))`, truncated to `elementType`.
+Value finishOutput(OpBuilder &b, Location loc, const AttentionDims &dims,
+                   Value o, Value denominator, float scale, Type elementType) {
+  LoopSpace s(b.getContext(), dims.numBatch, {kPar, kPar});
+  SmallVector<Value> inputs{o};
+  SmallVector<AffineMap> maps{s.map({s[0], s[1]})};
+  if (denominator) {
+    inputs.push_back(denominator);
+    maps.push_back(s.map({s[0]}));
+  }
+  maps.push_back(s.map({s[0], s[1]}));
+  Value init = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, o), elementType);
+  return buildGeneric(
+      b, loc, inputs, init, maps, s.iterators(),
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value x = arith::MulFOp::create(nb, l, args[0], f32Const(nb, l, scale));
+        if (denominator) {
+          Value den =
+              arith::AddFOp::create(nb, l, args[1], f32Const(nb, l, 1e-6f));
+          x = arith::DivFOp::create(nb, l, x, den);
+        }
+        if (elementType != x.getType())
+          x = arith::TruncFOp::create(nb, l, elementType, x);
+        return x;
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// linea.linear_attention: the masked quadratic form
+//===----------------------------------------------------------------------===//
+
+struct LowerLinearAttention : OpRewritePattern<LinearAttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(LinearAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FeatureMap map = op.getFeatureMap();
+    Value q = applyFeatureMap(rewriter, loc, castToF32(rewriter, loc, op.getQuery()), map);
+    Value k = applyFeatureMap(rewriter, loc, castToF32(rewriter, loc, op.getKey()), map);
+    Value v = castToF32(rewriter, loc, op.getValue());
+    AttentionDims dims(rewriter, loc, q, v);
+    Value seqLen = getValueOrCreateConstantIndexOp(rewriter, loc, dims.seqLen);
+    Value prefix = prefixLengthValue(rewriter, loc, op.getPrefixLength(),
+                                     op.getPrefixIndex());
+
+    // a[i, t] = [t <= p(i)] * phi(q_i) . phi(k_t)
+    LoopSpace s(getContext(), dims.numBatch, {kPar, kPar, kRed});
+    AffineExpr i = s[0], t = s[1], d = s[2];
+    Value zeros = buildFilled(rewriter, loc, dims.shape({dims.seqLen, dims.seqLen}),
+                              rewriter.getF32Type(), 0);
+    Value scores = buildGeneric(
+        rewriter, loc, {q, k}, zeros,
+        {s.map({i, d}), s.map({t, d}), s.map({i, t})}, s.iterators(),
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value last = lastVisibleKey(b, l, op.getMask(), loopIndex(b, l, s, 0),
+                                      prefix, seqLen);
+          Value visible = isVisible(b, l, loopIndex(b, l, s, 1), last);
+          Value prod = arith::MulFOp::create(b, l, args[0], args[1]);
+          Value masked = arith::SelectOp::create(b, l, visible, prod,
+                                                 f32Const(b, l, 0.0f));
+          return arith::AddFOp::create(b, l, args[2], masked);
+        });
+
+    Value o = scoresTimesValues(rewriter, loc, dims, scores, v, dims.seqLen);
+    Value init = op.getInitialState();
+    if (init)
+      o = addQueryTimesState(rewriter, loc, dims, q, init, o);
+    Value denominator;
+    if (op.getNormalize())
+      denominator = rowSums(rewriter, loc, dims, scores, dims.seqLen);
+    Value out = finishOutput(rewriter, loc, dims, o, denominator,
+                             op.getScale().convertToFloat(),
+                             op.getOutput().getType().getElementType());
+
+    SmallVector<Value> results{out};
+    if (op.getFinalState())
+      results.push_back(finalState(rewriter, loc, dims, k, v, init));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+
+  /// `o[i, e] += sum_d q[i, d] * s0[d, e]`.
+  static Value addQueryTimesState(OpBuilder &b, Location loc,
+                                  const AttentionDims &dims, Value q,
+                                  Value state, Value o) {
+    LoopSpace s(b.getContext(), dims.numBatch, {kPar, kPar, kRed});
+    AffineExpr i = s[0], e = s[1], d = s[2];
+    return buildGeneric(b, loc, {q, state}, o,
+                        {s.map({i, d}), s.map({d, e}), s.map({i, e})},
+                        s.iterators(),
+                        [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                          Value prod = arith::MulFOp::create(nb, l, args[0],
+                                                             args[1]);
+                          return arith::AddFOp::create(nb, l, args[2], prod);
+                        });
+  }
+
+  /// `S0 + sum_t k[t, d] * v[t, e]`.
+  static Value finalState(OpBuilder &b, Location loc, const AttentionDims &dims,
+                          Value k, Value v, Value initialState) {
+    LoopSpace s(b.getContext(), dims.numBatch, {kPar, kPar, kRed});
+    AffineExpr d = s[0], e = s[1], t = s[2];
+    Value init = initialState
+                     ? initialState
+                     : buildFilled(b, loc, dims.shape({dims.keyDim, dims.valueDim}),
+                                   b.getF32Type(), 0);
+    return buildGeneric(b, loc, {k, v}, init,
+                        {s.map({t, d}), s.map({t, e}), s.map({d, e})},
+                        s.iterators(),
+                        [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                          Value prod = arith::MulFOp::create(nb, l, args[0],
+                                                             args[1]);
+                          return arith::AddFOp::create(nb, l, args[2], prod);
+                        });
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// linea.gated_linear_attention: decayed masked quadratic form
+//===----------------------------------------------------------------------===//
+
+struct LowerGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(GatedLinearAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value q = castToF32(rewriter, loc, op.getQuery());
+    Value k = castToF32(rewriter, loc, op.getKey());
+    Value v = castToF32(rewriter, loc, op.getValue());
+    AttentionDims dims(rewriter, loc, q, v);
+    bool scalarGate = op.hasScalarGate();
+    Value prefix = prefixLengthValue(rewriter, loc, op.getPrefixLength(),
+                                     op.getPrefixIndex());
+
+    // b = presum(g): the log of the decay from the start to each position.
+    Value g = castToF32(rewriter, loc, op.getGate());
+    Value cumGate = PresumOp::create(rewriter, loc, g.getType(), g,
+                                     rewriter.getI64IntegerAttr(dims.numBatch),
+                                     UnitAttr(), UnitAttr());
+    // bRow[i] = b[p(i)]: the log-decay of the state row i reads.
+    Value rowGate = cumGate;
+    if (op.getMask() == Mask::prefix)
+      rowGate = gatherRowGate(rewriter, loc, dims.numBatch, cumGate, prefix);
+
+    // a[i, t] = [t <= p(i)] * sum_d q[i,d] k[t,d] exp(bRow[i,d] - b[t,d])
+    LoopSpace s(getContext(), dims.numBatch, {kPar, kPar, kRed});
+    AffineExpr i = s[0], t = s[1], d = s[2];
+    auto gateMap = [&](AffineExpr pos) {
+      return scalarGate ? s.map({pos}) : s.map({pos, d});
+    };
+    Value zeros = buildFilled(rewriter, loc, dims.shape({dims.seqLen, dims.seqLen}),
+                              rewriter.getF32Type(), 0);
+    Value scores = buildGeneric(
+        rewriter, loc, {q, k, rowGate, cumGate}, zeros,
+        {s.map({i, d}), s.map({t, d}), gateMap(i), gateMap(t), s.map({i, t})},
+        s.iterators(), [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value last = lastVisibleKey(b, l, op.getMask(), loopIndex(b, l, s, 0),
+                                      prefix, Value());
+          Value visible = isVisible(b, l, loopIndex(b, l, s, 1), last);
+          // Only visible pairs have a non-positive exponent; the others are
+          // replaced by 0 before exp so nothing overflows.
+          Value diff = arith::SubFOp::create(b, l, args[2], args[3]);
+          Value zero = f32Const(b, l, 0.0f);
+          Value decay = math::ExpOp::create(
+              b, l, arith::SelectOp::create(b, l, visible, diff, zero));
+          Value prod = arith::MulFOp::create(
+              b, l, arith::MulFOp::create(b, l, args[0], args[1]), decay);
+          Value masked = arith::SelectOp::create(b, l, visible, prod, zero);
+          return arith::AddFOp::create(b, l, args[4], masked);
+        });
+
+    Value o = scoresTimesValues(rewriter, loc, dims, scores, v, dims.seqLen);
+    Value init = op.getInitialState();
+    if (init)
+      o = addDecayedInitialState(rewriter, loc, dims, q, rowGate, init,
+                                 scalarGate, o);
+    Value out = finishOutput(rewriter, loc, dims, o, Value(),
+                             op.getScale().convertToFloat(),
+                             op.getOutput().getType().getElementType());
+    SmallVector<Value> results{out};
+    if (op.getFinalState())
+      results.push_back(finalState(rewriter, loc, dims, k, v, cumGate, init,
+                                   scalarGate));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+
+  /// bRow[..., i, (d)] = b[..., max(i, j - 1), (d)].
+  static Value gatherRowGate(OpBuilder &b, Location loc, int64_t numBatch,
+                             Value cumGate, Value prefix) {
+    auto type = cast<RankedTensorType>(cumGate.getType());
+    Value init = tensor::EmptyOp::create(
+        b, loc, tensor::getMixedSizes(b, loc, cumGate), type.getElementType());
+    AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
+    SmallVector<utils::IteratorType> iterators(type.getRank(), kPar);
+    return buildGeneric(
+        b, loc, ValueRange{}, init, {identity}, iterators,
+        [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+          SmallVector<Value> indices;
+          for (int64_t dim = 0; dim < type.getRank(); ++dim)
+            indices.push_back(linalg::IndexOp::create(nb, l, dim));
+          indices[numBatch] = lastVisibleKey(nb, l, Mask::prefix,
+                                             indices[numBatch], prefix, Value());
+          return tensor::ExtractOp::create(nb, l, cumGate, indices);
+        });
+  }
+
+  /// `o[i, e] += sum_d q[i, d] exp(bRow[i, d]) s0[d, e]`.
+  static Value addDecayedInitialState(OpBuilder &b, Location loc,
+                                      const AttentionDims &dims, Value q,
+                                      Value rowGate, Value state,
+                                      bool scalarGate, Value o) {
+    LoopSpace s(b.getContext(), dims.numBatch, {kPar, kPar, kRed});
+    AffineExpr i = s[0], e = s[1], d = s[2];
+    AffineMap gateMap = scalarGate ? s.map({i}) : s.map({i, d});
+    return buildGeneric(
+        b, loc, {q, rowGate, state}, o,
+        {s.map({i, d}), gateMap, s.map({d, e}), s.map({i, e})}, s.iterators(),
+        [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          Value decayed = arith::MulFOp::create(
+              nb, l, args[0], math::ExpOp::create(nb, l, args[1]));
+          Value prod = arith::MulFOp::create(nb, l, decayed, args[2]);
+          return arith::AddFOp::create(nb, l, args[3], prod);
+        });
+  }
+
+  /// S_{L-1}[d, e] = exp(bLast[d]) s0[d, e]
+  ///               + sum_t exp(bLast[d] - b[t, d]) k[t, d] v[t, e].
+  static Value finalState(OpBuilder &b, Location loc, const AttentionDims &dims,
+                          Value k, Value v, Value cumGate, Value initialState,
+                          bool scalarGate) {
+    auto gateType = cast<RankedTensorType>(cumGate.getType());
+    SmallVector<OpFoldResult> offsets(gateType.getRank(), b.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, cumGate);
+    SmallVector<OpFoldResult> strides(gateType.getRank(), b.getIndexAttr(1));
+    Value seqLen = getValueOrCreateConstantIndexOp(b, loc, dims.seqLen);
+    offsets[dims.numBatch] =
+        arith::SubIOp::create(b, loc, seqLen, indexConst(b, loc, 1)).getResult();
+    sizes[dims.numBatch] = b.getIndexAttr(1);
+    Value lastGate = tensor::ExtractSliceOp::create(b, loc, cumGate, offsets,
+                                                    sizes, strides);
+
+    LoopSpace s(b.getContext(), dims.numBatch, {kPar, kPar, kRed});
+    AffineExpr d = s[0], e = s[1], t = s[2];
+    AffineExpr first = getAffineConstantExpr(0, b.getContext());
+    auto gateMap = [&](AffineExpr pos) {
+      return scalarGate ? s.map({pos}) : s.map({pos, d});
+    };
+    Value init =
+        buildFilled(b, loc, dims.shape({dims.keyDim, dims.valueDim}),
+                    b.getF32Type(), 0);
+    if (initialState) {
+      LoopSpace s2(b.getContext(), dims.numBatch, {kPar, kPar});
+      AffineMap lastMap = scalarGate ? s2.map({getAffineConstantExpr(0, b.getContext())})
+                                     : s2.map({getAffineConstantExpr(0, b.getContext()), s2[0]});
+      init = buildGeneric(
+          b, loc, {lastGate, initialState}, init,
+          {lastMap, s2.map({s2[0], s2[1]}), s2.map({s2[0], s2[1]})},
+          s2.iterators(), [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+            return arith::MulFOp::create(nb, l, math::ExpOp::create(nb, l, args[0]),
+                                         args[1]);
+          });
+    }
+    return buildGeneric(
+        b, loc, {k, v, cumGate, lastGate}, init,
+        {s.map({t, d}), s.map({t, e}), gateMap(t), gateMap(first),
+         s.map({d, e})},
+        s.iterators(), [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          Value diff = arith::SubFOp::create(nb, l, args[3], args[2]);
+          Value prod = arith::MulFOp::create(nb, l, args[0], args[1]);
+          prod = arith::MulFOp::create(nb, l, prod,
+                                       math::ExpOp::create(nb, l, diff));
+          return arith::AddFOp::create(nb, l, args[4], prod);
+        });
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// linea.attention: masked softmax
+//===----------------------------------------------------------------------===//
+
+struct LowerAttention : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value q = castToF32(rewriter, loc, op.getQuery());
+    Value k = castToF32(rewriter, loc, op.getKey());
+    Value v = castToF32(rewriter, loc, op.getValue());
+    AttentionDims dims(rewriter, loc, q, v);
+    OpFoldResult keyLen = tensor::getMixedSize(rewriter, loc, k, dims.numBatch);
+    Type f32 = rewriter.getF32Type();
+    float negInf = -std::numeric_limits<float>::infinity();
+    float scale = op.getEffectiveScale();
+    bool causal = op.getMask() == Mask::causal;
+    // Queries are the last Lq positions: row i sees keys t <= i + (Lk - Lq).
+    Value offset = arith::SubIOp::create(
+        rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, keyLen),
+        getValueOrCreateConstantIndexOp(rewriter, loc, dims.seqLen));
+
+    // s[i, t] = scale * q_i . k_t, or -inf where masked.
+    LoopSpace s3(getContext(), dims.numBatch, {kPar, kPar, kRed});
+    Value dots = buildGeneric(
+        rewriter, loc, {q, k},
+        buildFilled(rewriter, loc, dims.shape({dims.seqLen, keyLen}), f32, 0),
+        {s3.map({s3[0], s3[2]}), s3.map({s3[1], s3[2]}),
+         s3.map({s3[0], s3[1]})},
+        s3.iterators(), [](OpBuilder &b, Location l, ValueRange args) -> Value {
+          return arith::AddFOp::create(
+              b, l, args[2], arith::MulFOp::create(b, l, args[0], args[1]));
+        });
+    LoopSpace s2(getContext(), dims.numBatch, {kPar, kPar});
+    AffineMap rowCol = s2.map({s2[0], s2[1]});
+    Value scores = buildElementwiseIndexed(
+        rewriter, loc, s2, dots, [&](OpBuilder &b, Location l, Value x) {
+          Value scaled = arith::MulFOp::create(b, l, x, f32Const(b, l, scale));
+          if (!causal)
+            return scaled;
+          Value last = arith::AddIOp::create(b, l, loopIndex(b, l, s2, 0), offset);
+          Value visible = isVisible(b, l, loopIndex(b, l, s2, 1), last);
+          return arith::SelectOp::create(b, l, visible, scaled,
+                                         f32Const(b, l, negInf))
+              .getResult();
+        });
+
+    // Row max; a row with no visible key keeps -inf and is treated as 0.
+    LoopSpace sRow(getContext(), dims.numBatch, {kPar, kRed});
+    Value rowMax = buildGeneric(
+        rewriter, loc, scores,
+        buildFilled(rewriter, loc, dims.shape({dims.seqLen}), f32, negInf),
+        {sRow.map({sRow[0], sRow[1]}), sRow.map({sRow[0]})}, sRow.iterators(),
+        [](OpBuilder &b, Location l, ValueRange args) -> Value {
+          return arith::MaximumFOp::create(b, l, args[0], args[1]);
+        });
+    Value probs = buildGeneric(
+        rewriter, loc, {scores, rowMax},
+        tensor::EmptyOp::create(rewriter, loc, dims.shape({dims.seqLen, keyLen}),
+                                f32),
+        {rowCol, s2.map({s2[0]}), rowCol}, s2.iterators(),
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value noKey = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
+                                              args[1], f32Const(b, l, negInf));
+          Value max = arith::SelectOp::create(b, l, noKey, f32Const(b, l, 0.0f),
+                                              args[1]);
+          return math::ExpOp::create(b, l,
+                                     arith::SubFOp::create(b, l, args[0], max));
+        });
+    Value sums = rowSums(rewriter, loc, dims, probs, dims.seqLen);
+    Value o = scoresTimesValues(rewriter, loc, dims, probs, v, dims.seqLen);
+
+    Type elementType = op.getOutput().getType().getElementType();
+    Value out = buildGeneric(
+        rewriter, loc, {o, sums},
+        tensor::EmptyOp::create(rewriter, loc,
+                                dims.shape({dims.seqLen, dims.valueDim}),
+                                elementType),
+        {rowCol, s2.map({s2[0]}), rowCol}, s2.iterators(),
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value zero = f32Const(b, l, 0.0f);
+          Value positive = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT,
+                                                 args[1], zero);
+          Value ratio = arith::DivFOp::create(b, l, args[0], args[1]);
+          Value x = arith::SelectOp::create(b, l, positive, ratio, zero);
+          if (elementType != x.getType())
+            x = arith::TruncFOp::create(b, l, elementType, x);
+          return x;
+        });
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+
+  /// Elementwise over a `[B..., rows, cols]` tensor with the loop indices
+  /// available to `fn` through linalg.index.
+  static Value buildElementwiseIndexed(
+      OpBuilder &b, Location loc, const LoopSpace &space, Value input,
+      function_ref<Value(OpBuilder &, Location, Value)> fn) {
+    AffineMap rowCol = space.map({space[0], space[1]});
+    Value init = tensor::EmptyOp::create(
+        b, loc, tensor::getMixedSizes(b, loc, input), b.getF32Type());
+    return buildGeneric(b, loc, input, init, {rowCol, rowCol},
+                        space.iterators(),
+                        [&](OpBuilder &nb, Location l, ValueRange args) {
+                          return fn(nb, l, args[0]);
+                        });
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// linea.presum: a sequential scan carrying the running sum
+//===----------------------------------------------------------------------===//
+
+struct LowerPresum : OpRewritePattern<PresumOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(PresumOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = castToF32(rewriter, loc, op.getInput());
+    auto type = cast<RankedTensorType>(x.getType());
+    int64_t dim = op.getScanDim();
+    int64_t rank = type.getRank();
+    bool exclusive = op.getExclusive(), reverse = op.getReverse();
+
+    SmallVector<OpFoldResult> sliceSizes = tensor::getMixedSizes(rewriter, loc, x);
+    Value length = getValueOrCreateConstantIndexOp(rewriter, loc, sliceSizes[dim]);
+    sliceSizes[dim] = rewriter.getIndexAttr(1);
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    Value running = buildFilled(rewriter, loc, sliceSizes, type.getElementType(), 0);
+    Value result = tensor::EmptyOp::create(
+        rewriter, loc, tensor::getMixedSizes(rewriter, loc, x),
+        type.getElementType());
+
+    Value zero = indexConst(rewriter, loc, 0), one = indexConst(rewriter, loc, 1);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, length, one, ValueRange{running, result},
+        [&](OpBuilder &b, Location l, Value iv, ValueRange carried) {
+          Value pos = iv;
+          if (reverse)
+            pos = arith::SubIOp::create(
+                b, l, arith::SubIOp::create(b, l, length, one), iv);
+          SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+          offsets[dim] = pos;
+          Value slice = tensor::ExtractSliceOp::create(b, l, x, offsets,
+                                                       sliceSizes, strides);
+          Value sum = buildElementwiseSum(b, l, slice, carried[0]);
+          Value stored = exclusive ? carried[0] : sum;
+          Value updated = tensor::InsertSliceOp::create(
+              b, l, stored, carried[1], offsets, sliceSizes, strides);
+          scf::YieldOp::create(b, l, ValueRange{sum, updated});
+        });
+    rewriter.replaceOp(op, castFromF32(rewriter, loc, loop.getResult(1),
+                                       op.getOutput().getType().getElementType()));
+    return success();
+  }
+
+  static Value buildElementwiseSum(OpBuilder &b, Location loc, Value lhs,
+                                   Value rhs) {
+    auto type = cast<RankedTensorType>(lhs.getType());
+    Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, lhs),
+                                         type.getElementType());
+    AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
+    SmallVector<utils::IteratorType> iterators(type.getRank(), kPar);
+    return buildGeneric(b, loc, {lhs, rhs}, init, {identity, identity, identity},
+                        iterators,
+                        [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                          return arith::AddFOp::create(nb, l, args[0], args[1]);
+                        });
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// linea.fold: a loop over segments carrying the memory
+//===----------------------------------------------------------------------===//
+
+struct LowerFold : OpRewritePattern<FoldOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(FoldOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput();
+    auto type = op.getInput().getType();
+    int64_t seq = seqDim(type), rank = type.getRank();
+    int64_t segment = op.getSegmentLength();
+    Block &body = op.getBody().front();
+    Value window = body.getArgument(0);
+    auto windowType = cast<RankedTensorType>(window.getType());
+
+    SmallVector<OpFoldResult> xSizes = tensor::getMixedSizes(rewriter, loc, x);
+    Value seqLen = getValueOrCreateConstantIndexOp(rewriter, loc, xSizes[seq]);
+    Value segLen = indexConst(rewriter, loc, segment);
+    Value numSegments = arith::DivUIOp::create(rewriter, loc, seqLen, segLen);
+    Value output = tensor::EmptyOp::create(rewriter, loc, xSizes,
+                                           type.getElementType());
+    SmallVector<OpFoldResult> segSizes(xSizes);
+    segSizes[seq] = rewriter.getIndexAttr(segment);
+    SmallVector<OpFoldResult> windowSizes(xSizes);
+    windowSizes[seq] = rewriter.getIndexAttr(2 * segment);
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    auto offsetsAt = [&](OpFoldResult seqOffset) {
+      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+      offsets[seq] = seqOffset;
+      return offsets;
+    };
+    auto yield = cast<YieldOp>(body.getTerminator());
+
+    Value zero = indexConst(rewriter, loc, 0), one = indexConst(rewriter, loc, 1);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, numSegments, one,
+        ValueRange{op.getMemory(), output},
+        [&](OpBuilder &b, Location l, Value iv, ValueRange carried) {
+          Value start = arith::MulIOp::create(b, l, iv, segLen);
+          Value current = tensor::ExtractSliceOp::create(
+              b, l, x, offsetsAt(start), segSizes, strides);
+          // W = concat(M, x[s*l : (s+1)*l]) along the sequence.
+          Value w = tensor::EmptyOp::create(b, l, windowSizes,
+                                            windowType.getElementType());
+          w = tensor::InsertSliceOp::create(
+              b, l, carried[0], w, offsetsAt(b.getIndexAttr(0)),
+              tensor::getMixedSizes(b, l, carried[0]), strides);
+          w = tensor::InsertSliceOp::create(
+              b, l, current, w, offsetsAt(b.getIndexAttr(segment)),
+              tensor::getMixedSizes(b, l, current), strides);
+          IRMapping mapping;
+          mapping.map(window, w);
+          for (Operation &nested : body.without_terminator())
+            b.clone(nested, mapping);
+          Value evolved = mapping.lookupOrDefault(yield.getValue());
+          // y[s*l : (s+1)*l] = M = R[l : 2l].
+          Value next = tensor::ExtractSliceOp::create(
+              b, l, evolved, offsetsAt(b.getIndexAttr(segment)), segSizes,
+              strides);
+          Value updated = tensor::InsertSliceOp::create(
+              b, l, next, carried[1], offsetsAt(start),
+              tensor::getMixedSizes(b, l, next), strides);
+          Value memory = next;
+          if (next.getType() != op.getMemory().getType())
+            memory = tensor::CastOp::create(b, l, op.getMemory().getType(), next);
+          scf::YieldOp::create(b, l, ValueRange{memory, updated});
+        });
+    rewriter.replaceOp(op, loop.getResults());
+    return success();
+  }
+};
+
+struct ConvertLineaToLinalgPass
+    : linea::impl::ConvertLineaToLinalgBase<ConvertLineaToLinalgPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateExpandFoldedAttentionPatterns(patterns);
+    populateLineaToLinalgPatterns(patterns);
+    (void)applyPatternsGreedily(getOperation(), std::move(patterns));
+    WalkResult leftover = getOperation()->walk([](Operation *op) {
+      if (!isa<LineaDialect>(op->getDialect()))
+        return WalkResult::advance();
+      op->emitOpError() << "could not be lowered by convert-linea-to-linalg";
+      return WalkResult::interrupt();
+    });
+    if (leftover.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::linea::populateLineaToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<LowerLinearAttention, LowerGatedLinearAttention, LowerAttention,
+               LowerPresum, LowerFold>(patterns.getContext());
+}

@@ -1,0 +1,27 @@
+//===- linea-opt.cpp - the opt-style driver for Linea ---------------------===//
+//
+// Linea's dialect and passes next to every upstream dialect and pass, so a
+// Linea pipeline can be spelled and debugged as with mlir-opt.
+//
+//===----------------------------------------------------------------------===//
+
+#include "linea/Dialect/LineaDialect.h"
+#include "linea/Pipelines/Pipelines.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  mlir::linea::registerAllPasses();
+
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::linea::LineaDialect>();
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Linea optimizer driver\n", registry));
+}

@@ -1,0 +1,41 @@
+//===- Npy.h - reading and writing NumPy .npy files ------------*- C++ -*-===//
+//
+// Only what linea-run needs: C-contiguous little-endian float32/float64
+// arrays in, float32 arrays out. Every failure is one line of text.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LINEA_TOOLS_NPY_H
+#define LINEA_TOOLS_NPY_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir::linea::npy {
+
+struct Array {
+  llvm::SmallVector<int64_t> shape;
+  std::vector<float> data;
+  /// True when the file held float64 that was narrowed to float32.
+  bool convertedFromF64 = false;
+};
+
+/// Reads a C-contiguous float32 or float64 array.
+llvm::Expected<Array> read(llvm::StringRef path);
+
+/// Writes `data` with `shape` as a float32 .npy (format version 1.0).
+llvm::Error write(llvm::StringRef path, llvm::ArrayRef<int64_t> shape,
+                  llvm::ArrayRef<float> data);
+
+/// "(2, 3, 4)", as numpy prints a shape.
+std::string formatShape(llvm::ArrayRef<int64_t> shape);
+
+} // namespace mlir::linea::npy
+
+#endif // LINEA_TOOLS_NPY_H

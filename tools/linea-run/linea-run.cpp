@@ -1,0 +1,418 @@
+//===- linea-run.cpp - run a Linea program on the CPU ---------------------===//
+//
+//   linea-run FILE.mlir [--entry NAME] [--pipeline P | --no-optimize]
+//             [--arg A]... [--output-dir DIR] [--repeat N]
+//
+// Optimizes (linea-optimize, or P), lowers to the LLVM dialect
+// (linea-lower-to-cpu), JIT-compiles with MLIR's ExecutionEngine and calls
+// the entry function. Tensor arguments come from .npy files, index and
+// integer arguments from the command line; result k is written to
+// DIR/result{k}.npy. Every user error is one line on stderr and exit code 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Npy.h"
+
+#include "linea/Dialect/LineaDialect.h"
+#include "linea/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+
+using namespace mlir;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace {
+
+[[noreturn]] void die(const Twine &message) {
+  llvm::errs() << "linea-run: error: " << message << "\n";
+  std::exit(1);
+}
+
+struct Options {
+  std::string file;
+  std::string entry;
+  std::string pipeline = "linea-optimize";
+  bool noOptimize = false;
+  bool pipelineGiven = false;
+  std::vector<std::string> args;
+  std::string outputDir = ".";
+  int repeat = 0;
+};
+
+constexpr const char *kUsage =
+    "usage: linea-run FILE.mlir [--entry NAME] [--pipeline P | --no-optimize] "
+    "[--arg A]... [--output-dir DIR] [--repeat N]";
+
+Options parseOptions(int argc, char **argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    StringRef arg = argv[i];
+    // Accept both `--flag value` and `--flag=value`.
+    auto value = [&](StringRef flag) -> std::optional<std::string> {
+      if (arg == flag) {
+        if (i + 1 >= argc)
+          die(flag + " needs a value");
+        return std::string(argv[++i]);
+      }
+      if (arg.starts_with((flag + "=").str()))
+        return arg.drop_front(flag.size() + 1).str();
+      return std::nullopt;
+    };
+    if (arg == "--help" || arg == "-h") {
+      llvm::outs() << kUsage << "\n";
+      std::exit(0);
+    }
+    if (arg == "--no-optimize") {
+      options.noOptimize = true;
+    } else if (auto v = value("--entry")) {
+      options.entry = *v;
+    } else if (auto v = value("--pipeline")) {
+      options.pipeline = *v;
+      options.pipelineGiven = true;
+    } else if (auto v = value("--arg")) {
+      options.args.push_back(*v);
+    } else if (auto v = value("--output-dir")) {
+      options.outputDir = *v;
+    } else if (auto v = value("--repeat")) {
+      if (StringRef(*v).getAsInteger(10, options.repeat) || options.repeat < 1)
+        die("--repeat needs a positive integer, got '" + *v + "'");
+    } else if (arg.starts_with("-") && arg != "-") {
+      die("unknown option '" + arg + "'; " + kUsage);
+    } else if (options.file.empty()) {
+      options.file = arg.str();
+    } else {
+      die("more than one input file ('" + options.file + "' and '" + arg +
+          "')");
+    }
+  }
+  if (options.file.empty())
+    die(Twine("no input file; ") + kUsage);
+  if (options.noOptimize && options.pipelineGiven)
+    die("--pipeline and --no-optimize exclude each other");
+  return options;
+}
+
+/// Prints every diagnostic as one line: `linea-run: error: file:l:c: msg`.
+void printDiagnostic(Diagnostic &diag) {
+  StringRef severity = "error";
+  if (diag.getSeverity() == DiagnosticSeverity::Warning)
+    severity = "warning";
+  else if (diag.getSeverity() == DiagnosticSeverity::Remark)
+    severity = "remark";
+  else if (diag.getSeverity() == DiagnosticSeverity::Note)
+    return;
+  std::string where;
+  if (auto fileLoc = diag.getLocation()->findInstanceOf<FileLineColLoc>())
+    where = (fileLoc.getFilename().str() + ":" +
+             std::to_string(fileLoc.getLine()) + ":" +
+             std::to_string(fileLoc.getColumn()) + ": ");
+  std::string message = diag.str();
+  std::replace(message.begin(), message.end(), '\n', ' ');
+  llvm::errs() << "linea-run: " << severity << ": " << where << message
+               << "\n";
+}
+
+func::FuncOp findEntry(ModuleOp module, StringRef name) {
+  if (!name.empty()) {
+    auto func = module.lookupSymbol<func::FuncOp>(name);
+    if (!func || func.isExternal())
+      die("no function @" + name + " with a body in the module");
+    return func;
+  }
+  SmallVector<func::FuncOp> candidates;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func.isPublic() && !func.isExternal())
+      candidates.push_back(func);
+  if (candidates.size() != 1)
+    die("the module has " + Twine(candidates.size()) +
+        " public functions; name one with --entry");
+  return candidates.front();
+}
+
+std::string typeString(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
+/// One argument or result as the packed calling convention sees it: a
+/// memref descriptor {allocated, aligned, offset, sizes[r], strides[r]} or
+/// a scalar, each field in an 8-byte slot.
+struct Slots {
+  std::vector<int64_t> words;
+};
+
+/// A bound argument: the storage its descriptor points into.
+struct BoundArg {
+  linea::npy::Array array;
+  Slots slots;
+};
+
+Slots tensorDescriptor(std::vector<float> &data, ArrayRef<int64_t> shape) {
+  Slots slots;
+  auto pointer = reinterpret_cast<int64_t>(data.data());
+  slots.words = {pointer, pointer, 0};
+  llvm::append_range(slots.words, shape);
+  int64_t stride = 1;
+  SmallVector<int64_t> strides(shape.size());
+  for (int64_t i = shape.size() - 1; i >= 0; --i) {
+    strides[i] = stride;
+    stride *= shape[i];
+  }
+  llvm::append_range(slots.words, strides);
+  return slots;
+}
+
+Slots scalarSlot(Type type, StringRef text, int index) {
+  Slots slots;
+  if (type.isIndex() || type.isSignlessInteger()) {
+    int64_t value;
+    if (text.getAsInteger(10, value))
+      die("argument " + Twine(index) + ": expected an integer for " +
+          typeString(type) + ", given '" + text + "'");
+    slots.words = {value};
+    return slots;
+  }
+  if (type.isF32()) {
+    double value;
+    if (text.getAsDouble(value))
+      die("argument " + Twine(index) + ": expected a number for f32, given '" +
+          text + "'");
+    float narrow = static_cast<float>(value);
+    int64_t word = 0;
+    std::memcpy(&word, &narrow, sizeof(float));
+    slots.words = {word};
+    return slots;
+  }
+  die("argument " + Twine(index) + " has type " + typeString(type) +
+      ", which linea-run cannot bind");
+}
+
+BoundArg bindTensor(RankedTensorType type, StringRef path, int index) {
+  std::string what = ("argument " + Twine(index) + " (" + path + ")").str();
+  if (!type.getElementType().isF32())
+    die(what + ": linea-run binds f32 tensors only, the signature has " +
+        typeString(type));
+  auto array = linea::npy::read(path);
+  if (!array)
+    die(what + ": " + llvm::toString(array.takeError()));
+  bool matches = array->shape.size() == size_t(type.getRank());
+  for (int64_t i = 0; matches && i < type.getRank(); ++i)
+    matches = type.isDynamicDim(i) || type.getDimSize(i) == array->shape[i];
+  if (!matches)
+    die(what + ": expected " + typeString(type) + ", given shape " +
+        linea::npy::formatShape(array->shape));
+  if (array->convertedFromF64)
+    llvm::errs() << "linea-run: warning: " << what
+                 << ": float64 converted to float32\n";
+  BoundArg bound{std::move(*array), {}};
+  bound.slots = tensorDescriptor(bound.array.data, bound.array.shape);
+  return bound;
+}
+
+/// A result descriptor read back from the packed result buffer.
+struct ResultView {
+  void *allocated;
+  float *aligned;
+  int64_t offset;
+  SmallVector<int64_t> sizes, strides;
+};
+
+SmallVector<ResultView> readResults(ArrayRef<int64_t> words,
+                                    ArrayRef<RankedTensorType> types) {
+  SmallVector<ResultView> views;
+  size_t at = 0;
+  for (RankedTensorType type : types) {
+    int64_t rank = type.getRank();
+    ResultView view;
+    view.allocated = reinterpret_cast<void *>(words[at]);
+    view.aligned = reinterpret_cast<float *>(words[at + 1]);
+    view.offset = words[at + 2];
+    view.sizes.assign(words.begin() + at + 3, words.begin() + at + 3 + rank);
+    view.strides.assign(words.begin() + at + 3 + rank,
+                        words.begin() + at + 3 + 2 * rank);
+    views.push_back(std::move(view));
+    at += 3 + 2 * rank;
+  }
+  return views;
+}
+
+/// Copies a strided result into a dense row-major vector.
+std::vector<float> gather(const ResultView &view) {
+  int64_t count = 1;
+  for (int64_t size : view.sizes)
+    count *= size;
+  std::vector<float> dense(count);
+  SmallVector<int64_t> index(view.sizes.size(), 0);
+  for (int64_t flat = 0; flat < count; ++flat) {
+    int64_t position = view.offset;
+    for (size_t d = 0; d < index.size(); ++d)
+      position += index[d] * view.strides[d];
+    dense[flat] = view.aligned[position];
+    for (int64_t d = index.size() - 1; d >= 0; --d) {
+      if (++index[d] < view.sizes[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return dense;
+}
+
+/// Frees result buffers the JIT code allocated (not the caller's inputs,
+/// not one buffer twice).
+void freeResults(ArrayRef<ResultView> views,
+                 const llvm::DenseSet<void *> &inputs) {
+  llvm::DenseSet<void *> freed;
+  for (const ResultView &view : views)
+    if (!inputs.contains(view.allocated) && freed.insert(view.allocated).second)
+      std::free(view.allocated);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options = parseOptions(argc, argv);
+
+  DialectRegistry registry;
+  registry.insert<linea::LineaDialect>();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  registerAllPasses();
+  linea::registerAllPasses();
+  MLIRContext context(registry);
+  ScopedDiagnosticHandler diagnostics(&context, [](Diagnostic &diag) {
+    printDiagnostic(diag);
+    return success();
+  });
+
+  if (!llvm::sys::fs::exists(options.file))
+    die("cannot open input file '" + options.file + "'");
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(options.file, &context);
+  if (!module)
+    return 1;
+
+  func::FuncOp entry = findEntry(*module, options.entry);
+  std::string entryName = entry.getSymName().str();
+  FunctionType signature = entry.getFunctionType();
+  if (options.args.size() != signature.getNumInputs())
+    die("@" + entryName + " takes " + Twine(signature.getNumInputs()) +
+        " arguments, given " + Twine(options.args.size()) + " --arg");
+  SmallVector<RankedTensorType> resultTypes;
+  for (auto [k, type] : llvm::enumerate(signature.getResults())) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.getElementType().isF32())
+      die("result " + Twine(k) + " has type " + typeString(type) +
+          "; linea-run returns f32 tensors only");
+    resultTypes.push_back(tensor);
+  }
+
+  // Bind every argument before compiling so bad input fails fast.
+  std::deque<BoundArg> bound;
+  for (auto [k, type] : llvm::enumerate(signature.getInputs())) {
+    if (auto tensor = dyn_cast<RankedTensorType>(type)) {
+      bound.push_back(bindTensor(tensor, options.args[k], k));
+      // The callee must not write into the caller's arrays: with --repeat
+      // every call sees the same inputs.
+      entry.setArgAttr(k, "bufferization.writable",
+                       BoolAttr::get(&context, false));
+    } else {
+      bound.push_back(BoundArg{{}, scalarSlot(type, options.args[k], k)});
+    }
+  }
+
+  PassManager pm(&context);
+  if (!options.noOptimize &&
+      failed(parsePassPipeline(options.pipeline, pm, llvm::errs())))
+    die("cannot parse pipeline '" + options.pipeline + "'");
+  linea::buildLowerToCPUPipeline(pm);
+  if (failed(pm.run(*module)))
+    return 1;
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
+                                               /*sizeLevel=*/0, nullptr);
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  auto engine = ExecutionEngine::create(*module, engineOptions);
+  if (!engine)
+    die("JIT compilation failed: " + llvm::toString(engine.takeError()));
+
+  SmallVector<void *> packed;
+  llvm::DenseSet<void *> inputBuffers;
+  for (BoundArg &arg : bound) {
+    for (int64_t &word : arg.slots.words)
+      packed.push_back(&word);
+    if (!arg.array.data.empty())
+      inputBuffers.insert(arg.array.data.data());
+  }
+  size_t resultWords = 0;
+  for (RankedTensorType type : resultTypes)
+    resultWords += 3 + 2 * type.getRank();
+  std::vector<int64_t> resultBuffer(std::max<size_t>(resultWords, 1));
+  if (!resultTypes.empty())
+    packed.push_back(resultBuffer.data());
+
+  int runs = std::max(options.repeat, 1);
+  std::vector<double> millis;
+  SmallVector<ResultView> views;
+  for (int run = 0; run < runs; ++run) {
+    if (run > 0)
+      freeResults(views, inputBuffers);
+    auto start = std::chrono::steady_clock::now();
+    if (llvm::Error error = (*engine)->invokePacked(entryName, packed))
+      die("cannot call @" + entryName + ": " + llvm::toString(std::move(error)));
+    auto stop = std::chrono::steady_clock::now();
+    millis.push_back(
+        std::chrono::duration<double, std::milli>(stop - start).count());
+    views = readResults(resultBuffer, resultTypes);
+  }
+
+  if (!llvm::sys::fs::is_directory(options.outputDir))
+    if (std::error_code ec = llvm::sys::fs::create_directories(options.outputDir))
+      die("cannot create output directory '" + options.outputDir +
+          "': " + ec.message());
+  for (auto [k, view] : llvm::enumerate(views)) {
+    llvm::SmallString<256> path(options.outputDir);
+    llvm::sys::path::append(path, "result" + std::to_string(k) + ".npy");
+    if (llvm::Error error = linea::npy::write(path, view.sizes, gather(view)))
+      die(llvm::toString(std::move(error)));
+  }
+  freeResults(views, inputBuffers);
+
+  if (options.repeat > 0) {
+    std::sort(millis.begin(), millis.end());
+    llvm::outs() << llvm::format("median %.3f ms over %d runs\n",
+                                 millis[millis.size() / 2], runs);
+  }
+  return 0;
+}
