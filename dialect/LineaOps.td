@@ -16,8 +16,8 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 
 // Sequence operands: f32, or f16/bf16 that accumulate in f32.
 def Linea_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
-// Recurrent states are always f32.
-def Linea_StateTensor : RankedTensorOf<[F32]>;
+// Recurrent states are always f32; the verifier says so naming the operand.
+def Linea_StateTensor : RankedTensorOf<[F32, F16, BF16]>;
 
 //===----------------------------------------------------------------------===//
 // presum

@@ -107,6 +107,11 @@ LogicalResult checkSequenceOperand(Operation *op, Named x, Named ref,
 /// A state tensor `[B..., Dk, Dv]` matching q's batch dims, k's Dk and v's Dv.
 LogicalResult checkState(Operation *op, Named state, Named q, Named v) {
   int64_t rank = q.type.getRank();
+  if (!state.type.getElementType().isF32())
+    return op->emitOpError() << "'" << state.name
+                             << "' must have element type f32 (states "
+                                "accumulate in f32), got "
+                             << state.type.getElementType();
   if (failed(checkRank(op, state, rank, "([B..., Dk, Dv])")) ||
       failed(checkBatchDims(op, state, q, rank - 2)) ||
       failed(checkDim(op, state, rank - 2, q, rank - 1, "Dk")) ||
@@ -293,8 +298,8 @@ struct FoldConstantPrefixIndex : OpRewritePattern<OpTy> {
     int64_t length = value.getSExtValue();
     int64_t seqLen =
         op.getQuery().getType().getDimSize(seqDim(op.getQuery().getType()));
-    // An out-of-range constant is left for the verifier-free runtime path
-    // rather than turned into an op that no longer verifies.
+    // An out-of-range constant stays an operand: folding it would turn a
+    // runtime-checked program into one that no longer verifies.
     if (length < 0 || (!ShapedType::isDynamic(seqLen) && length > seqLen))
       return failure();
     rewriter.modifyOpInPlace(op, [&] {

@@ -360,7 +360,11 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTargetAsmPrinter();
   auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
                                                /*sizeLevel=*/0, nullptr);
+  // memref.copy of non-contiguous views lowers to a call into MLIR's C
+  // runner utilities.
+  SmallVector<StringRef> sharedLibs = {LINEA_C_RUNNER_UTILS};
   ExecutionEngineOptions engineOptions;
+  engineOptions.sharedLibPaths = sharedLibs;
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engine = ExecutionEngine::create(*module, engineOptions);

@@ -581,10 +581,16 @@ struct LowerPresum : OpRewritePattern<PresumOp> {
           offsets[dim] = pos;
           Value slice = tensor::ExtractSliceOp::create(b, l, x, offsets,
                                                        sliceSizes, strides);
-          Value sum = buildElementwiseSum(b, l, slice, carried[0]);
-          Value stored = exclusive ? carried[0] : sum;
-          Value updated = tensor::InsertSliceOp::create(
-              b, l, stored, carried[1], offsets, sliceSizes, strides);
+          // The running sum is updated in place, so the exclusive variant
+          // stores it before adding.
+          auto store = [&](Value value) -> Value {
+            return tensor::InsertSliceOp::create(b, l, value, carried[1],
+                                                 offsets, sliceSizes, strides);
+          };
+          Value updated = exclusive ? store(carried[0]) : Value();
+          Value sum = accumulate(b, l, slice, carried[0]);
+          if (!exclusive)
+            updated = store(sum);
           scf::YieldOp::create(b, l, ValueRange{sum, updated});
         });
     rewriter.replaceOp(op, castFromF32(rewriter, loc, loop.getResult(1),
@@ -592,17 +598,16 @@ struct LowerPresum : OpRewritePattern<PresumOp> {
     return success();
   }
 
-  static Value buildElementwiseSum(OpBuilder &b, Location loc, Value lhs,
-                                   Value rhs) {
-    auto type = cast<RankedTensorType>(lhs.getType());
-    Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, lhs),
-                                         type.getElementType());
+  /// `running += slice`, written into `running`.
+  static Value accumulate(OpBuilder &b, Location loc, Value slice,
+                          Value running) {
+    auto type = cast<RankedTensorType>(slice.getType());
     AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
     SmallVector<utils::IteratorType> iterators(type.getRank(), kPar);
-    return buildGeneric(b, loc, {lhs, rhs}, init, {identity, identity, identity},
+    return buildGeneric(b, loc, slice, running, {identity, identity},
                         iterators,
                         [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-                          return arith::AddFOp::create(nb, l, args[0], args[1]);
+                          return arith::AddFOp::create(nb, l, args[1], args[0]);
                         });
   }
 };
@@ -672,12 +677,16 @@ struct LowerFold : OpRewritePattern<FoldOp> {
           Value updated = tensor::InsertSliceOp::create(
               b, l, next, carried[1], offsetsAt(start),
               tensor::getMixedSizes(b, l, next), strides);
-          Value memory = next;
+          // Copy into the carried buffer so the loop keeps one memory
+          // buffer (bufferization needs the yield equivalent to the iter arg).
           if (next.getType() != op.getMemory().getType())
-            memory = tensor::CastOp::create(b, l, op.getMemory().getType(), next);
+            next = tensor::CastOp::create(b, l, op.getMemory().getType(), next);
+          Value memory =
+              linalg::CopyOp::create(b, l, next, carried[0]).getResult(0);
           scf::YieldOp::create(b, l, ValueRange{memory, updated});
         });
-    rewriter.replaceOp(op, loop.getResults());
+    // The loop carries (memory, output); the fold returns (output, memory).
+    rewriter.replaceOp(op, {loop.getResult(1), loop.getResult(0)});
     return success();
   }
 };

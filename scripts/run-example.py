@@ -1,0 +1,59 @@
+#!/usr/bin/python3
+"""Runs an example with linea-run on seeded random inputs.
+
+Tensor arguments get standard normal values, except arguments named %g*
+(gates), which get log-decays in [-20, 0) as SPEC allows, and %w* (weights),
+scaled by 1/sqrt(fan-in); `?` dims become 3.
+Scalar arguments come from the file's `// linea-example: name=value` line.
+"""
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ARG = re.compile(r"%(\w+)\s*:\s*(tensor<([^>]*)>|index|i64|i32)")
+
+
+def signature(text):
+    header = text[text.index("func.func"):text.index("{")]
+    return ARG.findall(header[:header.index("->")] if "->" in header else header)
+
+
+def main():
+    source = pathlib.Path(sys.argv[1])
+    linea_run = pathlib.Path(__file__).resolve().parent.parent / "build/bin/linea-run"
+    text = source.read_text()
+    scalars = dict(re.findall(r"(\w+)=(\S+)", "".join(
+        re.findall(r"// linea-example:(.*)", text))))
+    rng = np.random.default_rng(0)
+    with tempfile.TemporaryDirectory() as tmp:
+        args = []
+        for name, kind, dims in signature(text):
+            if not kind.startswith("tensor"):
+                args.append(scalars[name])
+                continue
+            shape = [3 if d == "?" else int(d) for d in dims.split("x")[:-1]]
+            if name.startswith("g"):
+                data = -rng.uniform(0.0, 1.0, shape) ** 4 * 20.0
+            elif name.startswith("w"):
+                data = rng.standard_normal(shape) / np.sqrt(shape[0])
+            else:
+                data = rng.standard_normal(shape)
+            path = f"{tmp}/{name}.npy"
+            np.save(path, data.astype(np.float32))
+            args.append(path)
+        cmd = [str(linea_run), str(source), "--output-dir", tmp, "--repeat", "5"]
+        for a in args:
+            cmd += ["--arg", a]
+        subprocess.run(cmd, check=True)
+        for result in sorted(pathlib.Path(tmp).glob("result*.npy")):
+            y = np.load(result).astype(np.float64)
+            print(f"{result.stem}: shape {y.shape}, sum {y.sum():.6f}, "
+                  f"l2 {np.linalg.norm(y):.6f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+// RUN: linea-opt %s -canonicalize -split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @prefix_zero_is_causal
+func.func @prefix_zero_is_causal(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // CHECK: linea.linear_attention {{.*}} mask = causal :
+  %0 = linea.linear_attention %q, %q, %q mask = prefix(0) : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @prefix_full_is_none
+func.func @prefix_full_is_none(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // CHECK: linea.linear_attention {{.*}} mask = none :
+  %0 = linea.linear_attention %q, %q, %q mask = prefix(16) : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @prefix_in_between_stays
+func.func @prefix_in_between_stays(%q: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // With a dynamic L, prefix(16) may or may not be the whole sequence.
+  // CHECK: linea.linear_attention {{.*}} mask = prefix(16) :
+  %0 = linea.linear_attention %q, %q, %q mask = prefix(16) : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @constant_index_becomes_static
+func.func @constant_index_becomes_static(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  %j = arith.constant 5 : index
+  // CHECK: linea.linear_attention {{.*}} mask = prefix(5) :
+  %0 = linea.linear_attention %q, %q, %q mask = prefix(%j) : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @constant_index_zero_becomes_causal
+func.func @constant_index_zero_becomes_causal(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  %j = arith.constant 0 : index
+  // CHECK: linea.linear_attention {{.*}} mask = causal :
+  %0 = linea.linear_attention %q, %q, %q mask = prefix(%j) : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @constant_index_out_of_range_stays
+func.func @constant_index_out_of_range_stays(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  %j = arith.constant 17 : index
+  // CHECK: %[[J:.+]] = arith.constant 17 : index
+  // CHECK: linea.linear_attention {{.*}} mask = prefix(%[[J]]) :
+  %0 = linea.linear_attention %q, %q, %q mask = prefix(%j) : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @gated_prefix_zero_is_causal
+func.func @gated_prefix_zero_is_causal(%q: tensor<16x8xf32>, %g: tensor<16xf32>) -> tensor<16x8xf32> {
+  // CHECK: linea.gated_linear_attention {{.*}} mask = causal :
+  %0 = linea.gated_linear_attention %q, %q, %q, %g mask = prefix(0) : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, tensor<16xf32> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @gated_prefix_full_stays
+func.func @gated_prefix_full_stays(%q: tensor<16x8xf32>, %g: tensor<16xf32>) -> tensor<16x8xf32> {
+  // A gated prefix over the whole sequence still decays: it is not `none`.
+  // CHECK: linea.gated_linear_attention {{.*}} mask = prefix(16) :
+  %0 = linea.gated_linear_attention %q, %q, %q, %g mask = prefix(16) : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, tensor<16xf32> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @unused_is_erased
+func.func @unused_is_erased(%x: tensor<16x8xf32>) {
+  // CHECK-NOT: linea.presum
+  %0 = linea.presum %x : tensor<16x8xf32>
+  return
+}

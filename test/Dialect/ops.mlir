@@ -1,0 +1,108 @@
+// Every op form parses, verifies and prints; printing is a fixpoint, and the
+// generic form parses back to the same module.
+// RUN: linea-opt %s | FileCheck %s
+// RUN: linea-opt %s | linea-opt | FileCheck %s
+// RUN: linea-opt %s --mlir-print-op-generic | linea-opt | FileCheck %s
+// RUN: linea-opt %s > %t.1.mlir && linea-opt %t.1.mlir > %t.2.mlir && diff %t.1.mlir %t.2.mlir
+
+// CHECK-LABEL: func.func @presum
+func.func @presum(%x: tensor<2x16x8xf32>, %h: tensor<?x8xf16>, %r: tensor<5xbf16>)
+    -> (tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<?x8xf16>, tensor<5xbf16>) {
+  // CHECK: linea.presum %{{.*}} : tensor<2x16x8xf32>
+  %0 = linea.presum %x : tensor<2x16x8xf32>
+  // CHECK: linea.presum %{{.*}} dim = 0 exclusive reverse : tensor<2x16x8xf32>
+  %1 = linea.presum %x dim = 0 exclusive reverse : tensor<2x16x8xf32>
+  // CHECK: linea.presum %{{.*}} exclusive : tensor<?x8xf16>
+  %2 = linea.presum %h exclusive : tensor<?x8xf16>
+  // CHECK: linea.presum %{{.*}} reverse : tensor<5xbf16>
+  %3 = linea.presum %r reverse : tensor<5xbf16>
+  return %0, %1, %2, %3 : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<?x8xf16>, tensor<5xbf16>
+}
+
+// CHECK-LABEL: func.func @linear_attention_masks
+func.func @linear_attention_masks(%q: tensor<4x32x16xf32>, %k: tensor<4x32x16xf32>,
+                                  %v: tensor<4x32x8xf32>) -> (tensor<4x32x8xf32>, tensor<4x32x8xf32>, tensor<4x32x8xf32>) {
+  // CHECK: linea.linear_attention %{{.*}}, %{{.*}}, %{{.*}} mask = none :
+  %0 = linea.linear_attention %q, %k, %v mask = none
+      : tensor<4x32x16xf32>, tensor<4x32x16xf32>, tensor<4x32x8xf32> -> tensor<4x32x8xf32>
+  // CHECK: mask = causal feature_map = relu scale = 1.250000e-01
+  %1 = linea.linear_attention %q, %k, %v mask = causal feature_map = relu scale = 0.125
+      : tensor<4x32x16xf32>, tensor<4x32x16xf32>, tensor<4x32x8xf32> -> tensor<4x32x8xf32>
+  // CHECK: mask = prefix(12) feature_map = elu_plus_one normalize :
+  %2 = linea.linear_attention %q, %k, %v mask = prefix(12) feature_map = elu_plus_one normalize
+      : tensor<4x32x16xf32>, tensor<4x32x16xf32>, tensor<4x32x8xf32> -> tensor<4x32x8xf32>
+  return %0, %1, %2 : tensor<4x32x8xf32>, tensor<4x32x8xf32>, tensor<4x32x8xf32>
+}
+
+// CHECK-LABEL: func.func @linear_attention_states
+// CHECK-SAME: (%[[Q:.+]]: tensor<2x3x?x16xf32>, %{{.*}}: tensor<2x3x?x16xf32>, %{{.*}}: tensor<2x3x?x4xf32>, %[[S0:.+]]: tensor<2x3x16x4xf32>, %[[J:.+]]: index)
+func.func @linear_attention_states(%q: tensor<2x3x?x16xf32>, %k: tensor<2x3x?x16xf32>,
+                                   %v: tensor<2x3x?x4xf32>, %s0: tensor<2x3x16x4xf32>,
+                                   %j: index) -> (tensor<2x3x?x4xf32>, tensor<2x3x16x4xf32>) {
+  // CHECK: %{{.*}}, %{{.*}} = linea.linear_attention %[[Q]], %{{.*}}, %{{.*}} init(%[[S0]]) mask = prefix(%[[J]]) :
+  // CHECK-SAME: -> tensor<2x3x?x4xf32>, tensor<2x3x16x4xf32>
+  %o, %s = linea.linear_attention %q, %k, %v init(%s0) mask = prefix(%j)
+      : tensor<2x3x?x16xf32>, tensor<2x3x?x16xf32>, tensor<2x3x?x4xf32>, tensor<2x3x16x4xf32>
+      -> tensor<2x3x?x4xf32>, tensor<2x3x16x4xf32>
+  return %o, %s : tensor<2x3x?x4xf32>, tensor<2x3x16x4xf32>
+}
+
+// CHECK-LABEL: func.func @linear_attention_half
+func.func @linear_attention_half(%q: tensor<?x8xf16>, %v: tensor<?x8xf16>) -> (tensor<?x8xf16>, tensor<8x8xf32>) {
+  // CHECK: linea.linear_attention {{.*}} -> tensor<?x8xf16>, tensor<8x8xf32>
+  %o, %s = linea.linear_attention %q, %q, %v mask = causal
+      : tensor<?x8xf16>, tensor<?x8xf16>, tensor<?x8xf16> -> tensor<?x8xf16>, tensor<8x8xf32>
+  return %o, %s : tensor<?x8xf16>, tensor<8x8xf32>
+}
+
+// CHECK-LABEL: func.func @gated
+func.func @gated(%q: tensor<2x64x16xf32>, %v: tensor<2x64x8xf32>, %g: tensor<2x64x16xf32>,
+                 %gs: tensor<2x64xf32>, %s0: tensor<2x16x8xf32>, %j: index)
+    -> (tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x16x8xf32>) {
+  // CHECK: linea.gated_linear_attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} mask = causal scale = 5.000000e-01 :
+  %0 = linea.gated_linear_attention %q, %q, %v, %g mask = causal scale = 0.5
+      : tensor<2x64x16xf32>, tensor<2x64x16xf32>, tensor<2x64x8xf32>, tensor<2x64x16xf32> -> tensor<2x64x8xf32>
+  // CHECK: linea.gated_linear_attention {{.*}} init(%{{.*}}) mask = prefix(%{{.*}}) :
+  %1, %s = linea.gated_linear_attention %q, %q, %v, %gs init(%s0) mask = prefix(%j)
+      : tensor<2x64x16xf32>, tensor<2x64x16xf32>, tensor<2x64x8xf32>, tensor<2x64xf32>, tensor<2x16x8xf32>
+      -> tensor<2x64x8xf32>, tensor<2x16x8xf32>
+  return %0, %1, %s : tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x16x8xf32>
+}
+
+// CHECK-LABEL: func.func @attention
+func.func @attention(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x12x16xf32>, %v: tensor<2x4x12x32xf32>)
+    -> (tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>) {
+  // CHECK: linea.attention %{{.*}}, %{{.*}}, %{{.*}} mask = none :
+  %0 = linea.attention %q, %k, %v mask = none
+      : tensor<2x4x8x16xf32>, tensor<2x4x12x16xf32>, tensor<2x4x12x32xf32> -> tensor<2x4x8x32xf32>
+  // CHECK: mask = causal scale = 2.500000e-01 :
+  %1 = linea.attention %q, %k, %v mask = causal scale = 0.25
+      : tensor<2x4x8x16xf32>, tensor<2x4x12x16xf32>, tensor<2x4x12x32xf32> -> tensor<2x4x8x32xf32>
+  return %0, %1 : tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>
+}
+
+// CHECK-LABEL: func.func @fold
+func.func @fold(%x: tensor<?x16x8xf32>, %m: tensor<?x4x8xf32>) -> (tensor<?x16x8xf32>, tensor<?x4x8xf32>) {
+  // CHECK: linea.fold %{{.*}}, %{{.*}} segment_length = 4 : tensor<?x16x8xf32>, tensor<?x4x8xf32> {
+  // CHECK-NEXT: ^bb0(%[[W:.+]]: tensor<?x8x8xf32>):
+  // CHECK: linea.attention %[[W]], %[[W]], %[[W]] mask = causal
+  // CHECK: linea.presum
+  // CHECK: linea.yield %{{.*}} : tensor<?x8x8xf32>
+  %y, %mem = linea.fold %x, %m segment_length = 4 : tensor<?x16x8xf32>, tensor<?x4x8xf32> {
+  ^bb0(%w: tensor<?x8x8xf32>):
+    %a = linea.attention %w, %w, %w mask = causal
+        : tensor<?x8x8xf32>, tensor<?x8x8xf32>, tensor<?x8x8xf32> -> tensor<?x8x8xf32>
+    %b = linea.presum %a exclusive : tensor<?x8x8xf32>
+    linea.yield %b : tensor<?x8x8xf32>
+  }
+  return %y, %mem : tensor<?x16x8xf32>, tensor<?x4x8xf32>
+}
+
+// CHECK-LABEL: func.func @folded_attention
+func.func @folded_attention(%x: tensor<2x?x16xf32>, %m: tensor<2x4x16xf32>, %w: tensor<16x16xf32>)
+    -> (tensor<2x?x16xf32>, tensor<2x4x16xf32>) {
+  // CHECK: linea.folded_attention %{{.*}}, %{{.*}} weights(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) segment_length = 4 num_heads = 2 :
+  %y, %mem = linea.folded_attention %x, %m weights(%w, %w, %w, %w) segment_length = 4 num_heads = 2
+      : tensor<2x?x16xf32>, tensor<2x4x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>
+  return %y, %mem : tensor<2x?x16xf32>, tensor<2x4x16xf32>
+}

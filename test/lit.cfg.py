@@ -1,0 +1,32 @@
+# -*- Python -*-
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "Linea"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.linea_obj_root, "test")
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.linea_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(
+    ["linea-opt", "linea-run", "mlir-runner", "mlir-opt"], tool_dirs)
+config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%linea_src", config.linea_src_root))
+config.substitutions.append(
+    ("%runner_libs",
+     "-shared-libs=%s/libmlir_runner_utils.so,%s/libmlir_c_runner_utils.so"
+     % (config.mlir_lib_dir, config.mlir_lib_dir)))
+config.environment["PYTHONPATH"] = os.path.join(config.linea_src_root, "python")
+
+# GPU tests need only the CUDA toolkit's assembler, never a GPU.
+if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("ptxas")
