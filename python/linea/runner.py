@@ -1,0 +1,69 @@
+"""Runs a Linea program through `linea-run` and returns its results as numpy arrays.
+
+The build directory is $LINEA_BUILD_DIR, or build/ beside this package's
+repository checkout.
+"""
+
+import os
+import pathlib
+import subprocess
+import tempfile
+
+import numpy as np
+
+
+class LineaError(RuntimeError):
+    """linea-run rejected the program or its inputs; `stderr` says why."""
+
+    def __init__(self, returncode, stderr):
+        super().__init__(stderr.strip() or f"linea-run exited with {returncode}")
+        self.returncode = returncode
+        self.stderr = stderr
+
+
+def build_dir():
+    env = os.environ.get("LINEA_BUILD_DIR")
+    if env:
+        return pathlib.Path(env)
+    return pathlib.Path(__file__).resolve().parents[2] / "build"
+
+
+def linea_run_path():
+    return build_dir() / "bin" / "linea-run"
+
+
+def run(program, args, entry=None, pipeline=None, no_optimize=False, repeat=None):
+    """Runs `program` (MLIR text) on `args` (numpy arrays and ints).
+
+    Returns the list of results (float32 arrays); with `repeat`, returns
+    (results, median milliseconds).
+    """
+    with tempfile.TemporaryDirectory(prefix="linea-") as tmp:
+        tmp = pathlib.Path(tmp)
+        source = tmp / "program.mlir"
+        source.write_text(program)
+        cmd = [str(linea_run_path()), str(source), "--output-dir", str(tmp / "out")]
+        if entry:
+            cmd += ["--entry", entry]
+        if pipeline:
+            cmd += ["--pipeline", pipeline]
+        if no_optimize:
+            cmd += ["--no-optimize"]
+        if repeat:
+            cmd += ["--repeat", str(repeat)]
+        for k, arg in enumerate(args):
+            if isinstance(arg, np.ndarray):
+                path = tmp / f"arg{k}.npy"
+                np.save(path, np.ascontiguousarray(arg, dtype=np.float32))
+                cmd += ["--arg", str(path)]
+            else:
+                cmd += ["--arg", str(int(arg))]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise LineaError(done.returncode, done.stderr)
+        results = [np.load(p) for p in sorted((tmp / "out").glob("result*.npy"),
+                                              key=lambda p: int(p.stem[6:]))]
+        if repeat:
+            median = float(done.stdout.split()[1])
+            return results, median
+        return results

@@ -1,0 +1,232 @@
+"""Random Linea programs for the differential suites.
+
+Each `*_case` function turns a small spec (a dict of shapes and attributes)
+into MLIR text, random inputs, and the float64 expectations from
+`linea.reference`, so a test only runs the program and compares.
+"""
+
+import numpy as np
+
+from linea import reference as ref
+
+TOLERANCE = 1e-4  # SPEC: relative L2 error for f32 against float64
+
+
+def ttype(shape, dynamic=()):
+    dims = ["?" if i in dynamic else str(s) for i, s in enumerate(shape)]
+    return "tensor<" + "x".join(dims + ["f32"]) + ">"
+
+
+def seq_dynamic(spec, rank):
+    """The dims printed as `?` for a [B..., L, D] operand of `rank`."""
+    dyn = set()
+    if spec.get("dyn_L"):
+        dyn.add(rank - 2)
+    if spec.get("dyn_batch") and rank > 2:
+        dyn.add(0)
+    return dyn
+
+
+def state_dynamic(spec, rank):
+    return {0} if spec.get("dyn_batch") and rank > 2 else set()
+
+
+def gate_values(rng, shape):
+    """Log-decays in [-20, 0], many near 0, a few down to -20."""
+    return -20.0 * rng.uniform(0.0, 1.0, shape) ** 3
+
+
+def function(args, results, body):
+    params = ", ".join(f"%{name}: {t}" for name, t in args)
+    rets = ", ".join(t for _, t in results)
+    names = ", ".join(f"%{n}" for n, _ in results)
+    return (f"func.func @main({params}) -> ({rets}) {{\n{body}\n"
+            f"  return {names} : {rets}\n}}\n")
+
+
+def mask_spec(spec):
+    if spec["mask"] != "prefix":
+        return spec["mask"]
+    return "prefix(%j)" if spec.get("dyn_prefix") else f"prefix({spec['prefix']})"
+
+
+# ---------------------------------------------------------------------------
+# presum
+# ---------------------------------------------------------------------------
+def presum_case(spec, rng):
+    shape = spec["shape"]
+    dyn = set(spec.get("dynamic", ()))
+    t = ttype(shape, dyn)
+    attrs = ""
+    if spec.get("dim") is not None:
+        attrs += f" dim = {spec['dim']}"
+    if spec.get("exclusive"):
+        attrs += " exclusive"
+    if spec.get("reverse"):
+        attrs += " reverse"
+    body = f"  %y = linea.presum %x{attrs} : {t}"
+    x = rng.standard_normal(shape)
+    want = ref.presum(x, dim=spec.get("dim"), exclusive=spec.get("exclusive", False),
+                      reverse=spec.get("reverse", False))
+    return function([("x", t)], [("y", t)], body), [x], [want]
+
+
+# ---------------------------------------------------------------------------
+# linear_attention
+# ---------------------------------------------------------------------------
+def linear_attention_case(spec, rng):
+    batch, L, dk, dv = spec["batch"], spec["L"], spec["dk"], spec["dv"]
+    qshape, vshape, sshape = batch + [L, dk], batch + [L, dv], batch + [dk, dv]
+    tq = ttype(qshape, seq_dynamic(spec, len(qshape)))
+    tv = ttype(vshape, seq_dynamic(spec, len(vshape)))
+    ts = ttype(sshape, state_dynamic(spec, len(sshape)))
+    q, k, v = (rng.standard_normal(s) for s in (qshape, qshape, vshape))
+    args, inputs = [("q", tq), ("k", tq), ("v", tv)], [q, k, v]
+    s0 = None
+    if spec.get("init"):
+        s0 = rng.standard_normal(sshape)
+        args.append(("s0", ts))
+        inputs.append(s0)
+    if spec["mask"] == "prefix" and spec.get("dyn_prefix"):
+        args.append(("j", "index"))
+        inputs.append(spec["prefix"])
+    results = [("o", tv)] + ([("s", ts)] if spec.get("final") else [])
+    attrs = f"mask = {mask_spec(spec)}"
+    if spec.get("feature_map", "identity") != "identity":
+        attrs += f" feature_map = {spec['feature_map']}"
+    if spec.get("scale", 1.0) != 1.0:
+        attrs += f" scale = {spec['scale']!r}"
+    if spec.get("normalize"):
+        attrs += " normalize"
+    init = " init(%s0)" if s0 is not None else ""
+    operand_types = ", ".join([tq, tq, tv] + ([ts] if s0 is not None else []))
+    body = (f"  %o{', %s' if spec.get('final') else ''} = linea.linear_attention "
+            f"%q, %k, %v{init} {attrs} : {operand_types} -> "
+            f"{', '.join(t for _, t in results)}")
+    o, fs = ref.linear_attention(
+        q, k, v, mask=spec["mask"], prefix_length=spec.get("prefix"),
+        feature_map=spec.get("feature_map", "identity"), scale=spec.get("scale", 1.0),
+        normalize=spec.get("normalize", False), initial_state=s0)
+    want = [o] + ([fs] if spec.get("final") else [])
+    return function(args, results, body), inputs, want
+
+
+# ---------------------------------------------------------------------------
+# gated_linear_attention
+# ---------------------------------------------------------------------------
+def gated_case(spec, rng):
+    batch, L, dk, dv = spec["batch"], spec["L"], spec["dk"], spec["dv"]
+    qshape, vshape, sshape = batch + [L, dk], batch + [L, dv], batch + [dk, dv]
+    gshape = batch + [L] if spec.get("scalar_gate") else qshape
+    tq = ttype(qshape, seq_dynamic(spec, len(qshape)))
+    tv = ttype(vshape, seq_dynamic(spec, len(vshape)))
+    ts = ttype(sshape, state_dynamic(spec, len(sshape)))
+    gdyn = seq_dynamic(spec, len(qshape))
+    if spec.get("scalar_gate"):  # [B..., L]: L is the last dim
+        gdyn = {d if d != len(qshape) - 2 else len(gshape) - 1 for d in gdyn}
+    tg = ttype(gshape, gdyn)
+    q, k, v = (rng.standard_normal(s) for s in (qshape, qshape, vshape))
+    g = gate_values(rng, gshape)
+    args, inputs = [("q", tq), ("k", tq), ("v", tv), ("g", tg)], [q, k, v, g]
+    s0 = None
+    if spec.get("init"):
+        s0 = rng.standard_normal(sshape)
+        args.append(("s0", ts))
+        inputs.append(s0)
+    if spec["mask"] == "prefix" and spec.get("dyn_prefix"):
+        args.append(("j", "index"))
+        inputs.append(spec["prefix"])
+    results = [("o", tv)] + ([("s", ts)] if spec.get("final") else [])
+    attrs = f"mask = {mask_spec(spec)}"
+    if spec.get("scale", 1.0) != 1.0:
+        attrs += f" scale = {spec['scale']!r}"
+    init = " init(%s0)" if s0 is not None else ""
+    operand_types = ", ".join([tq, tq, tv, tg] + ([ts] if s0 is not None else []))
+    body = (f"  %o{', %s' if spec.get('final') else ''} = linea.gated_linear_attention "
+            f"%q, %k, %v, %g{init} {attrs} : {operand_types} -> "
+            f"{', '.join(t for _, t in results)}")
+    o, fs = ref.gated_linear_attention(
+        q, k, v, g, mask=spec["mask"], prefix_length=spec.get("prefix"),
+        scale=spec.get("scale", 1.0), initial_state=s0)
+    want = [o] + ([fs] if spec.get("final") else [])
+    return function(args, results, body), inputs, want
+
+
+# ---------------------------------------------------------------------------
+# attention
+# ---------------------------------------------------------------------------
+def attention_case(spec, rng):
+    batch, lq, lk, dk, dv = spec["batch"], spec["Lq"], spec["Lk"], spec["dk"], spec["dv"]
+    shapes = [batch + [lq, dk], batch + [lk, dk], batch + [lk, dv], batch + [lq, dv]]
+    types = [ttype(s, seq_dynamic(spec, len(s))) for s in shapes]
+    q, k, v = (rng.standard_normal(s) for s in shapes[:3])
+    attrs = f"mask = {spec['mask']}"
+    if spec.get("scale") is not None:
+        attrs += f" scale = {spec['scale']!r}"
+    body = (f"  %o = linea.attention %q, %k, %v {attrs} : "
+            f"{types[0]}, {types[1]}, {types[2]} -> {types[3]}")
+    want = ref.attention(q, k, v, mask=spec["mask"], scale=spec.get("scale"))
+    args = [("q", types[0]), ("k", types[1]), ("v", types[2])]
+    return function(args, [("o", types[3])], body), [q, k, v], [want]
+
+
+# ---------------------------------------------------------------------------
+# fold and folded_attention
+# ---------------------------------------------------------------------------
+def fold_case(spec, rng):
+    """A fold whose body is one or two softmax attention layers."""
+    batch, L, l, d = spec["batch"], spec["L"], spec["l"], spec["d"]
+    xshape, mshape, wshape = batch + [L, d], batch + [l, d], batch + [2 * l, d]
+    tx = ttype(xshape, seq_dynamic(spec, len(xshape)))
+    tm = ttype(mshape, state_dynamic(spec, len(mshape)))
+    tw = ttype(wshape, state_dynamic(spec, len(wshape)))
+    x, m = rng.standard_normal(xshape), rng.standard_normal(mshape)
+    lines = [f"  %y, %m = linea.fold %x, %m0 segment_length = {l} : {tx}, {tm} {{",
+             f"  ^bb0(%w: {tw}):",
+             f"    %a = linea.attention %w, %w, %w mask = causal : {tw}, {tw}, {tw} -> {tw}"]
+    last = "%a"
+    if spec.get("layers", 1) == 2:
+        lines.append(f"    %b = linea.attention %a, %a, %w mask = none scale = 0.5 : "
+                     f"{tw}, {tw}, {tw} -> {tw}")
+        last = "%b"
+    lines += [f"    linea.yield {last} : {tw}", "  }"]
+
+    def body(w):
+        a = ref.attention(w, w, w, mask="causal")
+        if spec.get("layers", 1) == 2:
+            a = ref.attention(a, a, w, mask="none", scale=0.5)
+        return a
+
+    y, mem = ref.fold(x, m, l, body)
+    program = function([("x", tx), ("m0", tm)], [("y", tx), ("m", tm)], "\n".join(lines))
+    return program, [x, m], [y, mem]
+
+
+def folded_attention_case(spec, rng):
+    batch, L, l, d, h = spec["batch"], spec["L"], spec["l"], spec["d"], spec["heads"]
+    xshape, mshape = batch + [L, d], batch + [l, d]
+    tx = ttype(xshape, seq_dynamic(spec, len(xshape)))
+    tm = ttype(mshape, state_dynamic(spec, len(mshape)))
+    tw = ttype([d, d])
+    x, m = rng.standard_normal(xshape), rng.standard_normal(mshape)
+    ws = [rng.standard_normal((d, d)) / np.sqrt(d) for _ in range(4)]
+    body = (f"  %y, %m = linea.folded_attention %x, %m0 weights(%wq, %wk, %wv, %wo) "
+            f"segment_length = {l} num_heads = {h} : {tx}, {tm}, {tw}, {tw}, {tw}, {tw}")
+    y, mem = ref.folded_attention(x, m, *ws, segment_length=l, num_heads=h)
+    args = [("x", tx), ("m0", tm)] + [(n, tw) for n in ("wq", "wk", "wv", "wo")]
+    return function(args, [("y", tx), ("m", tm)], body), [x, m] + ws, [y, mem]
+
+
+BUILDERS = {
+    "presum": presum_case,
+    "linear_attention": linear_attention_case,
+    "gated_linear_attention": gated_case,
+    "attention": attention_case,
+    "fold": fold_case,
+    "folded_attention": folded_attention_case,
+}
+
+
+def build(spec, seed):
+    rng = np.random.default_rng(seed)
+    return BUILDERS[spec["op"]](spec, rng)
