@@ -24,6 +24,8 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm) {
 void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createLineaExpandFoldedAttention());
   pm.addPass(createConvertLineaToLinalg());
+  // Elementwise arith on tensors (common in fold bodies) becomes linalg.
+  pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
 
   bufferization::OneShotBufferizePassOptions bufferize;
@@ -34,6 +36,7 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm) {
   // Temporaries die inside their loop iteration: a fold over a long input
   // keeps only one window's buffers alive.
   bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createSCFToControlFlowPass());
