@@ -12,6 +12,7 @@
 #include "linea/Conversion/Passes.h"
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Transforms/Passes.h"
+#include "linea/Utils/AttentionBuilders.h"
 #include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -38,10 +39,6 @@ namespace {
 constexpr utils::IteratorType kPar = utils::IteratorType::parallel;
 constexpr utils::IteratorType kRed = utils::IteratorType::reduction;
 
-Value f32Const(OpBuilder &b, Location loc, float value) {
-  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
-}
-
 Value indexConst(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
 }
@@ -49,25 +46,6 @@ Value indexConst(OpBuilder &b, Location loc, int64_t value) {
 Value loopIndex(OpBuilder &b, Location loc, const LoopSpace &space,
                 unsigned k) {
   return linalg::IndexOp::create(b, loc, space.position(k));
-}
-
-/// phi(x) elementwise: identity, relu, or elu(x) + 1 (= x + 1 for x > 0,
-/// exp(x) otherwise).
-Value applyFeatureMap(OpBuilder &b, Location loc, Value x, FeatureMap map) {
-  if (map == FeatureMap::identity)
-    return x;
-  return buildElementwise(
-      b, loc, x, b.getF32Type(),
-      [&](OpBuilder &nb, Location l, Value v) -> Value {
-        Value zero = f32Const(nb, l, 0.0f);
-        if (map == FeatureMap::relu)
-          return arith::MaximumFOp::create(nb, l, v, zero);
-        Value positive =
-            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, v, zero);
-        Value plusOne = arith::AddFOp::create(nb, l, v, f32Const(nb, l, 1.0f));
-        Value exp = math::ExpOp::create(nb, l, v);
-        return arith::SelectOp::create(nb, l, positive, plusOne, exp);
-      });
 }
 
 /// The prefix length as an index value: the static attribute or the operand.
@@ -122,36 +100,17 @@ struct AttentionDims {
     llvm::append_range(sizes, trailing);
     return sizes;
   }
+
+  /// Zeros `[B..., L, cols]`.
+  Value zeros(OpBuilder &b, Location loc, OpFoldResult cols) const {
+    return buildFilled(b, loc, shape({seqLen, cols}), b.getF32Type(), 0);
+  }
+
+  /// Zeros `[B..., Dk, Dv]`.
+  Value zerosState(OpBuilder &b, Location loc) const {
+    return buildFilled(b, loc, shape({keyDim, valueDim}), b.getF32Type(), 0);
+  }
 };
-
-/// `out[i, e] = sum_t a[i, t] * v[t, e]`: scores times values.
-Value scoresTimesValues(OpBuilder &b, Location loc, const AttentionDims &dims,
-                        Value scores, Value values, OpFoldResult rows) {
-  LoopSpace s(b.getContext(), dims.numBatch, {kPar, kPar, kRed});
-  AffineExpr i = s[0], e = s[1], t = s[2];
-  Value init =
-      buildFilled(b, loc, dims.shape({rows, dims.valueDim}), b.getF32Type(), 0);
-  return buildGeneric(b, loc, {scores, values}, init,
-                      {s.map({i, t}), s.map({t, e}), s.map({i, e})},
-                      s.iterators(),
-                      [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-                        Value prod = arith::MulFOp::create(nb, l, args[0],
-                                                           args[1]);
-                        return arith::AddFOp::create(nb, l, args[2], prod);
-                      });
-}
-
-/// `out[i] = sum_t a[i, t]`.
-Value rowSums(OpBuilder &b, Location loc, const AttentionDims &dims,
-              Value scores, OpFoldResult rows) {
-  LoopSpace s(b.getContext(), dims.numBatch, {kPar, kRed});
-  Value init = buildFilled(b, loc, dims.shape({rows}), b.getF32Type(), 0);
-  return buildGeneric(b, loc, scores, init, {s.map({s[0], s[1]}), s.map({s[0]})},
-                      s.iterators(),
-                      [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-                        return arith::AddFOp::create(nb, l, args[1], args[0]);
-                      });
-}
 
 /// `out = scale * o (/ (den + 1e-6))`, truncated to `elementType`.
 Value finishOutput(OpBuilder &b, Location loc, const AttentionDims &dims,
@@ -169,10 +128,10 @@ Value finishOutput(OpBuilder &b, Location loc, const AttentionDims &dims,
   return buildGeneric(
       b, loc, inputs, init, maps, s.iterators(),
       [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        Value x = arith::MulFOp::create(nb, l, args[0], f32Const(nb, l, scale));
+        Value x = arith::MulFOp::create(nb, l, args[0], f32Constant(nb, l, scale));
         if (denominator) {
           Value den =
-              arith::AddFOp::create(nb, l, args[1], f32Const(nb, l, 1e-6f));
+              arith::AddFOp::create(nb, l, args[1], f32Constant(nb, l, 1e-6f));
           x = arith::DivFOp::create(nb, l, x, den);
         }
         if (elementType != x.getType())
@@ -214,61 +173,29 @@ struct LowerLinearAttention : OpRewritePattern<LinearAttentionOp> {
           Value visible = isVisible(b, l, loopIndex(b, l, s, 1), last);
           Value prod = arith::MulFOp::create(b, l, args[0], args[1]);
           Value masked = arith::SelectOp::create(b, l, visible, prod,
-                                                 f32Const(b, l, 0.0f));
+                                                 f32Constant(b, l, 0.0f));
           return arith::AddFOp::create(b, l, args[2], masked);
         });
 
-    Value o = scoresTimesValues(rewriter, loc, dims, scores, v, dims.seqLen);
+    Value o = matmulAccumulate(rewriter, loc, dims.numBatch, scores, v,
+                               dims.zeros(rewriter, loc, dims.valueDim));
     Value init = op.getInitialState();
     if (init)
-      o = addQueryTimesState(rewriter, loc, dims, q, init, o);
+      o = matmulAccumulate(rewriter, loc, dims.numBatch, q, init, o);
     Value denominator;
     if (op.getNormalize())
-      denominator = rowSums(rewriter, loc, dims, scores, dims.seqLen);
+      denominator = rowSums(rewriter, loc, dims.numBatch, scores);
     Value out = finishOutput(rewriter, loc, dims, o, denominator,
                              op.getScale().convertToFloat(),
                              op.getOutput().getType().getElementType());
 
     SmallVector<Value> results{out};
     if (op.getFinalState())
-      results.push_back(finalState(rewriter, loc, dims, k, v, init));
+      results.push_back(transposedMatmulAccumulate(
+          rewriter, loc, dims.numBatch, k, v,
+          init ? init : dims.zerosState(rewriter, loc)));
     rewriter.replaceOp(op, results);
     return success();
-  }
-
-  /// `o[i, e] += sum_d q[i, d] * s0[d, e]`.
-  static Value addQueryTimesState(OpBuilder &b, Location loc,
-                                  const AttentionDims &dims, Value q,
-                                  Value state, Value o) {
-    LoopSpace s(b.getContext(), dims.numBatch, {kPar, kPar, kRed});
-    AffineExpr i = s[0], e = s[1], d = s[2];
-    return buildGeneric(b, loc, {q, state}, o,
-                        {s.map({i, d}), s.map({d, e}), s.map({i, e})},
-                        s.iterators(),
-                        [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-                          Value prod = arith::MulFOp::create(nb, l, args[0],
-                                                             args[1]);
-                          return arith::AddFOp::create(nb, l, args[2], prod);
-                        });
-  }
-
-  /// `S0 + sum_t k[t, d] * v[t, e]`.
-  static Value finalState(OpBuilder &b, Location loc, const AttentionDims &dims,
-                          Value k, Value v, Value initialState) {
-    LoopSpace s(b.getContext(), dims.numBatch, {kPar, kPar, kRed});
-    AffineExpr d = s[0], e = s[1], t = s[2];
-    Value init = initialState
-                     ? initialState
-                     : buildFilled(b, loc, dims.shape({dims.keyDim, dims.valueDim}),
-                                   b.getF32Type(), 0);
-    return buildGeneric(b, loc, {k, v}, init,
-                        {s.map({t, d}), s.map({t, e}), s.map({d, e})},
-                        s.iterators(),
-                        [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-                          Value prod = arith::MulFOp::create(nb, l, args[0],
-                                                             args[1]);
-                          return arith::AddFOp::create(nb, l, args[2], prod);
-                        });
   }
 };
 
@@ -318,7 +245,7 @@ struct LowerGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
           // Only visible pairs have a non-positive exponent; the others are
           // replaced by 0 before exp so nothing overflows.
           Value diff = arith::SubFOp::create(b, l, args[2], args[3]);
-          Value zero = f32Const(b, l, 0.0f);
+          Value zero = f32Constant(b, l, 0.0f);
           Value decay = math::ExpOp::create(
               b, l, arith::SelectOp::create(b, l, visible, diff, zero));
           Value prod = arith::MulFOp::create(
@@ -327,7 +254,8 @@ struct LowerGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
           return arith::AddFOp::create(b, l, args[4], masked);
         });
 
-    Value o = scoresTimesValues(rewriter, loc, dims, scores, v, dims.seqLen);
+    Value o = matmulAccumulate(rewriter, loc, dims.numBatch, scores, v,
+                               dims.zeros(rewriter, loc, dims.valueDim));
     Value init = op.getInitialState();
     if (init)
       o = addDecayedInitialState(rewriter, loc, dims, q, rowGate, init,
@@ -404,9 +332,7 @@ struct LowerGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
     auto gateMap = [&](AffineExpr pos) {
       return scalarGate ? s.map({pos}) : s.map({pos, d});
     };
-    Value init =
-        buildFilled(b, loc, dims.shape({dims.keyDim, dims.valueDim}),
-                    b.getF32Type(), 0);
+    Value init = dims.zerosState(b, loc);
     if (initialState) {
       LoopSpace s2(b.getContext(), dims.numBatch, {kPar, kPar});
       AffineMap lastMap = scalarGate ? s2.map({getAffineConstantExpr(0, b.getContext())})
@@ -472,13 +398,13 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
     AffineMap rowCol = s2.map({s2[0], s2[1]});
     Value scores = buildElementwiseIndexed(
         rewriter, loc, s2, dots, [&](OpBuilder &b, Location l, Value x) {
-          Value scaled = arith::MulFOp::create(b, l, x, f32Const(b, l, scale));
+          Value scaled = arith::MulFOp::create(b, l, x, f32Constant(b, l, scale));
           if (!causal)
             return scaled;
           Value last = arith::AddIOp::create(b, l, loopIndex(b, l, s2, 0), offset);
           Value visible = isVisible(b, l, loopIndex(b, l, s2, 1), last);
           return arith::SelectOp::create(b, l, visible, scaled,
-                                         f32Const(b, l, negInf))
+                                         f32Constant(b, l, negInf))
               .getResult();
         });
 
@@ -498,14 +424,15 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
         {rowCol, s2.map({s2[0]}), rowCol}, s2.iterators(),
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           Value noKey = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
-                                              args[1], f32Const(b, l, negInf));
-          Value max = arith::SelectOp::create(b, l, noKey, f32Const(b, l, 0.0f),
+                                              args[1], f32Constant(b, l, negInf));
+          Value max = arith::SelectOp::create(b, l, noKey, f32Constant(b, l, 0.0f),
                                               args[1]);
           return math::ExpOp::create(b, l,
                                      arith::SubFOp::create(b, l, args[0], max));
         });
-    Value sums = rowSums(rewriter, loc, dims, probs, dims.seqLen);
-    Value o = scoresTimesValues(rewriter, loc, dims, probs, v, dims.seqLen);
+    Value sums = rowSums(rewriter, loc, dims.numBatch, probs);
+    Value o = matmulAccumulate(rewriter, loc, dims.numBatch, probs, v,
+                               dims.zeros(rewriter, loc, dims.valueDim));
 
     Type elementType = op.getOutput().getType().getElementType();
     Value out = buildGeneric(
@@ -515,7 +442,7 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
                                 elementType),
         {rowCol, s2.map({s2[0]}), rowCol}, s2.iterators(),
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-          Value zero = f32Const(b, l, 0.0f);
+          Value zero = f32Constant(b, l, 0.0f);
           Value positive = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT,
                                                  args[1], zero);
           Value ratio = arith::DivFOp::create(b, l, args[0], args[1]);

@@ -1,0 +1,61 @@
+//===- AttentionBuilders.h - pieces shared by Linea's attention forms -*- C++ -*-===//
+//
+// The reference lowering, the one-shot form and the chunked form are built
+// from the same few contractions over `[B..., rows, cols]` tensors; they live
+// here once. Every builder works in f32.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LINEA_UTILS_ATTENTIONBUILDERS_H
+#define LINEA_UTILS_ATTENTIONBUILDERS_H
+
+#include "linea/Dialect/LineaOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::linea {
+
+Value f32Constant(OpBuilder &b, Location loc, float value);
+
+/// phi(x) elementwise: identity, relu, or elu(x) + 1.
+Value applyFeatureMap(OpBuilder &b, Location loc, Value x, FeatureMap map);
+
+/// `out[B..., i, e] = init[B..., i, e] + sum_t a[B..., i, t] * m[B..., t, e]`.
+Value matmulAccumulate(OpBuilder &b, Location loc, int64_t numBatch, Value a,
+                       Value m, Value init);
+
+/// `out[B..., d, e] = init[B..., d, e] + sum_t a[B..., t, d] * m[B..., t, e]`,
+/// the state update `S += K^T V`.
+Value transposedMatmulAccumulate(OpBuilder &b, Location loc, int64_t numBatch,
+                                 Value a, Value m, Value init);
+
+/// `out[B..., i] = sum_t a[B..., i, t]`.
+Value rowSums(OpBuilder &b, Location loc, int64_t numBatch, Value a);
+
+/// A zero f32 tensor `[B..., rows, cols]` with the batch sizes of `like`.
+Value zerosWithBatchOf(OpBuilder &b, Location loc, Value like, int64_t numBatch,
+                       ArrayRef<OpFoldResult> trailing);
+
+/// `x[..., offset : offset + size, ...]` along `dim`.
+Value sliceAlong(OpBuilder &b, Location loc, Value x, int64_t dim,
+                 OpFoldResult offset, OpFoldResult size);
+
+/// Inserts `source` into `dest` at `offset` along `dim`.
+Value insertAlong(OpBuilder &b, Location loc, Value source, Value dest,
+                  int64_t dim, OpFoldResult offset);
+
+/// `[x, 1]` along the last dim: with it, one contraction yields both the
+/// numerator and the normalizer `phi(q) . z` of `normalize`.
+Value appendOnesColumn(OpBuilder &b, Location loc, Value x);
+
+/// `scale * x[..., :n] / (x[..., n] + 1e-6)` for an `x` built with
+/// appendOnesColumn, truncated to `elementType`.
+Value divideByLastColumn(OpBuilder &b, Location loc, Value x, float scale,
+                         Type elementType);
+
+/// `scale * x`, truncated to `elementType`.
+Value scaleAndCast(OpBuilder &b, Location loc, Value x, float scale,
+                   Type elementType);
+
+} // namespace mlir::linea
+
+#endif // LINEA_UTILS_ATTENTIONBUILDERS_H
