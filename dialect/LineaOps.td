@@ -159,6 +159,10 @@ def Linea_GatedLinearAttentionOp : Linea_Op<"gated_linear_attention",
     bool hasScalarGate() {
       return getGate().getType().getRank() + 1 == getQuery().getType().getRank();
     }
+    /// True when the prefix is the whole sequence, so that every row reads
+    /// the state after the last token: `prefix(L)` with a static `L`, or a
+    /// prefix operand that is the size the query was sliced to.
+    bool prefixCoversSequence();
   }];
 }
 

@@ -38,4 +38,204 @@ def LineaExpandFoldedAttention : Pass<"linea-expand-folded-attention"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def LineaFoldToLoop : Pass<"linea-fold-to-loop"> {
+  let summary = "Rewrite linea.fold into a loop over segments carrying the memory";
+  let description = [{
+    `linea.fold` becomes an `scf.for` over the `L / l` segments. The loop
+    carries the memory `[B..., l, D]` and the output; each iteration builds
+    the window `[M; x_s]` of `2l` rows, runs the body (cloned, so its Linea
+    ops stay open to the other rewrites) and writes `R[l:2l]` to both the
+    output and the memory. Only one window's data is live at a time: peak
+    memory is `O(l * D)` whatever `L` is (plus the input and output).
+
+    ```mlir
+    %y, %m = linea.fold %x, %m0 segment_length = 4 : ... { ... }
+    // becomes
+    %r:2 = scf.for %s = %c0 to %n step %c1 iter_args(%mem = %m0, %out = %empty) {
+      %window = ... [%mem; x[s*4 : s*4+4]] ...
+      ... body ...
+      scf.yield %next, %updated
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def LineaSplitPrefix : Pass<"linea-split-prefix"> {
+  let summary = "Split a PrefixLM op into a bidirectional and a causal part";
+  let description = [{
+    `mask = prefix(j)` becomes a bidirectional op over rows `[0, j)` and a
+    causal op over `[j, L)` seeded with the prefix's final state, so each
+    region can take its own form: the one-shot state for the first, the
+    chunked algorithm for the second. `j` may be static or dynamic.
+
+    For `linear_attention` the first part is `mask = none`. For
+    `gated_linear_attention` it is `mask = prefix(j)` over exactly `j` rows
+    (bidirectional, reading the state after its last row), which
+    `linea-prefix-to-oneshot` recognizes. `normalize` is kept exact by
+    appending a ones column to `v`: the extra state column carries
+    `z = sum phi(k)` across the split and the output is divided at the end.
+
+    ```mlir
+    %o = linea.linear_attention %q, %k, %v mask = prefix(%j) : ...
+    // becomes
+    %o1, %s = linea.linear_attention %q1, %k1, %v1 mask = none : ...     // rows [0, j)
+    %o2 = linea.linear_attention %q2, %k2, %v2 init(%s) mask = causal : ...  // rows [j, L)
+    // and %o1, %o2 inserted into one [B..., L, Dv] tensor
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def LineaPrefixToOneShot : Pass<"linea-prefix-to-oneshot"> {
+  let summary = "Bidirectional regions become the one-shot state: two matmuls";
+  let description = [{
+    A bidirectional `linear_attention` (`mask = none`, or `causal` with
+    `L = 1`, the decode step) becomes `S = S0 + phi(K)^T V` and
+    `O = scale * phi(Q) S`: two contractions and no loop; with `normalize`,
+    `V` gets a ones column so the same two contractions give `phi(q) . z`.
+
+    A gated op whose prefix covers the whole sequence (`prefix(j)` over
+    exactly `j` rows, as `linea-split-prefix` makes it) becomes one matmul
+    too, exactly: with `b = presum(g)`, every row reads
+    `S_{j-1} = diag(exp(b_{j-1})) S0 + sum_t diag(exp(b_{j-1} - b_t)) k_t^T v_t`,
+    so the keys are decayed by `exp(b_{j-1} - b_t) <= 1` and
+    `S_{j-1} = (K .* decay)^T V`. Every exponent is `<= 0`, so nothing
+    overflows for gates down to -20 per step. The data-dependent gate does
+    not force the chunked algorithm on the prefix.
+
+    ```mlir
+    %o = linea.linear_attention %q, %k, %v mask = none : ...
+    // becomes
+    %s = linalg.generic ... ins(%k, %v) ...   // S[d, e] = sum_t k[t, d] v[t, e]
+    %o = linalg.generic ... ins(%q, %s) ...   // O[i, e] = sum_d q[i, d] S[d, e]
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
+def LineaCausalToChunked : Pass<"linea-causal-to-chunked"> {
+  let summary = "Causal regions become the chunked algorithm";
+  let description = [{
+    A causal `linear_attention` or `gated_linear_attention` becomes an
+    `scf.for` over chunks of `C` rows carrying the state `S`:
+    `O_c = Q_c S + tril(Q_c K_c^T) V_c`, then `S += K_c^T V_c`. The last chunk
+    is shorter when `L % C != 0`; `L` may be dynamic. The initial state seeds
+    `S`, the final state is the carried `S` after the loop.
+
+    With gates, decays are taken relative to the chunk start
+    (`b = presum(g_c)` within the chunk): the inter-chunk term uses
+    `exp(b_i)`, the intra-chunk term `exp(b_i - b_t)` for `t <= i`, and the
+    state update `exp(b_last - b_t)` and `exp(b_last)`: every exponent is
+    `<= 0`, so nothing overflows for `g` down to -20.
+
+    `chunk-size = 0` lets the cost model choose (`linea-select-forms` may
+    also have annotated the op with `linea.chunk_size`).
+
+    ```mlir
+    %o = linea.linear_attention %q, %k, %v mask = causal : ...
+    // becomes
+    %r:2 = scf.for %c = %c0 to %L step %C iter_args(%s = %s0, %out = %empty) { ... }
+    ```
+  }];
+  let options = [
+    Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"0",
+           "Rows per chunk (0 = let the cost model choose)">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
+def LineaPresumToScan : Pass<"linea-presum-to-scan"> {
+  let summary = "Presum becomes a blocked two-level scan";
+  let description = [{
+    `linea.presum` along a dim of length `N` becomes three steps over blocks
+    of `block-size` rows: the sum of each block (independent, parallel), an
+    exclusive scan of the `ceil(N / B)` block sums, and a scan inside each
+    block seeded with its offset (independent, parallel). Every flavour
+    (exclusive, reverse, any dim) is kept exactly; the last block is shorter
+    when `N % B != 0`.
+
+    ```mlir
+    %y = linea.presum %x : tensor<1000x64xf32>
+    // becomes: block sums, scan of the sums, per-block scans with offsets
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
+           "Rows per block (0 = about sqrt(N), at least 16)">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def LineaTileAttention : Pass<"linea-tile-attention"> {
+  let summary = "Softmax attention becomes a tiled online softmax (flash style)";
+  let description = [{
+    `linea.attention` becomes a loop over key tiles carrying, per query row,
+    the running max `m`, the running sum `l` and the unnormalized output:
+    for each tile `s = scale * q k_tile^T` (masked), `m' = max(m, rowmax(s))`,
+    `p = exp(s - m')`, `l = exp(m - m') l + rowsum(p)`,
+    `acc = exp(m - m') acc + p v_tile`; finally `o = acc / l`. No
+    `Lq x Lk` matrix is built: the live data is `Lq x tile`.
+
+    ```mlir
+    %o = linea.attention %q, %k, %v mask = causal : ...
+    // becomes an scf.for over key tiles carrying (m, l, acc)
+    ```
+  }];
+  let options = [
+    Option<"tileSize", "tile-size", "int64_t", /*default=*/"64",
+           "Keys per tile">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
+def LineaSelectForms : Pass<"linea-select-forms"> {
+  let summary = "Choose each op's form and chunk size with the cost model";
+  let description = [{
+    Runs the cost model (`linea/Analysis/CostModel.h`) on every attention op
+    and records its choice as `linea.form` (`oneshot`, `chunked`,
+    `quadratic`) and `linea.chunk_size`, which the rewrites obey. The model
+    weighs, from the static dims and the target, the FLOPs and bytes of
+    the recurrent/one-shot form, the quadratic masked form and the chunked
+    form at each candidate chunk size. With `explain`, it emits a remark per
+    op with the choice and every alternative's estimate.
+
+    ```mlir
+    %o = linea.linear_attention %q, %k, %v mask = causal : ...
+    // becomes (with explain: remark "chunked, chunk 64: ...")
+    %o = linea.linear_attention %q, %k, %v mask = causal
+        {linea.chunk_size = 64 : i64, linea.form = "chunked"} : ...
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "cpu or gpu: the machine the costs are weighed for">,
+    Option<"form", "form", "std::string", /*default=*/"\"auto\"",
+           "auto, or force oneshot, chunked or quadratic where legal">,
+    Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"0",
+           "Force this chunk size (0 = choose)">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Emit a remark per op with the choice and the alternatives">
+  ];
+}
+
 #endif // LINEA_TRANSFORMS_PASSES_TD

@@ -8,6 +8,7 @@
 #include "linea/Dialect/LineaOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -367,6 +368,20 @@ LogicalResult GatedLinearAttentionOp::verify() {
   if (!hasScalarGate())
     return checkDim(*this, g, rank - 1, q, rank - 1, "feature dim (Dk)");
   return success();
+}
+
+bool GatedLinearAttentionOp::prefixCoversSequence() {
+  if (getMask() != Mask::prefix)
+    return false;
+  RankedTensorType queryType = getQuery().getType();
+  int64_t seq = seqDim(queryType);
+  if (std::optional<int64_t> length = getPrefixLength())
+    return queryType.getDimSize(seq) == *length;
+  auto slice = getQuery().getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice)
+    return false;
+  OpFoldResult size = slice.getMixedSizes()[seq];
+  return llvm::dyn_cast_if_present<Value>(size) == getPrefixIndex();
 }
 
 void GatedLinearAttentionOp::getCanonicalizationPatterns(

@@ -16,9 +16,25 @@
 
 using namespace mlir;
 
-void mlir::linea::buildOptimizePipeline(OpPassManager &pm) {
+void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
+                                        const OptimizeOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLineaExpandFoldedAttention());
+  pm.addPass(createLineaFoldToLoop());
+  pm.addPass(createLineaSplitPrefix());
+  pm.addPass(createCanonicalizerPass());
+  LineaSelectFormsOptions select;
+  select.target = options.target;
+  select.form = options.form;
+  select.chunkSize = options.chunkSize;
+  select.explain = options.explain;
+  pm.addPass(createLineaSelectForms(select));
+  pm.addPass(createLineaPrefixToOneShot());
+  pm.addPass(createLineaCausalToChunked());
+  pm.addPass(createLineaTileAttention());
+  pm.addPass(createLineaPresumToScan());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
 void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm) {
@@ -52,10 +68,13 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm) {
 }
 
 void mlir::linea::registerPipelines() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<OptimizeOptions>(
       "linea-optimize",
-      "Linea's optimizing pipeline: canonicalize, expand folded_attention",
-      buildOptimizePipeline);
+      "Linea's optimizing pipeline: fold loops, prefix splitting, cost-model "
+      "form selection, one-shot, chunked, tiled and blocked-scan forms",
+      [](OpPassManager &pm, const OptimizeOptions &options) {
+        buildOptimizePipeline(pm, options);
+      });
   PassPipelineRegistration<>(
       "linea-lower-to-cpu",
       "Lower every Linea op (reference forms) and the upstream dialects to "

@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -128,8 +129,13 @@ Value mlir::linea::divideByLastColumn(OpBuilder &b, Location loc, Value x,
   lastColumn.push_back(getAffineConstantExpr(width, ctx));
   AffineMap denominatorMap = AffineMap::get(rank, 0, lastColumn, ctx);
   SmallVector<utils::IteratorType> iterators(rank, kPar);
+  // The numerator is the slice without the last column, so that the loop
+  // bounds come out as `width` for every operand.
+  Value numerator =
+      sliceAlong(b, loc, x, rank - 1, b.getIndexAttr(0), b.getIndexAttr(width));
   return buildGeneric(
-      b, loc, {x, x}, init, {identity, denominatorMap, identity}, iterators,
+      b, loc, {numerator, x}, init, {identity, denominatorMap, identity},
+      iterators,
       [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
         Value den =
             arith::AddFOp::create(nb, l, args[1], f32Constant(nb, l, 1e-6f));
@@ -153,4 +159,178 @@ Value mlir::linea::scaleAndCast(OpBuilder &b, Location loc, Value x,
           y = arith::TruncFOp::create(nb, l, elementType, y);
         return y;
       });
+}
+
+static Value indexAt(OpBuilder &b, Location loc, const LoopSpace &s,
+                     unsigned k) {
+  return linalg::IndexOp::create(b, loc, s.position(k));
+}
+
+Value mlir::linea::maskedScores(OpBuilder &b, Location loc, int64_t numBatch,
+                                Value q, Value k, VisibleFn visible) {
+  LoopSpace s(b.getContext(), numBatch, {kPar, kPar, kRed});
+  AffineExpr i = s[0], t = s[1], d = s[2];
+  Value init = zerosWithBatchOf(
+      b, loc, q, numBatch,
+      {tensor::getMixedSize(b, loc, q, numBatch),
+       tensor::getMixedSize(b, loc, k, numBatch)});
+  return buildGeneric(
+      b, loc, {q, k}, init, {s.map({i, d}), s.map({t, d}), s.map({i, t})},
+      s.iterators(), [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value seen = visible(nb, l, indexAt(nb, l, s, 0), indexAt(nb, l, s, 1));
+        Value prod = arith::MulFOp::create(nb, l, args[0], args[1]);
+        Value masked = arith::SelectOp::create(nb, l, seen, prod,
+                                               f32Constant(nb, l, 0.0f));
+        return arith::AddFOp::create(nb, l, args[2], masked);
+      });
+}
+
+Value mlir::linea::decayedScores(OpBuilder &b, Location loc, int64_t numBatch,
+                                 Value q, Value k, Value rowLog, Value colLog,
+                                 bool scalarGate, VisibleFn visible) {
+  LoopSpace s(b.getContext(), numBatch, {kPar, kPar, kRed});
+  AffineExpr i = s[0], t = s[1], d = s[2];
+  auto logMap = [&](AffineExpr pos) {
+    return scalarGate ? s.map({pos}) : s.map({pos, d});
+  };
+  Value init = zerosWithBatchOf(
+      b, loc, q, numBatch,
+      {tensor::getMixedSize(b, loc, q, numBatch),
+       tensor::getMixedSize(b, loc, k, numBatch)});
+  return buildGeneric(
+      b, loc, {q, k, rowLog, colLog}, init,
+      {s.map({i, d}), s.map({t, d}), logMap(i), logMap(t), s.map({i, t})},
+      s.iterators(), [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value seen = visible(nb, l, indexAt(nb, l, s, 0), indexAt(nb, l, s, 1));
+        Value zero = f32Constant(nb, l, 0.0f);
+        // Invisible pairs may have a positive exponent: replace it by 0
+        // before exp so nothing overflows.
+        Value diff = arith::SubFOp::create(nb, l, args[2], args[3]);
+        Value decay = math::ExpOp::create(
+            nb, l, arith::SelectOp::create(nb, l, seen, diff, zero));
+        Value prod = arith::MulFOp::create(
+            nb, l, arith::MulFOp::create(nb, l, args[0], args[1]), decay);
+        Value masked = arith::SelectOp::create(nb, l, seen, prod, zero);
+        return arith::AddFOp::create(nb, l, args[4], masked);
+      });
+}
+
+Value mlir::linea::decayedQueryTimesState(OpBuilder &b, Location loc,
+                                          int64_t numBatch, Value q,
+                                          Value rowLog, Value state,
+                                          bool scalarGate, Value init) {
+  LoopSpace s(b.getContext(), numBatch, {kPar, kPar, kRed});
+  AffineExpr i = s[0], e = s[1], d = s[2];
+  AffineMap logMap = scalarGate ? s.map({i}) : s.map({i, d});
+  return buildGeneric(
+      b, loc, {q, rowLog, state}, init,
+      {s.map({i, d}), logMap, s.map({d, e}), s.map({i, e})}, s.iterators(),
+      [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value decayed = arith::MulFOp::create(
+            nb, l, args[0], math::ExpOp::create(nb, l, args[1]));
+        Value prod = arith::MulFOp::create(nb, l, decayed, args[2]);
+        return arith::AddFOp::create(nb, l, args[3], prod);
+      });
+}
+
+Value mlir::linea::decayRows(OpBuilder &b, Location loc, int64_t numBatch,
+                             Value x, Value log, bool scalarGate) {
+  LoopSpace s(b.getContext(), numBatch, {kPar, kPar});
+  AffineExpr t = s[0], d = s[1];
+  AffineMap logMap = scalarGate ? s.map({t}) : s.map({t, d});
+  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, x),
+                                       b.getF32Type());
+  return buildGeneric(
+      b, loc, {x, log}, init, {s.map({t, d}), logMap, s.map({t, d})},
+      s.iterators(), [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        return arith::MulFOp::create(nb, l, args[0],
+                                     math::ExpOp::create(nb, l, args[1]));
+      });
+}
+
+Value mlir::linea::decayState(OpBuilder &b, Location loc, int64_t numBatch,
+                              Value state, Value log, bool scalarGate) {
+  LoopSpace s(b.getContext(), numBatch, {kPar, kPar});
+  AffineExpr d = s[0], e = s[1];
+  AffineMap logMap = scalarGate ? s.map({}) : s.map({d});
+  return buildGeneric(
+      b, loc, log, state, {logMap, s.map({d, e})}, s.iterators(),
+      [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        return arith::MulFOp::create(nb, l, args[1],
+                                     math::ExpOp::create(nb, l, args[0]));
+      });
+}
+
+Value mlir::linea::sumOverSequence(OpBuilder &b, Location loc,
+                                   int64_t numBatch, Value g, bool scalarGate) {
+  SmallVector<utils::IteratorType> extra{kRed};
+  if (!scalarGate)
+    extra.push_back(kPar);
+  LoopSpace s(b.getContext(), numBatch, extra);
+  SmallVector<OpFoldResult> trailing;
+  if (!scalarGate)
+    trailing.push_back(tensor::getMixedSize(b, loc, g, numBatch + 1));
+  Value init = zerosWithBatchOf(b, loc, g, numBatch, trailing);
+  AffineMap in = scalarGate ? s.map({s[0]}) : s.map({s[0], s[1]});
+  AffineMap out = scalarGate ? s.map({}) : s.map({s[1]});
+  return buildGeneric(b, loc, g, init, {in, out}, s.iterators(),
+                      [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                        return arith::AddFOp::create(nb, l, args[1], args[0]);
+                      });
+}
+
+/// `running += slice`, written into `running`.
+static Value accumulateInto(OpBuilder &b, Location loc, Value slice,
+                            Value running) {
+  auto type = cast<RankedTensorType>(slice.getType());
+  AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> iterators(type.getRank(), kPar);
+  return buildGeneric(b, loc, slice, running, {identity, identity}, iterators,
+                      [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                        return arith::AddFOp::create(nb, l, args[1], args[0]);
+                      });
+}
+
+Value mlir::linea::buildSequentialScan(OpBuilder &b, Location loc, Value x,
+                                       int64_t dim, bool exclusive,
+                                       bool reverse, Value seed) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> sliceSizes = tensor::getMixedSizes(b, loc, x);
+  Value length = getValueOrCreateConstantIndexOp(b, loc, sliceSizes[dim]);
+  sliceSizes[dim] = b.getIndexAttr(1);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  Value running = buildFilled(b, loc, sliceSizes, type.getElementType(), 0);
+  // The seed is copied: the loop updates its running sum in place.
+  if (seed)
+    running = accumulateInto(b, loc, seed, running);
+  Value result = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, x), type.getElementType());
+
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(
+      b, loc, zero, length, one, ValueRange{running, result},
+      [&](OpBuilder &nb, Location l, Value iv, ValueRange carried) {
+        Value pos = iv;
+        if (reverse)
+          pos = arith::SubIOp::create(
+              nb, l, arith::SubIOp::create(nb, l, length, one), iv);
+        SmallVector<OpFoldResult> offsets(rank, nb.getIndexAttr(0));
+        offsets[dim] = pos;
+        Value slice = tensor::ExtractSliceOp::create(nb, l, x, offsets,
+                                                     sliceSizes, strides);
+        // The running sum is updated in place, so the exclusive variant
+        // stores it before adding.
+        auto store = [&](Value value) -> Value {
+          return tensor::InsertSliceOp::create(nb, l, value, carried[1],
+                                               offsets, sliceSizes, strides);
+        };
+        Value updated = exclusive ? store(carried[0]) : Value();
+        Value sum = accumulateInto(nb, l, slice, carried[0]);
+        if (!exclusive)
+          updated = store(sum);
+        scf::YieldOp::create(nb, l, ValueRange{sum, updated});
+      });
+  return loop.getResult(1);
 }

@@ -4,12 +4,32 @@
 #define LINEA_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
 
 namespace mlir::linea {
 
-/// linea-optimize: the optimizing pipeline (today: canonicalization and the
-/// folded_attention expansion; the cost-model driven rewrites join it).
-void buildOptimizePipeline(OpPassManager &pm);
+struct OptimizeOptions : public PassPipelineOptions<OptimizeOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("cpu or gpu: what the cost model "
+                                            "weighs for"),
+                             llvm::cl::init("cpu")};
+  Option<std::string> form{
+      *this, "form",
+      llvm::cl::desc("auto, or force oneshot, chunked or quadratic"),
+      llvm::cl::init("auto")};
+  Option<int64_t> chunkSize{*this, "chunk-size",
+                            llvm::cl::desc("Force a chunk size (0 = choose)"),
+                            llvm::cl::init(0)};
+  Option<bool> explain{*this, "explain",
+                       llvm::cl::desc("Remark on every form choice"),
+                       llvm::cl::init(false)};
+};
+
+/// linea-optimize: fold to loops, split prefixes, choose forms with the cost
+/// model, and rewrite each region into its form (one-shot, chunked, tiled
+/// online softmax, blocked scan).
+void buildOptimizePipeline(OpPassManager &pm,
+                           const OptimizeOptions &options = OptimizeOptions());
 
 /// linea-lower-to-cpu: every Linea op through the reference lowering, one-shot
 /// bufferization and the upstream conversions to the LLVM dialect.

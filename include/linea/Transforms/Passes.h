@@ -5,6 +5,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 
@@ -17,6 +19,21 @@ namespace linea {
 
 /// folded_attention -> fold + attention.
 void populateExpandFoldedAttentionPatterns(RewritePatternSet &patterns);
+/// fold -> scf.for over segments.
+void populateFoldToLoopPatterns(RewritePatternSet &patterns);
+/// prefix(j) -> bidirectional part + causal part.
+void populateSplitPrefixPatterns(RewritePatternSet &patterns);
+/// Bidirectional regions -> one-shot state contractions.
+void populatePrefixToOneShotPatterns(RewritePatternSet &patterns);
+/// Causal regions -> chunked loops; `chunkSize` 0 asks the cost model.
+void populateCausalToChunkedPatterns(RewritePatternSet &patterns,
+                                     int64_t chunkSize);
+/// presum -> blocked two-level scan; `blockSize` 0 chooses.
+void populatePresumToScanPatterns(RewritePatternSet &patterns,
+                                  int64_t blockSize);
+/// attention -> tiled online softmax.
+void populateTileAttentionPatterns(RewritePatternSet &patterns,
+                                   int64_t tileSize);
 
 #define GEN_PASS_REGISTRATION
 #include "linea/Transforms/Passes.h.inc"

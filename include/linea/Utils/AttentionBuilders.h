@@ -58,4 +58,47 @@ Value scaleAndCast(OpBuilder &b, Location loc, Value x, float scale,
 
 } // namespace mlir::linea
 
+
+namespace mlir::linea {
+
+/// Inside a linalg.generic body: is key column `col` visible from query `row`?
+using VisibleFn =
+    function_ref<Value(OpBuilder &, Location, Value row, Value col)>;
+
+/// `a[B..., i, t] = [visible(i, t)] * sum_d q[i, d] * k[t, d]`.
+Value maskedScores(OpBuilder &b, Location loc, int64_t numBatch, Value q,
+                   Value k, VisibleFn visible);
+
+/// `a[B..., i, t] = [visible] * sum_d q[i, d] k[t, d] exp(rowLog[i, d] -
+/// colLog[t, d])` (no `d` in the logs for a scalar gate). The exponent is
+/// only taken where visible, where the caller guarantees it is `<= 0`.
+Value decayedScores(OpBuilder &b, Location loc, int64_t numBatch, Value q,
+                    Value k, Value rowLog, Value colLog, bool scalarGate,
+                    VisibleFn visible);
+
+/// `init[i, e] + sum_d q[i, d] exp(rowLog[i, d]) s[d, e]`.
+Value decayedQueryTimesState(OpBuilder &b, Location loc, int64_t numBatch,
+                             Value q, Value rowLog, Value state,
+                             bool scalarGate, Value init);
+
+/// `x[B..., t, d] * exp(log[B..., t, d])` (or `log[B..., t]`).
+Value decayRows(OpBuilder &b, Location loc, int64_t numBatch, Value x,
+                Value log, bool scalarGate);
+
+/// `s[B..., d, e] * exp(log[B..., d])` (or `log[B...]`), written into `s`.
+Value decayState(OpBuilder &b, Location loc, int64_t numBatch, Value s,
+                 Value log, bool scalarGate);
+
+/// `sum_t g[B..., t, (d)]`: `[B..., Dk]`, or `[B...]` for a scalar gate.
+Value sumOverSequence(OpBuilder &b, Location loc, int64_t numBatch, Value g,
+                      bool scalarGate);
+
+/// A sequential scan of `x` (f32) along `dim`: presum's definition. `seed`
+/// (shaped like one slice of `x`, size 1 along `dim`) starts the running
+/// sum; null means zero.
+Value buildSequentialScan(OpBuilder &b, Location loc, Value x, int64_t dim,
+                          bool exclusive, bool reverse, Value seed);
+
+} // namespace mlir::linea
+
 #endif // LINEA_UTILS_ATTENTIONBUILDERS_H

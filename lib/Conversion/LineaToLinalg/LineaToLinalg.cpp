@@ -20,7 +20,6 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -128,7 +127,8 @@ Value finishOutput(OpBuilder &b, Location loc, const AttentionDims &dims,
   return buildGeneric(
       b, loc, inputs, init, maps, s.iterators(),
       [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        Value x = arith::MulFOp::create(nb, l, args[0], f32Constant(nb, l, scale));
+        Value x =
+            arith::MulFOp::create(nb, l, args[0], f32Constant(nb, l, scale));
         if (denominator) {
           Value den =
               arith::AddFOp::create(nb, l, args[1], f32Constant(nb, l, 1e-6f));
@@ -151,8 +151,10 @@ struct LowerLinearAttention : OpRewritePattern<LinearAttentionOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     FeatureMap map = op.getFeatureMap();
-    Value q = applyFeatureMap(rewriter, loc, castToF32(rewriter, loc, op.getQuery()), map);
-    Value k = applyFeatureMap(rewriter, loc, castToF32(rewriter, loc, op.getKey()), map);
+    Value q = applyFeatureMap(rewriter, loc,
+                              castToF32(rewriter, loc, op.getQuery()), map);
+    Value k = applyFeatureMap(rewriter, loc,
+                              castToF32(rewriter, loc, op.getKey()), map);
     Value v = castToF32(rewriter, loc, op.getValue());
     AttentionDims dims(rewriter, loc, q, v);
     Value seqLen = getValueOrCreateConstantIndexOp(rewriter, loc, dims.seqLen);
@@ -160,23 +162,12 @@ struct LowerLinearAttention : OpRewritePattern<LinearAttentionOp> {
                                      op.getPrefixIndex());
 
     // a[i, t] = [t <= p(i)] * phi(q_i) . phi(k_t)
-    LoopSpace s(getContext(), dims.numBatch, {kPar, kPar, kRed});
-    AffineExpr i = s[0], t = s[1], d = s[2];
-    Value zeros = buildFilled(rewriter, loc, dims.shape({dims.seqLen, dims.seqLen}),
-                              rewriter.getF32Type(), 0);
-    Value scores = buildGeneric(
-        rewriter, loc, {q, k}, zeros,
-        {s.map({i, d}), s.map({t, d}), s.map({i, t})}, s.iterators(),
-        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-          Value last = lastVisibleKey(b, l, op.getMask(), loopIndex(b, l, s, 0),
-                                      prefix, seqLen);
-          Value visible = isVisible(b, l, loopIndex(b, l, s, 1), last);
-          Value prod = arith::MulFOp::create(b, l, args[0], args[1]);
-          Value masked = arith::SelectOp::create(b, l, visible, prod,
-                                                 f32Constant(b, l, 0.0f));
-          return arith::AddFOp::create(b, l, args[2], masked);
+    Value scores = maskedScores(
+        rewriter, loc, dims.numBatch, q, k,
+        [&](OpBuilder &b, Location l, Value row, Value col) {
+          return isVisible(
+              b, l, col, lastVisibleKey(b, l, op.getMask(), row, prefix, seqLen));
         });
-
     Value o = matmulAccumulate(rewriter, loc, dims.numBatch, scores, v,
                                dims.zeros(rewriter, loc, dims.valueDim));
     Value init = op.getInitialState();
@@ -212,63 +203,48 @@ struct LowerGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
     Value q = castToF32(rewriter, loc, op.getQuery());
     Value k = castToF32(rewriter, loc, op.getKey());
     Value v = castToF32(rewriter, loc, op.getValue());
+    Value g = castToF32(rewriter, loc, op.getGate());
     AttentionDims dims(rewriter, loc, q, v);
     bool scalarGate = op.hasScalarGate();
     Value prefix = prefixLengthValue(rewriter, loc, op.getPrefixLength(),
                                      op.getPrefixIndex());
 
-    // b = presum(g): the log of the decay from the start to each position.
-    Value g = castToF32(rewriter, loc, op.getGate());
-    Value cumGate = PresumOp::create(rewriter, loc, g.getType(), g,
-                                     rewriter.getI64IntegerAttr(dims.numBatch),
-                                     UnitAttr(), UnitAttr());
-    // bRow[i] = b[p(i)]: the log-decay of the state row i reads.
+    // b = presum(g): the log of the decay from the start to each position;
+    // row i reads the state after p(i), so its log-decay is b[p(i)].
+    Value cumGate = createPresum(rewriter, loc, g, dims.numBatch, false);
     Value rowGate = cumGate;
     if (op.getMask() == Mask::prefix)
       rowGate = gatherRowGate(rewriter, loc, dims.numBatch, cumGate, prefix);
 
-    // a[i, t] = [t <= p(i)] * sum_d q[i,d] k[t,d] exp(bRow[i,d] - b[t,d])
-    LoopSpace s(getContext(), dims.numBatch, {kPar, kPar, kRed});
-    AffineExpr i = s[0], t = s[1], d = s[2];
-    auto gateMap = [&](AffineExpr pos) {
-      return scalarGate ? s.map({pos}) : s.map({pos, d});
-    };
-    Value zeros = buildFilled(rewriter, loc, dims.shape({dims.seqLen, dims.seqLen}),
-                              rewriter.getF32Type(), 0);
-    Value scores = buildGeneric(
-        rewriter, loc, {q, k, rowGate, cumGate}, zeros,
-        {s.map({i, d}), s.map({t, d}), gateMap(i), gateMap(t), s.map({i, t})},
-        s.iterators(), [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-          Value last = lastVisibleKey(b, l, op.getMask(), loopIndex(b, l, s, 0),
-                                      prefix, Value());
-          Value visible = isVisible(b, l, loopIndex(b, l, s, 1), last);
-          // Only visible pairs have a non-positive exponent; the others are
-          // replaced by 0 before exp so nothing overflows.
-          Value diff = arith::SubFOp::create(b, l, args[2], args[3]);
-          Value zero = f32Constant(b, l, 0.0f);
-          Value decay = math::ExpOp::create(
-              b, l, arith::SelectOp::create(b, l, visible, diff, zero));
-          Value prod = arith::MulFOp::create(
-              b, l, arith::MulFOp::create(b, l, args[0], args[1]), decay);
-          Value masked = arith::SelectOp::create(b, l, visible, prod, zero);
-          return arith::AddFOp::create(b, l, args[4], masked);
+    // a[i, t] = [t <= p(i)] * sum_d q[i,d] k[t,d] exp(b[p(i),d] - b[t,d])
+    Value scores = decayedScores(
+        rewriter, loc, dims.numBatch, q, k, rowGate, cumGate, scalarGate,
+        [&](OpBuilder &b, Location l, Value row, Value col) {
+          return isVisible(
+              b, l, col, lastVisibleKey(b, l, op.getMask(), row, prefix, {}));
         });
-
     Value o = matmulAccumulate(rewriter, loc, dims.numBatch, scores, v,
                                dims.zeros(rewriter, loc, dims.valueDim));
     Value init = op.getInitialState();
     if (init)
-      o = addDecayedInitialState(rewriter, loc, dims, q, rowGate, init,
-                                 scalarGate, o);
+      o = decayedQueryTimesState(rewriter, loc, dims.numBatch, q, rowGate,
+                                 init, scalarGate, o);
     Value out = finishOutput(rewriter, loc, dims, o, Value(),
                              op.getScale().convertToFloat(),
                              op.getOutput().getType().getElementType());
     SmallVector<Value> results{out};
     if (op.getFinalState())
-      results.push_back(finalState(rewriter, loc, dims, k, v, cumGate, init,
-                                   scalarGate));
+      results.push_back(
+          finalState(rewriter, loc, dims, k, v, g, init, scalarGate));
     rewriter.replaceOp(op, results);
     return success();
+  }
+
+  static Value createPresum(OpBuilder &b, Location loc, Value g,
+                            int64_t seq, bool suffix) {
+    UnitAttr flag = suffix ? b.getUnitAttr() : UnitAttr();
+    return PresumOp::create(b, loc, g.getType(), g, b.getI64IntegerAttr(seq),
+                            /*exclusive=*/flag, /*reverse=*/flag);
   }
 
   /// bRow[..., i, (d)] = b[..., max(i, j - 1), (d)].
@@ -286,76 +262,27 @@ struct LowerGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
           for (int64_t dim = 0; dim < type.getRank(); ++dim)
             indices.push_back(linalg::IndexOp::create(nb, l, dim));
           indices[numBatch] = lastVisibleKey(nb, l, Mask::prefix,
-                                             indices[numBatch], prefix, Value());
+                                             indices[numBatch], prefix, {});
           return tensor::ExtractOp::create(nb, l, cumGate, indices);
         });
   }
 
-  /// `o[i, e] += sum_d q[i, d] exp(bRow[i, d]) s0[d, e]`.
-  static Value addDecayedInitialState(OpBuilder &b, Location loc,
-                                      const AttentionDims &dims, Value q,
-                                      Value rowGate, Value state,
-                                      bool scalarGate, Value o) {
-    LoopSpace s(b.getContext(), dims.numBatch, {kPar, kPar, kRed});
-    AffineExpr i = s[0], e = s[1], d = s[2];
-    AffineMap gateMap = scalarGate ? s.map({i}) : s.map({i, d});
-    return buildGeneric(
-        b, loc, {q, rowGate, state}, o,
-        {s.map({i, d}), gateMap, s.map({d, e}), s.map({i, e})}, s.iterators(),
-        [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-          Value decayed = arith::MulFOp::create(
-              nb, l, args[0], math::ExpOp::create(nb, l, args[1]));
-          Value prod = arith::MulFOp::create(nb, l, decayed, args[2]);
-          return arith::AddFOp::create(nb, l, args[3], prod);
-        });
-  }
-
-  /// S_{L-1}[d, e] = exp(bLast[d]) s0[d, e]
-  ///               + sum_t exp(bLast[d] - b[t, d]) k[t, d] v[t, e].
+  /// S_{L-1} = diag(exp(sum_t g_t)) s0 + sum_t diag(exp(sum_{s>t} g_s)) k_t^T v_t:
+  /// the suffix sums are b_{L-1} - b_t without indexing b_{L-1}, so L = 0
+  /// is fine too.
   static Value finalState(OpBuilder &b, Location loc, const AttentionDims &dims,
-                          Value k, Value v, Value cumGate, Value initialState,
+                          Value k, Value v, Value g, Value initialState,
                           bool scalarGate) {
-    auto gateType = cast<RankedTensorType>(cumGate.getType());
-    SmallVector<OpFoldResult> offsets(gateType.getRank(), b.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, cumGate);
-    SmallVector<OpFoldResult> strides(gateType.getRank(), b.getIndexAttr(1));
-    Value seqLen = getValueOrCreateConstantIndexOp(b, loc, dims.seqLen);
-    offsets[dims.numBatch] =
-        arith::SubIOp::create(b, loc, seqLen, indexConst(b, loc, 1)).getResult();
-    sizes[dims.numBatch] = b.getIndexAttr(1);
-    Value lastGate = tensor::ExtractSliceOp::create(b, loc, cumGate, offsets,
-                                                    sizes, strides);
-
-    LoopSpace s(b.getContext(), dims.numBatch, {kPar, kPar, kRed});
-    AffineExpr d = s[0], e = s[1], t = s[2];
-    AffineExpr first = getAffineConstantExpr(0, b.getContext());
-    auto gateMap = [&](AffineExpr pos) {
-      return scalarGate ? s.map({pos}) : s.map({pos, d});
-    };
-    Value init = dims.zerosState(b, loc);
+    Value state = dims.zerosState(b, loc);
     if (initialState) {
-      LoopSpace s2(b.getContext(), dims.numBatch, {kPar, kPar});
-      AffineMap lastMap = scalarGate ? s2.map({getAffineConstantExpr(0, b.getContext())})
-                                     : s2.map({getAffineConstantExpr(0, b.getContext()), s2[0]});
-      init = buildGeneric(
-          b, loc, {lastGate, initialState}, init,
-          {lastMap, s2.map({s2[0], s2[1]}), s2.map({s2[0], s2[1]})},
-          s2.iterators(), [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-            return arith::MulFOp::create(nb, l, math::ExpOp::create(nb, l, args[0]),
-                                         args[1]);
-          });
+      state = linalg::CopyOp::create(b, loc, initialState, state).getResult(0);
+      Value total = sumOverSequence(b, loc, dims.numBatch, g, scalarGate);
+      state = decayState(b, loc, dims.numBatch, state, total, scalarGate);
     }
-    return buildGeneric(
-        b, loc, {k, v, cumGate, lastGate}, init,
-        {s.map({t, d}), s.map({t, e}), gateMap(t), gateMap(first),
-         s.map({d, e})},
-        s.iterators(), [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-          Value diff = arith::SubFOp::create(nb, l, args[3], args[2]);
-          Value prod = arith::MulFOp::create(nb, l, args[0], args[1]);
-          prod = arith::MulFOp::create(nb, l, prod,
-                                       math::ExpOp::create(nb, l, diff));
-          return arith::AddFOp::create(nb, l, args[4], prod);
-        });
+    Value suffix = createPresum(b, loc, g, dims.numBatch, true);
+    Value decayedKeys = decayRows(b, loc, dims.numBatch, k, suffix, scalarGate);
+    return transposedMatmulAccumulate(b, loc, dims.numBatch, decayedKeys, v,
+                                      state);
   }
 };
 
@@ -482,138 +409,10 @@ struct LowerPresum : OpRewritePattern<PresumOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value x = castToF32(rewriter, loc, op.getInput());
-    auto type = cast<RankedTensorType>(x.getType());
-    int64_t dim = op.getScanDim();
-    int64_t rank = type.getRank();
-    bool exclusive = op.getExclusive(), reverse = op.getReverse();
-
-    SmallVector<OpFoldResult> sliceSizes = tensor::getMixedSizes(rewriter, loc, x);
-    Value length = getValueOrCreateConstantIndexOp(rewriter, loc, sliceSizes[dim]);
-    sliceSizes[dim] = rewriter.getIndexAttr(1);
-    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-    Value running = buildFilled(rewriter, loc, sliceSizes, type.getElementType(), 0);
-    Value result = tensor::EmptyOp::create(
-        rewriter, loc, tensor::getMixedSizes(rewriter, loc, x),
-        type.getElementType());
-
-    Value zero = indexConst(rewriter, loc, 0), one = indexConst(rewriter, loc, 1);
-    auto loop = scf::ForOp::create(
-        rewriter, loc, zero, length, one, ValueRange{running, result},
-        [&](OpBuilder &b, Location l, Value iv, ValueRange carried) {
-          Value pos = iv;
-          if (reverse)
-            pos = arith::SubIOp::create(
-                b, l, arith::SubIOp::create(b, l, length, one), iv);
-          SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-          offsets[dim] = pos;
-          Value slice = tensor::ExtractSliceOp::create(b, l, x, offsets,
-                                                       sliceSizes, strides);
-          // The running sum is updated in place, so the exclusive variant
-          // stores it before adding.
-          auto store = [&](Value value) -> Value {
-            return tensor::InsertSliceOp::create(b, l, value, carried[1],
-                                                 offsets, sliceSizes, strides);
-          };
-          Value updated = exclusive ? store(carried[0]) : Value();
-          Value sum = accumulate(b, l, slice, carried[0]);
-          if (!exclusive)
-            updated = store(sum);
-          scf::YieldOp::create(b, l, ValueRange{sum, updated});
-        });
-    rewriter.replaceOp(op, castFromF32(rewriter, loc, loop.getResult(1),
+    Value scan = buildSequentialScan(rewriter, loc, x, op.getScanDim(),
+                                     op.getExclusive(), op.getReverse(), {});
+    rewriter.replaceOp(op, castFromF32(rewriter, loc, scan,
                                        op.getOutput().getType().getElementType()));
-    return success();
-  }
-
-  /// `running += slice`, written into `running`.
-  static Value accumulate(OpBuilder &b, Location loc, Value slice,
-                          Value running) {
-    auto type = cast<RankedTensorType>(slice.getType());
-    AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
-    SmallVector<utils::IteratorType> iterators(type.getRank(), kPar);
-    return buildGeneric(b, loc, slice, running, {identity, identity},
-                        iterators,
-                        [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-                          return arith::AddFOp::create(nb, l, args[1], args[0]);
-                        });
-  }
-};
-
-//===----------------------------------------------------------------------===//
-// linea.fold: a loop over segments carrying the memory
-//===----------------------------------------------------------------------===//
-
-struct LowerFold : OpRewritePattern<FoldOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(FoldOp op,
-                                PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value x = op.getInput();
-    auto type = op.getInput().getType();
-    int64_t seq = seqDim(type), rank = type.getRank();
-    int64_t segment = op.getSegmentLength();
-    Block &body = op.getBody().front();
-    Value window = body.getArgument(0);
-    auto windowType = cast<RankedTensorType>(window.getType());
-
-    SmallVector<OpFoldResult> xSizes = tensor::getMixedSizes(rewriter, loc, x);
-    Value seqLen = getValueOrCreateConstantIndexOp(rewriter, loc, xSizes[seq]);
-    Value segLen = indexConst(rewriter, loc, segment);
-    Value numSegments = arith::DivUIOp::create(rewriter, loc, seqLen, segLen);
-    Value output = tensor::EmptyOp::create(rewriter, loc, xSizes,
-                                           type.getElementType());
-    SmallVector<OpFoldResult> segSizes(xSizes);
-    segSizes[seq] = rewriter.getIndexAttr(segment);
-    SmallVector<OpFoldResult> windowSizes(xSizes);
-    windowSizes[seq] = rewriter.getIndexAttr(2 * segment);
-    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-    auto offsetsAt = [&](OpFoldResult seqOffset) {
-      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
-      offsets[seq] = seqOffset;
-      return offsets;
-    };
-    auto yield = cast<YieldOp>(body.getTerminator());
-
-    Value zero = indexConst(rewriter, loc, 0), one = indexConst(rewriter, loc, 1);
-    auto loop = scf::ForOp::create(
-        rewriter, loc, zero, numSegments, one,
-        ValueRange{op.getMemory(), output},
-        [&](OpBuilder &b, Location l, Value iv, ValueRange carried) {
-          Value start = arith::MulIOp::create(b, l, iv, segLen);
-          Value current = tensor::ExtractSliceOp::create(
-              b, l, x, offsetsAt(start), segSizes, strides);
-          // W = concat(M, x[s*l : (s+1)*l]) along the sequence.
-          Value w = tensor::EmptyOp::create(b, l, windowSizes,
-                                            windowType.getElementType());
-          w = tensor::InsertSliceOp::create(
-              b, l, carried[0], w, offsetsAt(b.getIndexAttr(0)),
-              tensor::getMixedSizes(b, l, carried[0]), strides);
-          w = tensor::InsertSliceOp::create(
-              b, l, current, w, offsetsAt(b.getIndexAttr(segment)),
-              tensor::getMixedSizes(b, l, current), strides);
-          IRMapping mapping;
-          mapping.map(window, w);
-          for (Operation &nested : body.without_terminator())
-            b.clone(nested, mapping);
-          Value evolved = mapping.lookupOrDefault(yield.getValue());
-          // y[s*l : (s+1)*l] = M = R[l : 2l].
-          Value next = tensor::ExtractSliceOp::create(
-              b, l, evolved, offsetsAt(b.getIndexAttr(segment)), segSizes,
-              strides);
-          Value updated = tensor::InsertSliceOp::create(
-              b, l, next, carried[1], offsetsAt(start),
-              tensor::getMixedSizes(b, l, next), strides);
-          // Copy into the carried buffer so the loop keeps one memory
-          // buffer (bufferization needs the yield equivalent to the iter arg).
-          if (next.getType() != op.getMemory().getType())
-            next = tensor::CastOp::create(b, l, op.getMemory().getType(), next);
-          Value memory =
-              linalg::CopyOp::create(b, l, next, carried[0]).getResult(0);
-          scf::YieldOp::create(b, l, ValueRange{memory, updated});
-        });
-    // The loop carries (memory, output); the fold returns (output, memory).
-    rewriter.replaceOp(op, {loop.getResult(1), loop.getResult(0)});
     return success();
   }
 };
@@ -623,6 +422,7 @@ struct ConvertLineaToLinalgPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateExpandFoldedAttentionPatterns(patterns);
+    populateFoldToLoopPatterns(patterns);
     populateLineaToLinalgPatterns(patterns);
     (void)applyPatternsGreedily(getOperation(), std::move(patterns));
     WalkResult leftover = getOperation()->walk([](Operation *op) {
@@ -640,5 +440,5 @@ struct ConvertLineaToLinalgPass
 
 void mlir::linea::populateLineaToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerLinearAttention, LowerGatedLinearAttention, LowerAttention,
-               LowerPresum, LowerFold>(patterns.getContext());
+               LowerPresum>(patterns.getContext());
 }

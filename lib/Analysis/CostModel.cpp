@@ -1,0 +1,221 @@
+//===- CostModel.cpp - which form each attention op takes -----------------===//
+//
+// FLOPs and bytes per batch element, from the dims (Dv counts the extra
+// normalizer column of `normalize`):
+//   one-shot   S = K^T V, O = Q S:          4 L Dk Dv
+//   quadratic  (Q K^T .* M) V:              2 L^2 (Dk + Dv)
+//   chunked(C) per chunk, ceil(L / C) times: 2 C^2 (Dk + Dv) + 4 C Dk Dv
+// Gates add an exp per decay factor (counted as 8 FLOPs). Time is the
+// roofline max(FLOPs / peak, bytes / bandwidth) times the batch, plus a fixed
+// cost per sequential chunk.
+//
+//===----------------------------------------------------------------------===//
+
+#include "linea/Analysis/CostModel.h"
+#include "linea/Dialect/LineaOps.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::linea;
+
+StringRef mlir::linea::stringifyForm(Form form) {
+  switch (form) {
+  case Form::OneShot:
+    return "oneshot";
+  case Form::Chunked:
+    return "chunked";
+  case Form::Quadratic:
+    return "quadratic";
+  }
+  llvm_unreachable("unknown form");
+}
+
+std::optional<Form> mlir::linea::symbolizeForm(StringRef name) {
+  return llvm::StringSwitch<std::optional<Form>>(name)
+      .Case("oneshot", Form::OneShot)
+      .Case("chunked", Form::Chunked)
+      .Case("quadratic", Form::Quadratic)
+      .Default(std::nullopt);
+}
+
+TargetModel TargetModel::cpu() {
+  // What Linea's generated CPU loops sustain on one core of these machines,
+  // not the hardware peak.
+  return {"cpu", 4e9, 8e9, 2e-6, {16, 32, 64, 128, 256}};
+}
+
+TargetModel TargetModel::gpu() {
+  // An H100: dense f16/bf16 tensor-core rate, HBM3 bandwidth, and the cost
+  // of one synchronized chunk step inside a block.
+  return {"gpu", 990e12, 3.35e12, 1e-6, {16, 32, 64, 128}};
+}
+
+std::optional<TargetModel> TargetModel::byName(StringRef name) {
+  if (name == "cpu")
+    return cpu();
+  if (name == "gpu")
+    return gpu();
+  return std::nullopt;
+}
+
+namespace {
+
+/// The dims the estimates need, read off an op.
+struct Problem {
+  double batch = 1, length = 1, keyDim = 1, valueDim = 1;
+  bool gated = false, scalarGate = false;
+  bool staticLengthOne = false;
+};
+
+std::optional<Problem> readProblem(Operation *op) {
+  Problem p;
+  RankedTensorType q, v;
+  if (auto la = dyn_cast<LinearAttentionOp>(op)) {
+    q = la.getQuery().getType();
+    v = la.getValue().getType();
+    p.valueDim = v.getDimSize(featureDim(v)) + (la.getNormalize() ? 1 : 0);
+  } else if (auto gla = dyn_cast<GatedLinearAttentionOp>(op)) {
+    q = gla.getQuery().getType();
+    v = gla.getValue().getType();
+    p.valueDim = v.getDimSize(featureDim(v));
+    p.gated = true;
+    p.scalarGate = gla.hasScalarGate();
+  } else {
+    return std::nullopt;
+  }
+  for (int64_t i = 0; i < numBatchDims(q); ++i)
+    if (!q.isDynamicDim(i))
+      p.batch *= q.getDimSize(i);
+  int64_t length = q.getDimSize(seqDim(q));
+  p.staticLengthOne = length == 1;
+  p.length = ShapedType::isDynamic(length) ? kAssumedDynamicLength : length;
+  p.keyDim = q.getDimSize(featureDim(q));
+  return p;
+}
+
+/// The forms an op may take; empty when it has no choice.
+SmallVector<Form> legalForms(Operation *op, const Problem &p) {
+  Mask mask;
+  bool bidirectional;
+  if (auto la = dyn_cast<LinearAttentionOp>(op)) {
+    mask = la.getMask();
+    bidirectional = mask == Mask::none;
+  } else {
+    auto gla = cast<GatedLinearAttentionOp>(op);
+    mask = gla.getMask();
+    bidirectional = gla.prefixCoversSequence();
+  }
+  if (bidirectional)
+    return {Form::OneShot, Form::Quadratic};
+  if (mask != Mask::causal)
+    return {};
+  if (p.staticLengthOne) // The recurrent decode step is the one-shot form.
+    return {Form::OneShot, Form::Chunked, Form::Quadratic};
+  return {Form::Chunked, Form::Quadratic};
+}
+
+FormEstimate estimate(const Problem &p, const TargetModel &target, Form form,
+                      int64_t chunk) {
+  double L = p.length, dk = p.keyDim, dv = p.valueDim;
+  double decayWidth = p.scalarGate ? 1 : dk;
+  double io = 4 * L * (2 * dk + 2 * dv);
+  FormEstimate e{form, form == Form::Chunked ? chunk : 0};
+  double iterations = 1;
+  switch (form) {
+  case Form::OneShot:
+    e.flops = 4 * L * dk * dv + (p.gated ? 8 * L * decayWidth : 0);
+    e.bytes = io + 8 * dk * dv;
+    break;
+  case Form::Quadratic:
+    e.flops = 2 * L * L * (dk + dv) + (p.gated ? 8 * L * L * decayWidth : 0);
+    e.bytes = io + 12 * L * L;
+    break;
+  case Form::Chunked: {
+    double c = std::min<double>(chunk, L);
+    iterations = std::ceil(L / c);
+    e.flops = iterations * (2 * c * c * (dk + dv) + 4 * c * dk * dv +
+                            (p.gated ? 8 * c * c * decayWidth : 0));
+    e.bytes = io + iterations * (8 * dk * dv + 8 * c * c);
+    break;
+  }
+  }
+  e.flops *= p.batch;
+  e.bytes *= p.batch;
+  e.seconds = std::max(e.flops / target.flopsPerSecond,
+                       e.bytes / target.bytesPerSecond) +
+              iterations * target.secondsPerIteration;
+  return e;
+}
+
+} // namespace
+
+std::optional<FormChoice> mlir::linea::chooseForm(Operation *op,
+                                                  const TargetModel &target,
+                                                  std::optional<Form> forcedForm,
+                                                  int64_t forcedChunk) {
+  std::optional<Problem> problem = readProblem(op);
+  if (!problem)
+    return std::nullopt;
+  SmallVector<Form> forms = legalForms(op, *problem);
+  if (forms.empty())
+    return std::nullopt;
+
+  FormChoice choice;
+  SmallVector<int64_t> chunks(target.chunkCandidates);
+  if (forcedChunk > 0)
+    chunks = {forcedChunk};
+  for (Form form : forms) {
+    if (form != Form::Chunked) {
+      choice.alternatives.push_back(estimate(*problem, target, form, 0));
+      continue;
+    }
+    for (int64_t chunk : chunks)
+      choice.alternatives.push_back(estimate(*problem, target, form, chunk));
+  }
+
+  auto cheapest = [&](std::optional<Form> only) {
+    const FormEstimate *best = nullptr;
+    for (const FormEstimate &e : choice.alternatives)
+      if ((!only || e.form == *only) && (!best || e.seconds < best->seconds))
+        best = &e;
+    return best;
+  };
+  const FormEstimate *best = nullptr;
+  if (forcedForm) {
+    best = cheapest(forcedForm);
+    if (!best)
+      choice.note = ("forced form '" + stringifyForm(*forcedForm) +
+                     "' is not legal here")
+                        .str();
+  }
+  if (!best)
+    best = cheapest(std::nullopt);
+  choice.chosen = *best;
+  return choice;
+}
+
+std::string mlir::linea::describeChoice(const FormChoice &choice) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto name = [](const FormEstimate &e) {
+    std::string n = stringifyForm(e.form).str();
+    if (e.form == Form::Chunked)
+      n += "(" + std::to_string(e.chunkSize) + ")";
+    return n;
+  };
+  os << "form " << name(choice.chosen);
+  if (!choice.note.empty())
+    os << " (" << choice.note << ")";
+  os << "; weighed:";
+  for (const FormEstimate &e : choice.alternatives)
+    os << " " << name(e) << " "
+       << llvm::format("%.3g FLOP %.3g B %.3g us;", e.flops, e.bytes,
+                       e.seconds * 1e6);
+  return text;
+}

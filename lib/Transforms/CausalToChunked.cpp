@@ -1,0 +1,255 @@
+//===- CausalToChunked.cpp - causal regions -> the chunked algorithm ------===//
+//
+// Per chunk of C rows (the last one shorter when L % C != 0):
+//   O_c = Q_c S + tril(Q_c K_c^T) V_c,   S += K_c^T V_c.
+// With gates, b = presum(g_c) is taken within the chunk, so every decay is
+// relative to the chunk start and every exponent is <= 0:
+//   O_c[i] = (q_i .* exp(b_i)) S + sum_{t <= i} (q_i .* exp(b_i - b_t)) . k_t v_t
+//   S      = diag(exp(b_last)) S + sum_t diag(exp(b_last - b_t)) k_t^T v_t.
+//
+//===----------------------------------------------------------------------===//
+
+#include "linea/Analysis/CostModel.h"
+#include "linea/Dialect/LineaOps.h"
+#include "linea/Transforms/Passes.h"
+#include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/StructuredBuilders.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::linea {
+#define GEN_PASS_DEF_LINEACAUSALTOCHUNKED
+#include "linea/Transforms/Passes.h.inc"
+} // namespace mlir::linea
+
+using namespace mlir;
+using namespace mlir::linea;
+
+namespace {
+
+constexpr int64_t kFallbackChunk = 64;
+
+/// The chunk size for `op`: linea-select-forms' annotation, else the pass
+/// option, else the cost model's best chunked alternative.
+int64_t chunkSizeFor(Operation *op, int64_t option) {
+  if (auto size = op->getAttrOfType<IntegerAttr>(kChunkSizeAttrName))
+    return size.getInt();
+  if (option > 0)
+    return option;
+  std::optional<FormChoice> choice = chooseForm(op, TargetModel::cpu());
+  if (!choice)
+    return kFallbackChunk;
+  const FormEstimate *best = nullptr;
+  for (const FormEstimate &e : choice->alternatives)
+    if (e.form == Form::Chunked && (!best || e.seconds < best->seconds))
+      best = &e;
+  return best ? best->chunkSize : kFallbackChunk;
+}
+
+/// False when linea-select-forms chose another form for `op`.
+bool chosenChunked(Operation *op) {
+  auto chosen = op->getAttrOfType<StringAttr>(kFormAttrName);
+  return !chosen || symbolizeForm(chosen.getValue()) == Form::Chunked;
+}
+
+/// One chunk's operands, sliced from the whole sequence.
+struct Chunk {
+  Value q, k, v, g;
+  Value start, size;
+};
+
+using ChunkStep = function_ref<std::pair<Value, Value>(
+    OpBuilder &, Location, const Chunk &, Value state)>;
+
+/// The loop over chunks carrying (S, O). `step` returns the chunk's output
+/// rows and the updated state.
+std::pair<Value, Value> buildChunkLoop(OpBuilder &b, Location loc, Value q,
+                                       Value k, Value v, Value g, Value state,
+                                       int64_t chunkSize, ChunkStep step) {
+  int64_t numBatch = numBatchDims(cast<RankedTensorType>(q.getType()));
+  int64_t seq = numBatch;
+  Value length = tensor::DimOp::create(b, loc, q, seq);
+  SmallVector<OpFoldResult> outSizes = tensor::getMixedSizes(b, loc, q);
+  outSizes.back() = tensor::getMixedSize(b, loc, v, numBatch + 1);
+  Value out = tensor::EmptyOp::create(b, loc, outSizes, b.getF32Type());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value chunk = arith::ConstantIndexOp::create(b, loc, chunkSize);
+
+  auto loop = scf::ForOp::create(
+      b, loc, zero, length, chunk, ValueRange{state, out},
+      [&](OpBuilder &nb, Location l, Value start, ValueRange carried) {
+        Value remaining = arith::SubIOp::create(nb, l, length, start);
+        Value size = arith::MinSIOp::create(nb, l, chunk, remaining);
+        auto slice = [&](Value x) -> Value {
+          return x ? sliceAlong(nb, l, x, seq, start, size) : Value();
+        };
+        Chunk c{slice(q), slice(k), slice(v), slice(g), start, size};
+        auto [rows, next] = step(nb, l, c, carried[0]);
+        Value written = insertAlong(nb, l, rows, carried[1], seq, start);
+        scf::YieldOp::create(nb, l, ValueRange{next, written});
+      });
+  return {loop.getResult(0), loop.getResult(1)};
+}
+
+/// Zeros `[B..., rows of x, cols of y]`.
+Value zerosFor(OpBuilder &b, Location loc, int64_t numBatch, Value x,
+               Value y) {
+  return zerosWithBatchOf(b, loc, x, numBatch,
+                          {tensor::getMixedSize(b, loc, x, numBatch),
+                           tensor::getMixedSize(b, loc, y, numBatch + 1)});
+}
+
+/// The initial state, copied so the loop may update it in place.
+Value initialState(OpBuilder &b, Location loc, Value init, Value q, Value v) {
+  int64_t numBatch = numBatchDims(cast<RankedTensorType>(q.getType()));
+  Value state = zerosWithBatchOf(
+      b, loc, q, numBatch,
+      {tensor::getMixedSize(b, loc, q, numBatch + 1),
+       tensor::getMixedSize(b, loc, v, numBatch + 1)});
+  if (!init)
+    return state;
+  return linalg::CopyOp::create(b, loc, init, state).getResult(0);
+}
+
+Value causalVisible(OpBuilder &b, Location loc, Value row, Value col) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, col, row);
+}
+
+struct ChunkLinearAttention : OpRewritePattern<LinearAttentionOp> {
+  ChunkLinearAttention(MLIRContext *ctx, int64_t chunkSize)
+      : OpRewritePattern(ctx), chunkSize(chunkSize) {}
+
+  LogicalResult matchAndRewrite(LinearAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getMask() != Mask::causal || !chosenChunked(op))
+      return failure();
+    Location loc = op.getLoc();
+    int64_t numBatch = numBatchDims(op.getQuery().getType());
+    FeatureMap map = op.getFeatureMap();
+    Value q = applyFeatureMap(rewriter, loc,
+                              castToF32(rewriter, loc, op.getQuery()), map);
+    Value k = applyFeatureMap(rewriter, loc,
+                              castToF32(rewriter, loc, op.getKey()), map);
+    Value v = castToF32(rewriter, loc, op.getValue());
+    if (op.getNormalize())
+      v = appendOnesColumn(rewriter, loc, v);
+
+    Value state0 = initialState(rewriter, loc, op.getInitialState(), q, v);
+    auto [state, o] = buildChunkLoop(
+        rewriter, loc, q, k, v, Value(), state0, chunkSizeFor(op, chunkSize),
+        [&](OpBuilder &b, Location l, const Chunk &c, Value s) {
+          // Inter-chunk term first: it reads S before the update below
+          // overwrites it in place.
+          Value scores = maskedScores(b, l, numBatch, c.q, c.k, causalVisible);
+          Value rows = matmulAccumulate(b, l, numBatch, scores, c.v,
+                                        zerosFor(b, l, numBatch, c.q, c.v));
+          rows = matmulAccumulate(b, l, numBatch, c.q, s, rows);
+          Value next = transposedMatmulAccumulate(b, l, numBatch, c.k, c.v, s);
+          return std::make_pair(rows, next);
+        });
+
+    float scale = op.getScale().convertToFloat();
+    Type elementType = op.getOutput().getType().getElementType();
+    SmallVector<Value> results;
+    if (op.getNormalize()) {
+      results.push_back(divideByLastColumn(rewriter, loc, o, scale, elementType));
+      state = sliceAlong(rewriter, loc, state, numBatch + 1,
+                         rewriter.getIndexAttr(0),
+                         tensor::getMixedSize(rewriter, loc, op.getValue(),
+                                              numBatch + 1));
+    } else {
+      results.push_back(scaleAndCast(rewriter, loc, o, scale, elementType));
+    }
+    if (op.getFinalState())
+      results.push_back(state);
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+
+  int64_t chunkSize;
+};
+
+struct ChunkGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
+  ChunkGatedLinearAttention(MLIRContext *ctx, int64_t chunkSize)
+      : OpRewritePattern(ctx), chunkSize(chunkSize) {}
+
+  LogicalResult matchAndRewrite(GatedLinearAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getMask() != Mask::causal || !chosenChunked(op))
+      return failure();
+    Location loc = op.getLoc();
+    int64_t numBatch = numBatchDims(op.getQuery().getType());
+    bool scalar = op.hasScalarGate();
+    Value q = castToF32(rewriter, loc, op.getQuery());
+    Value k = castToF32(rewriter, loc, op.getKey());
+    Value v = castToF32(rewriter, loc, op.getValue());
+    Value g = castToF32(rewriter, loc, op.getGate());
+    auto presum = [&](OpBuilder &b, Location l, Value x, bool suffix) -> Value {
+      UnitAttr flag = suffix ? b.getUnitAttr() : UnitAttr();
+      return PresumOp::create(b, l, x.getType(), x,
+                              b.getI64IntegerAttr(numBatch), flag, flag);
+    };
+
+    Value state0 = initialState(rewriter, loc, op.getInitialState(), q, v);
+    auto [state, o] = buildChunkLoop(
+        rewriter, loc, q, k, v, g, state0, chunkSizeFor(op, chunkSize),
+        [&](OpBuilder &b, Location l, const Chunk &c, Value s) {
+          Value cum = presum(b, l, c.g, /*suffix=*/false);
+          Value scores = decayedScores(b, l, numBatch, c.q, c.k, cum, cum,
+                                       scalar, causalVisible);
+          Value rows = matmulAccumulate(b, l, numBatch, scores, c.v,
+                                        zerosFor(b, l, numBatch, c.q, c.v));
+          rows = decayedQueryTimesState(b, l, numBatch, c.q, cum, s, scalar,
+                                        rows);
+          // S = diag(exp(b_last)) S + (K .* exp(b_last - b_t))^T V, with
+          // b_last - b_t the suffix sums within the chunk.
+          Value total = sumOverSequence(b, l, numBatch, c.g, scalar);
+          Value decayed = decayState(b, l, numBatch, s, total, scalar);
+          Value keys = decayRows(b, l, numBatch, c.k,
+                                 presum(b, l, c.g, /*suffix=*/true), scalar);
+          Value next =
+              transposedMatmulAccumulate(b, l, numBatch, keys, c.v, decayed);
+          return std::make_pair(rows, next);
+        });
+
+    SmallVector<Value> results{
+        scaleAndCast(rewriter, loc, o, op.getScale().convertToFloat(),
+                     op.getOutput().getType().getElementType())};
+    if (op.getFinalState())
+      results.push_back(state);
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+
+  int64_t chunkSize;
+};
+
+struct LineaCausalToChunkedPass
+    : linea::impl::LineaCausalToChunkedBase<LineaCausalToChunkedPass> {
+  using LineaCausalToChunkedBase::LineaCausalToChunkedBase;
+
+  void runOnOperation() override {
+    if (chunkSize < 0) {
+      getOperation()->emitError() << "chunk-size must be >= 0, got "
+                                  << chunkSize;
+      return signalPassFailure();
+    }
+    RewritePatternSet patterns(&getContext());
+    populateCausalToChunkedPatterns(patterns, chunkSize);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::linea::populateCausalToChunkedPatterns(RewritePatternSet &patterns,
+                                                  int64_t chunkSize) {
+  patterns.add<ChunkLinearAttention, ChunkGatedLinearAttention>(
+      patterns.getContext(), chunkSize);
+}

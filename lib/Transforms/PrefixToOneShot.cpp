@@ -1,0 +1,169 @@
+//===- PrefixToOneShot.cpp - bidirectional regions -> the one-shot state --===//
+//
+// A region whose rows all read the same state needs no chunking:
+// S = S0 + phi(K)^T V once, then O = phi(Q) S. With a data-dependent gate
+// the state after the region is still one matmul over decayed keys,
+// k_t * exp(b_{L-1} - b_t), because every weight is known once presum(g) is:
+// exp(b_{L-1} - b_t) = exp(sum_{s > t} g_s), the exclusive reverse presum.
+//
+//===----------------------------------------------------------------------===//
+
+#include "linea/Analysis/CostModel.h"
+#include "linea/Dialect/LineaOps.h"
+#include "linea/Transforms/Passes.h"
+#include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/StructuredBuilders.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::linea {
+#define GEN_PASS_DEF_LINEAPREFIXTOONESHOT
+#include "linea/Transforms/Passes.h.inc"
+} // namespace mlir::linea
+
+using namespace mlir;
+using namespace mlir::linea;
+
+namespace {
+
+/// False when linea-select-forms chose another form for `op`.
+bool formAllows(Operation *op, Form form) {
+  auto chosen = op->getAttrOfType<StringAttr>(kFormAttrName);
+  return !chosen || symbolizeForm(chosen.getValue()) == form;
+}
+
+bool hasStaticLengthOne(Value q) {
+  auto type = cast<RankedTensorType>(q.getType());
+  return type.getDimSize(seqDim(type)) == 1;
+}
+
+/// Zeros `[B..., Dk, Dv]` with the batch sizes of `q`.
+Value zeroState(OpBuilder &b, Location loc, Value q, Value v) {
+  int64_t numBatch = numBatchDims(cast<RankedTensorType>(q.getType()));
+  return zerosWithBatchOf(
+      b, loc, q, numBatch,
+      {tensor::getMixedSize(b, loc, q, numBatch + 1),
+       tensor::getMixedSize(b, loc, v, numBatch + 1)});
+}
+
+/// `O = phi(Q) S` into a fresh `[B..., L, Dv]`.
+Value queryTimesState(OpBuilder &b, Location loc, Value q, Value state) {
+  int64_t numBatch = numBatchDims(cast<RankedTensorType>(q.getType()));
+  Value init = zerosWithBatchOf(
+      b, loc, q, numBatch,
+      {tensor::getMixedSize(b, loc, q, numBatch),
+       tensor::getMixedSize(b, loc, state, numBatch + 1)});
+  return matmulAccumulate(b, loc, numBatch, q, state, init);
+}
+
+struct LinearAttentionToOneShot : OpRewritePattern<LinearAttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(LinearAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    // The decode step (causal, L = 1) reads the state after its only token.
+    bool bidirectional = op.getMask() == Mask::none ||
+                         (op.getMask() == Mask::causal &&
+                          hasStaticLengthOne(op.getQuery()));
+    if (!bidirectional || !formAllows(op, Form::OneShot))
+      return failure();
+    Location loc = op.getLoc();
+    int64_t numBatch = numBatchDims(op.getQuery().getType());
+    FeatureMap map = op.getFeatureMap();
+    Value q = applyFeatureMap(rewriter, loc,
+                              castToF32(rewriter, loc, op.getQuery()), map);
+    Value k = applyFeatureMap(rewriter, loc,
+                              castToF32(rewriter, loc, op.getKey()), map);
+    Value v = castToF32(rewriter, loc, op.getValue());
+    if (op.getNormalize())
+      v = appendOnesColumn(rewriter, loc, v);
+
+    // S = S0 + phi(K)^T V, then O = phi(Q) S.
+    Value state = zeroState(rewriter, loc, q, v);
+    if (Value init = op.getInitialState())
+      state = linalg::CopyOp::create(rewriter, loc, init, state).getResult(0);
+    state = transposedMatmulAccumulate(rewriter, loc, numBatch, k, v, state);
+    Value o = queryTimesState(rewriter, loc, q, state);
+
+    float scale = op.getScale().convertToFloat();
+    Type elementType = op.getOutput().getType().getElementType();
+    SmallVector<Value> results;
+    if (op.getNormalize()) {
+      results.push_back(
+          divideByLastColumn(rewriter, loc, o, scale, elementType));
+      state = sliceAlong(rewriter, loc, state, numBatch + 1,
+                         rewriter.getIndexAttr(0),
+                         tensor::getMixedSize(rewriter, loc, op.getValue(),
+                                              numBatch + 1));
+    } else {
+      results.push_back(scaleAndCast(rewriter, loc, o, scale, elementType));
+    }
+    if (op.getFinalState())
+      results.push_back(state);
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct GatedToOneShot : OpRewritePattern<GatedLinearAttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(GatedLinearAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    bool bidirectional = op.prefixCoversSequence() ||
+                         (op.getMask() == Mask::causal &&
+                          hasStaticLengthOne(op.getQuery()));
+    if (!bidirectional || !formAllows(op, Form::OneShot))
+      return failure();
+    Location loc = op.getLoc();
+    int64_t numBatch = numBatchDims(op.getQuery().getType());
+    bool scalarGate = op.hasScalarGate();
+    Value q = castToF32(rewriter, loc, op.getQuery());
+    Value k = castToF32(rewriter, loc, op.getKey());
+    Value v = castToF32(rewriter, loc, op.getValue());
+    Value g = castToF32(rewriter, loc, op.getGate());
+
+    // S_{L-1} = diag(exp(sum_t g_t)) S0 + (K .* exp(sum_{s>t} g_s))^T V.
+    Value state = zeroState(rewriter, loc, q, v);
+    if (Value init = op.getInitialState()) {
+      state = linalg::CopyOp::create(rewriter, loc, init, state).getResult(0);
+      Value total = sumOverSequence(rewriter, loc, numBatch, g, scalarGate);
+      state = decayState(rewriter, loc, numBatch, state, total, scalarGate);
+    }
+    Value suffix = PresumOp::create(rewriter, loc, g.getType(), g,
+                                    rewriter.getI64IntegerAttr(numBatch),
+                                    rewriter.getUnitAttr(),
+                                    rewriter.getUnitAttr());
+    Value decayedKeys = decayRows(rewriter, loc, numBatch, k, suffix, scalarGate);
+    state = transposedMatmulAccumulate(rewriter, loc, numBatch, decayedKeys, v,
+                                       state);
+    Value o = queryTimesState(rewriter, loc, q, state);
+
+    SmallVector<Value> results{
+        scaleAndCast(rewriter, loc, o, op.getScale().convertToFloat(),
+                     op.getOutput().getType().getElementType())};
+    if (op.getFinalState())
+      results.push_back(state);
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct LineaPrefixToOneShotPass
+    : linea::impl::LineaPrefixToOneShotBase<LineaPrefixToOneShotPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populatePrefixToOneShotPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::linea::populatePrefixToOneShotPatterns(RewritePatternSet &patterns) {
+  patterns.add<LinearAttentionToOneShot, GatedToOneShot>(patterns.getContext());
+}

@@ -1,0 +1,274 @@
+//===- TileAttention.cpp - softmax attention -> tiled online softmax ------===//
+//
+// A loop over key tiles carries, per query row, the running max m, the
+// running sum l and the unnormalized output acc. For each tile:
+//   s = scale * q k_tile^T (-inf where masked),  m' = max(m, rowmax(s)),
+//   p = exp(s - m'),  l = exp(m - m') l + rowsum(p),
+//   acc = exp(m - m') acc + p v_tile;
+// finally o = acc / l (0 for a row that saw no key). Only Lq x tile scores
+// are live at a time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "linea/Dialect/LineaOps.h"
+#include "linea/Transforms/Passes.h"
+#include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/StructuredBuilders.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <limits>
+
+namespace mlir::linea {
+#define GEN_PASS_DEF_LINEATILEATTENTION
+#include "linea/Transforms/Passes.h.inc"
+} // namespace mlir::linea
+
+using namespace mlir;
+using namespace mlir::linea;
+
+namespace {
+
+constexpr utils::IteratorType kPar = utils::IteratorType::parallel;
+constexpr utils::IteratorType kRed = utils::IteratorType::reduction;
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+/// A running max of -inf means "no key yet": use 0 as the shift then, so
+/// exp(-inf - shift) is 0 rather than NaN.
+Value safeShift(OpBuilder &b, Location loc, Value max) {
+  Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, max,
+                                     f32Constant(b, loc, kNegInf));
+  return arith::SelectOp::create(b, loc, none, f32Constant(b, loc, 0.0f), max);
+}
+
+struct TileAttention : OpRewritePattern<AttentionOp> {
+  TileAttention(MLIRContext *ctx, int64_t tileSize)
+      : OpRewritePattern(ctx), tileSize(tileSize) {}
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value q = castToF32(rewriter, loc, op.getQuery());
+    Value k = castToF32(rewriter, loc, op.getKey());
+    Value v = castToF32(rewriter, loc, op.getValue());
+    int64_t nb = numBatchDims(op.getQuery().getType());
+    OpFoldResult rows = tensor::getMixedSize(rewriter, loc, q, nb);
+    Value keys = tensor::DimOp::create(rewriter, loc, k, nb);
+    // Queries are the last Lq positions: row i sees keys t <= i + (Lk - Lq).
+    Value offset = arith::SubIOp::create(
+        rewriter, loc, keys, getValueOrCreateConstantIndexOp(rewriter, loc, rows));
+
+    Value max = zerosWithBatchOf(rewriter, loc, q, nb, {rows});
+    max = linalg::FillOp::create(rewriter, loc,
+                                 f32Constant(rewriter, loc, kNegInf), max)
+              .getResult(0);
+    Value sum = zerosWithBatchOf(rewriter, loc, q, nb, {rows});
+    Value acc = zerosWithBatchOf(
+        rewriter, loc, q, nb,
+        {rows, tensor::getMixedSize(rewriter, loc, v, nb + 1)});
+
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value tile = arith::ConstantIndexOp::create(rewriter, loc, tileSize);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, keys, tile, ValueRange{max, sum, acc},
+        [&](OpBuilder &b, Location l, Value start, ValueRange carried) {
+          Value size = arith::MinSIOp::create(
+              b, l, tile, arith::SubIOp::create(b, l, keys, start));
+          Value kt = sliceAlong(b, l, k, nb, start, size);
+          Value vt = sliceAlong(b, l, v, nb, start, size);
+          Value s = tileScores(b, l, op, nb, q, kt, start, offset);
+          auto [m, runningSum, out] =
+              std::make_tuple(carried[0], carried[1], carried[2]);
+          Value newMax = maxWith(b, l, nb, m, rowMax(b, l, nb, s));
+          Value alpha = rescale(b, l, nb, m, newMax);
+          Value p = shiftedExp(b, l, nb, s, newMax);
+          Value newSum = scaleAdd(b, l, nb, alpha, runningSum, rowSums(b, l, nb, p));
+          Value newOut = matmulAccumulate(b, l, nb, p, vt,
+                                          scaleRows(b, l, nb, alpha, out));
+          Value keptMax = linalg::CopyOp::create(b, l, newMax, m).getResult(0);
+          scf::YieldOp::create(b, l, ValueRange{keptMax, newSum, newOut});
+        });
+
+    rewriter.replaceOp(op, normalize(rewriter, loc, nb, loop.getResult(2),
+                                     loop.getResult(1),
+                                     op.getOutput().getType().getElementType()));
+    return success();
+  }
+
+  /// `scale * q k^T`, -inf where key `start + t` is not visible from row i.
+  static Value tileScores(OpBuilder &b, Location loc, AttentionOp op,
+                          int64_t nb, Value q, Value kt, Value start,
+                          Value offset) {
+    Value dots = maskedScores(b, loc, nb, q, kt,
+                              [](OpBuilder &nb2, Location l, Value, Value) {
+                                return arith::ConstantIntOp::create(nb2, l, 1, 1)
+                                    .getResult();
+                              });
+    float scale = op.getEffectiveScale();
+    bool causal = op.getMask() == Mask::causal;
+    LoopSpace s(b.getContext(), nb, {kPar, kPar});
+    AffineMap rowCol = s.map({s[0], s[1]});
+    Value init = tensor::EmptyOp::create(
+        b, loc, tensor::getMixedSizes(b, loc, dots), b.getF32Type());
+    return buildGeneric(
+        b, loc, dots, init, {rowCol, rowCol}, s.iterators(),
+        [&](OpBuilder &nb2, Location l, ValueRange args) -> Value {
+          Value scaled =
+              arith::MulFOp::create(nb2, l, args[0], f32Constant(nb2, l, scale));
+          if (!causal)
+            return scaled;
+          Value row = linalg::IndexOp::create(nb2, l, s.position(0));
+          Value col = arith::AddIOp::create(
+              nb2, l, start, linalg::IndexOp::create(nb2, l, s.position(1)));
+          Value last = arith::AddIOp::create(nb2, l, row, offset);
+          Value visible = arith::CmpIOp::create(
+              nb2, l, arith::CmpIPredicate::sle, col, last);
+          return arith::SelectOp::create(nb2, l, visible, scaled,
+                                         f32Constant(nb2, l, kNegInf));
+        });
+  }
+
+  static Value rowMax(OpBuilder &b, Location loc, int64_t nb, Value s) {
+    LoopSpace sp(b.getContext(), nb, {kPar, kRed});
+    Value init = zerosWithBatchOf(b, loc, s, nb,
+                                  {tensor::getMixedSize(b, loc, s, nb)});
+    init = linalg::FillOp::create(b, loc, f32Constant(b, loc, kNegInf), init)
+               .getResult(0);
+    return buildGeneric(b, loc, s, init, {sp.map({sp[0], sp[1]}), sp.map({sp[0]})},
+                        sp.iterators(),
+                        [](OpBuilder &nb2, Location l, ValueRange args) -> Value {
+                          return arith::MaximumFOp::create(nb2, l, args[0],
+                                                           args[1]);
+                        });
+  }
+
+  /// An elementwise map over `[B..., rows]` vectors, written into `into`
+  /// (a fresh tensor when null).
+  static Value rowwise(OpBuilder &b, Location loc, int64_t nb, ValueRange xs,
+                       function_ref<Value(OpBuilder &, Location, ValueRange)> fn,
+                       Value into = {}) {
+    LoopSpace sp(b.getContext(), nb, {kPar});
+    SmallVector<AffineMap> maps(xs.size() + 1, sp.map({sp[0]}));
+    Value init = into ? into
+                      : tensor::EmptyOp::create(
+                            b, loc, tensor::getMixedSizes(b, loc, xs[0]),
+                            b.getF32Type())
+                            .getResult();
+    return buildGeneric(b, loc, xs, init, maps, sp.iterators(),
+                        [&](OpBuilder &nb2, Location l, ValueRange args) {
+                          return fn(nb2, l, args.drop_back());
+                        });
+  }
+
+  static Value maxWith(OpBuilder &b, Location loc, int64_t nb, Value m,
+                       Value tileMax) {
+    return rowwise(b, loc, nb, {m, tileMax},
+                   [](OpBuilder &nb2, Location l, ValueRange a) -> Value {
+                     return arith::MaximumFOp::create(nb2, l, a[0], a[1]);
+                   });
+  }
+
+  /// exp(m - m'): how much the old sum and output shrink.
+  static Value rescale(OpBuilder &b, Location loc, int64_t nb, Value m,
+                       Value newMax) {
+    return rowwise(b, loc, nb, {m, newMax},
+                   [](OpBuilder &nb2, Location l, ValueRange a) -> Value {
+                     Value diff = arith::SubFOp::create(
+                         nb2, l, a[0], safeShift(nb2, l, a[1]));
+                     return math::ExpOp::create(nb2, l, diff);
+                   });
+  }
+
+  /// `alpha * sum + tileSum`, written into `sum` (the loop carries it).
+  static Value scaleAdd(OpBuilder &b, Location loc, int64_t nb, Value alpha,
+                        Value sum, Value tileSum) {
+    return rowwise(
+        b, loc, nb, {alpha, sum, tileSum},
+        [](OpBuilder &nb2, Location l, ValueRange a) -> Value {
+          Value kept = arith::MulFOp::create(nb2, l, a[0], a[1]);
+          return arith::AddFOp::create(nb2, l, kept, a[2]);
+        },
+        sum);
+  }
+
+  /// p[i, t] = exp(s[i, t] - m'[i]).
+  static Value shiftedExp(OpBuilder &b, Location loc, int64_t nb, Value s,
+                          Value newMax) {
+    LoopSpace sp(b.getContext(), nb, {kPar, kPar});
+    AffineMap rowCol = sp.map({sp[0], sp[1]});
+    Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, s),
+                                         b.getF32Type());
+    return buildGeneric(
+        b, loc, {s, newMax}, init, {rowCol, sp.map({sp[0]}), rowCol},
+        sp.iterators(), [](OpBuilder &nb2, Location l, ValueRange a) -> Value {
+          Value diff =
+              arith::SubFOp::create(nb2, l, a[0], safeShift(nb2, l, a[1]));
+          return math::ExpOp::create(nb2, l, diff);
+        });
+  }
+
+  /// acc[i, e] * alpha[i], written into acc.
+  static Value scaleRows(OpBuilder &b, Location loc, int64_t nb, Value alpha,
+                         Value acc) {
+    LoopSpace sp(b.getContext(), nb, {kPar, kPar});
+    return buildGeneric(b, loc, alpha, acc,
+                        {sp.map({sp[0]}), sp.map({sp[0], sp[1]})},
+                        sp.iterators(),
+                        [](OpBuilder &nb2, Location l, ValueRange a) -> Value {
+                          return arith::MulFOp::create(nb2, l, a[1], a[0]);
+                        });
+  }
+
+  /// o = acc / l, or 0 where l = 0 (a row that saw no key).
+  static Value normalize(OpBuilder &b, Location loc, int64_t nb, Value acc,
+                         Value sum, Type elementType) {
+    LoopSpace sp(b.getContext(), nb, {kPar, kPar});
+    AffineMap rowCol = sp.map({sp[0], sp[1]});
+    Value init = tensor::EmptyOp::create(
+        b, loc, tensor::getMixedSizes(b, loc, acc), elementType);
+    return buildGeneric(
+        b, loc, {acc, sum}, init, {rowCol, sp.map({sp[0]}), rowCol},
+        sp.iterators(), [&](OpBuilder &nb2, Location l, ValueRange a) -> Value {
+          Value zero = f32Constant(nb2, l, 0.0f);
+          Value seen = arith::CmpFOp::create(nb2, l, arith::CmpFPredicate::OGT,
+                                             a[1], zero);
+          Value ratio = arith::DivFOp::create(nb2, l, a[0], a[1]);
+          Value o = arith::SelectOp::create(nb2, l, seen, ratio, zero);
+          if (o.getType() != elementType)
+            o = arith::TruncFOp::create(nb2, l, elementType, o);
+          return o;
+        });
+  }
+
+  int64_t tileSize;
+};
+
+struct LineaTileAttentionPass
+    : linea::impl::LineaTileAttentionBase<LineaTileAttentionPass> {
+  using LineaTileAttentionBase::LineaTileAttentionBase;
+
+  void runOnOperation() override {
+    if (tileSize <= 0) {
+      getOperation()->emitError() << "tile-size must be positive, got "
+                                  << tileSize;
+      return signalPassFailure();
+    }
+    RewritePatternSet patterns(&getContext());
+    populateTileAttentionPatterns(patterns, tileSize);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::linea::populateTileAttentionPatterns(RewritePatternSet &patterns,
+                                                int64_t tileSize) {
+  patterns.add<TileAttention>(patterns.getContext(), tileSize);
+}
