@@ -47,13 +47,13 @@ std::optional<Form> mlir::linea::symbolizeForm(StringRef name) {
 TargetModel TargetModel::cpu() {
   // What Linea's generated CPU loops sustain on one core of these machines,
   // not the hardware peak.
-  return {"cpu", 4e9, 8e9, 2e-6, {16, 32, 64, 128, 256}};
+  return {"cpu", 4e9, 8e9, 2e-6, 32, {16, 32, 64, 128, 256}};
 }
 
 TargetModel TargetModel::gpu() {
   // An H100: dense f16/bf16 tensor-core rate, HBM3 bandwidth, and the cost
   // of one synchronized chunk step inside a block.
-  return {"gpu", 990e12, 3.35e12, 1e-6, {16, 32, 64, 128}};
+  return {"gpu", 990e12, 3.35e12, 1e-6, 64, {16, 32, 64, 128}};
 }
 
 std::optional<TargetModel> TargetModel::byName(StringRef name) {
@@ -71,6 +71,7 @@ struct Problem {
   double batch = 1, length = 1, keyDim = 1, valueDim = 1;
   bool gated = false, scalarGate = false;
   bool staticLengthOne = false;
+  bool hasInitialState = false, hasFinalState = false;
 };
 
 std::optional<Problem> readProblem(Operation *op) {
@@ -80,12 +81,16 @@ std::optional<Problem> readProblem(Operation *op) {
     q = la.getQuery().getType();
     v = la.getValue().getType();
     p.valueDim = v.getDimSize(featureDim(v)) + (la.getNormalize() ? 1 : 0);
+    p.hasInitialState = static_cast<bool>(la.getInitialState());
+    p.hasFinalState = static_cast<bool>(la.getFinalState());
   } else if (auto gla = dyn_cast<GatedLinearAttentionOp>(op)) {
     q = gla.getQuery().getType();
     v = gla.getValue().getType();
     p.valueDim = v.getDimSize(featureDim(v));
     p.gated = true;
     p.scalarGate = gla.hasScalarGate();
+    p.hasInitialState = static_cast<bool>(gla.getInitialState());
+    p.hasFinalState = static_cast<bool>(gla.getFinalState());
   } else {
     return std::nullopt;
   }
@@ -126,7 +131,7 @@ FormEstimate estimate(const Problem &p, const TargetModel &target, Form form,
   double decayWidth = p.scalarGate ? 1 : dk;
   double io = 4 * L * (2 * dk + 2 * dv);
   FormEstimate e{form, form == Form::Chunked ? chunk : 0};
-  double iterations = 1;
+  double iterations = 1, efficiency = 1;
   switch (form) {
   case Form::OneShot:
     e.flops = 4 * L * dk * dv + (p.gated ? 8 * L * decayWidth : 0);
@@ -142,12 +147,21 @@ FormEstimate estimate(const Problem &p, const TargetModel &target, Form form,
     e.flops = iterations * (2 * c * c * (dk + dv) + 4 * c * dk * dv +
                             (p.gated ? 8 * c * c * decayWidth : 0));
     e.bytes = io + iterations * (8 * dk * dv + 8 * c * c);
+    // Contractions over only C rows run below peak: vector lanes and matrix
+    // tiles fill as C / (C + tile).
+    efficiency = c / (c + target.contractionTile);
     break;
   }
   }
+  // The quadratic form computes the state terms separately; the one-shot
+  // and chunked forms have them in the state already.
+  if (form == Form::Quadratic) {
+    e.flops += 2 * L * dk * dv * (p.hasInitialState + p.hasFinalState);
+    e.bytes += 4 * dk * dv * (p.hasInitialState + p.hasFinalState);
+  }
   e.flops *= p.batch;
   e.bytes *= p.batch;
-  e.seconds = std::max(e.flops / target.flopsPerSecond,
+  e.seconds = std::max(e.flops / (target.flopsPerSecond * efficiency),
                        e.bytes / target.bytesPerSecond) +
               iterations * target.secondsPerIteration;
   return e;

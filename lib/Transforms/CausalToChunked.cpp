@@ -236,7 +236,7 @@ struct LineaCausalToChunkedPass
   void runOnOperation() override {
     if (chunkSize < 0) {
       getOperation()->emitError() << "chunk-size must be >= 0, got "
-                                  << chunkSize;
+                                  << static_cast<int64_t>(chunkSize);
       return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());

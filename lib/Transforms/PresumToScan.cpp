@@ -112,6 +112,8 @@ struct BlockedPresum : OpRewritePattern<PresumOp> {
     // (1) Block sums.
     SmallVector<OpFoldResult> sumSizes = tensor::getMixedSizes(rewriter, loc, x);
     sumSizes[dim] = count;
+    if (!ShapedType::isDynamic(staticLength))
+      sumSizes[dim] = rewriter.getIndexAttr(llvm::divideCeil(staticLength, blockRows));
     Value sums = tensor::EmptyOp::create(rewriter, loc, sumSizes,
                                          rewriter.getF32Type());
     sums = forEachBlock(rewriter, loc, count, block, length, sums,
@@ -156,7 +158,7 @@ struct LineaPresumToScanPass
   void runOnOperation() override {
     if (blockSize < 0) {
       getOperation()->emitError() << "block-size must be >= 0, got "
-                                  << blockSize;
+                                  << static_cast<int64_t>(blockSize);
       return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());

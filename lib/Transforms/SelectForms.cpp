@@ -39,7 +39,7 @@ struct LineaSelectFormsPass
     }
     if (chunkSize < 0) {
       getOperation()->emitError()
-          << "chunk-size must be >= 0, got " << chunkSize;
+          << "chunk-size must be >= 0, got " << static_cast<int64_t>(chunkSize);
       return signalPassFailure();
     }
 

@@ -62,6 +62,17 @@ struct SplitPoint {
   }
 };
 
+/// A static prefix of 0 or L is not a split: canonicalization makes it
+/// causal or bidirectional instead.
+template <typename OpTy>
+bool isTrivialPrefix(OpTy op) {
+  std::optional<int64_t> length = op.getPrefixLength();
+  if (!length)
+    return false;
+  RankedTensorType q = op.getQuery().getType();
+  return *length == 0 || *length == q.getDimSize(seqDim(q));
+}
+
 /// `[B..., rows of q, last dim of v]` in v's element type.
 RankedTensorType outputType(Value q, Value v) {
   auto qType = cast<RankedTensorType>(q.getType());
@@ -98,7 +109,7 @@ struct SplitLinearAttention : OpRewritePattern<LinearAttentionOp> {
 
   LogicalResult matchAndRewrite(LinearAttentionOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getMask() != Mask::prefix)
+    if (op.getMask() != Mask::prefix || isTrivialPrefix(op))
       return failure();
     Location loc = op.getLoc();
     SplitPoint split(rewriter, loc, op);
@@ -161,7 +172,8 @@ struct SplitGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
   LogicalResult matchAndRewrite(GatedLinearAttentionOp op,
                                 PatternRewriter &rewriter) const override {
     // A prefix over the whole sequence is already the bidirectional part.
-    if (op.getMask() != Mask::prefix || op.prefixCoversSequence())
+    if (op.getMask() != Mask::prefix || op.prefixCoversSequence() ||
+        isTrivialPrefix(op))
       return failure();
     Location loc = op.getLoc();
     SplitPoint split(rewriter, loc, op);
@@ -204,6 +216,9 @@ struct LineaSplitPrefixPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateSplitPrefixPatterns(patterns);
+    // prefix(0) and prefix(L) become causal and bidirectional ops here.
+    LinearAttentionOp::getCanonicalizationPatterns(patterns, &getContext());
+    GatedLinearAttentionOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -256,7 +256,7 @@ struct LineaTileAttentionPass
   void runOnOperation() override {
     if (tileSize <= 0) {
       getOperation()->emitError() << "tile-size must be positive, got "
-                                  << tileSize;
+                                  << static_cast<int64_t>(tileSize);
       return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());

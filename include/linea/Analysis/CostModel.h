@@ -31,6 +31,8 @@ struct TargetModel {
   double flopsPerSecond;
   double bytesPerSecond;
   double secondsPerIteration;
+  /// Rows at which a contraction reaches half of peak.
+  double contractionTile;
   llvm::SmallVector<int64_t> chunkCandidates;
 
   static TargetModel cpu();

@@ -1,0 +1,19 @@
+// Bad pass options get a one-line error.
+// RUN: not linea-opt %s -linea-causal-to-chunked=chunk-size=-1 2>&1 | FileCheck %s --check-prefix=CHUNK
+// RUN: not linea-opt %s -linea-presum-to-scan=block-size=-2 2>&1 | FileCheck %s --check-prefix=BLOCK
+// RUN: not linea-opt %s -linea-tile-attention=tile-size=0 2>&1 | FileCheck %s --check-prefix=TILE
+// RUN: not linea-opt %s -linea-select-forms=target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: not linea-opt %s -linea-select-forms=form=fast 2>&1 | FileCheck %s --check-prefix=FORM
+// RUN: not linea-opt %s -linea-select-forms=chunk-size=-4 2>&1 | FileCheck %s --check-prefix=SELECTCHUNK
+// RUN: not linea-opt %s --linea-optimize=target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
+
+// CHUNK: error: chunk-size must be >= 0, got -1
+// BLOCK: error: block-size must be >= 0, got -2
+// TILE: error: tile-size must be positive, got 0
+// TARGET: error: unknown target 'tpu'; expected cpu or gpu
+// FORM: error: unknown form 'fast'; expected auto, oneshot, chunked or quadratic
+// SELECTCHUNK: error: chunk-size must be >= 0, got -4
+
+func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  return %x : tensor<4x8xf32>
+}
