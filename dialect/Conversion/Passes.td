@@ -39,4 +39,22 @@ def ConvertLineaToLinalg : Pass<"convert-linea-to-linalg"> {
                            "::mlir::math::MathDialect"];
 }
 
+def LineaLowerCopies : Pass<"linea-lower-copies"> {
+  let summary = "memref.copy becomes linalg.copy (compiled loops, not a runtime call)";
+  let description = [{
+    After bufferization, copies between strided views (a row of a sequence
+    tensor, say) are `memref.copy`, which the LLVM lowering turns into a call
+    to the generic, element-at-a-time `memrefCopy` of MLIR's C runner
+    utilities. As `linalg.copy` they become plain loops that LLVM vectorizes.
+    Part of `linea-lower-to-cpu`.
+
+    ```mlir
+    memref.copy %a, %b : memref<16x1x64xf32> to memref<16x1x64xf32, strided<[131072, 64, 1], offset: ?>>
+    // becomes
+    linalg.copy ins(%a : memref<16x1x64xf32>) outs(%b : memref<16x1x64xf32, strided<...>>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // LINEA_CONVERSION_PASSES_TD

@@ -32,7 +32,11 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
   pm.addPass(createLineaPrefixToOneShot());
   pm.addPass(createLineaCausalToChunked());
   pm.addPass(createLineaTileAttention());
-  pm.addPass(createLineaPresumToScan());
+  // The blocked scan trades a second pass over the data for parallelism:
+  // worth it where blocks run in parallel (GPU), not on the CPU, whose
+  // lowering runs loops one after another.
+  if (options.target == "gpu")
+    pm.addPass(createLineaPresumToScan());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -53,6 +57,7 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm) {
   // keeps only one window's buffers alive.
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createLineaLowerCopies());
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createSCFToControlFlowPass());

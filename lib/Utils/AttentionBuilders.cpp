@@ -37,16 +37,26 @@ Value mlir::linea::applyFeatureMap(OpBuilder &b, Location loc, Value x,
       });
 }
 
-static Value multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args) {
-  Value prod = arith::MulFOp::create(b, loc, args[0], args[1]);
-  return arith::AddFOp::create(b, loc, args[2], prod);
+arith::FastMathFlagsAttr mlir::linea::contractionFastMath(OpBuilder &b) {
+  return arith::FastMathFlagsAttr::get(
+      b.getContext(), arith::FastMathFlags::reassoc | arith::FastMathFlags::contract);
 }
+
+static Value multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args) {
+  auto fm = contractionFastMath(b);
+  Value prod = arith::MulFOp::create(b, loc, args[0], args[1], fm);
+  return arith::AddFOp::create(b, loc, args[2], prod, fm);
+}
+
+// The loop nests put a parallel unit-stride dim innermost (e, the output's
+// last dim), so the innermost loop of the lowered code vectorizes without
+// reassociating a reduction.
 
 Value mlir::linea::matmulAccumulate(OpBuilder &b, Location loc,
                                     int64_t numBatch, Value a, Value m,
                                     Value init) {
-  LoopSpace s(b.getContext(), numBatch, {kPar, kPar, kRed});
-  AffineExpr i = s[0], e = s[1], t = s[2];
+  LoopSpace s(b.getContext(), numBatch, {kPar, kRed, kPar});
+  AffineExpr i = s[0], t = s[1], e = s[2];
   return buildGeneric(b, loc, {a, m}, init,
                       {s.map({i, t}), s.map({t, e}), s.map({i, e})},
                       s.iterators(), multiplyAccumulate);
@@ -55,8 +65,8 @@ Value mlir::linea::matmulAccumulate(OpBuilder &b, Location loc,
 Value mlir::linea::transposedMatmulAccumulate(OpBuilder &b, Location loc,
                                               int64_t numBatch, Value a,
                                               Value m, Value init) {
-  LoopSpace s(b.getContext(), numBatch, {kPar, kPar, kRed});
-  AffineExpr d = s[0], e = s[1], t = s[2];
+  LoopSpace s(b.getContext(), numBatch, {kRed, kPar, kPar});
+  AffineExpr t = s[0], d = s[1], e = s[2];
   return buildGeneric(b, loc, {a, m}, init,
                       {s.map({t, d}), s.map({t, e}), s.map({d, e})},
                       s.iterators(), multiplyAccumulate);
@@ -178,10 +188,11 @@ Value mlir::linea::maskedScores(OpBuilder &b, Location loc, int64_t numBatch,
       b, loc, {q, k}, init, {s.map({i, d}), s.map({t, d}), s.map({i, t})},
       s.iterators(), [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
         Value seen = visible(nb, l, indexAt(nb, l, s, 0), indexAt(nb, l, s, 1));
-        Value prod = arith::MulFOp::create(nb, l, args[0], args[1]);
+        auto fm = contractionFastMath(nb);
+        Value prod = arith::MulFOp::create(nb, l, args[0], args[1], fm);
         Value masked = arith::SelectOp::create(nb, l, seen, prod,
                                                f32Constant(nb, l, 0.0f));
-        return arith::AddFOp::create(nb, l, args[2], masked);
+        return arith::AddFOp::create(nb, l, args[2], masked, fm);
       });
 }
 

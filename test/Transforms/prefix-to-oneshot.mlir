@@ -2,14 +2,15 @@
 
 // Two contractions and no loop: S[d, e] = sum_t k[t, d] v[t, e] (into a copy
 // of S0), then O[i, e] = sum_d q[i, d] S[d, e].
-// CHECK-DAG: #[[T_D:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
-// CHECK-DAG: #[[T_E:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
-// CHECK-DAG: #[[D_E:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// The loops are (b, t, d, e): e, the unit-stride dim, is innermost.
+// CHECK-DAG: #[[T_D:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[T_E:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[D_E:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
 // CHECK-LABEL: func.func @bidirectional
 // CHECK-SAME: (%[[Q:[a-z0-9_]+]]: tensor<3x?x8xf32>, %[[K:[a-z0-9_]+]]: tensor<3x?x8xf32>, %[[V:[a-z0-9_]+]]: tensor<3x?x4xf32>, %[[S0:[a-z0-9_]+]]: tensor<3x8x4xf32>)
 // CHECK-NOT: scf.for
 // CHECK: %[[INIT:.+]] = linalg.copy ins(%[[S0]] : tensor<3x8x4xf32>)
-// CHECK: %[[S:.+]] = linalg.generic {indexing_maps = [#[[T_D]], #[[T_E]], #[[D_E]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[K]], %[[V]] : tensor<3x?x8xf32>, tensor<3x?x4xf32>) outs(%[[INIT]] : tensor<3x8x4xf32>)
+// CHECK: %[[S:.+]] = linalg.generic {indexing_maps = [#[[T_D]], #[[T_E]], #[[D_E]]], iterator_types = ["parallel", "reduction", "parallel", "parallel"]} ins(%[[K]], %[[V]] : tensor<3x?x8xf32>, tensor<3x?x4xf32>) outs(%[[INIT]] : tensor<3x8x4xf32>)
 // CHECK: %[[O:.+]] = linalg.generic {{.*}} ins(%[[Q]], %[[S]] : tensor<3x?x8xf32>, tensor<3x8x4xf32>)
 // CHECK: return %{{.+}}, %[[S]]
 // CHECK-NOT: linea.linear_attention

@@ -31,6 +31,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
@@ -358,8 +359,19 @@ int main(int argc, char **argv) {
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
-                                               /*sizeLevel=*/0, nullptr);
+  // Optimize and generate code for this machine's CPU (its vector width
+  // decides what the loop vectorizer does).
+  auto hostBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!hostBuilder)
+    die("cannot detect the host CPU: " +
+        llvm::toString(hostBuilder.takeError()));
+  hostBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto hostMachine = hostBuilder->createTargetMachine();
+  if (!hostMachine)
+    die("cannot create a target machine: " +
+        llvm::toString(hostMachine.takeError()));
+  auto transformer = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
+                                               hostMachine->get());
   // memref.copy of non-contiguous views lowers to a call into MLIR's C
   // runner utilities.
   SmallVector<StringRef> sharedLibs = {LINEA_C_RUNNER_UTILS};
@@ -367,7 +379,8 @@ int main(int argc, char **argv) {
   engineOptions.sharedLibPaths = sharedLibs;
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  auto engine = ExecutionEngine::create(*module, engineOptions);
+  auto engine = ExecutionEngine::create(*module, engineOptions,
+                                        std::move(*hostMachine));
   if (!engine)
     die("JIT compilation failed: " + llvm::toString(engine.takeError()));
 

@@ -27,7 +27,7 @@ struct OptimizeOptions : public PassPipelineOptions<OptimizeOptions> {
 
 /// linea-optimize: fold to loops, split prefixes, choose forms with the cost
 /// model, and rewrite each region into its form (one-shot, chunked, tiled
-/// online softmax, blocked scan).
+/// online softmax, and for target=gpu the blocked scan).
 void buildOptimizePipeline(OpPassManager &pm,
                            const OptimizeOptions &options = OptimizeOptions());
 

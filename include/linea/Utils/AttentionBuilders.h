@@ -10,11 +10,16 @@
 #define LINEA_UTILS_ATTENTIONBUILDERS_H
 
 #include "linea/Dialect/LineaOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::linea {
 
 Value f32Constant(OpBuilder &b, Location loc, float value);
+
+/// reassoc + contract: contractions may be reordered and fused (FMA), which
+/// lets LLVM vectorize their reductions. Within SPEC's tolerance.
+arith::FastMathFlagsAttr contractionFastMath(OpBuilder &b);
 
 /// phi(x) elementwise: identity, relu, or elu(x) + 1.
 Value applyFeatureMap(OpBuilder &b, Location loc, Value x, FeatureMap map);

@@ -1,0 +1,238 @@
+#!/usr/bin/python3
+"""Linea's CPU benchmarks: every row is measured side by side in one run
+against its ceiling and its peers, and reported as medians and ratios.
+
+    /usr/bin/python3 bench/run.py [--quick] [--results bench/RESULTS.md]
+
+Peers come from Debian's python3-torch (installed by scripts/bench.sh),
+limited to one thread like Linea's CPU code. Timings are medians of
+--repeat runs; the machine is noisy, so read the ratios, not the digits.
+"""
+
+import argparse
+import datetime
+import os
+import pathlib
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+from linea import run as linea_run  # noqa: E402
+from linea.runner import linea_run_path  # noqa: E402
+
+torch.set_num_threads(1)
+RNG = np.random.default_rng(0)
+
+
+def median_ms(fn, repeat):
+    fn()  # warm up
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    return float(np.median(times))
+
+
+def linea_ms(program, args, repeat, pipeline=None):
+    _, ms = linea_run(program, args, pipeline=pipeline, repeat=repeat)
+    return ms
+
+
+def ttype(shape):
+    return "tensor<" + "x".join(str(s) for s in shape) + "xf32>"
+
+
+def attention_program(shape, mask, gate_shape=None):
+    t = ttype(shape)
+    if gate_shape is None:
+        return (f"func.func @f(%q: {t}, %k: {t}, %v: {t}) -> {t} {{\n"
+                f"  %o = linea.linear_attention %q, %k, %v mask = {mask} : {t}, {t}, {t} -> {t}\n"
+                f"  return %o : {t}\n}}\n")
+    g = ttype(gate_shape)
+    return (f"func.func @f(%q: {t}, %k: {t}, %v: {t}, %g: {g}) -> {t} {{\n"
+            f"  %o = linea.gated_linear_attention %q, %k, %v, %g mask = {mask} : "
+            f"{t}, {t}, {t}, {g} -> {t}\n  return %o : {t}\n}}\n")
+
+
+def sgemm_rate(repeat):
+    """FLOP/s of one large torch sgemm: the ceiling for contraction work."""
+    a = torch.randn(1024, 1024)
+    b = torch.randn(1024, 1024)
+    ms = median_ms(lambda: torch.mm(a, b), repeat)
+    return 2 * 1024 ** 3 / (ms * 1e-3)
+
+
+class Table:
+    def __init__(self):
+        self.rows = []
+
+    def add(self, name, linea, reference, ref_name, note=""):
+        self.rows.append((name, linea, reference, ref_name, linea / reference, note))
+
+    def render(self):
+        lines = ["| row | Linea ms | vs | ms | ratio (Linea / vs) | note |",
+                 "| --- | ---: | --- | ---: | ---: | --- |"]
+        for name, ours, theirs, what, ratio, note in self.rows:
+            lines.append(f"| {name} | {ours:.2f} | {what} | {theirs:.2f} | {ratio:.2f} | {note} |")
+        return "\n".join(lines)
+
+
+def bench_presum(table, L, repeat):
+    shape = (16, L, 64)
+    x = RNG.standard_normal(shape).astype(np.float32)
+    program = (f"func.func @f(%x: {ttype(shape)}) -> {ttype(shape)} {{\n"
+               f"  %y = linea.presum %x : {ttype(shape)}\n  return %y : {ttype(shape)}\n}}\n")
+    ours = linea_ms(program, [x], repeat)
+    tx = torch.from_numpy(x)
+    copy = median_ms(lambda: tx.clone(), repeat)
+    cumsum = median_ms(lambda: torch.cumsum(tx, dim=1), repeat)
+    table.add(f"presum [16, {L}, 64]", ours, copy, "memory copy (ceiling)")
+    table.add(f"presum [16, {L}, 64]", ours, cumsum, "torch.cumsum")
+
+
+def bench_linear(table, L, repeat, rate):
+    H, D, C = 16, 64, 64
+    shape = (H, L, D)
+    q, k, v = (RNG.standard_normal(shape).astype(np.float32) for _ in range(3))
+    tq, tk, tv = (torch.from_numpy(a) for a in (q, k, v))
+
+    none_ms = linea_ms(attention_program(shape, "none"), [q, k, v], repeat)
+    oneshot_flops = 4 * L * D * D * H
+    table.add(f"bidirectional one-shot L={L}", none_ms, oneshot_flops / rate * 1e3,
+              "sgemm ceiling, same FLOPs")
+    table.add(f"bidirectional one-shot L={L}", none_ms,
+              median_ms(lambda: tq @ (tk.transpose(1, 2) @ tv), repeat),
+              "torch q @ (k^T @ v)")
+
+    causal_ms = linea_ms(attention_program(shape, "causal"), [q, k, v], repeat)
+    chunked_flops = H * L * (2 * C * 2 * D + 4 * D * D)
+    table.add(f"causal chunked L={L}", causal_ms, chunked_flops / rate * 1e3,
+              "sgemm ceiling, same FLOPs (C=64)")
+
+    def torch_chunked():
+        state = torch.zeros(H, D, D)
+        out = torch.empty(H, L, D)
+        mask = torch.tril(torch.ones(C, C))
+        for start in range(0, L, C):
+            qc, kc, vc = tq[:, start:start + C], tk[:, start:start + C], tv[:, start:start + C]
+            n = qc.shape[1]
+            out[:, start:start + n] = qc @ state + ((qc @ kc.transpose(1, 2)) * mask[:n, :n]) @ vc
+            state = state + kc.transpose(1, 2) @ vc
+        return out
+
+    table.add(f"causal chunked L={L}", causal_ms, median_ms(torch_chunked, repeat),
+              "torch chunked (C=64, python loop)")
+
+    prefix_ms = linea_ms(attention_program(shape, f"prefix({L // 2})"), [q, k, v], repeat)
+    table.add(f"seed 001: causal / prefix(L/2), L={L}", causal_ms, prefix_ms,
+              "Linea prefix(L/2)", "ratio > 1: PrefixLM is faster")
+    return q, k, v
+
+
+def bench_quadratic(table, repeat):
+    H, L, D = 16, 4096, 64
+    shape = (H, L, D)
+    q, k, v = (RNG.standard_normal(shape).astype(np.float32) for _ in range(3))
+    tq, tk, tv = (torch.from_numpy(a) for a in (q, k, v))
+    ours = linea_ms(attention_program(shape, "causal"), [q, k, v], repeat)
+    mask = torch.tril(torch.ones(L, L))
+    table.add(f"causal L={L}", ours,
+              median_ms(lambda: ((tq @ tk.transpose(1, 2)) * mask) @ tv, repeat),
+              "torch quadratic masked form", "L x L scores per head")
+
+
+def bench_gated(table, L, repeat):
+    H, D = 16, 64
+    shape, gshape = (H, L, D), (H, L, D)
+    q, k, v = (RNG.standard_normal(shape).astype(np.float32) for _ in range(3))
+    g = (-0.1 * RNG.uniform(size=gshape)).astype(np.float32)
+    oneshot = linea_ms(attention_program(shape, f"prefix({L})", gshape), [q, k, v, g], repeat)
+    chunked = linea_ms(attention_program(shape, "causal", gshape), [q, k, v, g], repeat)
+    table.add(f"gated prefix(L) via presum, L={L}", oneshot, chunked,
+              "Linea gated chunked (same data, causal)",
+              "ratio < 1: the gate does not force chunking")
+
+
+def peak_rss_mb(cmd):
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    if status != 0:
+        raise RuntimeError(proc.stderr.read().decode())
+    return usage.ru_maxrss / 1024.0
+
+
+def bench_fold_memory(lengths):
+    D, l, heads = 64, 64, 4
+    rows = ["| L | peak RSS MB | input + output MB | RSS - I/O MB | L x L scores would be MB |",
+            "| ---: | ---: | ---: | ---: | ---: |"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for L in lengths:
+            tx, tm, tw = ttype((L, D)), ttype((l, D)), ttype((D, D))
+            program = (f"func.func @f(%x: {tx}, %m: {tm}, %wq: {tw}, %wk: {tw}, %wv: {tw}, "
+                       f"%wo: {tw}) -> ({tx}, {tm}) {{\n"
+                       f"  %y, %mem = linea.folded_attention %x, %m weights(%wq, %wk, %wv, %wo) "
+                       f"segment_length = {l} num_heads = {heads} : {tx}, {tm}, {tw}, {tw}, {tw}, {tw}\n"
+                       f"  return %y, %mem : {tx}, {tm}\n}}\n")
+            path = pathlib.Path(tmp) / "fold.mlir"
+            path.write_text(program)
+            args = []
+            for name, shape in [("x", (L, D)), ("m", (l, D))] + [(w, (D, D)) for w in
+                                                                  ("wq", "wk", "wv", "wo")]:
+                data = RNG.standard_normal(shape) / (np.sqrt(D) if name.startswith("w") else 1)
+                np.save(f"{tmp}/{name}.npy", data.astype(np.float32))
+                args += ["--arg", f"{tmp}/{name}.npy"]
+            rss = peak_rss_mb([str(linea_run_path()), str(path), "--output-dir", f"{tmp}/out"] + args)
+            io = 2 * L * D * 4 / 2 ** 20
+            rows.append(f"| {L} | {rss:.1f} | {io:.1f} | {rss - io:.1f} | {L * L * 4 / 2 ** 20:.0f} |")
+    return "\n".join(rows)
+
+
+def machine():
+    model = "unknown CPU"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} cores, {platform.platform()}, torch {torch.__version__}"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--results", help="also write the tables to this Markdown file")
+    opts = parser.parse_args()
+    L = 2048 if opts.quick else 16384
+    fold_lengths = [4096, 16384] if opts.quick else [4096, 16384, 65536, 262144]
+
+    rate = sgemm_rate(opts.repeat)
+    table = Table()
+    bench_presum(table, L, opts.repeat)
+    bench_linear(table, L, opts.repeat, rate)
+    bench_quadratic(table, opts.repeat)
+    bench_gated(table, L, opts.repeat)
+    fold = bench_fold_memory(fold_lengths)
+
+    text = (f"Measured {datetime.date.today()} on {machine()}.\n"
+            f"One thread each; sgemm ceiling rate {rate / 1e9:.1f} GFLOP/s (torch.mm 1024^3); "
+            f"medians of {opts.repeat} runs.\n\n"
+            f"{table.render()}\n\nFold (folded_attention, D=64, l=64, 4 heads) peak memory:\n\n"
+            f"{fold}\n")
+    print(text)
+    if opts.results:
+        pathlib.Path(opts.results).write_text(text)
+
+
+if __name__ == "__main__":
+    main()
