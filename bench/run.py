@@ -4,8 +4,8 @@ against its ceiling and its peers, and reported as medians and ratios.
 
     /usr/bin/python3 bench/run.py [--quick] [--results bench/RESULTS.md]
 
-Peers come from Debian's python3-torch (installed by scripts/bench.sh),
-limited to one thread like Linea's CPU code. Timings are medians of
+Peers come from Debian's python3-torch over OpenBLAS (scripts/bench.sh
+installs both), limited to one thread like Linea's CPU code. Timings are medians of
 --repeat runs; the machine is noisy, so read the ratios, not the digits.
 """
 
@@ -162,11 +162,12 @@ def bench_gated(table, L, repeat):
 
 
 def peak_rss_mb(cmd):
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    if status != 0:
-        raise RuntimeError(proc.stderr.read().decode())
-    return usage.ru_maxrss / 1024.0
+    """Peak RSS of `cmd`, measured by GNU time: a child forked from this big
+    Python process would inherit its high-water mark."""
+    done = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr)
+    return int(done.stderr.strip().splitlines()[-1]) / 1024.0
 
 
 def bench_fold_memory(lengths):
