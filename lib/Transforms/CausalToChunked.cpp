@@ -11,6 +11,7 @@
 
 #include "linea/Analysis/CostModel.h"
 #include "linea/Dialect/LineaOps.h"
+#include "linea/Transforms/FormUtils.h"
 #include "linea/Transforms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"
 #include "linea/Utils/StructuredBuilders.h"
@@ -49,12 +50,6 @@ int64_t chunkSizeFor(Operation *op, int64_t option) {
     if (e.form == Form::Chunked && (!best || e.seconds < best->seconds))
       best = &e;
   return best ? best->chunkSize : kFallbackChunk;
-}
-
-/// False when linea-select-forms chose another form for `op`.
-bool chosenChunked(Operation *op) {
-  auto chosen = op->getAttrOfType<StringAttr>(kFormAttrName);
-  return !chosen || symbolizeForm(chosen.getValue()) == Form::Chunked;
 }
 
 /// One chunk's operands, sliced from the whole sequence.
@@ -104,18 +99,6 @@ Value zerosFor(OpBuilder &b, Location loc, int64_t numBatch, Value x,
                            tensor::getMixedSize(b, loc, y, numBatch + 1)});
 }
 
-/// The initial state, copied so the loop may update it in place.
-Value initialState(OpBuilder &b, Location loc, Value init, Value q, Value v) {
-  int64_t numBatch = numBatchDims(cast<RankedTensorType>(q.getType()));
-  Value state = zerosWithBatchOf(
-      b, loc, q, numBatch,
-      {tensor::getMixedSize(b, loc, q, numBatch + 1),
-       tensor::getMixedSize(b, loc, v, numBatch + 1)});
-  if (!init)
-    return state;
-  return linalg::CopyOp::create(b, loc, init, state).getResult(0);
-}
-
 Value causalVisible(OpBuilder &b, Location loc, Value row, Value col) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, col, row);
 }
@@ -126,20 +109,13 @@ struct ChunkLinearAttention : OpRewritePattern<LinearAttentionOp> {
 
   LogicalResult matchAndRewrite(LinearAttentionOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getMask() != Mask::causal || !chosenChunked(op))
+    if (op.getMask() != Mask::causal || !formAllows(op, Form::Chunked))
       return failure();
     Location loc = op.getLoc();
     int64_t numBatch = numBatchDims(op.getQuery().getType());
-    FeatureMap map = op.getFeatureMap();
-    Value q = applyFeatureMap(rewriter, loc,
-                              castToF32(rewriter, loc, op.getQuery()), map);
-    Value k = applyFeatureMap(rewriter, loc,
-                              castToF32(rewriter, loc, op.getKey()), map);
-    Value v = castToF32(rewriter, loc, op.getValue());
-    if (op.getNormalize())
-      v = appendOnesColumn(rewriter, loc, v);
+    auto [q, k, v] = prepareOperands(rewriter, loc, op);
 
-    Value state0 = initialState(rewriter, loc, op.getInitialState(), q, v);
+    Value state0 = initialStateOrZeros(rewriter, loc, op.getInitialState(), q, v);
     auto [state, o] = buildChunkLoop(
         rewriter, loc, q, k, v, Value(), state0, chunkSizeFor(op, chunkSize),
         [&](OpBuilder &b, Location l, const Chunk &c, Value s) {
@@ -153,21 +129,7 @@ struct ChunkLinearAttention : OpRewritePattern<LinearAttentionOp> {
           return std::make_pair(rows, next);
         });
 
-    float scale = op.getScale().convertToFloat();
-    Type elementType = op.getOutput().getType().getElementType();
-    SmallVector<Value> results;
-    if (op.getNormalize()) {
-      results.push_back(divideByLastColumn(rewriter, loc, o, scale, elementType));
-      state = sliceAlong(rewriter, loc, state, numBatch + 1,
-                         rewriter.getIndexAttr(0),
-                         tensor::getMixedSize(rewriter, loc, op.getValue(),
-                                              numBatch + 1));
-    } else {
-      results.push_back(scaleAndCast(rewriter, loc, o, scale, elementType));
-    }
-    if (op.getFinalState())
-      results.push_back(state);
-    rewriter.replaceOp(op, results);
+    replaceWithForm(rewriter, op, o, state);
     return success();
   }
 
@@ -180,7 +142,7 @@ struct ChunkGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
 
   LogicalResult matchAndRewrite(GatedLinearAttentionOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getMask() != Mask::causal || !chosenChunked(op))
+    if (op.getMask() != Mask::causal || !formAllows(op, Form::Chunked))
       return failure();
     Location loc = op.getLoc();
     int64_t numBatch = numBatchDims(op.getQuery().getType());
@@ -195,7 +157,7 @@ struct ChunkGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
                               b.getI64IntegerAttr(numBatch), flag, flag);
     };
 
-    Value state0 = initialState(rewriter, loc, op.getInitialState(), q, v);
+    Value state0 = initialStateOrZeros(rewriter, loc, op.getInitialState(), q, v);
     auto [state, o] = buildChunkLoop(
         rewriter, loc, q, k, v, g, state0, chunkSizeFor(op, chunkSize),
         [&](OpBuilder &b, Location l, const Chunk &c, Value s) {
@@ -217,12 +179,7 @@ struct ChunkGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
           return std::make_pair(rows, next);
         });
 
-    SmallVector<Value> results{
-        scaleAndCast(rewriter, loc, o, op.getScale().convertToFloat(),
-                     op.getOutput().getType().getElementType())};
-    if (op.getFinalState())
-      results.push_back(state);
-    rewriter.replaceOp(op, results);
+    replaceWithForm(rewriter, op, o, state);
     return success();
   }
 

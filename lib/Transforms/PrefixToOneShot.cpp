@@ -10,6 +10,7 @@
 
 #include "linea/Analysis/CostModel.h"
 #include "linea/Dialect/LineaOps.h"
+#include "linea/Transforms/FormUtils.h"
 #include "linea/Transforms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"
 #include "linea/Utils/StructuredBuilders.h"
@@ -29,24 +30,9 @@ using namespace mlir::linea;
 
 namespace {
 
-/// False when linea-select-forms chose another form for `op`.
-bool formAllows(Operation *op, Form form) {
-  auto chosen = op->getAttrOfType<StringAttr>(kFormAttrName);
-  return !chosen || symbolizeForm(chosen.getValue()) == form;
-}
-
 bool hasStaticLengthOne(Value q) {
   auto type = cast<RankedTensorType>(q.getType());
   return type.getDimSize(seqDim(type)) == 1;
-}
-
-/// Zeros `[B..., Dk, Dv]` with the batch sizes of `q`.
-Value zeroState(OpBuilder &b, Location loc, Value q, Value v) {
-  int64_t numBatch = numBatchDims(cast<RankedTensorType>(q.getType()));
-  return zerosWithBatchOf(
-      b, loc, q, numBatch,
-      {tensor::getMixedSize(b, loc, q, numBatch + 1),
-       tensor::getMixedSize(b, loc, v, numBatch + 1)});
 }
 
 /// `O = phi(Q) S` into a fresh `[B..., L, Dv]`.
@@ -72,38 +58,12 @@ struct LinearAttentionToOneShot : OpRewritePattern<LinearAttentionOp> {
       return failure();
     Location loc = op.getLoc();
     int64_t numBatch = numBatchDims(op.getQuery().getType());
-    FeatureMap map = op.getFeatureMap();
-    Value q = applyFeatureMap(rewriter, loc,
-                              castToF32(rewriter, loc, op.getQuery()), map);
-    Value k = applyFeatureMap(rewriter, loc,
-                              castToF32(rewriter, loc, op.getKey()), map);
-    Value v = castToF32(rewriter, loc, op.getValue());
-    if (op.getNormalize())
-      v = appendOnesColumn(rewriter, loc, v);
-
+    auto [q, k, v] = prepareOperands(rewriter, loc, op);
     // S = S0 + phi(K)^T V, then O = phi(Q) S.
-    Value state = zeroState(rewriter, loc, q, v);
-    if (Value init = op.getInitialState())
-      state = linalg::CopyOp::create(rewriter, loc, init, state).getResult(0);
+    Value state = initialStateOrZeros(rewriter, loc, op.getInitialState(), q, v);
     state = transposedMatmulAccumulate(rewriter, loc, numBatch, k, v, state);
-    Value o = queryTimesState(rewriter, loc, q, state);
-
-    float scale = op.getScale().convertToFloat();
-    Type elementType = op.getOutput().getType().getElementType();
-    SmallVector<Value> results;
-    if (op.getNormalize()) {
-      results.push_back(
-          divideByLastColumn(rewriter, loc, o, scale, elementType));
-      state = sliceAlong(rewriter, loc, state, numBatch + 1,
-                         rewriter.getIndexAttr(0),
-                         tensor::getMixedSize(rewriter, loc, op.getValue(),
-                                              numBatch + 1));
-    } else {
-      results.push_back(scaleAndCast(rewriter, loc, o, scale, elementType));
-    }
-    if (op.getFinalState())
-      results.push_back(state);
-    rewriter.replaceOp(op, results);
+    replaceWithForm(rewriter, op, queryTimesState(rewriter, loc, q, state),
+                    state);
     return success();
   }
 };
@@ -127,9 +87,8 @@ struct GatedToOneShot : OpRewritePattern<GatedLinearAttentionOp> {
     Value g = castToF32(rewriter, loc, op.getGate());
 
     // S_{L-1} = diag(exp(sum_t g_t)) S0 + (K .* exp(sum_{s>t} g_s))^T V.
-    Value state = zeroState(rewriter, loc, q, v);
-    if (Value init = op.getInitialState()) {
-      state = linalg::CopyOp::create(rewriter, loc, init, state).getResult(0);
+    Value state = initialStateOrZeros(rewriter, loc, op.getInitialState(), q, v);
+    if (op.getInitialState()) {
       Value total = sumOverSequence(rewriter, loc, numBatch, g, scalarGate);
       state = decayState(rewriter, loc, numBatch, state, total, scalarGate);
     }
@@ -140,14 +99,8 @@ struct GatedToOneShot : OpRewritePattern<GatedLinearAttentionOp> {
     Value decayedKeys = decayRows(rewriter, loc, numBatch, k, suffix, scalarGate);
     state = transposedMatmulAccumulate(rewriter, loc, numBatch, decayedKeys, v,
                                        state);
-    Value o = queryTimesState(rewriter, loc, q, state);
-
-    SmallVector<Value> results{
-        scaleAndCast(rewriter, loc, o, op.getScale().convertToFloat(),
-                     op.getOutput().getType().getElementType())};
-    if (op.getFinalState())
-      results.push_back(state);
-    rewriter.replaceOp(op, results);
+    replaceWithForm(rewriter, op, queryTimesState(rewriter, loc, q, state),
+                    state);
     return success();
   }
 };

@@ -227,6 +227,17 @@ BUILDERS = {
 }
 
 
+def assert_matches(got, expected):
+    """Every result has the expected shape, is finite and is within SPEC's
+    tolerance of the float64 oracle."""
+    assert len(got) == len(expected)
+    for k, (g, want) in enumerate(zip(got, expected)):
+        assert g.shape == want.shape, f"result {k}: {g.shape} vs {want.shape}"
+        assert np.all(np.isfinite(g)), f"result {k} has non-finite values"
+        err = ref.rel_l2(g, want)
+        assert err <= TOLERANCE, f"result {k}: rel. L2 error {err:.3g}"
+
+
 def build(spec, seed):
     rng = np.random.default_rng(seed)
     return BUILDERS[spec["op"]](spec, rng)

@@ -1,0 +1,70 @@
+//===- FormUtils.cpp - what the one-shot and chunked forms share ----------===//
+
+#include "linea/Transforms/FormUtils.h"
+#include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/StructuredBuilders.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::linea;
+
+FormOperands mlir::linea::prepareOperands(OpBuilder &b, Location loc,
+                                          LinearAttentionOp op) {
+  FeatureMap map = op.getFeatureMap();
+  FormOperands operands;
+  operands.q = applyFeatureMap(b, loc, castToF32(b, loc, op.getQuery()), map);
+  operands.k = applyFeatureMap(b, loc, castToF32(b, loc, op.getKey()), map);
+  operands.v = castToF32(b, loc, op.getValue());
+  if (op.getNormalize())
+    operands.v = appendOnesColumn(b, loc, operands.v);
+  return operands;
+}
+
+Value mlir::linea::initialStateOrZeros(OpBuilder &b, Location loc, Value init,
+                                       Value q, Value v) {
+  int64_t numBatch = numBatchDims(cast<RankedTensorType>(q.getType()));
+  Value state = zerosWithBatchOf(
+      b, loc, q, numBatch,
+      {tensor::getMixedSize(b, loc, q, numBatch + 1),
+       tensor::getMixedSize(b, loc, v, numBatch + 1)});
+  if (!init)
+    return state;
+  return linalg::CopyOp::create(b, loc, init, state).getResult(0);
+}
+
+void mlir::linea::replaceWithForm(PatternRewriter &rewriter,
+                                  LinearAttentionOp op, Value o, Value state) {
+  Location loc = op.getLoc();
+  float scale = op.getScale().convertToFloat();
+  Type elementType = op.getOutput().getType().getElementType();
+  SmallVector<Value> results;
+  if (op.getNormalize()) {
+    results.push_back(divideByLastColumn(rewriter, loc, o, scale, elementType));
+    int64_t last = featureDim(op.getValue().getType());
+    state = sliceAlong(rewriter, loc, state, last, rewriter.getIndexAttr(0),
+                       tensor::getMixedSize(rewriter, loc, op.getValue(), last));
+  } else {
+    results.push_back(scaleAndCast(rewriter, loc, o, scale, elementType));
+  }
+  if (op.getFinalState())
+    results.push_back(state);
+  rewriter.replaceOp(op, results);
+}
+
+void mlir::linea::replaceWithForm(PatternRewriter &rewriter,
+                                  GatedLinearAttentionOp op, Value o,
+                                  Value state) {
+  SmallVector<Value> results{
+      scaleAndCast(rewriter, op.getLoc(), o, op.getScale().convertToFloat(),
+                   op.getOutput().getType().getElementType())};
+  if (op.getFinalState())
+    results.push_back(state);
+  rewriter.replaceOp(op, results);
+}
+
+bool mlir::linea::formAllows(Operation *op, Form form) {
+  auto chosen = op->getAttrOfType<StringAttr>(kFormAttrName);
+  return !chosen || symbolizeForm(chosen.getValue()) == form;
+}
