@@ -212,8 +212,11 @@ def LineaSelectForms : Pass<"linea-select-forms"> {
   let summary = "Choose each op's form and chunk size with the cost model";
   let description = [{
     Runs the cost model (`linea/Analysis/CostModel.h`) on every attention op
-    and records its choice as `linea.form` (`oneshot`, `chunked`,
-    `quadratic`) and `linea.chunk_size`, which the rewrites obey. The model
+    and presum and records its choice as `linea.form` (`oneshot`, `chunked`,
+    `quadratic`; `scan` or `blocked_scan` for presum) and
+    `linea.chunk_size`, which the rewrites obey. The blocked scan pays a
+    second pass over the data for parallelism, so it wins only where blocks
+    run in parallel (`target=gpu`). The model
     weighs, from the static dims and the target, the FLOPs and bytes of
     the recurrent/one-shot form, the quadratic masked form and the chunked
     form at each candidate chunk size. With `explain`, it emits a remark per
@@ -230,7 +233,7 @@ def LineaSelectForms : Pass<"linea-select-forms"> {
     Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
            "cpu or gpu: the machine the costs are weighed for">,
     Option<"form", "form", "std::string", /*default=*/"\"auto\"",
-           "auto, or force oneshot, chunked or quadratic where legal">,
+           "auto, or force oneshot, chunked, quadratic, scan or blocked_scan where legal">,
     Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"0",
            "Force this chunk size (0 = choose)">,
     Option<"explain", "explain", "bool", /*default=*/"false",

@@ -32,6 +32,10 @@ StringRef mlir::linea::stringifyForm(Form form) {
     return "chunked";
   case Form::Quadratic:
     return "quadratic";
+  case Form::Scan:
+    return "scan";
+  case Form::BlockedScan:
+    return "blocked_scan";
   }
   llvm_unreachable("unknown form");
 }
@@ -41,19 +45,21 @@ std::optional<Form> mlir::linea::symbolizeForm(StringRef name) {
       .Case("oneshot", Form::OneShot)
       .Case("chunked", Form::Chunked)
       .Case("quadratic", Form::Quadratic)
+      .Case("scan", Form::Scan)
+      .Case("blocked_scan", Form::BlockedScan)
       .Default(std::nullopt);
 }
 
 TargetModel TargetModel::cpu() {
   // What Linea's generated CPU loops sustain on one core of these machines,
   // not the hardware peak.
-  return {"cpu", 4e9, 8e9, 2e-6, 32, {16, 32, 64, 128, 256}};
+  return {"cpu", 4e9, 8e9, 2e-6, 32, 1, {16, 32, 64, 128, 256}};
 }
 
 TargetModel TargetModel::gpu() {
   // An H100: dense f16/bf16 tensor-core rate, HBM3 bandwidth, and the cost
   // of one synchronized chunk step inside a block.
-  return {"gpu", 990e12, 3.35e12, 1e-6, 64, {16, 32, 64, 128}};
+  return {"gpu", 990e12, 3.35e12, 1e-6, 64, 132, {16, 32, 64, 128}};
 }
 
 std::optional<TargetModel> TargetModel::byName(StringRef name) {
@@ -169,10 +175,42 @@ FormEstimate estimate(const Problem &p, const TargetModel &target, Form form,
 
 } // namespace
 
+/// presum over N elements: the sequential scan is one pass (read and write
+/// each element) that runs on one unit; the blocked scan is two passes that
+/// spread over every unit.
+static std::optional<FormChoice> choosePresumForm(PresumOp op,
+                                                  const TargetModel &target,
+                                                  std::optional<Form> forced) {
+  RankedTensorType type = op.getInput().getType();
+  double elements = 1;
+  for (int64_t size : type.getShape())
+    elements *= ShapedType::isDynamic(size) ? kAssumedDynamicLength : size;
+  double bytes = 8 * elements;
+  FormEstimate scan{Form::Scan, 0, elements, bytes,
+                    bytes / (target.bytesPerSecond /
+                             std::max(1.0, target.parallelUnits))};
+  FormEstimate blocked{Form::BlockedScan, 0, 2 * elements, 2 * bytes,
+                       2 * bytes / target.bytesPerSecond};
+  FormChoice choice;
+  choice.alternatives = {scan, blocked};
+  bool wantBlocked = forced ? *forced == Form::BlockedScan
+                            : blocked.seconds < scan.seconds;
+  if (forced && *forced != Form::Scan && *forced != Form::BlockedScan) {
+    choice.note = ("forced form '" + stringifyForm(*forced) +
+                   "' is not legal here")
+                      .str();
+    wantBlocked = blocked.seconds < scan.seconds;
+  }
+  choice.chosen = wantBlocked ? blocked : scan;
+  return choice;
+}
+
 std::optional<FormChoice> mlir::linea::chooseForm(Operation *op,
                                                   const TargetModel &target,
                                                   std::optional<Form> forcedForm,
                                                   int64_t forcedChunk) {
+  if (auto presum = dyn_cast<PresumOp>(op))
+    return choosePresumForm(presum, target, forcedForm);
   std::optional<Problem> problem = readProblem(op);
   if (!problem)
     return std::nullopt;

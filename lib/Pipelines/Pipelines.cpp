@@ -32,11 +32,10 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
   pm.addPass(createLineaPrefixToOneShot());
   pm.addPass(createLineaCausalToChunked());
   pm.addPass(createLineaTileAttention());
-  // The blocked scan trades a second pass over the data for parallelism:
-  // worth it where blocks run in parallel (GPU), not on the CPU, whose
-  // lowering runs loops one after another.
-  if (options.target == "gpu")
-    pm.addPass(createLineaPresumToScan());
+  // The forms above create presums of their own (the gates' log-decays):
+  // the cost model picks the scan for those too, then the scans are built.
+  pm.addPass(createLineaSelectForms(select));
+  pm.addPass(createLineaPresumToScan());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

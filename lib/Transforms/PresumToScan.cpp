@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "linea/Dialect/LineaOps.h"
+#include "linea/Transforms/FormUtils.h"
 #include "linea/Transforms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"
 #include "linea/Utils/StructuredBuilders.h"
@@ -95,6 +96,8 @@ struct BlockedPresum : OpRewritePattern<PresumOp> {
 
   LogicalResult matchAndRewrite(PresumOp op,
                                 PatternRewriter &rewriter) const override {
+    if (!formAllows(op, Form::BlockedScan))
+      return failure();
     int64_t dim = op.getScanDim();
     int64_t staticLength = op.getInput().getType().getDimSize(dim);
     int64_t blockRows = blockSizeFor(staticLength, blockSize);

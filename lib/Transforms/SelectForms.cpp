@@ -33,7 +33,8 @@ struct LineaSelectFormsPass
       if (!forced) {
         getOperation()->emitError()
             << "unknown form '" << form
-            << "'; expected auto, oneshot, chunked or quadratic";
+            << "'; expected auto, oneshot, chunked, quadratic, scan or "
+               "blocked_scan";
         return signalPassFailure();
       }
     }

@@ -11,7 +11,7 @@
 // BLOCK: error: block-size must be >= 0, got -2
 // TILE: error: tile-size must be positive, got 0
 // TARGET: error: unknown target 'tpu'; expected cpu or gpu
-// FORM: error: unknown form 'fast'; expected auto, oneshot, chunked or quadratic
+// FORM: error: unknown form 'fast'; expected auto, oneshot, chunked, quadratic, scan or blocked_scan
 // SELECTCHUNK: error: chunk-size must be >= 0, got -4
 
 func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {

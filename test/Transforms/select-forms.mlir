@@ -51,10 +51,25 @@ func.func @short_causal(%q: tensor<8x64xf32>) -> tensor<8x64xf32> {
 // Forcing the one-shot form on a causal region is not legal: the model says
 // so and chooses by cost.
 // QUAD-LABEL: func.func @no_choice
-// QUAD-NOT: linea.form
+// QUAD-NOT: linea.form = "quadratic"
 func.func @no_choice(%q: tensor<8x64xf32>, %j: index) -> tensor<8x64xf32> {
   // An unsplit prefix has no form of its own yet.
   %o = linea.linear_attention %q, %q, %q mask = prefix(%j)
       : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32> -> tensor<8x64xf32>
   return %o : tensor<8x64xf32>
+}
+
+// -----
+
+// presum: the blocked scan pays a second pass for parallelism; on the CPU,
+// whose loops run in order, the sequential scan wins; on the GPU the
+// blocked one.
+// CHECK-LABEL: func.func @presum
+// CHECK: linea.presum {{.*}} {linea.form = "scan"}
+// GPU-LABEL: func.func @presum
+// GPU: linea.presum {{.*}} {linea.form = "blocked_scan"}
+func.func @presum(%x: tensor<16x4096x64xf32>) -> tensor<16x4096x64xf32> {
+  // expected-remark @+1 {{form scan; weighed: scan}}
+  %y = linea.presum %x : tensor<16x4096x64xf32>
+  return %y : tensor<16x4096x64xf32>
 }

@@ -285,6 +285,23 @@ std::vector<float> gather(const ResultView &view) {
   return dense;
 }
 
+/// The result's elements in row-major order, without a copy when it already
+/// is dense (the common case: a fresh identity-layout buffer).
+ArrayRef<float> denseElements(const ResultView &view,
+                              std::vector<float> &scratch) {
+  int64_t count = 1, expectedStride = 1;
+  bool dense = true;
+  for (int64_t d = view.sizes.size() - 1; d >= 0; --d) {
+    count *= view.sizes[d];
+    dense &= view.sizes[d] == 1 || view.strides[d] == expectedStride;
+    expectedStride *= view.sizes[d];
+  }
+  if (dense)
+    return ArrayRef<float>(view.aligned + view.offset, count);
+  scratch = gather(view);
+  return scratch;
+}
+
 /// Frees result buffers the JIT code allocated (not the caller's inputs,
 /// not one buffer twice).
 void freeResults(ArrayRef<ResultView> views,
@@ -421,7 +438,9 @@ int main(int argc, char **argv) {
   for (auto [k, view] : llvm::enumerate(views)) {
     llvm::SmallString<256> path(options.outputDir);
     llvm::sys::path::append(path, "result" + std::to_string(k) + ".npy");
-    if (llvm::Error error = linea::npy::write(path, view.sizes, gather(view)))
+    std::vector<float> scratch;
+    if (llvm::Error error = linea::npy::write(path, view.sizes,
+                                              denseElements(view, scratch)))
       die(llvm::toString(std::move(error)));
   }
   freeResults(views, inputBuffers);

@@ -19,7 +19,9 @@
 
 namespace mlir::linea {
 
-enum class Form { OneShot, Chunked, Quadratic };
+/// Attention forms (one-shot, chunked, quadratic) and presum forms (the
+/// sequential scan, the blocked two-level scan).
+enum class Form { OneShot, Chunked, Quadratic, Scan, BlockedScan };
 
 llvm::StringRef stringifyForm(Form form);
 std::optional<Form> symbolizeForm(llvm::StringRef name);
@@ -33,6 +35,8 @@ struct TargetModel {
   double secondsPerIteration;
   /// Rows at which a contraction reaches half of peak.
   double contractionTile;
+  /// Independent blocks the lowering runs at once (1: loops run in order).
+  double parallelUnits;
   llvm::SmallVector<int64_t> chunkCandidates;
 
   static TargetModel cpu();
@@ -62,9 +66,9 @@ constexpr llvm::StringLiteral kFormAttrName = "linea.form";
 constexpr llvm::StringLiteral kChunkSizeAttrName = "linea.chunk_size";
 
 /// Weighs the legal forms of a linear or gated linear attention op (after
-/// prefix splitting: mask none, causal, or a gated whole-sequence prefix)
-/// and picks the cheapest, or `forcedForm` / `forcedChunk` where legal.
-/// Returns std::nullopt for ops that have no choice to make.
+/// prefix splitting: mask none, causal, or a gated whole-sequence prefix),
+/// or of a presum, and picks the cheapest, or `forcedForm` / `forcedChunk`
+/// where legal. Returns std::nullopt for ops that have no choice to make.
 std::optional<FormChoice> chooseForm(Operation *op, const TargetModel &target,
                                      std::optional<Form> forcedForm = {},
                                      int64_t forcedChunk = 0);
