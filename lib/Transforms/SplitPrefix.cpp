@@ -37,11 +37,13 @@ struct SplitPoint {
   SplitPoint(OpBuilder &b, Location loc, OpTy op) {
     RankedTensorType q = op.getQuery().getType();
     seq = seqDim(q);
+    OpFoldResult total = tensor::getMixedSize(b, loc, op.getQuery(), seq);
     if (std::optional<int64_t> length = op.getPrefixLength())
       prefix = b.getIndexAttr(*length);
     else
-      prefix = op.getPrefixIndex();
-    OpFoldResult total = tensor::getMixedSize(b, loc, op.getQuery(), seq);
+      prefix = clampPrefixLength(
+          b, loc, op.getPrefixIndex(),
+          getValueOrCreateConstantIndexOp(b, loc, total));
     std::optional<int64_t> staticPrefix = getConstantIntValue(prefix);
     std::optional<int64_t> staticTotal = getConstantIntValue(total);
     if (staticPrefix && staticTotal) {
@@ -189,8 +191,8 @@ struct SplitGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
     Value dynamicPrefix;
     if (std::optional<int64_t> length = op.getPrefixLength())
       staticPrefix = rewriter.getI64IntegerAttr(*length);
-    else
-      dynamicPrefix = op.getPrefixIndex();
+    else // The clamped length the slices were cut at.
+      dynamicPrefix = cast<Value>(split.prefix);
     auto head = GatedLinearAttentionOp::create(
         rewriter, loc, TypeRange{outputType(q1, v1), stateType(q, v)}, q1, k1,
         v1, g1, op.getInitialState(), dynamicPrefix, Mask::prefix,

@@ -37,6 +37,13 @@ Value mlir::linea::applyFeatureMap(OpBuilder &b, Location loc, Value x,
       });
 }
 
+Value mlir::linea::clampPrefixLength(OpBuilder &b, Location loc, Value prefix,
+                                     Value length) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value atLeastZero = arith::MaxSIOp::create(b, loc, prefix, zero);
+  return arith::MinSIOp::create(b, loc, atLeastZero, length);
+}
+
 arith::FastMathFlagsAttr mlir::linea::contractionFastMath(OpBuilder &b) {
   return arith::FastMathFlagsAttr::get(
       b.getContext(), arith::FastMathFlags::reassoc | arith::FastMathFlags::contract);

@@ -89,7 +89,9 @@ def linear_attention_case(spec, rng):
         inputs.append(s0)
     if spec["mask"] == "prefix" and spec.get("dyn_prefix"):
         args.append(("j", "index"))
-        inputs.append(spec["prefix"])
+        # A runtime length outside [0, L] is clamped (the oracle sees the
+        # clamped value as `prefix`).
+        inputs.append(spec.get("runtime_prefix", spec["prefix"]))
     results = [("o", tv)] + ([("s", ts)] if spec.get("final") else [])
     attrs = f"mask = {mask_spec(spec)}"
     if spec.get("feature_map", "identity") != "identity":
@@ -135,7 +137,9 @@ def gated_case(spec, rng):
         inputs.append(s0)
     if spec["mask"] == "prefix" and spec.get("dyn_prefix"):
         args.append(("j", "index"))
-        inputs.append(spec["prefix"])
+        # A runtime length outside [0, L] is clamped (the oracle sees the
+        # clamped value as `prefix`).
+        inputs.append(spec.get("runtime_prefix", spec["prefix"]))
     results = [("o", tv)] + ([("s", ts)] if spec.get("final") else [])
     attrs = f"mask = {mask_spec(spec)}"
     if spec.get("scale", 1.0) != 1.0:

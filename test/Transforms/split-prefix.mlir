@@ -4,16 +4,19 @@
 // over [j, L); the outputs land at rows 0 and j of one tensor.
 // CHECK-LABEL: func.func @dynamic_prefix
 // CHECK-SAME: (%[[Q:[a-z0-9_]+]]: tensor<2x?x8xf32>, %[[V:[a-z0-9_]+]]: tensor<2x?x4xf32>, %[[J:[a-z0-9_]+]]: index)
+// The runtime j is clamped to [0, L] before anything is sliced.
 // CHECK: %[[L:.+]] = tensor.dim %[[Q]], %c1
-// CHECK: %[[REST:.+]] = arith.subi %[[L]], %[[J]]
-// CHECK-DAG: %[[QH:.+]] = tensor.extract_slice %[[Q]][0, 0, 0] [2, %[[J]], 8]
-// CHECK-DAG: %[[QT:.+]] = tensor.extract_slice %[[Q]][0, %[[J]], 0] [2, %[[REST]], 8]
-// CHECK-DAG: %[[VH:.+]] = tensor.extract_slice %[[V]][0, 0, 0] [2, %[[J]], 4]
-// CHECK-DAG: %[[VT:.+]] = tensor.extract_slice %[[V]][0, %[[J]], 0] [2, %[[REST]], 4]
+// CHECK: %[[LOW:.+]] = arith.maxsi %[[J]], %c0
+// CHECK: %[[JC:.+]] = arith.minsi %[[LOW]], %[[L]]
+// CHECK: %[[REST:.+]] = arith.subi %[[L]], %[[JC]]
+// CHECK-DAG: %[[QH:.+]] = tensor.extract_slice %[[Q]][0, 0, 0] [2, %[[JC]], 8]
+// CHECK-DAG: %[[QT:.+]] = tensor.extract_slice %[[Q]][0, %[[JC]], 0] [2, %[[REST]], 8]
+// CHECK-DAG: %[[VH:.+]] = tensor.extract_slice %[[V]][0, 0, 0] [2, %[[JC]], 4]
+// CHECK-DAG: %[[VT:.+]] = tensor.extract_slice %[[V]][0, %[[JC]], 0] [2, %[[REST]], 4]
 // CHECK: %[[OH:[a-z0-9_]+]], %[[S:[a-z0-9_]+]] = linea.linear_attention %[[QH]], %{{.+}}, %[[VH]] mask = none
 // CHECK: %[[OT:[a-z0-9_]+]], %[[SF:[a-z0-9_]+]] = linea.linear_attention %[[QT]], %{{.+}}, %[[VT]] init(%[[S]]) mask = causal
 // CHECK: %[[H:.+]] = tensor.insert_slice %[[OH]] into %{{.+}}[0, 0, 0]
-// CHECK: %[[OUT:.+]] = tensor.insert_slice %[[OT]] into %[[H]][0, %[[J]], 0]
+// CHECK: %[[OUT:.+]] = tensor.insert_slice %[[OT]] into %[[H]][0, %[[JC]], 0]
 // CHECK: return %[[OUT]], %[[SF]]
 func.func @dynamic_prefix(%q: tensor<2x?x8xf32>, %v: tensor<2x?x4xf32>, %j: index)
     -> (tensor<2x?x4xf32>, tensor<2x8x4xf32>) {

@@ -17,6 +17,10 @@ namespace mlir::linea {
 
 Value f32Constant(OpBuilder &b, Location loc, float value);
 
+/// A dynamic prefix length clamped to `[0, length]`: SPEC promises it is in
+/// range, and clamping keeps a broken promise from reading out of bounds.
+Value clampPrefixLength(OpBuilder &b, Location loc, Value prefix, Value length);
+
 /// reassoc + contract: contractions may be reordered and fused (FMA), which
 /// lets LLVM vectorize their reductions. Within SPEC's tolerance.
 arith::FastMathFlagsAttr contractionFastMath(OpBuilder &b);

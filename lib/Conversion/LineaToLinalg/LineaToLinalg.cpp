@@ -47,12 +47,18 @@ Value loopIndex(OpBuilder &b, Location loc, const LoopSpace &space,
   return linalg::IndexOp::create(b, loc, space.position(k));
 }
 
-/// The prefix length as an index value: the static attribute or the operand.
+/// The prefix length as an index value: the static attribute, or the
+/// operand clamped to [0, L].
 Value prefixLengthValue(OpBuilder &b, Location loc,
-                        std::optional<int64_t> staticLength, Value operand) {
+                        std::optional<int64_t> staticLength, Value operand,
+                        Value query) {
   if (staticLength)
     return indexConst(b, loc, *staticLength);
-  return operand;
+  if (!operand)
+    return operand;
+  int64_t seq = seqDim(cast<RankedTensorType>(query.getType()));
+  return clampPrefixLength(b, loc, operand,
+                           tensor::DimOp::create(b, loc, query, seq));
 }
 
 /// The last key position row `i` sees: `p(i)` such that the row sums over
@@ -159,7 +165,7 @@ struct LowerLinearAttention : OpRewritePattern<LinearAttentionOp> {
     AttentionDims dims(rewriter, loc, q, v);
     Value seqLen = getValueOrCreateConstantIndexOp(rewriter, loc, dims.seqLen);
     Value prefix = prefixLengthValue(rewriter, loc, op.getPrefixLength(),
-                                     op.getPrefixIndex());
+                                     op.getPrefixIndex(), op.getQuery());
 
     // a[i, t] = [t <= p(i)] * phi(q_i) . phi(k_t)
     Value scores = maskedScores(
@@ -207,7 +213,7 @@ struct LowerGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
     AttentionDims dims(rewriter, loc, q, v);
     bool scalarGate = op.hasScalarGate();
     Value prefix = prefixLengthValue(rewriter, loc, op.getPrefixLength(),
-                                     op.getPrefixIndex());
+                                     op.getPrefixIndex(), op.getQuery());
 
     // b = presum(g): the log of the decay from the start to each position;
     // row i reads the state after p(i), so its log-decay is b[p(i)].

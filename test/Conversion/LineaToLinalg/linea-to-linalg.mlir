@@ -31,10 +31,13 @@ func.func @presum_exclusive_reverse(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // CHECK-LABEL: func.func @prefix_linear_attention
 // CHECK-SAME: %[[J:[a-z0-9]+]]: index
 // CHECK-NOT: linea.
+// A runtime j is clamped to [0, L].
+// CHECK: %[[LOW:[a-zA-Z0-9_]+]] = arith.maxsi %[[J]], %c0
+// CHECK: %[[JC:[a-zA-Z0-9_]+]] = arith.minsi %[[LOW]], %{{.+}}
 // CHECK: %[[SCORES:[a-zA-Z0-9_]+]] = linalg.generic {indexing_maps = [#[[QMAP]], #[[KMAP]], #[[SMAP]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
 // CHECK-DAG:   %[[ROW:[a-zA-Z0-9_]+]] = linalg.index 1
 // CHECK-DAG:   %[[COL:[a-zA-Z0-9_]+]] = linalg.index 2
-// CHECK-DAG:   %[[JM1:[a-zA-Z0-9_]+]] = arith.subi %[[J]], %c1
+// CHECK-DAG:   %[[JM1:[a-zA-Z0-9_]+]] = arith.subi %[[JC]], %c1
 // CHECK:   %[[P:[a-zA-Z0-9_]+]] = arith.maxsi %[[ROW]], %[[JM1]]
 // CHECK:   %[[VISIBLE:[a-zA-Z0-9_]+]] = arith.cmpi sle, %[[COL]], %[[P]]
 // CHECK:   arith.select %[[VISIBLE]]
