@@ -21,6 +21,7 @@ llvm_config.add_tool_substitutions(
 config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%linea_src", config.linea_src_root))
+config.substitutions.append(("%linea_lib", os.path.join(config.linea_obj_root, "lib")))
 config.substitutions.append(
     ("%runner_libs",
      "-shared-libs=%s/libmlir_runner_utils.so,%s/libmlir_c_runner_utils.so"
