@@ -28,6 +28,13 @@ config.substitutions.append(
      % (config.mlir_lib_dir, config.mlir_lib_dir)))
 config.environment["PYTHONPATH"] = os.path.join(config.linea_src_root, "python")
 
-# GPU tests need only the CUDA toolkit's assembler, never a GPU.
-if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+llvm_config.add_tool_substitutions(["mlir-translate"], tool_dirs)
+
+# GPU tests need only the CUDA toolkit's assembler, never a GPU; without it
+# they report unsupported.
+ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+if os.path.exists(ptxas):
     config.available_features.add("ptxas")
+    config.substitutions.append(("%{ptxas}", ptxas))
+if os.path.exists(os.path.join(config.linea_obj_root, "lib", "libLineaCudaRuntime.so")):
+    config.available_features.add("linea-cuda-runtime")

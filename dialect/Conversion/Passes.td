@@ -57,4 +57,51 @@ def LineaLowerCopies : Pass<"linea-lower-copies"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def LineaMapToGPU : Pass<"linea-map-to-gpu"> {
+  let summary = "Map every linalg op (on buffers) to GPU blocks and threads";
+  let description = [{
+    For GPU lowering, after bufferization. Each `linalg.generic` gets its
+    loops reordered parallel dims first, becomes one `scf.parallel` over
+    them (the reductions stay sequential inside, per thread), which is
+    collapsed to one dimension and tiled into blocks of `block-size`
+    threads, and marked for `convert-parallel-loops-to-gpu`: the outer loop
+    on block x, the inner one on thread x. Host-side loops (chunk loops,
+    segment loops, scans) stay on the host and launch one kernel per step.
+
+    ```mlir
+    linalg.generic ... ins(%a, %b : memref<2x?x8xf32>, ...) outs(%c : memref<2x?x4xf32>)
+    // becomes
+    scf.parallel (%block) = ... {
+      scf.parallel (%thread) = ... { scf.for %t ... { ... } }
+    } {mapping = [#gpu.loop_dim_map<processor = block_x, ...>]}
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
+def LineaHostSharedAllocs : Pass<"linea-host-shared-allocs"> {
+  let summary = "Host buffers used by kernels become gpu.alloc host_shared";
+  let description = [{
+    After `convert-parallel-loops-to-gpu`, every `memref.alloc` and
+    `memref.dealloc` outside the kernels becomes `gpu.alloc host_shared` and
+    an asynchronous `gpu.dealloc` between two `gpu.wait`s: managed memory,
+    which the host loops and the kernels both address. Function arguments
+    are the caller's to provide the same way.
+
+    ```mlir
+    %a = memref.alloc() : memref<16x64xf32>
+    // becomes
+    %a = gpu.alloc host_shared () : memref<16x64xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // LINEA_CONVERSION_PASSES_TD

@@ -9,6 +9,10 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -40,7 +44,10 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
-void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm) {
+/// Everything left in Linea through the reference lowering, then one-shot
+/// bufferization with deallocation: the common front of both targets.
+static void buildReferenceToBuffers(OpPassManager &pm) {
+  using namespace mlir::linea;
   pm.addPass(createLineaExpandFoldedAttention());
   pm.addPass(createConvertLineaToLinalg());
   // Elementwise arith on tensors (common in fold bodies) becomes linalg.
@@ -57,6 +64,72 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm) {
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createLineaLowerCopies());
+}
+
+/// Upstream's NVVM lowering (the passes of gpu-lower-to-nvvm-pipeline),
+/// spelled out so that the CUDA toolkit (ptxas, libdevice for exp and
+/// friends) is an option rather than whatever the environment says.
+static void buildKernelsToBinary(OpPassManager &pm,
+                                 const linea::LowerToNVVMOptions &options) {
+  pm.addPass(createConvertNVGPUToNVVMPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  // PTX 8.0: the default 6.0 is refused for sm_80 and sm_90a.
+  target.features = "+ptx80";
+  std::string libdevice = options.cudaPath + "/nvvm/libdevice/libdevice.10.bc";
+  if (llvm::sys::fs::exists(libdevice))
+    target.linkLibs.push_back(libdevice);
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
+
+  pm.addPass(createGpuToLLVMConversionPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.toolkitPath = options.cudaPath;
+  binary.compilationTarget = options.format;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
+                                           const linea::LowerToNVVMOptions &options) {
+  OptimizeOptions optimize;
+  optimize.target = "gpu";
+  buildOptimizePipeline(pm, optimize);
+  buildReferenceToBuffers(pm);
+  LineaMapToGPUOptions map;
+  map.blockSize = options.blockSize;
+  pm.addPass(createLineaMapToGPU(map));
+  // Folds the tiled bounds to constants: launch sizes must be known on the
+  // host before each launch.
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addPass(createLineaHostSharedAllocs());
+  pm.addPass(createCanonicalizerPass());
+
+  buildKernelsToBinary(pm, options);
+}
+
+void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm) {
+  buildReferenceToBuffers(pm);
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createSCFToControlFlowPass());
@@ -84,6 +157,11 @@ void mlir::linea::registerPipelines() {
       "Lower every Linea op (reference forms) and the upstream dialects to "
       "the LLVM dialect, runnable by mlir-runner and linea-run",
       buildLowerToCPUPipeline);
+  PassPipelineRegistration<LowerToNVVMOptions>(
+      "linea-lower-to-nvvm",
+      "Lower a Linea program to GPU kernels in a gpu.binary (cubin or PTX) "
+      "for a chosen sm_XX, and the host side to GPU runtime calls",
+      buildLowerToNVVMPipeline);
 }
 
 void mlir::linea::registerAllPasses() {

@@ -6,6 +6,10 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
+#ifndef LINEA_DEFAULT_CUDA_PATH
+#define LINEA_DEFAULT_CUDA_PATH "/usr/local/cuda"
+#endif
+
 namespace mlir::linea {
 
 struct OptimizeOptions : public PassPipelineOptions<OptimizeOptions> {
@@ -34,6 +38,31 @@ void buildOptimizePipeline(OpPassManager &pm,
 /// linea-lower-to-cpu: every Linea op through the reference lowering, one-shot
 /// bufferization and the upstream conversions to the LLVM dialect.
 void buildLowerToCPUPipeline(OpPassManager &pm);
+
+struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("The NVIDIA target, e.g. sm_80, sm_90a"),
+                           llvm::cl::init("sm_80")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("gpu.binary contents: bin (cubin), isa (PTX) or fatbin"),
+      llvm::cl::init("bin")};
+  Option<int64_t> blockSize{*this, "block-size",
+                            llvm::cl::desc("Threads per block"),
+                            llvm::cl::init(256)};
+  Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("The CUDA toolkit: ptxas and libdevice come from here"),
+      llvm::cl::init(LINEA_DEFAULT_CUDA_PATH)};
+};
+
+/// linea-lower-to-nvvm: linea-optimize for the GPU, the reference lowering
+/// of what is left, bufferization, every linalg op mapped to a kernel
+/// (linea-map-to-gpu), managed memory for host buffers, then the upstream
+/// NVVM pipeline: kernels to a gpu.binary for `chip`, host code to GPU
+/// runtime calls.
+void buildLowerToNVVMPipeline(OpPassManager &pm,
+                              const LowerToNVVMOptions &options);
 
 /// Registers the pipelines above under their SPEC names.
 void registerPipelines();

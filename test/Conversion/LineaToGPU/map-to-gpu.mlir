@@ -1,0 +1,74 @@
+// RUN: linea-opt %s -linea-map-to-gpu=block-size=16 -canonicalize -split-input-file | FileCheck %s
+// RUN: linea-opt %s -linea-map-to-gpu=block-size=16 -canonicalize -convert-parallel-loops-to-gpu -linea-host-shared-allocs -split-input-file | FileCheck %s --check-prefix=LAUNCH
+// RUN: not linea-opt %s -linea-map-to-gpu=block-size=0 2>&1 | FileCheck %s --check-prefix=BAD
+
+// One thread per output element (8 x 4 collapsed to 32, in blocks of 16);
+// the reduction over k runs in each thread.
+// CHECK-LABEL: func.func @matmul
+// CHECK: scf.parallel (%[[B:.+]]) = (%c0) to (%c32) step (%c16)
+// CHECK:   scf.parallel (%[[T:.+]]) = (%c0) to (%{{.+}}) step (%c1)
+// CHECK:     %[[FLAT:.+]] = arith.addi %[[T]], %[[B]]
+// CHECK:     scf.for %{{.+}} = %c0 to %c16 step %c1
+// CHECK:   } {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+
+// The launch (2 blocks of 16 threads, sizes computed on the host); host
+// buffers become managed memory.
+// LAUNCH-LABEL: func.func @matmul
+// LAUNCH: %[[OUT:[a-z0-9_]+]] = gpu.alloc  host_shared () : memref<8x4xf32>
+// LAUNCH: gpu.launch blocks(%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}} = %{{.+}}, %{{.+}} = %c1{{.*}}, %{{.+}} = %c1{{.*}}) threads(%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}} = %{{.+}}, %{{.+}} = %c1{{.*}}, %{{.+}} = %c1{{.*}})
+// LAUNCH: return %[[OUT]]
+
+// BAD: error: block-size must be positive, got 0
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x4xf32>) -> memref<8x4xf32> {
+  %c = memref.alloc() : memref<8x4xf32>
+  linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%c : memref<8x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return %c : memref<8x4xf32>
+}
+
+// -----
+
+// A reduction between parallel dims (the CPU loop order of S += K^T V) is
+// reordered parallel-first; a host loop around it stays on the host.
+// CHECK-LABEL: func.func @state_update
+// CHECK: scf.for
+// CHECK:   scf.parallel
+// CHECK:     scf.parallel
+// CHECK:       scf.for
+// LAUNCH-LABEL: func.func @state_update
+// LAUNCH: gpu.alloc host_shared
+// LAUNCH: scf.for
+// LAUNCH:   gpu.launch
+// LAUNCH: %[[READY:.+]] = gpu.wait async
+// LAUNCH: %[[FREED:.+]] = gpu.dealloc async [%[[READY]]]
+// LAUNCH: gpu.wait [%[[FREED]]]
+#t_d = affine_map<(t, d, e) -> (t, d)>
+#t_e = affine_map<(t, d, e) -> (t, e)>
+#d_e = affine_map<(t, d, e) -> (d, e)>
+func.func @state_update(%k: memref<64x8xf32>, %v: memref<64x4xf32>, %out: memref<8x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %tmp = memref.alloc() : memref<8x4xf32>
+  scf.for %i = %c0 to %c3 step %c1 {
+    linalg.generic {indexing_maps = [#t_d, #t_e, #d_e], iterator_types = ["reduction", "parallel", "parallel"]}
+        ins(%k, %v : memref<64x8xf32>, memref<64x4xf32>) outs(%tmp : memref<8x4xf32>) {
+    ^bb0(%x: f32, %y: f32, %acc: f32):
+      %p = arith.mulf %x, %y : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+    }
+  }
+  memref.copy %tmp, %out : memref<8x4xf32> to memref<8x4xf32>
+  memref.dealloc %tmp : memref<8x4xf32>
+  return
+}
