@@ -158,6 +158,9 @@ FormEstimate estimate(const Problem &p, const TargetModel &target, Form form,
     efficiency = c / (c + target.contractionTile);
     break;
   }
+  case Form::Scan:
+  case Form::BlockedScan:
+    llvm_unreachable("presum forms are weighed by choosePresumForm");
   }
   // The quadratic form computes the state terms separately; the one-shot
   // and chunked forms have them in the state already.

@@ -317,15 +317,15 @@ struct SimplifyStaticPrefix : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    std::optional<int64_t> length = op.getPrefixLength();
-    if (op.getMask() != Mask::prefix || !length)
+    if (op.getMask() != Mask::prefix || !op.getPrefixLength())
       return failure();
+    int64_t length = op.getPrefixLength().value_or(0);
     int64_t seqLen =
         op.getQuery().getType().getDimSize(seqDim(op.getQuery().getType()));
     Mask replacement;
-    if (*length == 0)
+    if (length == 0)
       replacement = Mask::causal;
-    else if (std::is_same_v<OpTy, LinearAttentionOp> && *length == seqLen)
+    else if (std::is_same_v<OpTy, LinearAttentionOp> && length == seqLen)
       replacement = Mask::none;
     else
       return failure();
