@@ -36,5 +36,14 @@ ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 if os.path.exists(ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%{ptxas}", ptxas))
+# SASS checks: cuobjdump and the nvdisasm it runs, from PyPI (see
+# scripts/install-deps.sh).
+cuda_tools = os.path.join(config.linea_src_root, ".deps", "cuda-tools", "nvidia", "cu13", "bin")
+cuobjdump = os.path.join(cuda_tools, "cuobjdump")
+if os.path.exists(cuobjdump) and os.path.exists(os.path.join(cuda_tools, "nvdisasm")):
+    config.available_features.add("cuobjdump")
+    config.substitutions.append(("%{cuobjdump}", cuobjdump))
+    config.environment["NVDISASM_PATH"] = cuda_tools
+    config.environment["PATH"] = cuda_tools + os.pathsep + config.environment.get("PATH", "")
 if os.path.exists(os.path.join(config.linea_obj_root, "lib", "libLineaCudaRuntime.so")):
     config.available_features.add("linea-cuda-runtime")

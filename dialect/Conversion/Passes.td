@@ -104,4 +104,36 @@ def LineaHostSharedAllocs : Pass<"linea-host-shared-allocs"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def LineaContractionsToWMMA : Pass<"linea-contractions-to-wmma"> {
+  let summary = "Batched matmul contractions become tensor-core (WMMA) kernels";
+  let description = [{
+    On buffers, before `linea-map-to-gpu`. A `linalg.generic` that is one of
+    Linea's two contraction shapes, `O[b, i, e] += A[b, i, t] M[b, t, e]`
+    (`O = Q S`, scores times values) or `S[b, d, e] += K[b, t, d] V[b, t, e]`
+    (the state update `K^T V`), with static M, N and K that are multiples of
+    16 and identity layouts, becomes:
+    - f16 copies of both operands (K transposed on the way, so every tile
+      loads row-major), the f32 -> f16 conversion the `precision=f16`
+      option of `linea-lower-to-nvvm` allows;
+    - one `gpu.launch` with a warp per 16 x 16 output tile (grid N/16 x
+      M/16 x batch) that loads the f32 accumulator tile, loops over K in
+      steps of 16 with `gpu.subgroup_mma_compute` (f16 operands, f32
+      accumulation), and stores the tile.
+    Other contractions are left to the CUDA-core mapping.
+
+    ```mlir
+    linalg.generic {... ["parallel", "reduction", "parallel", "parallel"]}
+        ins(%k, %v : memref<4x1024x64xf32>, memref<4x1024x64xf32>) outs(%s : memref<4x64x64xf32>)
+    // becomes f16 copies, then
+    gpu.launch blocks(...) in (4, 4, 4) threads(...) in (32, 1, 1) {
+      ... gpu.subgroup_mma_compute ... : !gpu.mma_matrix<16x16xf16, "AOp"> ...
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 #endif // LINEA_CONVERSION_PASSES_TD

@@ -71,7 +71,8 @@ static void buildReferenceToBuffers(OpPassManager &pm) {
 /// friends) is an option rather than whatever the environment says.
 static void buildKernelsToBinary(OpPassManager &pm,
                                  const linea::LowerToNVVMOptions &options) {
-  pm.addPass(createConvertNVGPUToNVVMPass());
+  // (Upstream starts with convert-nvgpu-to-nvvm; Linea emits no nvgpu ops,
+  // and that pass rejects scf.for loops carrying WMMA fragments.)
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
@@ -115,6 +116,8 @@ void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
   optimize.target = "gpu";
   buildOptimizePipeline(pm, optimize);
   buildReferenceToBuffers(pm);
+  if (options.precision == "f16")
+    pm.addPass(createLineaContractionsToWMMA());
   LineaMapToGPUOptions map;
   map.blockSize = options.blockSize;
   pm.addPass(createLineaMapToGPU(map));

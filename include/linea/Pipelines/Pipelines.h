@@ -50,6 +50,11 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per block"),
                             llvm::cl::init(256)};
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("f32 (CUDA cores), or f16: f32 operands of the "
+                     "contractions are converted on load for tensor cores"),
+      llvm::cl::init("f32")};
   Option<std::string> cudaPath{
       *this, "cuda-path",
       llvm::cl::desc("The CUDA toolkit: ptxas and libdevice come from here"),

@@ -1,0 +1,43 @@
+"""Disassembles every cubin of a gpu.binary with cuobjdump -sass and counts
+the tensor-core instructions (HMMA) in each kernel.
+
+usage: sass_check.py CUOBJDUMP FILE.mlir
+"""
+import re
+import subprocess
+import sys
+import tempfile
+
+cuobjdump, path = sys.argv[1:3]
+text = open(path).read()
+
+
+def unescape(s):
+    out, i = bytearray(), 0
+    while i < len(s):
+        if s[i] == "\\" and s[i + 1] in '\\"':
+            out.append(ord(s[i + 1]))
+            i += 2
+        elif s[i] == "\\":
+            out.append(int(s[i + 1:i + 3], 16))
+            i += 3
+        else:
+            out += s[i].encode("latin-1")
+            i += 1
+    return bytes(out)
+
+
+binaries = re.findall(r'gpu.binary @(\w+) .*?bin = "((?:[^"\\]|\\.)*)"', text)
+with_hmma = 0
+with tempfile.TemporaryDirectory() as tmp:
+    for name, blob in binaries:
+        cubin = f"{tmp}/{name}.cubin"
+        open(cubin, "wb").write(unescape(blob))
+        done = subprocess.run([cuobjdump, "-sass", cubin], capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"cuobjdump failed on {name}: {done.stderr.strip()}")
+            sys.exit(1)
+        hmma = len(re.findall(r"\bHMMA\.", done.stdout))
+        with_hmma += hmma > 0
+        print(f"{name}: {hmma} HMMA")
+print(f"{len(binaries)} kernels, {with_hmma} with HMMA")
