@@ -131,9 +131,8 @@ void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
   buildKernelsToBinary(pm, options);
 }
 
-void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm) {
-  buildReferenceToBuffers(pm);
-
+/// Loops and buffers to the LLVM dialect; scf.parallel runs sequentially.
+static void buildBuffersToLLVM(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -145,6 +144,24 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm) {
+  buildReferenceToBuffers(pm);
+  buildBuffersToLLVM(pm);
+}
+
+void mlir::linea::buildGPUMappedOnCPUPipeline(OpPassManager &pm,
+                                              const LowerToNVVMOptions &options) {
+  OptimizeOptions optimize;
+  optimize.target = "gpu";
+  buildOptimizePipeline(pm, optimize);
+  buildReferenceToBuffers(pm);
+  LineaMapToGPUOptions map;
+  map.blockSize = options.blockSize;
+  pm.addPass(createLineaMapToGPU(map));
+  pm.addPass(createCanonicalizerPass());
+  buildBuffersToLLVM(pm);
 }
 
 void mlir::linea::registerPipelines() {
@@ -165,6 +182,12 @@ void mlir::linea::registerPipelines() {
       "Lower a Linea program to GPU kernels in a gpu.binary (cubin or PTX) "
       "for a chosen sm_XX, and the host side to GPU runtime calls",
       buildLowerToNVVMPipeline);
+  PassPipelineRegistration<LowerToNVVMOptions>(
+      "linea-gpu-mapped-to-cpu",
+      "linea-lower-to-nvvm's IR up to the block/thread mapping, then run on "
+      "the CPU (the parallel loops in order): the GPU algorithm checked "
+      "numerically where no GPU runs",
+      buildGPUMappedOnCPUPipeline);
 }
 
 void mlir::linea::registerAllPasses() {

@@ -1,7 +1,8 @@
-"""Every optimizing pass alone, their chains and the whole linea-optimize
-pipeline (with forced choices too), against the float64 oracle on seeded
-random programs: prime lengths, L % C != 0, dynamic L and j, j = 0 and L,
-gates down to -20, several segments."""
+"""Every optimizing pass alone, their chains, the whole linea-optimize
+pipeline (with forced choices too) and the GPU-mapped IR run on the CPU,
+against the float64 oracle on seeded random programs: prime lengths,
+L % C != 0, dynamic L and j, j = 0 and L, gates down to -20, several
+segments."""
 
 import pytest
 
@@ -43,7 +44,12 @@ PIPELINES = {
 # each op's pipelines.
 FULL_CHAIN = ("linea-optimize{chunk-size=4},linea-presum-to-scan{block-size=2},"
               "linea-tile-attention{tile-size=2}")
+# The GPU algorithm, checked numerically where no GPU runs: the IR of
+# linea-lower-to-nvvm up to the block/thread mapping, executed on the CPU
+# (block-size 7 leaves partial blocks everywhere).
+GPU_MAPPED = "linea-gpu-mapped-to-cpu{block-size=7}"
 RUNS = ([(spec, FULL_CHAIN) for spec in cases.edge_cases()]
+        + [(spec, GPU_MAPPED) for spec in cases.edge_cases()]
         + [(spec, "linea-optimize") for spec in cases.edge_cases()]
         + [(spec, PIPELINES[spec["op"]][i % len(PIPELINES[spec["op"]])])
            for i, spec in enumerate(cases.random_cases(cases.SEED + 1))]

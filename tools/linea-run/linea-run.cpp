@@ -237,6 +237,16 @@ BoundArg bindTensor(RankedTensorType type, StringRef path, int index) {
   return bound;
 }
 
+/// True when only LLVM dialect ops (and the module) are left.
+bool isLoweredToLLVM(ModuleOp module) {
+  WalkResult found = module->walk([](Operation *op) {
+    if (isa<ModuleOp>(op) || op->getDialect()->getNamespace() == "llvm")
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return !found.wasInterrupted();
+}
+
 /// A result descriptor read back from the packed result buffer.
 struct ResultView {
   void *allocated;
@@ -366,13 +376,20 @@ int main(int argc, char **argv) {
     }
   }
 
-  PassManager pm(&context);
+  PassManager optimize(&context);
   if (!options.noOptimize &&
-      failed(parsePassPipeline(options.pipeline, pm, llvm::errs())))
+      failed(parsePassPipeline(options.pipeline, optimize, llvm::errs())))
     die("cannot parse pipeline '" + options.pipeline + "'");
-  linea::buildLowerToCPUPipeline(pm);
-  if (failed(pm.run(*module)))
+  if (failed(optimize.run(*module)))
     return 1;
+  // A --pipeline that already reached the LLVM dialect (such as
+  // linea-gpu-mapped-to-cpu) is not lowered again.
+  if (!isLoweredToLLVM(*module)) {
+    PassManager lower(&context);
+    linea::buildLowerToCPUPipeline(lower);
+    if (failed(lower.run(*module)))
+      return 1;
+  }
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();

@@ -69,6 +69,12 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
 void buildLowerToNVVMPipeline(OpPassManager &pm,
                               const LowerToNVVMOptions &options);
 
+/// linea-gpu-mapped-to-cpu: the same IR as linea-lower-to-nvvm up to the
+/// mapping of loops to blocks and threads, then lowered for the CPU, where
+/// the parallel loops run one after another.
+void buildGPUMappedOnCPUPipeline(OpPassManager &pm,
+                                 const LowerToNVVMOptions &options);
+
 /// Registers the pipelines above under their SPEC names.
 void registerPipelines();
 
