@@ -74,6 +74,8 @@ static void buildKernelsToBinary(OpPassManager &pm,
   // (Upstream starts with convert-nvgpu-to-nvvm; Linea emits no nvgpu ops,
   // and that pass rejects scf.for loops carrying WMMA fragments.)
   pm.addPass(createGpuKernelOutliningPass());
+  if (options.report)
+    pm.addPass(linea::createLineaKernelReport());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertNVVMToLLVMPass());

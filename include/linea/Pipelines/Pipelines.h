@@ -55,6 +55,10 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
       llvm::cl::desc("f32 (CUDA cores), or f16: f32 operands of the "
                      "contractions are converted on load for tensor cores"),
       llvm::cl::init("f32")};
+  Option<bool> report{*this, "report",
+                      llvm::cl::desc("Remark per kernel: FLOPs, bytes and an "
+                                     "H100 roofline estimate"),
+                      llvm::cl::init(false)};
   Option<std::string> cudaPath{
       *this, "cuda-path",
       llvm::cl::desc("The CUDA toolkit: ptxas and libdevice come from here"),

@@ -2,8 +2,10 @@
 
 usage: ptxas_check.py PTXAS CHIP FILE.mlir
 
-Prints one line per kernel (registers, shared memory, spills) and a summary
-line; exits 1 if a kernel fails to assemble.
+Prints one line per kernel (threads per block, registers, shared memory,
+spills, and the occupancy those allow on an sm_80/sm_90 SM: 64K registers,
+64 warps, 32 blocks) and a summary line; exits 1 if a kernel fails to
+assemble.
 """
 import re
 import subprocess
@@ -21,6 +23,15 @@ def unescape(s):
 
 assemblies = [unescape(m) for m in re.findall(r'assembly = "((?:[^"\\]|\\.)*)"', text)]
 kernels, spilling = 0, 0
+
+
+def occupancy(registers, threads):
+    """Resident warps / 64 on an SM, limited by registers (allocated per
+    warp in units of 256), warps and blocks."""
+    warps = -(-threads // 32)
+    per_warp = -(-max(registers, 1) * 32 // 256) * 256
+    blocks = min(65536 // (per_warp * warps), 64 // warps, 32)
+    return blocks * warps / 64
 with tempfile.TemporaryDirectory() as tmp:
     for index, ptx in enumerate(assemblies):
         ptx_path = f"{tmp}/kernel{index}.ptx"
@@ -30,6 +41,10 @@ with tempfile.TemporaryDirectory() as tmp:
         if done.returncode != 0:
             print(f"ptxas failed on kernel {index}:\n{done.stderr}")
             sys.exit(1)
+        maxntid = re.search(r"\.maxntid (\d+), (\d+), (\d+)", ptx)
+        threads = 1
+        for n in (maxntid.groups() if maxntid else ("1024", "1", "1")):
+            threads *= int(n)
         for name, report in re.findall(r"Compiling entry function '(\w+)' for '\w+'\n(.*?)(?=ptxas info    : Compiling|\Z)",
                                        done.stderr, re.S):
             regs = re.search(r"Used (\d+) registers", report)
@@ -38,6 +53,8 @@ with tempfile.TemporaryDirectory() as tmp:
             stores, loads = (int(spills.group(1)), int(spills.group(2))) if spills else (0, 0)
             kernels += 1
             spilling += stores + loads > 0
-            print(f"{name}: {regs.group(1) if regs else '?'} registers, "
-                  f"{smem.group(1) if smem else 0} bytes smem, spills {stores}/{loads}")
+            registers = int(regs.group(1)) if regs else 0
+            print(f"{name}: {threads} threads/block, {registers} registers, "
+                  f"{smem.group(1) if smem else 0} bytes smem, spills {stores}/{loads}, "
+                  f"occupancy {occupancy(registers, threads):.0%}")
 print(f"{chip}: {kernels} kernels assembled, {spilling} with spills")
