@@ -46,6 +46,10 @@ struct LineaSelectFormsPass
 
     Builder builder(&getContext());
     getOperation()->walk([&](Operation *op) {
+      // Already decided (linea-optimize runs this pass again for the presums
+      // the rewrites create).
+      if (op->hasAttr(kFormAttrName))
+        return;
       std::optional<FormChoice> choice =
           chooseForm(op, *model, forced, chunkSize);
       if (!choice)
