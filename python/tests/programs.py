@@ -74,14 +74,8 @@ def presum_case(spec, rng):
 # ---------------------------------------------------------------------------
 # linear_attention
 # ---------------------------------------------------------------------------
-def linear_attention_case(spec, rng):
-    batch, L, dk, dv = spec["batch"], spec["L"], spec["dk"], spec["dv"]
-    qshape, vshape, sshape = batch + [L, dk], batch + [L, dv], batch + [dk, dv]
-    tq = ttype(qshape, seq_dynamic(spec, len(qshape)))
-    tv = ttype(vshape, seq_dynamic(spec, len(vshape)))
-    ts = ttype(sshape, state_dynamic(spec, len(sshape)))
-    q, k, v = (rng.standard_normal(s) for s in (qshape, qshape, vshape))
-    args, inputs = [("q", tq), ("k", tq), ("v", tv)], [q, k, v]
+def add_state_and_prefix(spec, rng, sshape, ts, args, inputs):
+    """The optional initial state and dynamic prefix operands; returns S0."""
     s0 = None
     if spec.get("init"):
         s0 = rng.standard_normal(sshape)
@@ -92,6 +86,18 @@ def linear_attention_case(spec, rng):
         # A runtime length outside [0, L] is clamped (the oracle sees the
         # clamped value as `prefix`).
         inputs.append(spec.get("runtime_prefix", spec["prefix"]))
+    return s0
+
+
+def linear_attention_case(spec, rng):
+    batch, L, dk, dv = spec["batch"], spec["L"], spec["dk"], spec["dv"]
+    qshape, vshape, sshape = batch + [L, dk], batch + [L, dv], batch + [dk, dv]
+    tq = ttype(qshape, seq_dynamic(spec, len(qshape)))
+    tv = ttype(vshape, seq_dynamic(spec, len(vshape)))
+    ts = ttype(sshape, state_dynamic(spec, len(sshape)))
+    q, k, v = (rng.standard_normal(s) for s in (qshape, qshape, vshape))
+    args, inputs = [("q", tq), ("k", tq), ("v", tv)], [q, k, v]
+    s0 = add_state_and_prefix(spec, rng, sshape, ts, args, inputs)
     results = [("o", tv)] + ([("s", ts)] if spec.get("final") else [])
     attrs = f"mask = {mask_spec(spec)}"
     if spec.get("feature_map", "identity") != "identity":
@@ -130,16 +136,7 @@ def gated_case(spec, rng):
     q, k, v = (rng.standard_normal(s) for s in (qshape, qshape, vshape))
     g = gate_values(rng, gshape)
     args, inputs = [("q", tq), ("k", tq), ("v", tv), ("g", tg)], [q, k, v, g]
-    s0 = None
-    if spec.get("init"):
-        s0 = rng.standard_normal(sshape)
-        args.append(("s0", ts))
-        inputs.append(s0)
-    if spec["mask"] == "prefix" and spec.get("dyn_prefix"):
-        args.append(("j", "index"))
-        # A runtime length outside [0, L] is clamped (the oracle sees the
-        # clamped value as `prefix`).
-        inputs.append(spec.get("runtime_prefix", spec["prefix"]))
+    s0 = add_state_and_prefix(spec, rng, sshape, ts, args, inputs)
     results = [("o", tv)] + ([("s", ts)] if spec.get("final") else [])
     attrs = f"mask = {mask_spec(spec)}"
     if spec.get("scale", 1.0) != 1.0:
