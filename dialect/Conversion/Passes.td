@@ -111,7 +111,8 @@ def LineaContractionsToWMMA : Pass<"linea-contractions-to-wmma"> {
     Linea's two contraction shapes, `O[b, i, e] += A[b, i, t] M[b, t, e]`
     (`O = Q S`, scores times values) or `S[b, d, e] += K[b, t, d] V[b, t, e]`
     (the state update `K^T V`), with static M, N and K that are multiples of
-    16 and identity layouts, becomes:
+    16 and rows that are contiguous (dense buffers, or chunks of a sequence
+    as the chunked form slices them), becomes:
     - f16 copies of both operands (K transposed on the way, so every tile
       loads row-major), the f32 -> f16 conversion the `precision=f16`
       option of `linea-lower-to-nvvm` allows;

@@ -116,6 +116,8 @@ void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
                                            const linea::LowerToNVVMOptions &options) {
   OptimizeOptions optimize;
   optimize.target = "gpu";
+  optimize.form = options.form;
+  optimize.chunkSize = options.chunkSize;
   buildOptimizePipeline(pm, optimize);
   buildReferenceToBuffers(pm);
   if (options.precision == "f16")

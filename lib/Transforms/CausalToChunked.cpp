@@ -55,14 +55,31 @@ int64_t chunkSizeFor(Operation *op, int64_t option) {
 /// One chunk's operands, sliced from the whole sequence.
 struct Chunk {
   Value q, k, v, g;
-  Value start, size;
 };
 
 using ChunkStep = function_ref<std::pair<Value, Value>(
     OpBuilder &, Location, const Chunk &, Value state)>;
 
+/// One step of the chunk loop: slices rows [start, start + size), runs
+/// `step`, writes its rows into `out`. Returns (state, out).
+std::pair<Value, Value> chunkStep(OpBuilder &b, Location loc, Value q, Value k,
+                                  Value v, Value g, OpFoldResult start,
+                                  OpFoldResult size, Value state, Value out,
+                                  ChunkStep step) {
+  int64_t seq = numBatchDims(cast<RankedTensorType>(q.getType()));
+  auto slice = [&](Value x) -> Value {
+    return x ? sliceAlong(b, loc, x, seq, start, size) : Value();
+  };
+  Chunk c{slice(q), slice(k), slice(v), slice(g)};
+  auto [rows, next] = step(b, loc, c, state);
+  return {next, insertAlong(b, loc, rows, out, seq, start)};
+}
+
 /// The loop over chunks carrying (S, O). `step` returns the chunk's output
-/// rows and the updated state.
+/// rows and the updated state. Full chunks have the static size C (static
+/// shapes for the contractions: vectorizable loops on the CPU, tensor-core
+/// tiles on the GPU); the remainder, when L % C != 0, is one more step
+/// after the loop.
 std::pair<Value, Value> buildChunkLoop(OpBuilder &b, Location loc, Value q,
                                        Value k, Value v, Value g, Value state,
                                        int64_t chunkSize, ChunkStep step) {
@@ -70,25 +87,42 @@ std::pair<Value, Value> buildChunkLoop(OpBuilder &b, Location loc, Value q,
   int64_t seq = numBatch;
   Value length = tensor::DimOp::create(b, loc, q, seq);
   SmallVector<OpFoldResult> outSizes = tensor::getMixedSizes(b, loc, q);
+  if (ShapedType::isDynamic(cast<RankedTensorType>(q.getType()).getDimSize(seq)))
+    outSizes[seq] = length;
   outSizes.back() = tensor::getMixedSize(b, loc, v, numBatch + 1);
   Value out = tensor::EmptyOp::create(b, loc, outSizes, b.getF32Type());
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value chunk = arith::ConstantIndexOp::create(b, loc, chunkSize);
+  Value remainder = arith::RemUIOp::create(b, loc, length, chunk);
+  Value fullEnd = arith::SubIOp::create(b, loc, length, remainder);
 
   auto loop = scf::ForOp::create(
-      b, loc, zero, length, chunk, ValueRange{state, out},
+      b, loc, zero, fullEnd, chunk, ValueRange{state, out},
       [&](OpBuilder &nb, Location l, Value start, ValueRange carried) {
-        Value remaining = arith::SubIOp::create(nb, l, length, start);
-        Value size = arith::MinSIOp::create(nb, l, chunk, remaining);
-        auto slice = [&](Value x) -> Value {
-          return x ? sliceAlong(nb, l, x, seq, start, size) : Value();
-        };
-        Chunk c{slice(q), slice(k), slice(v), slice(g), start, size};
-        auto [rows, next] = step(nb, l, c, carried[0]);
-        Value written = insertAlong(nb, l, rows, carried[1], seq, start);
+        auto [next, written] =
+            chunkStep(nb, l, q, k, v, g, start, nb.getIndexAttr(chunkSize),
+                      carried[0], carried[1], step);
         scf::YieldOp::create(nb, l, ValueRange{next, written});
       });
-  return {loop.getResult(0), loop.getResult(1)};
+  state = loop.getResult(0);
+  out = loop.getResult(1);
+
+  int64_t staticLength = cast<RankedTensorType>(q.getType()).getDimSize(seq);
+  if (!ShapedType::isDynamic(staticLength) && staticLength % chunkSize == 0)
+    return {state, out};
+  Value hasTail = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                        remainder, zero);
+  auto tail = scf::IfOp::create(
+      b, loc, hasTail,
+      [&](OpBuilder &nb, Location l) {
+        auto [next, written] = chunkStep(nb, l, q, k, v, g, fullEnd, remainder,
+                                         state, out, step);
+        scf::YieldOp::create(nb, l, ValueRange{next, written});
+      },
+      [&](OpBuilder &nb, Location l) {
+        scf::YieldOp::create(nb, l, ValueRange{state, out});
+      });
+  return {tail.getResult(0), tail.getResult(1)};
 }
 
 /// Zeros `[B..., rows of x, cols of y]`.

@@ -1,27 +1,34 @@
 // RUN: linea-opt %s -linea-causal-to-chunked=chunk-size=32 -split-input-file | FileCheck %s
 
-// One scf.for over ceil(L / 32) chunks carrying the state S and the output;
-// the chunk is min(32, L - start) rows, so L % 32 != 0 and dynamic L work.
-// Per chunk: tril(Q K^T) V, plus Q S, then S += K^T V in place.
+// One scf.for over the floor(L / 32) full chunks, each a static 32 rows,
+// carrying the state S and the output, then the remainder (L % 32 rows, when
+// there are any) as one more step under scf.if: L % 32 != 0 and dynamic L
+// work. Per chunk: tril(Q K^T) V, plus Q S, then S += K^T V in place.
 // CHECK-DAG: #[[T_D:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @causal
-// CHECK-SAME: (%[[Q:[a-z0-9_]+]]: tensor<2x?x8xf32>, %[[V:[a-z0-9_]+]]: tensor<2x?x4xf32>)
+// CHECK-SAME: (%[[Q:[a-zA-Z0-9_]+]]: tensor<2x?x8xf32>, %[[V:[a-zA-Z0-9_]+]]: tensor<2x?x4xf32>)
 // CHECK-DAG: %[[C32:.+]] = arith.constant 32 : index
 // CHECK-DAG: %[[S0:.+]] = linalg.fill {{.*}} -> tensor<2x8x4xf32>
 // CHECK: %[[L:.+]] = tensor.dim %[[Q]], %c1
-// CHECK: %[[LOOP:.+]]:2 = scf.for %[[START:.+]] = %c0 to %[[L]] step %[[C32]] iter_args(%[[S:.+]] = %[[S0]], %[[OUT:.+]] = %{{.+}}) -> (tensor<2x8x4xf32>, tensor<2x?x4xf32>)
-// CHECK:   %[[LEFT:.+]] = arith.subi %[[L]], %[[START]]
-// CHECK:   %[[SIZE:.+]] = arith.minsi %[[LEFT]], %[[C32]]
-// CHECK:   %[[QC:.+]] = tensor.extract_slice %[[Q]][0, %[[START]], 0] [2, %[[SIZE]], 8]
-// CHECK:   %[[VC:.+]] = tensor.extract_slice %[[V]][0, %[[START]], 0] [2, %[[SIZE]], 4]
-// CHECK:   %[[A:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<2x?x?xf32>)
+// CHECK: %[[REM:.+]] = arith.remui %[[L]], %[[C32]]
+// CHECK: %[[FULL:.+]] = arith.subi %[[L]], %[[REM]]
+// CHECK: %[[LOOP:.+]]:2 = scf.for %[[START:.+]] = %c0 to %[[FULL]] step %[[C32]] iter_args(%[[S:.+]] = %[[S0]], %[[OUT:.+]] = %{{.+}}) -> (tensor<2x8x4xf32>, tensor<2x?x4xf32>)
+// CHECK:   %[[QC:.+]] = tensor.extract_slice %[[Q]][0, %[[START]], 0] [2, 32, 8] {{.*}} to tensor<2x32x8xf32>
+// CHECK:   %[[VC:.+]] = tensor.extract_slice %[[V]][0, %[[START]], 0] [2, 32, 4] {{.*}} to tensor<2x32x4xf32>
+// CHECK:   %[[A:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<2x32x32xf32>)
 // CHECK:     arith.cmpi sle
 // CHECK:   %[[INTRA:.+]] = linalg.generic {{.*}} ins(%[[A]], %[[VC]] :
-// CHECK:   %[[ROWS:.+]] = linalg.generic {{.*}} ins(%[[QC]], %[[S]] : tensor<2x?x8xf32>, tensor<2x8x4xf32>) outs(%[[INTRA]] :
+// CHECK:   %[[ROWS:.+]] = linalg.generic {{.*}} ins(%[[QC]], %[[S]] : tensor<2x32x8xf32>, tensor<2x8x4xf32>) outs(%[[INTRA]] :
 // CHECK:   %[[NEXT:.+]] = linalg.generic {indexing_maps = [#[[T_D]], {{.*}} outs(%[[S]] : tensor<2x8x4xf32>)
 // CHECK:   %[[WRITTEN:.+]] = tensor.insert_slice %[[ROWS]] into %[[OUT]][0, %[[START]], 0]
 // CHECK:   scf.yield %[[NEXT]], %[[WRITTEN]]
-// CHECK: return %[[LOOP]]#1, %[[LOOP]]#0
+// CHECK: %[[HAS_TAIL:.+]] = arith.cmpi ne, %[[REM]], %c0
+// CHECK: %[[TAIL:.+]]:2 = scf.if %[[HAS_TAIL]]
+// CHECK:   tensor.extract_slice %[[Q]][0, %[[FULL]], 0] [2, %[[REM]], 8]
+// CHECK:   scf.yield
+// CHECK: } else {
+// CHECK:   scf.yield %[[LOOP]]#0, %[[LOOP]]#1
+// CHECK: return %[[TAIL]]#1, %[[TAIL]]#0
 func.func @causal(%q: tensor<2x?x8xf32>, %v: tensor<2x?x4xf32>) -> (tensor<2x?x4xf32>, tensor<2x8x4xf32>) {
   %o, %s = linea.linear_attention %q, %q, %v mask = causal
       : tensor<2x?x8xf32>, tensor<2x?x8xf32>, tensor<2x?x4xf32> -> tensor<2x?x4xf32>, tensor<2x8x4xf32>
@@ -35,11 +42,11 @@ func.func @causal(%q: tensor<2x?x8xf32>, %v: tensor<2x?x4xf32>) -> (tensor<2x?x4
 // inter-chunk term q .* exp(b), and S decayed by exp(sum of the chunk's g).
 // CHECK-LABEL: func.func @gated
 // CHECK: scf.for
-// CHECK:   %[[GC:.+]] = tensor.extract_slice %{{.+}} : tensor<100xf32> to tensor<?xf32>
-// CHECK:   %[[B:.+]] = linea.presum %[[GC]] dim = 0 : tensor<?xf32>
+// CHECK:   %[[GC:.+]] = tensor.extract_slice %{{.+}} : tensor<100xf32> to tensor<32xf32>
+// CHECK:   %[[B:.+]] = linea.presum %[[GC]] dim = 0 : tensor<32xf32>
 // CHECK:   linalg.generic {{.*}} ins(%{{.+}}, %{{.+}}, %[[B]], %[[B]] :
 // CHECK:     math.exp
-// CHECK:   linea.presum %[[GC]] dim = 0 exclusive reverse : tensor<?xf32>
+// CHECK:   linea.presum %[[GC]] dim = 0 exclusive reverse : tensor<32xf32>
 // CHECK:   scf.yield
 // CHECK-NOT: linea.gated_linear_attention
 func.func @gated(%q: tensor<100x8xf32>, %v: tensor<100x4xf32>, %g: tensor<100xf32>) -> tensor<100x4xf32> {

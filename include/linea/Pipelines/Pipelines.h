@@ -55,6 +55,14 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
       llvm::cl::desc("f32 (CUDA cores), or f16: f32 operands of the "
                      "contractions are converted on load for tensor cores"),
       llvm::cl::init("f32")};
+  Option<std::string> form{
+      *this, "form",
+      llvm::cl::desc("auto, or force a form (as linea-optimize's option)"),
+      llvm::cl::init("auto")};
+  Option<int64_t> chunkSize{*this, "chunk-size",
+                            llvm::cl::desc("Force the chunk size (0 = the "
+                                           "cost model's choice for the GPU)"),
+                            llvm::cl::init(0)};
   Option<bool> report{*this, "report",
                       llvm::cl::desc("Remark per kernel: FLOPs, bytes and an "
                                      "H100 roofline estimate"),

@@ -65,16 +65,29 @@ AffineMap batchMap(MLIRContext *ctx, int64_t numBatch,
   return AffineMap::get(numBatch + 3, 0, exprs, ctx);
 }
 
+/// The stride between rows of a memref whose last dim is contiguous.
+std::optional<int64_t> rowStride(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (type.getRank() < 2 || failed(type.getStridesAndOffset(strides, offset)) ||
+      strides.back() != 1 || ShapedType::isDynamic(strides[strides.size() - 2]))
+    return std::nullopt;
+  return strides[strides.size() - 2];
+}
+
 std::optional<Contraction> matchContraction(linalg::GenericOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !op.hasPureBufferSemantics() || !isMultiplyAccumulate(op))
     return std::nullopt;
   SmallVector<Value> operands{op.getDpsInputs()[0], op.getDpsInputs()[1],
                               op.getDpsInits()[0]};
+  // Operands may be strided views (a chunk of a sequence): the f16 copies
+  // of the inputs are dense, and the accumulator is addressed through its
+  // row stride.
   for (Value v : operands) {
     auto type = dyn_cast<MemRefType>(v.getType());
-    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
-        !type.getElementType().isF32())
+    if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
+        !rowStride(type))
       return std::nullopt;
   }
   int64_t numBatch = int64_t(op.getNumLoops()) - 3;
@@ -177,8 +190,9 @@ void buildWMMAKernel(OpBuilder &b, Location loc, const Contraction &c,
   auto bType = gpu::MMAMatrixType::get({kTile, kTile}, f16, "BOp");
   auto cType = gpu::MMAMatrixType::get({kTile, kTile}, f32, "COp");
 
+  int64_t outLead = *rowStride(outType);
   Value acc = gpu::SubgroupMmaLoadMatrixOp::create(
-      b, loc, cType, c.out, at(row, col), lead(c.cols), UnitAttr());
+      b, loc, cType, c.out, at(row, col), lead(outLead), UnitAttr());
   auto loop = scf::ForOp::create(
       b, loc, cst(0), cst(c.depth), tile, ValueRange{acc},
       [&](OpBuilder &nb, Location l, Value k, ValueRange carried) {
@@ -191,7 +205,7 @@ void buildWMMAKernel(OpBuilder &b, Location loc, const Contraction &c,
         scf::YieldOp::create(nb, l, next);
       });
   gpu::SubgroupMmaStoreMatrixOp::create(b, loc, loop.getResult(0), c.out,
-                                        at(row, col), lead(c.cols), UnitAttr());
+                                        at(row, col), lead(outLead), UnitAttr());
   gpu::TerminatorOp::create(b, loc);
 }
 
