@@ -181,21 +181,14 @@ struct ChunkGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
     Location loc = op.getLoc();
     int64_t numBatch = numBatchDims(op.getQuery().getType());
     bool scalar = op.hasScalarGate();
-    Value q = castToF32(rewriter, loc, op.getQuery());
-    Value k = castToF32(rewriter, loc, op.getKey());
-    Value v = castToF32(rewriter, loc, op.getValue());
-    Value g = castToF32(rewriter, loc, op.getGate());
-    auto presum = [&](OpBuilder &b, Location l, Value x, bool suffix) -> Value {
-      UnitAttr flag = suffix ? b.getUnitAttr() : UnitAttr();
-      return PresumOp::create(b, l, x.getType(), x,
-                              b.getI64IntegerAttr(numBatch), flag, flag);
-    };
+    GatedFormOperands operands = prepareOperands(rewriter, loc, op);
+    Value q = operands.q, k = operands.k, v = operands.v, g = operands.g;
 
     Value state0 = initialStateOrZeros(rewriter, loc, op.getInitialState(), q, v);
     auto [state, o] = buildChunkLoop(
         rewriter, loc, q, k, v, g, state0, chunkSizeFor(op, chunkSize),
         [&](OpBuilder &b, Location l, const Chunk &c, Value s) {
-          Value cum = presum(b, l, c.g, /*suffix=*/false);
+          Value cum = gatePresum(b, l, c.g, numBatch, /*suffix=*/false);
           Value scores = decayedScores(b, l, numBatch, c.q, c.k, cum, cum,
                                        scalar, causalVisible);
           Value rows = matmulAccumulate(b, l, numBatch, scores, c.v,
@@ -207,7 +200,7 @@ struct ChunkGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
           Value total = sumOverSequence(b, l, numBatch, c.g, scalar);
           Value decayed = decayState(b, l, numBatch, s, total, scalar);
           Value keys = decayRows(b, l, numBatch, c.k,
-                                 presum(b, l, c.g, /*suffix=*/true), scalar);
+                                 gatePresum(b, l, c.g, numBatch, /*suffix=*/true), scalar);
           Value next =
               transposedMatmulAccumulate(b, l, numBatch, keys, c.v, decayed);
           return std::make_pair(rows, next);

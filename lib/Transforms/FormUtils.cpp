@@ -22,6 +22,12 @@ FormOperands mlir::linea::prepareOperands(OpBuilder &b, Location loc,
   return operands;
 }
 
+GatedFormOperands mlir::linea::prepareOperands(OpBuilder &b, Location loc,
+                                               GatedLinearAttentionOp op) {
+  return {castToF32(b, loc, op.getQuery()), castToF32(b, loc, op.getKey()),
+          castToF32(b, loc, op.getValue()), castToF32(b, loc, op.getGate())};
+}
+
 Value mlir::linea::initialStateOrZeros(OpBuilder &b, Location loc, Value init,
                                        Value q, Value v) {
   int64_t numBatch = numBatchDims(cast<RankedTensorType>(q.getType()));

@@ -81,10 +81,7 @@ struct GatedToOneShot : OpRewritePattern<GatedLinearAttentionOp> {
     Location loc = op.getLoc();
     int64_t numBatch = numBatchDims(op.getQuery().getType());
     bool scalarGate = op.hasScalarGate();
-    Value q = castToF32(rewriter, loc, op.getQuery());
-    Value k = castToF32(rewriter, loc, op.getKey());
-    Value v = castToF32(rewriter, loc, op.getValue());
-    Value g = castToF32(rewriter, loc, op.getGate());
+    auto [q, k, v, g] = prepareOperands(rewriter, loc, op);
 
     // S_{L-1} = diag(exp(sum_t g_t)) S0 + (K .* exp(sum_{s>t} g_s))^T V.
     Value state = initialStateOrZeros(rewriter, loc, op.getInitialState(), q, v);
@@ -92,10 +89,7 @@ struct GatedToOneShot : OpRewritePattern<GatedLinearAttentionOp> {
       Value total = sumOverSequence(rewriter, loc, numBatch, g, scalarGate);
       state = decayState(rewriter, loc, numBatch, state, total, scalarGate);
     }
-    Value suffix = PresumOp::create(rewriter, loc, g.getType(), g,
-                                    rewriter.getI64IntegerAttr(numBatch),
-                                    rewriter.getUnitAttr(),
-                                    rewriter.getUnitAttr());
+    Value suffix = gatePresum(rewriter, loc, g, numBatch, /*suffix=*/true);
     Value decayedKeys = decayRows(rewriter, loc, numBatch, k, suffix, scalarGate);
     state = transposedMatmulAccumulate(rewriter, loc, numBatch, decayedKeys, v,
                                        state);

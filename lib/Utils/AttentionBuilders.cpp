@@ -297,6 +297,13 @@ Value mlir::linea::sumOverSequence(OpBuilder &b, Location loc,
                       });
 }
 
+Value mlir::linea::gatePresum(OpBuilder &b, Location loc, Value g,
+                              int64_t seq, bool suffix) {
+  UnitAttr flag = suffix ? b.getUnitAttr() : UnitAttr();
+  return PresumOp::create(b, loc, g.getType(), g, b.getI64IntegerAttr(seq),
+                          /*exclusive=*/flag, /*reverse=*/flag);
+}
+
 /// `running += slice`, written into `running`.
 static Value accumulateInto(OpBuilder &b, Location loc, Value slice,
                             Value running) {

@@ -22,6 +22,13 @@ struct FormOperands {
 };
 FormOperands prepareOperands(OpBuilder &b, Location loc, LinearAttentionOp op);
 
+/// f32 operands of a gated form: q, k, v and the gate g.
+struct GatedFormOperands {
+  Value q, k, v, g;
+};
+GatedFormOperands prepareOperands(OpBuilder &b, Location loc,
+                                  GatedLinearAttentionOp op);
+
 /// `init` copied into a fresh f32 `[B..., Dk, Dv]` (forms update the state in
 /// place), or zeros without one.
 Value initialStateOrZeros(OpBuilder &b, Location loc, Value init, Value q,

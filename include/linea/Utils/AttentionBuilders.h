@@ -102,6 +102,11 @@ Value decayState(OpBuilder &b, Location loc, int64_t numBatch, Value s,
 Value sumOverSequence(OpBuilder &b, Location loc, int64_t numBatch, Value g,
                       bool scalarGate);
 
+/// `linea.presum` of a gate along the sequence dim `seq`: inclusive
+/// (b = presum(g)), or with `suffix` exclusive and reversed
+/// (sum_{s > t} g_s = b_last - b_t, every value <= 0).
+Value gatePresum(OpBuilder &b, Location loc, Value g, int64_t seq, bool suffix);
+
 /// A sequential scan of `x` (f32) along `dim`: presum's definition. `seed`
 /// (shaped like one slice of `x`, size 1 along `dim`) starts the running
 /// sum; null means zero.

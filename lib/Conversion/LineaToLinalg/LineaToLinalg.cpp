@@ -217,7 +217,7 @@ struct LowerGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
 
     // b = presum(g): the log of the decay from the start to each position;
     // row i reads the state after p(i), so its log-decay is b[p(i)].
-    Value cumGate = createPresum(rewriter, loc, g, dims.numBatch, false);
+    Value cumGate = gatePresum(rewriter, loc, g, dims.numBatch, /*suffix=*/false);
     Value rowGate = cumGate;
     if (op.getMask() == Mask::prefix)
       rowGate = gatherRowGate(rewriter, loc, dims.numBatch, cumGate, prefix);
@@ -244,13 +244,6 @@ struct LowerGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
           finalState(rewriter, loc, dims, k, v, g, init, scalarGate));
     rewriter.replaceOp(op, results);
     return success();
-  }
-
-  static Value createPresum(OpBuilder &b, Location loc, Value g,
-                            int64_t seq, bool suffix) {
-    UnitAttr flag = suffix ? b.getUnitAttr() : UnitAttr();
-    return PresumOp::create(b, loc, g.getType(), g, b.getI64IntegerAttr(seq),
-                            /*exclusive=*/flag, /*reverse=*/flag);
   }
 
   /// bRow[..., i, (d)] = b[..., max(i, j - 1), (d)].
@@ -285,7 +278,7 @@ struct LowerGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
       Value total = sumOverSequence(b, loc, dims.numBatch, g, scalarGate);
       state = decayState(b, loc, dims.numBatch, state, total, scalarGate);
     }
-    Value suffix = createPresum(b, loc, g, dims.numBatch, true);
+    Value suffix = gatePresum(b, loc, g, dims.numBatch, /*suffix=*/true);
     Value decayedKeys = decayRows(b, loc, dims.numBatch, k, suffix, scalarGate);
     return transposedMatmulAccumulate(b, loc, dims.numBatch, decayedKeys, v,
                                       state);
