@@ -154,7 +154,73 @@ def LineaCausalToChunked : Pass<"linea-causal-to-chunked"> {
                            "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect",
-                           "::mlir::math::MathDialect"];
+                           "::mlir::math::MathDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
+}
+
+def LineaDistributeSequences : Pass<"linea-distribute-sequences"> {
+  let summary = "One program instance per sequence for the chunked forms";
+  let description = [{
+    A causal `linear_attention` or `gated_linear_attention` chosen to be
+    chunked carries its state along the sequence only: every (batch, head)
+    and every tile of value columns is independent. This pass makes that
+    explicit: the op becomes an `scf.forall` over the leading batch dims
+    (and over `value-tile`-wide column tiles of `v` when `Dv` is a static
+    multiple of the tile) around a rank-2 op on one sequence. The chunked
+    rewrite then builds its chunk loop inside the `scf.forall`, so that loop
+    can run inside one GPU block that keeps `S` in shared memory
+    (`linea-map-to-gpu` maps the `scf.forall` to blocks).
+
+    Ops not annotated `linea.form = "chunked"` are left alone, as are ops
+    that are one sequence already and are not split over value tiles.
+
+    ```mlir
+    %o = linea.linear_attention %q, %k, %v mask = causal {linea.form = "chunked"}
+        : tensor<2x4x256x64xf32>, ... -> tensor<2x4x256x64xf32>
+    // becomes
+    %o = scf.forall (%b, %h) in (2, 4) shared_outs(%out = %empty) -> (tensor<2x4x256x64xf32>) {
+      %qs = tensor.extract_slice %q[%b, %h, 0, 0] [1, 1, 256, 64] [1, 1, 1, 1]
+          : tensor<2x4x256x64xf32> to tensor<256x64xf32>
+      ...
+      %os = linea.linear_attention %qs, %ks, %vs mask = causal {linea.form = "chunked"} : ...
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %os into %out[%b, %h, 0, 0] [1, 1, 256, 64] [1, 1, 1, 1] : ...
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"valueTile", "value-tile", "int64_t", /*default=*/"64",
+           "Value columns per instance (0 = all of them)">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def LineaUnshareFills : Pass<"linea-unshare-fills"> {
+  let summary = "Give every destination its own linalg.fill before bufferization";
+  let description = [{
+    The forms start many accumulators from zeros, and CSE merges identical
+    `linalg.fill`s on tensors into one value with several destination uses.
+    Bufferized, every use after the first then costs a buffer and a copy of
+    the zeros, and the accumulator can no longer be computed in its
+    consumer's memory (a chunk's output rows in the output itself). This pass
+    clones a `linalg.fill` of a `tensor.empty` for each further destination
+    use, just before the user, so each bufferizes in place
+    (`eliminate-empty-tensors` then places it in the consumer's buffer).
+
+    ```mlir
+    %z = linalg.fill ins(%cst : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+    %a = linalg.generic ... outs(%z : tensor<64x64xf32>)
+    %b = linalg.generic ... outs(%z : tensor<64x64xf32>)
+    // becomes: %b's destination is a fill of its own
+    %e2 = tensor.empty() : tensor<64x64xf32>
+    %z2 = linalg.fill ins(%cst : f32) outs(%e2 : tensor<64x64xf32>) -> tensor<64x64xf32>
+    %b = linalg.generic ... outs(%z2 : tensor<64x64xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def LineaPresumToScan : Pass<"linea-presum-to-scan"> {

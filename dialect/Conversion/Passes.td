@@ -58,15 +58,29 @@ def LineaLowerCopies : Pass<"linea-lower-copies"> {
 }
 
 def LineaMapToGPU : Pass<"linea-map-to-gpu"> {
-  let summary = "Map every linalg op (on buffers) to GPU blocks and threads";
+  let summary = "Map linalg ops (on buffers) and sequence loops to GPU blocks and threads";
   let description = [{
-    For GPU lowering, after bufferization. Each `linalg.generic` gets its
-    loops reordered parallel dims first, becomes one `scf.parallel` over
-    them (the reductions stay sequential inside, per thread), which is
-    collapsed to one dimension and tiled into blocks of `block-size`
-    threads, and marked for `convert-parallel-loops-to-gpu`: the outer loop
-    on block x, the inner one on thread x. Host-side loops (chunk loops,
-    segment loops, scans) stay on the host and launch one kernel per step.
+    For GPU lowering, after bufferization. Two mappings:
+
+    - An `scf.forall` over sequences (from `linea-distribute-sequences`)
+      whose temporaries have static sizes that fit in `shared-memory` bytes
+      becomes one block per instance: an `scf.parallel` on block x, marked
+      `linea.sequence_block`, whose body (the chunk loop) stays sequential.
+      Each linalg op inside is spread over the block's `block-size` threads:
+      an `scf.parallel` on thread x whose threads stride over the op's
+      parallel iterations. The end of each thread loop is a barrier (see
+      `linea-sequence-blocks-to-launch`). A forall that does not fit becomes
+      a host loop.
+    - Every other `linalg.generic` gets its loops reordered parallel dims
+      first, becomes one `scf.parallel` over them (the reductions stay
+      sequential inside, per thread), which is collapsed to one dimension
+      and tiled into blocks of `block-size` threads, and marked for
+      `convert-parallel-loops-to-gpu`: the outer loop on block x, the inner
+      one on thread x. Host-side loops (segment loops, scans) stay on the
+      host and launch one kernel per step.
+
+    Before conversion to `gpu`, the result runs on the CPU as it stands (the
+    parallel loops in order), which is how the GPU algorithm is checked.
 
     ```mlir
     linalg.generic ... ins(%a, %b : memref<2x?x8xf32>, ...) outs(%c : memref<2x?x4xf32>)
@@ -74,16 +88,58 @@ def LineaMapToGPU : Pass<"linea-map-to-gpu"> {
     scf.parallel (%block) = ... {
       scf.parallel (%thread) = ... { scf.for %t ... { ... } }
     } {mapping = [#gpu.loop_dim_map<processor = block_x, ...>]}
+
+    scf.forall (%b, %h) in (2, 4) { scf.for %chunk ... { linalg.generic ... } }
+    // becomes
+    scf.parallel (%seq) = (%c0) to (%c8) step (%c1) {
+      scf.for %chunk ... {
+        scf.parallel (%t) = (%c0) to (%c256) step (%c1) {
+          scf.for %i = %t to %n step %c256 { ... }
+        } {mapping = [#gpu.loop_dim_map<processor = thread_x, ...>]}
+      }
+    } {linea.sequence_block, mapping = [#gpu.loop_dim_map<processor = block_x, ...>]}
     ```
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
-           "Threads per block">
+           "Threads per block">,
+    Option<"sharedMemory", "shared-memory", "int64_t", /*default=*/"49152",
+           "Bytes of shared memory a sequence block may use for its temporaries">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::affine::AffineDialect"];
+}
+
+def LineaSequenceBlocksToLaunch : Pass<"linea-sequence-blocks-to-launch"> {
+  let summary = "Sequence blocks from linea-map-to-gpu become gpu.launch with barriers";
+  let description = [{
+    An `scf.parallel` marked `linea.sequence_block` becomes a `gpu.launch`
+    with one block per iteration. Its body, sequential loops included, runs
+    in every thread; each thread-mapped `scf.parallel` inside is replaced by
+    its body for `thread_id x`, followed by `gpu.barrier`, so the next op
+    sees all of this one's writes. Static `memref.alloc`s in the body become
+    workgroup (shared) memory, cast to the generic address space, and their
+    deallocs disappear.
+
+    ```mlir
+    scf.parallel (%seq) = (%c0) to (%c8) step (%c1) {
+      %s = memref.alloc() : memref<64x64xf32>
+      scf.for %chunk ... { scf.parallel (%t) = (%c0) to (%c256) step (%c1) { ... } {mapping = [...thread_x...]} }
+    } {linea.sequence_block, mapping = [...block_x...]}
+    // becomes
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c8, ...) threads(%tx, %ty, %tz) in (%sx = %c256, ...)
+        workgroup(%ws : memref<64x64xf32, #gpu.address_space<workgroup>>) {
+      %s = memref.memory_space_cast %ws : ... to memref<64x64xf32>
+      scf.for %chunk ... { ... body for %tx ...; gpu.barrier }
+      gpu.terminator
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 def LineaHostSharedAllocs : Pass<"linea-host-shared-allocs"> {
@@ -104,37 +160,60 @@ def LineaHostSharedAllocs : Pass<"linea-host-shared-allocs"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
-def LineaContractionsToWMMA : Pass<"linea-contractions-to-wmma"> {
-  let summary = "Batched matmul contractions become tensor-core (WMMA) kernels";
+def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
+  let summary = "Matmul contractions become warp-level tensor-core MMA (mma.sync m16n8k16)";
   let description = [{
     On buffers, before `linea-map-to-gpu`. A `linalg.generic` that is one of
     Linea's two contraction shapes, `O[b, i, e] += A[b, i, t] M[b, t, e]`
     (`O = Q S`, scores times values) or `S[b, d, e] += K[b, t, d] V[b, t, e]`
-    (the state update `K^T V`), with static M, N and K that are multiples of
-    16 and rows that are contiguous (dense buffers, or chunks of a sequence
-    as the chunked form slices them), becomes:
-    - f16 copies of both operands (K transposed on the way, so every tile
-      loads row-major), the f32 -> f16 conversion the `precision=f16`
-      option of `linea-lower-to-nvvm` allows;
-    - one `gpu.launch` with a warp per 16 x 16 output tile (grid N/16 x
-      M/16 x batch) that loads the f32 accumulator tile, loops over K in
-      steps of 16 with `gpu.subgroup_mma_compute` (f16 operands, f32
-      accumulation), and stores the tile.
-    Other contractions are left to the CUDA-core mapping.
+    (the state update `K^T V`), with static f32 operands whose M and K are
+    multiples of 16 and N a multiple of 8, becomes warps of tensor-core
+    steps: each warp takes 16 x 8 output tiles in turn, loads the f32
+    accumulator fragment, and runs `nvvm.mma.sync` m16n8k16 (row.col, f32
+    accumulation) over K. Each lane loads its own fragment elements straight
+    from the operands (any strides, the transposed K included), converting
+    f32 to `precision` (f16 or bf16) on load: no converted copies.
+
+    Outside a sequence instance the op becomes a grid of blocks of
+    `block-size` threads (`block-size / 32` warps each); inside one (an
+    `scf.forall` from `linea-distribute-sequences`) it becomes one block's
+    thread loop, so the sequence block's chunk loop keeps its contractions
+    on tensor cores. Both are GPU-mapped `scf.parallel`s.
+
+    (Linea emits `nvvm.mma.sync` rather than `nvgpu.mma.sync` because the
+    latter's NVVM lowering in MLIR 22 refuses bf16 operands.)
 
     ```mlir
     linalg.generic {... ["parallel", "reduction", "parallel", "parallel"]}
         ins(%k, %v : memref<4x1024x64xf32>, memref<4x1024x64xf32>) outs(%s : memref<4x64x64xf32>)
-    // becomes f16 copies, then
-    gpu.launch blocks(...) in (4, 4, 4) threads(...) in (32, 1, 1) {
-      ... gpu.subgroup_mma_compute ... : !gpu.mma_matrix<16x16xf16, "AOp"> ...
-    }
+    // becomes
+    scf.parallel (%block) = ... {
+      scf.parallel (%thread) = ... {
+        scf.for %tile = %warp to %c128 step %numWarps {
+          ... scf.for %k ... iter_args(...) {
+            ... memref.load, arith.truncf, vector.from_elements ...
+            %d = nvvm.mma.sync A[...] B[...] C[...] {layoutA = #nvvm.mma_layout<row>,
+                layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} ...
+          }
+          ... memref.store ...
+        }
+      } {mapping = [#gpu.loop_dim_map<processor = thread_x, ...>]}
+    } {mapping = [#gpu.loop_dim_map<processor = block_x, ...>]}
     ```
   }];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"f16\"",
+           "Tensor-core operand type: f16 or bf16">,
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block (a multiple of 32)">
+  ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::linalg::LinalgDialect"];
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 def LineaKernelReport : Pass<"linea-kernel-report", "::mlir::ModuleOp"> {

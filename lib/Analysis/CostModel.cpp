@@ -14,6 +14,8 @@
 #include "linea/Analysis/CostModel.h"
 #include "linea/Dialect/LineaOps.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -59,7 +61,7 @@ TargetModel TargetModel::cpu() {
 TargetModel TargetModel::gpu() {
   // An H100: dense f16/bf16 tensor-core rate, HBM3 bandwidth, and the cost
   // of one synchronized chunk step inside a block.
-  return {"gpu", 990e12, 3.35e12, 1e-6, 64, 132, {16, 32, 64, 128}};
+  return {"gpu", 990e12, 3.35e12, 1e-6, 64, 132, {16, 32, 64, 128}, 48 * 1024};
 }
 
 std::optional<TargetModel> TargetModel::byName(StringRef name) {
@@ -76,7 +78,7 @@ namespace {
 struct Problem {
   double batch = 1, length = 1, keyDim = 1, valueDim = 1;
   bool gated = false, scalarGate = false;
-  bool staticLengthOne = false;
+  bool staticLengthOne = false, dynamicLength = false;
   bool hasInitialState = false, hasFinalState = false;
 };
 
@@ -101,10 +103,10 @@ std::optional<Problem> readProblem(Operation *op) {
     return std::nullopt;
   }
   for (int64_t i = 0; i < numBatchDims(q); ++i)
-    if (!q.isDynamicDim(i))
-      p.batch *= q.getDimSize(i);
+    p.batch *= q.isDynamicDim(i) ? kAssumedDynamicBatch : q.getDimSize(i);
   int64_t length = q.getDimSize(seqDim(q));
   p.staticLengthOne = length == 1;
+  p.dynamicLength = ShapedType::isDynamic(length);
   p.length = ShapedType::isDynamic(length) ? kAssumedDynamicLength : length;
   p.keyDim = q.getDimSize(featureDim(q));
   return p;
@@ -129,6 +131,34 @@ SmallVector<Form> legalForms(Operation *op, const Problem &p) {
   if (p.staticLengthOne) // The recurrent decode step is the one-shot form.
     return {Form::OneShot, Form::Chunked, Form::Quadratic};
   return {Form::Chunked, Form::Quadratic};
+}
+
+/// The chunked form on a target with sequence blocks: one block per
+/// sequence and value tile (see linea-distribute-sequences, whose default
+/// tile of 64 columns this mirrors) when its temporaries fit in shared
+/// memory. The returned factor is the share of the parallel units those
+/// blocks keep busy; a chunk too big for one block becomes a host loop of
+/// about six launches per step, charged to `iterations`.
+double sequenceBlockEfficiency(const Problem &p, const TargetModel &target,
+                               double c, double &iterations) {
+  double dk = p.keyDim, dv = p.valueDim;
+  double valueTile = dv > 64 && std::fmod(dv, 64) == 0 ? 64 : dv;
+  double decayWidth = p.scalarGate ? 1 : dk;
+  // The state and a chunk's scores; with gates, the chunk's decay presums
+  // and decayed keys. A remainder chunk (L % C != 0) is padded to C rows:
+  // copies of q, k, v (and g) and its own output rows.
+  double elements = c * c + dk * valueTile;
+  if (p.gated)
+    elements += 4 * c * decayWidth + 2 * dk;
+  if (p.dynamicLength || std::fmod(p.length, c) != 0)
+    elements += c * (2 * dk + 2 * valueTile + (p.gated ? decayWidth : 0));
+  double bytes = 4 * elements;
+  if (bytes > target.sharedMemoryPerBlock) {
+    iterations *= 6;
+    return 1;
+  }
+  double blocks = p.batch * dv / valueTile;
+  return std::min(1.0, blocks / target.parallelUnits);
 }
 
 FormEstimate estimate(const Problem &p, const TargetModel &target, Form form,
@@ -156,6 +186,8 @@ FormEstimate estimate(const Problem &p, const TargetModel &target, Form form,
     // Contractions over only C rows run below peak: vector lanes and matrix
     // tiles fill as C / (C + tile).
     efficiency = c / (c + target.contractionTile);
+    if (target.sharedMemoryPerBlock > 0)
+      efficiency *= sequenceBlockEfficiency(p, target, c, iterations);
     break;
   }
   case Form::Scan:
@@ -203,6 +235,15 @@ static std::optional<FormChoice> choosePresumForm(PresumOp op,
                    "' is not legal here")
                       .str();
     wantBlocked = blocked.seconds < scan.seconds;
+  }
+  // Inside a sequence instance (linea-distribute-sequences) one block runs
+  // the whole presum: its threads scan the columns side by side, and the
+  // blocked scan would only add passes (and buffers sized at run time).
+  bool honoured =
+      forced && (*forced == Form::Scan || *forced == Form::BlockedScan);
+  if (!honoured && op->getParentOfType<scf::ForallOp>()) {
+    wantBlocked = false;
+    choice.note = "inside a sequence instance";
   }
   choice.chosen = wantBlocked ? blocked : scan;
   return choice;

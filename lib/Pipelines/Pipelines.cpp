@@ -15,6 +15,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -33,6 +34,9 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
   select.chunkSize = options.chunkSize;
   select.explain = options.explain;
   pm.addPass(createLineaSelectForms(select));
+  // On the GPU each sequence's chunk loop is one block's program.
+  if (options.target == "gpu")
+    pm.addPass(createLineaDistributeSequences());
   pm.addPass(createLineaPrefixToOneShot());
   pm.addPass(createLineaCausalToChunked());
   pm.addPass(createLineaTileAttention());
@@ -53,12 +57,19 @@ static void buildReferenceToBuffers(OpPassManager &pm) {
   // Elementwise arith on tensors (common in fold bodies) becomes linalg.
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
+  // Accumulators computed in their consumers' memory: a chunk's rows in
+  // the output, a sequence's output in its slice of the whole.
+  pm.addPass(createLineaUnshareFills());
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Identical subviews merge, and copies of a buffer onto itself fold.
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
   // Temporaries die inside their loop iteration: a fold over a long input
   // keeps only one window's buffers alive.
   bufferization::buildBufferDeallocationPipeline(pm);
@@ -71,8 +82,10 @@ static void buildReferenceToBuffers(OpPassManager &pm) {
 /// friends) is an option rather than whatever the environment says.
 static void buildKernelsToBinary(OpPassManager &pm,
                                  const linea::LowerToNVVMOptions &options) {
-  // (Upstream starts with convert-nvgpu-to-nvvm; Linea emits no nvgpu ops,
-  // and that pass rejects scf.for loops carrying WMMA fragments.)
+  // (Upstream starts with convert-nvgpu-to-nvvm; Linea emits no nvgpu ops.)
+  // Constants and index arithmetic move into the kernels rather than
+  // becoming kernel arguments (divisions by constants stay cheap).
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   if (options.report)
     pm.addPass(linea::createLineaKernelReport());
@@ -120,14 +133,19 @@ void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
   optimize.chunkSize = options.chunkSize;
   buildOptimizePipeline(pm, optimize);
   buildReferenceToBuffers(pm);
-  if (options.precision == "f16")
-    pm.addPass(createLineaContractionsToWMMA());
+  if (options.precision != "f32") {
+    LineaContractionsToMMAOptions mma;
+    mma.precision = options.precision;
+    mma.blockSize = options.blockSize;
+    pm.addPass(createLineaContractionsToMMA(mma));
+  }
   LineaMapToGPUOptions map;
   map.blockSize = options.blockSize;
   pm.addPass(createLineaMapToGPU(map));
   // Folds the tiled bounds to constants: launch sizes must be known on the
   // host before each launch.
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createLineaSequenceBlocksToLaunch());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createLineaHostSharedAllocs());
   pm.addPass(createCanonicalizerPass());
@@ -137,6 +155,7 @@ void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
 
 /// Loops and buffers to the LLVM dialect; scf.parallel runs sequentially.
 static void buildBuffersToLLVM(OpPassManager &pm) {
+  pm.addPass(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -159,6 +178,8 @@ void mlir::linea::buildGPUMappedOnCPUPipeline(OpPassManager &pm,
                                               const LowerToNVVMOptions &options) {
   OptimizeOptions optimize;
   optimize.target = "gpu";
+  optimize.form = options.form;
+  optimize.chunkSize = options.chunkSize;
   buildOptimizePipeline(pm, optimize);
   buildReferenceToBuffers(pm);
   LineaMapToGPUOptions map;

@@ -17,9 +17,11 @@
 #include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -59,40 +61,79 @@ struct Chunk {
 
 using ChunkStep = function_ref<std::pair<Value, Value>(
     OpBuilder &, Location, const Chunk &, Value state)>;
+using RowFinisher = function_ref<Value(OpBuilder &, Location, Value rows)>;
 
-/// One step of the chunk loop: slices rows [start, start + size), runs
-/// `step`, writes its rows into `out`. Returns (state, out).
-std::pair<Value, Value> chunkStep(OpBuilder &b, Location loc, Value q, Value k,
-                                  Value v, Value g, OpFoldResult start,
-                                  OpFoldResult size, Value state, Value out,
-                                  ChunkStep step) {
-  int64_t seq = numBatchDims(cast<RankedTensorType>(q.getType()));
+/// The chunked form of one op: its f32 operands, the chunk size, what one
+/// step computes (`step` returns the chunk's unscaled rows and the updated
+/// state) and how rows become output rows (`finish`: scale, normalize,
+/// cast). The output has the shape of `outputLike` (the op's value) and the
+/// element type `outputType`.
+struct ChunkLoop {
+  Value q, k, v, g;
+  int64_t chunkSize;
+  /// Pad the remainder chunk to C rows (see buildChunkLoop).
+  bool padTail;
+  ChunkStep step;
+  RowFinisher finish;
+  Value outputLike;
+  Type outputType;
+};
+
+/// `x` padded with zeros along `dim` to `size` rows.
+Value padAlong(OpBuilder &b, Location loc, Value x, int64_t dim, int64_t size) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = size;
+  Value zero = arith::ConstantOp::create(
+      b, loc, b.getZeroAttr(type.getElementType()));
+  SmallVector<Value> dynamicSizes;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (ShapedType::isDynamic(shape[i]))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, x, i));
+  return tensor::createPadHighOp(
+      RankedTensorType::get(shape, type.getElementType()), x, zero,
+      /*nofold=*/false, loc, b, dynamicSizes);
+}
+
+/// One step of the chunk loop: slices rows [start, start + size), runs the
+/// step, writes its finished rows into `out`. Returns (state, out). With
+/// `padTo`, the operands are padded with zero rows to that static size
+/// first: zero keys add nothing to the state, zero gates decay nothing, and
+/// the padded output rows are dropped.
+std::pair<Value, Value> chunkStep(OpBuilder &b, Location loc,
+                                  const ChunkLoop &form, OpFoldResult start,
+                                  OpFoldResult size, std::optional<int64_t> padTo,
+                                  Value state, Value out) {
+  int64_t seq = numBatchDims(cast<RankedTensorType>(form.q.getType()));
   auto slice = [&](Value x) -> Value {
-    return x ? sliceAlong(b, loc, x, seq, start, size) : Value();
+    if (!x)
+      return Value();
+    Value rows = sliceAlong(b, loc, x, seq, start, size);
+    return padTo ? padAlong(b, loc, rows, seq, *padTo) : rows;
   };
-  Chunk c{slice(q), slice(k), slice(v), slice(g)};
-  auto [rows, next] = step(b, loc, c, state);
+  Chunk c{slice(form.q), slice(form.k), slice(form.v), slice(form.g)};
+  auto [rows, next] = form.step(b, loc, c, state);
+  if (padTo)
+    rows = sliceAlong(b, loc, rows, seq, b.getIndexAttr(0), size);
+  // Finished per chunk, the rows go straight to their place in the output.
+  rows = form.finish(b, loc, rows);
   return {next, insertAlong(b, loc, rows, out, seq, start)};
 }
 
-/// The loop over chunks carrying (S, O). `step` returns the chunk's output
-/// rows and the updated state. Full chunks have the static size C (static
-/// shapes for the contractions: vectorizable loops on the CPU, tensor-core
-/// tiles on the GPU); the remainder, when L % C != 0, is one more step
-/// after the loop.
-std::pair<Value, Value> buildChunkLoop(OpBuilder &b, Location loc, Value q,
-                                       Value k, Value v, Value g, Value state,
-                                       int64_t chunkSize, ChunkStep step) {
-  int64_t numBatch = numBatchDims(cast<RankedTensorType>(q.getType()));
-  int64_t seq = numBatch;
-  Value length = tensor::DimOp::create(b, loc, q, seq);
-  SmallVector<OpFoldResult> outSizes = tensor::getMixedSizes(b, loc, q);
-  if (ShapedType::isDynamic(cast<RankedTensorType>(q.getType()).getDimSize(seq)))
-    outSizes[seq] = length;
-  outSizes.back() = tensor::getMixedSize(b, loc, v, numBatch + 1);
-  Value out = tensor::EmptyOp::create(b, loc, outSizes, b.getF32Type());
+/// The loop over chunks carrying (S, O). Full chunks have the static size C
+/// (static shapes for the contractions: vectorizable loops on the CPU,
+/// tensor-core tiles on the GPU); the remainder, when L % C != 0, is one
+/// more step after the loop, padded to C rows when `padTail` (every
+/// temporary then has a static size: what a GPU sequence block needs for
+/// shared memory). Returns (final state, output).
+std::pair<Value, Value> buildChunkLoop(OpBuilder &b, Location loc,
+                                       const ChunkLoop &form, Value state) {
+  int64_t seq = numBatchDims(cast<RankedTensorType>(form.q.getType()));
+  Value length = tensor::DimOp::create(b, loc, form.q, seq);
+  Value out = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, form.outputLike), form.outputType);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value chunk = arith::ConstantIndexOp::create(b, loc, chunkSize);
+  Value chunk = arith::ConstantIndexOp::create(b, loc, form.chunkSize);
   Value remainder = arith::RemUIOp::create(b, loc, length, chunk);
   Value fullEnd = arith::SubIOp::create(b, loc, length, remainder);
 
@@ -100,23 +141,28 @@ std::pair<Value, Value> buildChunkLoop(OpBuilder &b, Location loc, Value q,
       b, loc, zero, fullEnd, chunk, ValueRange{state, out},
       [&](OpBuilder &nb, Location l, Value start, ValueRange carried) {
         auto [next, written] =
-            chunkStep(nb, l, q, k, v, g, start, nb.getIndexAttr(chunkSize),
-                      carried[0], carried[1], step);
+            chunkStep(nb, l, form, start, nb.getIndexAttr(form.chunkSize),
+                      std::nullopt, carried[0], carried[1]);
         scf::YieldOp::create(nb, l, ValueRange{next, written});
       });
   state = loop.getResult(0);
   out = loop.getResult(1);
 
-  int64_t staticLength = cast<RankedTensorType>(q.getType()).getDimSize(seq);
-  if (!ShapedType::isDynamic(staticLength) && staticLength % chunkSize == 0)
+  int64_t staticLength =
+      cast<RankedTensorType>(form.q.getType()).getDimSize(seq);
+  if (!ShapedType::isDynamic(staticLength) &&
+      staticLength % form.chunkSize == 0)
     return {state, out};
   Value hasTail = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
                                         remainder, zero);
+  std::optional<int64_t> padTo;
+  if (form.padTail)
+    padTo = form.chunkSize;
   auto tail = scf::IfOp::create(
       b, loc, hasTail,
       [&](OpBuilder &nb, Location l) {
-        auto [next, written] = chunkStep(nb, l, q, k, v, g, fullEnd, remainder,
-                                         state, out, step);
+        auto [next, written] =
+            chunkStep(nb, l, form, fullEnd, remainder, padTo, state, out);
         scf::YieldOp::create(nb, l, ValueRange{next, written});
       },
       [&](OpBuilder &nb, Location l) {
@@ -131,6 +177,31 @@ Value zerosFor(OpBuilder &b, Location loc, int64_t numBatch, Value x,
   return zerosWithBatchOf(b, loc, x, numBatch,
                           {tensor::getMixedSize(b, loc, x, numBatch),
                            tensor::getMixedSize(b, loc, y, numBatch + 1)});
+}
+
+/// Inside a sequence forall (linea-distribute-sequences), where the chunk
+/// loop becomes one GPU block's program.
+bool isSequenceInstance(Operation *op) {
+  return op->getParentOfType<scf::ForallOp>() != nullptr;
+}
+
+/// Inside a sequence instance the state gets a buffer of its own, which the
+/// sequence block keeps in shared memory. Otherwise empty-tensor
+/// elimination would place it in the final-state output, so that every
+/// chunk updates it in global memory.
+Value inOwnBuffer(RewriterBase &rewriter, Value state) {
+  // The state starts as fill(empty), or as a copy of the initial state into
+  // one.
+  Operation *op = state.getDefiningOp();
+  while (auto dps = dyn_cast_or_null<DestinationStyleOpInterface>(op))
+    op = dps.getDpsInits()[0].getDefiningOp();
+  if (auto empty = dyn_cast_or_null<tensor::EmptyOp>(op)) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(empty);
+    rewriter.replaceOpWithNewOp<bufferization::AllocTensorOp>(
+        empty, empty.getType(), empty.getDynamicSizes());
+  }
+  return state;
 }
 
 Value causalVisible(OpBuilder &b, Location loc, Value row, Value col) {
@@ -149,21 +220,29 @@ struct ChunkLinearAttention : OpRewritePattern<LinearAttentionOp> {
     int64_t numBatch = numBatchDims(op.getQuery().getType());
     auto [q, k, v] = prepareOperands(rewriter, loc, op);
 
+    auto step = [&](OpBuilder &b, Location l, const Chunk &c, Value s) {
+      // Inter-chunk term first: it reads S before the update below
+      // overwrites it in place.
+      Value scores = maskedScores(b, l, numBatch, c.q, c.k, causalVisible);
+      Value rows = matmulAccumulate(b, l, numBatch, scores, c.v,
+                                    zerosFor(b, l, numBatch, c.q, c.v));
+      rows = matmulAccumulate(b, l, numBatch, c.q, s, rows);
+      Value next = transposedMatmulAccumulate(b, l, numBatch, c.k, c.v, s);
+      return std::make_pair(rows, next);
+    };
+    auto finish = [&](OpBuilder &b, Location l, Value rows) {
+      return finishRows(b, l, op, rows);
+    };
+    ChunkLoop form{q,          k,     v,
+                   Value(),    chunkSizeFor(op, chunkSize),
+                   isSequenceInstance(op),
+                   step,       finish, op.getValue(),
+                   op.getOutput().getType().getElementType()};
     Value state0 = initialStateOrZeros(rewriter, loc, op.getInitialState(), q, v);
-    auto [state, o] = buildChunkLoop(
-        rewriter, loc, q, k, v, Value(), state0, chunkSizeFor(op, chunkSize),
-        [&](OpBuilder &b, Location l, const Chunk &c, Value s) {
-          // Inter-chunk term first: it reads S before the update below
-          // overwrites it in place.
-          Value scores = maskedScores(b, l, numBatch, c.q, c.k, causalVisible);
-          Value rows = matmulAccumulate(b, l, numBatch, scores, c.v,
-                                        zerosFor(b, l, numBatch, c.q, c.v));
-          rows = matmulAccumulate(b, l, numBatch, c.q, s, rows);
-          Value next = transposedMatmulAccumulate(b, l, numBatch, c.k, c.v, s);
-          return std::make_pair(rows, next);
-        });
-
-    replaceWithForm(rewriter, op, o, state);
+    if (form.padTail)
+      state0 = inOwnBuffer(rewriter, state0);
+    auto [state, o] = buildChunkLoop(rewriter, loc, form, state0);
+    replaceWithFinished(rewriter, op, o, state);
     return success();
   }
 
@@ -184,29 +263,36 @@ struct ChunkGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
     GatedFormOperands operands = prepareOperands(rewriter, loc, op);
     Value q = operands.q, k = operands.k, v = operands.v, g = operands.g;
 
+    auto step = [&](OpBuilder &b, Location l, const Chunk &c, Value s) {
+      Value cum = gatePresum(b, l, c.g, numBatch, /*suffix=*/false);
+      Value scores = decayedScores(b, l, numBatch, c.q, c.k, cum, cum, scalar,
+                                   causalVisible);
+      Value rows = matmulAccumulate(b, l, numBatch, scores, c.v,
+                                    zerosFor(b, l, numBatch, c.q, c.v));
+      rows = decayedQueryTimesState(b, l, numBatch, c.q, cum, s, scalar, rows);
+      // S = diag(exp(b_last)) S + (K .* exp(b_last - b_t))^T V, with
+      // b_last - b_t the suffix sums within the chunk.
+      Value total = sumOverSequence(b, l, numBatch, c.g, scalar);
+      Value decayed = decayState(b, l, numBatch, s, total, scalar);
+      Value keys = decayRows(
+          b, l, numBatch, c.k,
+          gatePresum(b, l, c.g, numBatch, /*suffix=*/true), scalar);
+      Value next = transposedMatmulAccumulate(b, l, numBatch, keys, c.v, decayed);
+      return std::make_pair(rows, next);
+    };
+    auto finish = [&](OpBuilder &b, Location l, Value rows) {
+      return finishRows(b, l, op, rows);
+    };
+    ChunkLoop form{q,       k,      v,
+                   g,       chunkSizeFor(op, chunkSize),
+                   isSequenceInstance(op),
+                   step,    finish, op.getValue(),
+                   op.getOutput().getType().getElementType()};
     Value state0 = initialStateOrZeros(rewriter, loc, op.getInitialState(), q, v);
-    auto [state, o] = buildChunkLoop(
-        rewriter, loc, q, k, v, g, state0, chunkSizeFor(op, chunkSize),
-        [&](OpBuilder &b, Location l, const Chunk &c, Value s) {
-          Value cum = gatePresum(b, l, c.g, numBatch, /*suffix=*/false);
-          Value scores = decayedScores(b, l, numBatch, c.q, c.k, cum, cum,
-                                       scalar, causalVisible);
-          Value rows = matmulAccumulate(b, l, numBatch, scores, c.v,
-                                        zerosFor(b, l, numBatch, c.q, c.v));
-          rows = decayedQueryTimesState(b, l, numBatch, c.q, cum, s, scalar,
-                                        rows);
-          // S = diag(exp(b_last)) S + (K .* exp(b_last - b_t))^T V, with
-          // b_last - b_t the suffix sums within the chunk.
-          Value total = sumOverSequence(b, l, numBatch, c.g, scalar);
-          Value decayed = decayState(b, l, numBatch, s, total, scalar);
-          Value keys = decayRows(b, l, numBatch, c.k,
-                                 gatePresum(b, l, c.g, numBatch, /*suffix=*/true), scalar);
-          Value next =
-              transposedMatmulAccumulate(b, l, numBatch, keys, c.v, decayed);
-          return std::make_pair(rows, next);
-        });
-
-    replaceWithForm(rewriter, op, o, state);
+    if (form.padTail)
+      state0 = inOwnBuffer(rewriter, state0);
+    auto [state, o] = buildChunkLoop(rewriter, loc, form, state0);
+    replaceWithFinished(rewriter, op, o, state);
     return success();
   }
 

@@ -40,31 +40,41 @@ Value mlir::linea::initialStateOrZeros(OpBuilder &b, Location loc, Value init,
   return linalg::CopyOp::create(b, loc, init, state).getResult(0);
 }
 
-void mlir::linea::replaceWithForm(PatternRewriter &rewriter,
-                                  LinearAttentionOp op, Value o, Value state) {
-  Location loc = op.getLoc();
+Value mlir::linea::finishRows(OpBuilder &b, Location loc, LinearAttentionOp op,
+                              Value rows) {
   float scale = op.getScale().convertToFloat();
   Type elementType = op.getOutput().getType().getElementType();
-  SmallVector<Value> results;
-  if (op.getNormalize()) {
-    results.push_back(divideByLastColumn(rewriter, loc, o, scale, elementType));
-    int64_t last = featureDim(op.getValue().getType());
-    state = sliceAlong(rewriter, loc, state, last, rewriter.getIndexAttr(0),
-                       tensor::getMixedSize(rewriter, loc, op.getValue(), last));
-  } else {
-    results.push_back(scaleAndCast(rewriter, loc, o, scale, elementType));
-  }
-  if (op.getFinalState())
+  if (op.getNormalize())
+    return divideByLastColumn(b, loc, rows, scale, elementType);
+  return scaleAndCast(b, loc, rows, scale, elementType);
+}
+
+Value mlir::linea::finishRows(OpBuilder &b, Location loc,
+                              GatedLinearAttentionOp op, Value rows) {
+  return scaleAndCast(b, loc, rows, op.getScale().convertToFloat(),
+                      op.getOutput().getType().getElementType());
+}
+
+void mlir::linea::replaceWithFinished(PatternRewriter &rewriter,
+                                      LinearAttentionOp op, Value output,
+                                      Value state) {
+  SmallVector<Value> results{output};
+  if (op.getFinalState()) {
+    if (op.getNormalize()) {
+      int64_t last = featureDim(op.getValue().getType());
+      state = sliceAlong(
+          rewriter, op.getLoc(), state, last, rewriter.getIndexAttr(0),
+          tensor::getMixedSize(rewriter, op.getLoc(), op.getValue(), last));
+    }
     results.push_back(state);
+  }
   rewriter.replaceOp(op, results);
 }
 
-void mlir::linea::replaceWithForm(PatternRewriter &rewriter,
-                                  GatedLinearAttentionOp op, Value o,
-                                  Value state) {
-  SmallVector<Value> results{
-      scaleAndCast(rewriter, op.getLoc(), o, op.getScale().convertToFloat(),
-                   op.getOutput().getType().getElementType())};
+void mlir::linea::replaceWithFinished(PatternRewriter &rewriter,
+                                      GatedLinearAttentionOp op, Value output,
+                                      Value state) {
+  SmallVector<Value> results{output};
   if (op.getFinalState())
     results.push_back(state);
   rewriter.replaceOp(op, results);

@@ -48,8 +48,19 @@ FULL_CHAIN = ("linea-optimize{chunk-size=4},linea-presum-to-scan{block-size=2},"
 # linea-lower-to-nvvm up to the block/thread mapping, executed on the CPU
 # (block-size 7 leaves partial blocks everywhere).
 GPU_MAPPED = "linea-gpu-mapped-to-cpu{block-size=7}"
+# The same with every causal region chunked: one block per sequence (and per
+# value tile), the chunk loop inside it, each op spread over 7 threads.
+GPU_MAPPED_CHUNKED = "linea-gpu-mapped-to-cpu{block-size=7 form=chunked chunk-size=3}"
+# Sequences and value tiles as a forall, run on the CPU.
+DISTRIBUTED = ("linea-split-prefix,canonicalize,linea-select-forms{form=chunked},"
+               "linea-distribute-sequences{value-tile=2},linea-prefix-to-oneshot,"
+               "linea-causal-to-chunked{chunk-size=3}")
+ATTENTION_OPS = ("linear_attention", "gated_linear_attention")
 RUNS = ([(spec, FULL_CHAIN) for spec in cases.edge_cases()]
         + [(spec, GPU_MAPPED) for spec in cases.edge_cases()]
+        + [(spec, pipeline) for spec in cases.edge_cases()
+           if spec["op"] in ATTENTION_OPS
+           for pipeline in (GPU_MAPPED_CHUNKED, DISTRIBUTED)]
         + [(spec, "linea-optimize") for spec in cases.edge_cases()]
         + [(spec, PIPELINES[spec["op"]][i % len(PIPELINES[spec["op"]])])
            for i, spec in enumerate(cases.random_cases(cases.SEED + 1))]

@@ -69,3 +69,37 @@ func.func @left_alone(%q: tensor<6x8xf32>) -> (tensor<6x8xf32>, tensor<6x8xf32>)
       : tensor<6x8xf32>, tensor<6x8xf32>, tensor<6x8xf32> -> tensor<6x8xf32>
   return %o, %p : tensor<6x8xf32>, tensor<6x8xf32>
 }
+
+// -----
+
+// Inside a sequence instance (an scf.forall from linea-distribute-sequences)
+// every temporary gets a static size: the remainder chunk's operands are
+// padded with zero rows to C, and only its first L % C output rows are
+// kept. The state starts in a buffer of its own (bufferization.alloc_tensor)
+// rather than in the forall's output.
+// CHECK-LABEL: func.func @in_sequence_instance
+// CHECK: scf.forall
+// CHECK:   %[[OWN:.+]] = bufferization.alloc_tensor() : tensor<8x4xf32>
+// CHECK:   %[[S0:.+]] = linalg.fill {{.*}} outs(%[[OWN]] : tensor<8x4xf32>)
+// CHECK:   %[[REM:.+]] = arith.remui
+// CHECK:   scf.for {{.*}} iter_args(%{{.+}} = %[[S0]]
+// CHECK:   scf.if
+// CHECK:     %[[ROWS:.+]] = tensor.extract_slice %{{.+}}[%{{.+}}, 0] [%[[REM]], 8]
+// CHECK:     tensor.pad %[[ROWS]] low[0, 0] high[%{{.+}}, 0]
+// CHECK:     } : tensor<?x8xf32> to tensor<32x8xf32>
+// CHECK:     %[[KEPT:.+]] = tensor.extract_slice %{{.+}}[0, 0] [%[[REM]], 4] [1, 1] : tensor<32x4xf32> to tensor<?x4xf32>
+// CHECK:     tensor.insert_slice %[[KEPT]]
+func.func @in_sequence_instance(%q: tensor<3x?x8xf32>, %v: tensor<3x?x4xf32>) -> tensor<3x?x4xf32> {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %q, %c1 : tensor<3x?x8xf32>
+  %empty = tensor.empty(%n) : tensor<3x?x4xf32>
+  %r = scf.forall (%b) in (3) shared_outs(%out = %empty) -> (tensor<3x?x4xf32>) {
+    %qs = tensor.extract_slice %q[%b, 0, 0] [1, %n, 8] [1, 1, 1] : tensor<3x?x8xf32> to tensor<?x8xf32>
+    %vs = tensor.extract_slice %v[%b, 0, 0] [1, %n, 4] [1, 1, 1] : tensor<3x?x4xf32> to tensor<?x4xf32>
+    %o = linea.linear_attention %qs, %qs, %vs mask = causal : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %o into %out[%b, 0, 0] [1, %n, 4] [1, 1, 1] : tensor<?x4xf32> into tensor<3x?x4xf32>
+    }
+  }
+  return %r : tensor<3x?x4xf32>
+}

@@ -6,6 +6,7 @@
 // RUN: not linea-opt %s -linea-select-forms=form=fast 2>&1 | FileCheck %s --check-prefix=FORM
 // RUN: not linea-opt %s -linea-select-forms=chunk-size=-4 2>&1 | FileCheck %s --check-prefix=SELECTCHUNK
 // RUN: not linea-opt %s --linea-optimize=target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: not linea-opt %s -linea-distribute-sequences=value-tile=-1 2>&1 | FileCheck %s --check-prefix=VALUETILE
 
 // CHUNK: error: chunk-size must be >= 0, got -1
 // BLOCK: error: block-size must be >= 0, got -2
@@ -13,6 +14,7 @@
 // TARGET: error: unknown target 'tpu'; expected cpu or gpu
 // FORM: error: unknown form 'fast'; expected auto, oneshot, chunked, quadratic, scan or blocked_scan
 // SELECTCHUNK: error: chunk-size must be >= 0, got -4
+// VALUETILE: error: value-tile must be >= 0, got -1
 
 func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   return %x : tensor<4x8xf32>

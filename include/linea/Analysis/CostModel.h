@@ -38,6 +38,9 @@ struct TargetModel {
   /// Independent blocks the lowering runs at once (1: loops run in order).
   double parallelUnits;
   llvm::SmallVector<int64_t> chunkCandidates;
+  /// Shared memory a sequence block (one block running one sequence's chunk
+  /// loop) may use; 0 when the target has no such blocks.
+  double sharedMemoryPerBlock = 0;
 
   static TargetModel cpu();
   static TargetModel gpu();
@@ -60,6 +63,8 @@ struct FormChoice {
 
 /// The dynamic sequence length the model assumes when L is `?`.
 constexpr int64_t kAssumedDynamicLength = 4096;
+/// What the estimates assume for a dynamic batch dim.
+constexpr int64_t kAssumedDynamicBatch = 8;
 
 /// The name of the discardable attributes the choice is recorded in.
 constexpr llvm::StringLiteral kFormAttrName = "linea.form";

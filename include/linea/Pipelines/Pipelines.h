@@ -52,8 +52,9 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
                             llvm::cl::init(256)};
   Option<std::string> precision{
       *this, "precision",
-      llvm::cl::desc("f32 (CUDA cores), or f16: f32 operands of the "
-                     "contractions are converted on load for tensor cores"),
+      llvm::cl::desc("f32 (CUDA cores), or f16 or bf16: f32 operands of "
+                     "the contractions are converted on load for tensor "
+                     "cores (mma.sync, f32 accumulation)"),
       llvm::cl::init("f32")};
   Option<std::string> form{
       *this, "form",

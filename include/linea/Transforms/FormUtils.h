@@ -34,13 +34,27 @@ GatedFormOperands prepareOperands(OpBuilder &b, Location loc,
 Value initialStateOrZeros(OpBuilder &b, Location loc, Value init, Value q,
                           Value v);
 
-/// Replaces `op` by a form's unscaled output `o` and its state: scales,
-/// divides by the normalizer column when the op normalizes (and drops it
-/// from the state), casts to the op's element type.
-void replaceWithForm(PatternRewriter &rewriter, LinearAttentionOp op, Value o,
-                     Value state);
-void replaceWithForm(PatternRewriter &rewriter, GatedLinearAttentionOp op,
-                     Value o, Value state);
+/// A form's unscaled f32 output rows made final: scaled, divided by the
+/// normalizer column when the op normalizes (the column dropped), cast to
+/// the op's element type. Works on any rows, a chunk's as well as all.
+Value finishRows(OpBuilder &b, Location loc, LinearAttentionOp op, Value rows);
+Value finishRows(OpBuilder &b, Location loc, GatedLinearAttentionOp op,
+                 Value rows);
+
+/// Replaces `op` by a form's final output and its state (the normalizer
+/// column dropped from the state when the op normalizes).
+void replaceWithFinished(PatternRewriter &rewriter, LinearAttentionOp op,
+                         Value output, Value state);
+void replaceWithFinished(PatternRewriter &rewriter, GatedLinearAttentionOp op,
+                         Value output, Value state);
+
+/// replaceWithFinished with the output rows `o` finished first.
+template <typename OpTy>
+void replaceWithForm(PatternRewriter &rewriter, OpTy op, Value o,
+                     Value state) {
+  replaceWithFinished(rewriter, op, finishRows(rewriter, op.getLoc(), op, o),
+                      state);
+}
 
 /// False when linea-select-forms recorded a form other than `form` on `op`.
 bool formAllows(Operation *op, Form form);

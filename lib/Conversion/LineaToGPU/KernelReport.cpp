@@ -2,7 +2,9 @@
 
 #include "linea/Conversion/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -23,7 +25,7 @@ namespace {
 /// An H100 SXM, as the issue quotes it; an estimate, not a measurement.
 constexpr double kTensorFlops = 990e12, kCudaCoreFlops = 67e12,
                  kBandwidth = 3.35e12;
-constexpr double kWarp = 32, kMmaTile = 16;
+constexpr double kWarp = 32, kMmaM = 16, kMmaN = 8, kMmaK = 16;
 
 struct Cost {
   double flops = 0, bytes = 0;
@@ -61,15 +63,17 @@ Cost costOf(Region &region, const Constants &known);
 Cost costOf(Operation *op, const Constants &known) {
   Cost cost;
   if (auto loop = dyn_cast<scf::ForOp>(op)) {
-    std::optional<int64_t> lb = constantOf(loop.getLowerBound(), known);
+    // Loops that threads or warps stride through start at their own index:
+    // an unknown start counts as 0, the first one's (largest) share.
+    int64_t lb = constantOf(loop.getLowerBound(), known).value_or(0);
     std::optional<int64_t> ub = constantOf(loop.getUpperBound(), known);
     std::optional<int64_t> step = constantOf(loop.getStep(), known);
-    if (!lb || !ub || !step || *step <= 0) {
+    if (!ub || !step || *step <= 0) {
       cost.known = false;
       return cost;
     }
     double trips =
-        std::max<int64_t>(0, llvm::divideCeil(*ub - *lb, *step));
+        std::max<int64_t>(0, llvm::divideCeil(*ub - lb, *step));
     Cost body = costOf(loop.getRegion(), known);
     cost.flops = body.flops * trips;
     cost.bytes = body.bytes * trips;
@@ -77,19 +81,10 @@ Cost costOf(Operation *op, const Constants &known) {
     cost.known = body.known;
     return cost;
   }
-  if (isa<gpu::SubgroupMmaComputeOp>(op)) {
-    cost.flops = 2 * kMmaTile * kMmaTile * kMmaTile / kWarp;
+  if (isa<NVVM::MmaOp>(op)) {
+    // One m16n8k16 step of a warp, shared by its lanes.
+    cost.flops = 2 * kMmaM * kMmaN * kMmaK / kWarp;
     cost.tensorCores = true;
-    return cost;
-  }
-  if (auto load = dyn_cast<gpu::SubgroupMmaLoadMatrixOp>(op)) {
-    auto type = cast<gpu::MMAMatrixType>(load.getRes().getType());
-    cost.bytes = kMmaTile * kMmaTile * elementBytes(type.getElementType()) / kWarp;
-    return cost;
-  }
-  if (auto store = dyn_cast<gpu::SubgroupMmaStoreMatrixOp>(op)) {
-    auto type = cast<gpu::MMAMatrixType>(store.getSrc().getType());
-    cost.bytes = kMmaTile * kMmaTile * elementBytes(type.getElementType()) / kWarp;
     return cost;
   }
   if (auto load = dyn_cast<memref::LoadOp>(op)) {
@@ -100,7 +95,9 @@ Cost costOf(Operation *op, const Constants &known) {
     cost.bytes = elementBytes(store.getValue().getType());
     return cost;
   }
+  // Arithmetic on floats, not conversions (the f16/bf16 operand loads).
   if (op->getNumResults() == 1 && isa<FloatType>(op->getResult(0).getType()) &&
+      !isa<arith::TruncFOp, arith::ExtFOp>(op) &&
       (op->getDialect()->getNamespace() == "arith" || isa<math::ExpOp>(op)) &&
       op->getNumOperands() > 0)
     cost.flops = 1;

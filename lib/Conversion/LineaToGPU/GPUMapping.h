@@ -1,0 +1,43 @@
+//===- GPUMapping.h - what Linea's GPU mapping passes share ----*- C++ -*-===//
+//
+// Marking loops for blocks and threads, and where each temporary of a
+// sequence block lives in the block's shared memory (linea-map-to-gpu asks
+// whether it fits, linea-sequence-blocks-to-launch places it).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LINEA_LIB_CONVERSION_LINEATOGPU_GPUMAPPING_H
+#define LINEA_LIB_CONVERSION_LINEATOGPU_GPUMAPPING_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::linea {
+
+/// Maps `loop`'s first dims to `processors` (the others run sequentially),
+/// for convert-parallel-loops-to-gpu and linea-sequence-blocks-to-launch.
+void mapLoopTo(scf::ParallelOp loop, ArrayRef<gpu::Processor> processors);
+
+/// True for an scf.parallel whose first dim is mapped to `processor`.
+bool isMappedTo(scf::ParallelOp loop, gpu::Processor processor);
+
+/// Byte offsets of the `memref.alloc`s nested in a block, as a stack along
+/// the region tree: an allocation lives until the end of its block, so
+/// allocations in sibling regions (the chunk loop's body and the remainder
+/// chunk's branch) share the same bytes.
+struct SharedMemoryPlan {
+  llvm::DenseMap<Operation *, int64_t> offsets;
+  int64_t bytes = 0;
+};
+
+/// Plans `body`'s allocations; fails on one with a dynamic size, a layout
+/// or an element type without a byte size, or one that can escape its
+/// block (a memref yielded or carried by a loop), naming it in `obstacle`.
+FailureOr<SharedMemoryPlan> planSharedMemory(Block &body,
+                                             Operation *&obstacle);
+
+} // namespace mlir::linea
+
+#endif // LINEA_LIB_CONVERSION_LINEATOGPU_GPUMAPPING_H

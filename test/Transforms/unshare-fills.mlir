@@ -1,0 +1,38 @@
+// RUN: linea-opt %s -linea-unshare-fills | FileCheck %s
+// RUN: linea-opt %s -linea-unshare-fills -eliminate-empty-tensors -one-shot-bufferize="bufferize-function-boundaries" -cse -canonicalize | FileCheck %s --check-prefix=BUFFERS
+
+// One zero fill shared by two accumulators: the second destination gets a
+// fill of its own, so neither needs a copy of the zeros.
+// CHECK-LABEL: func.func @two_accumulators
+// CHECK: %[[Z:.+]] = linalg.fill {{.*}} outs(%{{.+}} : tensor<4x4xf32>)
+// CHECK: %[[A:.+]] = linalg.generic {{.*}} outs(%[[Z]] : tensor<4x4xf32>)
+// CHECK: %[[E2:.+]] = tensor.empty() : tensor<4x4xf32>
+// CHECK: %[[Z2:.+]] = linalg.fill {{.*}} outs(%[[E2]] : tensor<4x4xf32>)
+// CHECK: %[[B:.+]] = linalg.generic {{.*}} outs(%[[Z2]] : tensor<4x4xf32>)
+
+// The second accumulator is computed in the output slice it is inserted
+// into, and nothing is copied.
+// BUFFERS-LABEL: func.func @two_accumulators
+// BUFFERS-NOT: memref.copy
+// BUFFERS: return
+#id = affine_map<(i, j) -> (i, j)>
+func.func @two_accumulators(%x: tensor<4x4xf32>, %out: tensor<8x4xf32>) -> (tensor<4x4xf32>, tensor<8x4xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x4xf32>) outs(%z : tensor<4x4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<4x4xf32>) outs(%z : tensor<4x4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.mulf %in, %in : f32
+    %t = arith.addf %s, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<4x4xf32>
+  %r = tensor.insert_slice %b into %out[4, 0] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<8x4xf32>
+  return %a, %r : tensor<4x4xf32>, tensor<8x4xf32>
+}
