@@ -216,6 +216,28 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def LineaLaunchBounds : Pass<"linea-launch-bounds", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Give every kernel a minimum of resident blocks per SM (nvvm.minctasm)";
+  let description = [{
+    After kernel outlining. Without launch bounds ptxas picks a register
+    budget by its own occupancy heuristic; for a 256-thread sequence-block
+    kernel with tensor-core steps it settled on 64 registers and a 4-byte
+    spill. `nvvm.minctasm = N` (PTX `.minnctapersm N`, CUDA's
+    `__launch_bounds__(threads, N)`) states the occupancy Linea wants, and
+    ptxas budgets registers for it: at 256 threads and N = 2, up to 128.
+
+    ```mlir
+    gpu.func @k(...) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+    // becomes
+    gpu.func @k(...) kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32}
+    ```
+  }];
+  let options = [
+    Option<"minBlocksPerSM", "min-blocks-per-sm", "int64_t", /*default=*/"2",
+           "Blocks each SM must be able to hold at once">
+  ];
+}
+
 def LineaKernelReport : Pass<"linea-kernel-report", "::mlir::ModuleOp"> {
   let summary = "A static cost report per GPU kernel, with an H100 roofline estimate";
   let description = [{

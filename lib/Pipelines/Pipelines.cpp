@@ -87,6 +87,7 @@ static void buildKernelsToBinary(OpPassManager &pm,
   // becoming kernel arguments (divisions by constants stay cheap).
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(linea::createLineaLaunchBounds());
   if (options.report)
     pm.addPass(linea::createLineaKernelReport());
   pm.addPass(createConvertVectorToSCFPass());
