@@ -126,13 +126,20 @@ static void buildKernelsToBinary(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
-                                           const linea::LowerToNVVMOptions &options) {
-  OptimizeOptions optimize;
+/// linea-optimize for the GPU, with the form and chunk size the GPU
+/// pipelines forward.
+static void buildOptimizeForGPU(OpPassManager &pm,
+                                const linea::LowerToNVVMOptions &options) {
+  linea::OptimizeOptions optimize;
   optimize.target = "gpu";
   optimize.form = options.form;
   optimize.chunkSize = options.chunkSize;
-  buildOptimizePipeline(pm, optimize);
+  linea::buildOptimizePipeline(pm, optimize);
+}
+
+void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
+                                           const linea::LowerToNVVMOptions &options) {
+  buildOptimizeForGPU(pm, options);
   buildReferenceToBuffers(pm);
   if (options.precision != "f32") {
     LineaContractionsToMMAOptions mma;
@@ -177,11 +184,7 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm) {
 
 void mlir::linea::buildGPUMappedOnCPUPipeline(OpPassManager &pm,
                                               const LowerToNVVMOptions &options) {
-  OptimizeOptions optimize;
-  optimize.target = "gpu";
-  optimize.form = options.form;
-  optimize.chunkSize = options.chunkSize;
-  buildOptimizePipeline(pm, optimize);
+  buildOptimizeForGPU(pm, options);
   buildReferenceToBuffers(pm);
   LineaMapToGPUOptions map;
   map.blockSize = options.blockSize;

@@ -208,6 +208,29 @@ Value causalVisible(OpBuilder &b, Location loc, Value row, Value col) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, col, row);
 }
 
+/// Replaces `op` by its chunk loop: `step` per chunk of the f32 operands
+/// (`g` null without gates), rows finished per chunk, the state starting
+/// from the op's initial state (in its own buffer inside a sequence
+/// instance).
+template <typename OpTy>
+void replaceWithChunkLoop(PatternRewriter &rewriter, OpTy op, Value q, Value k,
+                          Value v, Value g, int64_t chunkSize, ChunkStep step) {
+  Location loc = op.getLoc();
+  auto finish = [&](OpBuilder &b, Location l, Value rows) {
+    return finishRows(b, l, op, rows);
+  };
+  ChunkLoop form{q,    k,      v,
+                 g,    chunkSize,
+                 isSequenceInstance(op),
+                 step, finish, op.getValue(),
+                 op.getOutput().getType().getElementType()};
+  Value state0 = initialStateOrZeros(rewriter, loc, op.getInitialState(), q, v);
+  if (form.padTail)
+    state0 = inOwnBuffer(rewriter, state0);
+  auto [state, o] = buildChunkLoop(rewriter, loc, form, state0);
+  replaceWithFinished(rewriter, op, o, state);
+}
+
 struct ChunkLinearAttention : OpRewritePattern<LinearAttentionOp> {
   ChunkLinearAttention(MLIRContext *ctx, int64_t chunkSize)
       : OpRewritePattern(ctx), chunkSize(chunkSize) {}
@@ -230,19 +253,8 @@ struct ChunkLinearAttention : OpRewritePattern<LinearAttentionOp> {
       Value next = transposedMatmulAccumulate(b, l, numBatch, c.k, c.v, s);
       return std::make_pair(rows, next);
     };
-    auto finish = [&](OpBuilder &b, Location l, Value rows) {
-      return finishRows(b, l, op, rows);
-    };
-    ChunkLoop form{q,          k,     v,
-                   Value(),    chunkSizeFor(op, chunkSize),
-                   isSequenceInstance(op),
-                   step,       finish, op.getValue(),
-                   op.getOutput().getType().getElementType()};
-    Value state0 = initialStateOrZeros(rewriter, loc, op.getInitialState(), q, v);
-    if (form.padTail)
-      state0 = inOwnBuffer(rewriter, state0);
-    auto [state, o] = buildChunkLoop(rewriter, loc, form, state0);
-    replaceWithFinished(rewriter, op, o, state);
+    replaceWithChunkLoop(rewriter, op, q, k, v, Value(),
+                         chunkSizeFor(op, chunkSize), step);
     return success();
   }
 
@@ -280,19 +292,8 @@ struct ChunkGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
       Value next = transposedMatmulAccumulate(b, l, numBatch, keys, c.v, decayed);
       return std::make_pair(rows, next);
     };
-    auto finish = [&](OpBuilder &b, Location l, Value rows) {
-      return finishRows(b, l, op, rows);
-    };
-    ChunkLoop form{q,       k,      v,
-                   g,       chunkSizeFor(op, chunkSize),
-                   isSequenceInstance(op),
-                   step,    finish, op.getValue(),
-                   op.getOutput().getType().getElementType()};
-    Value state0 = initialStateOrZeros(rewriter, loc, op.getInitialState(), q, v);
-    if (form.padTail)
-      state0 = inOwnBuffer(rewriter, state0);
-    auto [state, o] = buildChunkLoop(rewriter, loc, form, state0);
-    replaceWithFinished(rewriter, op, o, state);
+    replaceWithChunkLoop(rewriter, op, q, k, v, g, chunkSizeFor(op, chunkSize),
+                         step);
     return success();
   }
 
