@@ -86,13 +86,6 @@ int64_t numValueTiles(RankedTensorType value, int64_t tile) {
   return columns / tile;
 }
 
-/// The empty `[B..., rows, Dv]` destinations of the forall: the output has
-/// the value's shape, the final state `[B..., Dk, Dv]`.
-Value emptyLike(OpBuilder &b, Location loc, RankedTensorType type,
-                ArrayRef<OpFoldResult> sizes) {
-  return tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
-}
-
 template <typename OpTy>
 struct DistributeOverSequences : OpRewritePattern<OpTy> {
   DistributeOverSequences(MLIRContext *ctx, int64_t valueTile)
@@ -119,17 +112,18 @@ struct DistributeOverSequences : OpRewritePattern<OpTy> {
 
     // Destinations: the output has the value's shape; the final state is
     // [B..., Dk, Dv].
-    SmallVector<Value> destinations{emptyLike(
-        rewriter, loc, op.getOutput().getType(),
-        tensor::getMixedSizes(rewriter, loc, op.getValue()))};
+    SmallVector<Value> destinations{tensor::EmptyOp::create(
+        rewriter, loc, tensor::getMixedSizes(rewriter, loc, op.getValue()),
+        op.getOutput().getType().getElementType())};
     if (Value finalState = op.getFinalState()) {
       SmallVector<OpFoldResult> sizes(bounds.begin(), bounds.begin() + numBatch);
       sizes.push_back(tensor::getMixedSize(rewriter, loc, op.getKey(),
                                            numBatch + 1));
       sizes.push_back(tensor::getMixedSize(rewriter, loc, op.getValue(),
                                            numBatch + 1));
-      destinations.push_back(emptyLike(
-          rewriter, loc, cast<RankedTensorType>(finalState.getType()), sizes));
+      destinations.push_back(tensor::EmptyOp::create(
+          rewriter, loc, sizes,
+          cast<RankedTensorType>(finalState.getType()).getElementType()));
     }
 
     auto forall = scf::ForallOp::create(rewriter, loc, bounds, destinations,

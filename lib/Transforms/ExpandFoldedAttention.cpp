@@ -26,8 +26,6 @@ using namespace mlir::linea;
 
 namespace {
 
-constexpr utils::IteratorType kPar = utils::IteratorType::parallel;
-constexpr utils::IteratorType kRed = utils::IteratorType::reduction;
 
 Value multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
   Value prod = arith::MulFOp::create(b, loc, args[0], args[1]);

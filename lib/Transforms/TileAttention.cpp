@@ -35,8 +35,6 @@ using namespace mlir::linea;
 
 namespace {
 
-constexpr utils::IteratorType kPar = utils::IteratorType::parallel;
-constexpr utils::IteratorType kRed = utils::IteratorType::reduction;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 /// A running max of -inf means "no key yet": use 0 as the shift then, so

@@ -11,8 +11,6 @@
 using namespace mlir;
 using namespace mlir::linea;
 
-static constexpr utils::IteratorType kPar = utils::IteratorType::parallel;
-static constexpr utils::IteratorType kRed = utils::IteratorType::reduction;
 
 Value mlir::linea::f32Constant(OpBuilder &b, Location loc, float value) {
   return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));

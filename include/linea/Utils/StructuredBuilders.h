@@ -16,6 +16,10 @@
 
 namespace mlir::linea {
 
+/// The iterator kinds, short, for the iterator lists of linalg.generic.
+constexpr utils::IteratorType kPar = utils::IteratorType::parallel;
+constexpr utils::IteratorType kRed = utils::IteratorType::reduction;
+
 /// An iteration space `(b_0, ..., b_{n-1}, extra_0, extra_1, ...)`.
 class LoopSpace {
 public:

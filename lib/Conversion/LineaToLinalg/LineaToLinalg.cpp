@@ -35,8 +35,6 @@ using namespace mlir::linea;
 
 namespace {
 
-constexpr utils::IteratorType kPar = utils::IteratorType::parallel;
-constexpr utils::IteratorType kRed = utils::IteratorType::reduction;
 
 Value indexConst(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
