@@ -1,12 +1,13 @@
 //===- LineaDialect.td - the Linea dialect ---------------------*- tablegen -*-===//
 //
-// The dialect and the base class every Linea op derives from.
+// The dialect and the base classes every Linea op and attribute derives from.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LINEA_DIALECT_TD
 #define LINEA_DIALECT_TD
 
+include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/OpBase.td"
 
 def Linea_Dialect : Dialect {
@@ -26,10 +27,22 @@ def Linea_Dialect : Dialect {
     chunked algorithm, and lower everything to the CPU and to NVIDIA GPUs.
   }];
   let cppNamespace = "::mlir::linea";
-  let hasCanonicalizer = 0;
+  let useDefaultAttributePrinterParser = 1;
+  // The canonicalizations shared by both linear-attention ops are patterns
+  // on their interface, registered once for the dialect.
+  let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    /// Registers the attributes (defined with them, in LineaOps.cpp).
+    void registerAttributes();
+  }];
 }
 
 class Linea_Op<string mnemonic, list<Trait> traits = []>
     : Op<Linea_Dialect, mnemonic, traits>;
+
+class Linea_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Linea_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
 
 #endif // LINEA_DIALECT_TD

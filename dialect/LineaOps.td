@@ -8,11 +8,26 @@
 #ifndef LINEA_OPS_TD
 #define LINEA_OPS_TD
 
+include "LineaAttrs.td"
 include "LineaDialect.td"
 include "LineaEnums.td"
+include "LineaInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/TilingInterface.td"
+
+// Tiled over the parallel dims of the iteration domain each op documents
+// (never along the sequence, which is a scan); shapes reified for the
+// destinations of the tiled loops.
+defvar Linea_Tileable = [
+  DeclareOpInterfaceMethods<TilingInterface,
+      ["getLoopIteratorTypes", "getIterationDomain", "getTiledImplementation",
+       "getResultTilePosition", "generateResultTileValue"]>,
+  DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+      ["reifyResultShapes"]>
+];
 
 // Sequence operands: f32, or f16/bf16 that accumulate in f32.
 def Linea_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
@@ -23,7 +38,10 @@ def Linea_StateTensor : RankedTensorOf<[F32, F16, BF16]>;
 // presum
 //===----------------------------------------------------------------------===//
 
-def Linea_PresumOp : Linea_Op<"presum", [Pure, AllTypesMatch<["input", "output"]>]> {
+def Linea_PresumOp : Linea_Op<"presum", !listconcat([Pure,
+    AllTypesMatch<["input", "output"]>,
+    DeclareOpInterfaceMethods<Linea_FormOpInterface, ["getLegalForms"]>],
+    Linea_Tileable)> {
   let summary = "prefix sum along one dimension (seed 000)";
   let description = [{
     Inclusive: `y_i = sum_{j <= i} x_j`; exclusive: `y_i = sum_{j < i} x_j`
@@ -34,6 +52,9 @@ def Linea_PresumOp : Linea_Op<"presum", [Pure, AllTypesMatch<["input", "output"]
     The seed's causal layer is `linea.presum ... exclusive`: token `i` sees
     the sum of the tokens before it, in one linear pass.
 
+    Forms: `#linea.form<scan>` (sequential) or `#linea.form<blocked_scan>`.
+    Tiling: the iteration domain is every dim but `dim`, all parallel.
+
     ```mlir
     %y = linea.presum %x exclusive : tensor<2x128x64xf32>
     %r = linea.presum %x dim = 0 reverse : tensor<2x128x64xf32>
@@ -42,11 +63,12 @@ def Linea_PresumOp : Linea_Op<"presum", [Pure, AllTypesMatch<["input", "output"]
   let arguments = (ins Linea_FloatTensor:$input,
                        OptionalAttr<I64Attr>:$dim,
                        UnitAttr:$exclusive,
-                       UnitAttr:$reverse);
+                       UnitAttr:$reverse,
+                       OptionalAttr<Linea_FormAttr>:$form);
   let results = (outs Linea_FloatTensor:$output);
   let assemblyFormat = [{
     $input (`dim` `=` $dim^)? (`exclusive` $exclusive^)? (`reverse` $reverse^)?
-    attr-dict `:` type($input)
+    (custom<FormSpec>($form)^)? attr-dict `:` type($input)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -59,8 +81,11 @@ def Linea_PresumOp : Linea_Op<"presum", [Pure, AllTypesMatch<["input", "output"]
 // linear_attention
 //===----------------------------------------------------------------------===//
 
-def Linea_LinearAttentionOp : Linea_Op<"linear_attention",
-    [Pure, AttrSizedOperandSegments]> {
+def Linea_LinearAttentionOp : Linea_Op<"linear_attention", !listconcat([
+    Pure, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<Linea_LinearAttentionOpInterface, ["createLike"]>,
+    DeclareOpInterfaceMethods<Linea_FormOpInterface, ["getLegalForms"]>],
+    Linea_Tileable)> {
   let summary = "linear attention with a none, causal or PrefixLM mask (seed 001)";
   let description = [{
     `o_i = scale * phi(q_i) @ S(i)`, with `S0` the initial state (zero when
@@ -77,6 +102,12 @@ def Linea_LinearAttentionOp : Linea_Op<"linear_attention",
 
     Operands are `q: [B..., L, Dk]`, `k: [B..., L, Dk]`, `v: [B..., L, Dv]`
     and `initial_state: [B..., Dk, Dv]` (f32).
+
+    Forms: `none` takes `#linea.form<oneshot>` or `<quadratic>`; `causal`
+    takes `<chunked, C>` or `<quadratic>` (and `<oneshot>` when `L = 1`, the
+    decode step); `prefix(j)` has none until `linea-split-prefix` splits it.
+    Tiling: the iteration domain is `[B..., Dv]`, all parallel (value
+    columns are independent; the sequence is a scan and is not tiled).
 
     ```mlir
     %o = linea.linear_attention %q, %k, %v mask = prefix(512)
@@ -98,35 +129,45 @@ def Linea_LinearAttentionOp : Linea_Op<"linear_attention",
                        DefaultValuedAttr<Linea_FeatureMapAttr,
                                          "::mlir::linea::FeatureMap::identity">:$feature_map,
                        DefaultValuedAttr<F32Attr, "1.0f">:$scale,
-                       UnitAttr:$normalize);
+                       UnitAttr:$normalize,
+                       OptionalAttr<Linea_FormAttr>:$form);
   let results = (outs Linea_FloatTensor:$output,
                       Optional<Linea_StateTensor>:$final_state);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`init` `(` $initial_state^ `)`)?
     `mask` `=` custom<MaskSpec>($mask, $prefix_length, $prefix_index)
-    (`feature_map` `=` $feature_map^)? (`scale` `=` $scale^)?
-    (`normalize` $normalize^)?
+    (custom<FeatureMapSpec>($feature_map)^)? (`scale` `=` $scale^)?
+    (`normalize` $normalize^)? (custom<FormSpec>($form)^)?
     attr-dict `:` type($query) `,` type($key) `,` type($value)
     (`,` type($initial_state)^)? `->` type($output) (`,` type($final_state)^)?
   }];
   let hasVerifier = 1;
-  let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    /// Ungated: no gate (for LinearAttentionOpInterface).
+    ::mlir::Value getGate() { return {}; }
+  }];
 }
 
 //===----------------------------------------------------------------------===//
 // gated_linear_attention
 //===----------------------------------------------------------------------===//
 
-def Linea_GatedLinearAttentionOp : Linea_Op<"gated_linear_attention",
-    [Pure, AttrSizedOperandSegments]> {
+def Linea_GatedLinearAttentionOp : Linea_Op<"gated_linear_attention", !listconcat([
+    Pure, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<Linea_LinearAttentionOpInterface, ["createLike"]>,
+    DeclareOpInterfaceMethods<Linea_FormOpInterface, ["getLegalForms"]>],
+    Linea_Tileable)> {
   let summary = "linear attention with a log-space decay gate (GLA)";
   let description = [{
     `S_t = diag(exp(g_t)) S_{t-1} + k_t^T v_t` with `S_{-1} = S0`, and
     `o_t = scale * q_t @ S_t` (`causal`). With `prefix(j)` the rows `i < j`
     all read `S_{j-1}`, the state after the prefix; the rest continue the
-    recurrence. The gate `g` is `[B..., L, Dk]` (one decay per key dim) or
-    `[B..., L]` (one per token); `g <= 0` is the caller's promise. The
-    optional second result is the final state `S_{L-1}`.
+    recurrence. `mask = none` is `prefix(L)`: every row reads `S_{L-1}`. The
+    gate `g` is `[B..., L, Dk]` (one decay per key dim) or `[B..., L]` (one
+    per token); `g <= 0` is the caller's promise. The optional second result
+    is the final state `S_{L-1}`.
+
+    Forms and tiling as for `linea.linear_attention`.
 
     ```mlir
     %o, %s = linea.gated_linear_attention %q, %k, %v, %g mask = prefix(64)
@@ -142,27 +183,25 @@ def Linea_GatedLinearAttentionOp : Linea_Op<"gated_linear_attention",
                        Optional<Index>:$prefix_index,
                        Linea_MaskAttr:$mask,
                        OptionalAttr<I64Attr>:$prefix_length,
-                       DefaultValuedAttr<F32Attr, "1.0f">:$scale);
+                       DefaultValuedAttr<F32Attr, "1.0f">:$scale,
+                       OptionalAttr<Linea_FormAttr>:$form);
   let results = (outs Linea_FloatTensor:$output,
                       Optional<Linea_StateTensor>:$final_state);
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $gate (`init` `(` $initial_state^ `)`)?
     `mask` `=` custom<MaskSpec>($mask, $prefix_length, $prefix_index)
-    (`scale` `=` $scale^)?
+    (`scale` `=` $scale^)? (custom<FormSpec>($form)^)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `,` type($gate)
     (`,` type($initial_state)^)? `->` type($output) (`,` type($final_state)^)?
   }];
   let hasVerifier = 1;
-  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
-    /// True when the gate has one decay per token (`[B..., L]`).
-    bool hasScalarGate() {
-      return getGate().getType().getRank() + 1 == getQuery().getType().getRank();
+    /// Gated: the identity feature map and no normalizer (for
+    /// LinearAttentionOpInterface).
+    ::mlir::linea::FeatureMap getFeatureMap() {
+      return ::mlir::linea::FeatureMap::identity;
     }
-    /// True when the prefix is the whole sequence, so that every row reads
-    /// the state after the last token: `prefix(L)` with a static `L`, or a
-    /// prefix operand that is the size the query was sliced to.
-    bool prefixCoversSequence();
+    bool getNormalize() { return false; }
   }];
 }
 
@@ -170,13 +209,15 @@ def Linea_GatedLinearAttentionOp : Linea_Op<"gated_linear_attention",
 // attention
 //===----------------------------------------------------------------------===//
 
-def Linea_AttentionOp : Linea_Op<"attention", [Pure]> {
+def Linea_AttentionOp : Linea_Op<"attention", !listconcat([Pure], Linea_Tileable)> {
   let summary = "softmax attention, bidirectional or causal";
   let description = [{
     `o = softmax(scale * q k^T + mask) v` with `scale` defaulting to
     `1/sqrt(Dk)`. With `causal`, query `i` sees keys `t <= i + (Lk - Lq)`: the
     queries are the last `Lq` positions. A row that sees no key is zero.
     Rows stay finite for any finite input.
+
+    Tiling: the iteration domain is `[B..., Dv]`, all parallel.
 
     ```mlir
     %o = linea.attention %q, %k, %v mask = causal
@@ -191,7 +232,8 @@ def Linea_AttentionOp : Linea_Op<"attention", [Pure]> {
                        OptionalAttr<F32Attr>:$scale);
   let results = (outs Linea_FloatTensor:$output);
   let assemblyFormat = [{
-    $query `,` $key `,` $value `mask` `=` $mask (`scale` `=` $scale^)?
+    $query `,` $key `,` $value `mask` `=` custom<MaskKeyword>($mask)
+    (`scale` `=` $scale^)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `->` type($output)
   }];
   let hasVerifier = 1;

@@ -72,10 +72,9 @@ def LineaSplitPrefix : Pass<"linea-split-prefix"> {
     region can take its own form: the one-shot state for the first, the
     chunked algorithm for the second. `j` may be static or dynamic.
 
-    For `linear_attention` the first part is `mask = none`. For
-    `gated_linear_attention` it is `mask = prefix(j)` over exactly `j` rows
-    (bidirectional, reading the state after its last row), which
-    `linea-prefix-to-oneshot` recognizes. `normalize` is kept exact by
+    One pattern on `LinearAttentionOpInterface` serves both ops; the first
+    part is `mask = none` (for a gated op: every row reads the state after
+    the prefix's last row). `normalize` is kept exact by
     appending a ones column to `v`: the extra state column carries
     `z = sum phi(k)` across the split and the output is divided at the end.
 
@@ -95,14 +94,16 @@ def LineaSplitPrefix : Pass<"linea-split-prefix"> {
 def LineaPrefixToOneShot : Pass<"linea-prefix-to-oneshot"> {
   let summary = "Bidirectional regions become the one-shot state: two matmuls";
   let description = [{
-    A bidirectional `linear_attention` (`mask = none`, or `causal` with
-    `L = 1`, the decode step) becomes `S = S0 + phi(K)^T V` and
+    One pattern on `LinearAttentionOpInterface`, for ops whose form is
+    one-shot or that have no form. A bidirectional `linear_attention`
+    (`mask = none`, or `causal` with `L = 1`, the decode step) becomes
+    `S = S0 + phi(K)^T V` and
     `O = scale * phi(Q) S`: two contractions and no loop; with `normalize`,
     `V` gets a ones column so the same two contractions give `phi(q) . z`.
 
-    A gated op whose prefix covers the whole sequence (`prefix(j)` over
-    exactly `j` rows, as `linea-split-prefix` makes it) becomes one matmul
-    too, exactly: with `b = presum(g)`, every row reads
+    A bidirectional gated op (`mask = none`, every row reading the state
+    after the last token, as `linea-split-prefix` makes the prefix part)
+    becomes one matmul too, exactly: with `b = presum(g)`, every row reads
     `S_{j-1} = diag(exp(b_{j-1})) S0 + sum_t diag(exp(b_{j-1} - b_t)) k_t^T v_t`,
     so the keys are decayed by `exp(b_{j-1} - b_t) <= 1` and
     `S_{j-1} = (K .* decay)^T V`. Every exponent is `<= 0`, so nothing
@@ -125,8 +126,9 @@ def LineaPrefixToOneShot : Pass<"linea-prefix-to-oneshot"> {
 def LineaCausalToChunked : Pass<"linea-causal-to-chunked"> {
   let summary = "Causal regions become the chunked algorithm";
   let description = [{
-    A causal `linear_attention` or `gated_linear_attention` becomes an
-    `scf.for` over chunks of `C` rows carrying the state `S`:
+    A causal `linear_attention` or `gated_linear_attention` (one pattern on
+    `LinearAttentionOpInterface`) whose form is chunked, or that has no form,
+    becomes an `scf.for` over chunks of `C` rows carrying the state `S`:
     `O_c = Q_c S + tril(Q_c K_c^T) V_c`, then `S += K_c^T V_c`. The last chunk
     is shorter when `L % C != 0`; `L` may be dynamic. The initial state seeds
     `S`, the final state is the carried `S` after the loop.
@@ -137,8 +139,12 @@ def LineaCausalToChunked : Pass<"linea-causal-to-chunked"> {
     state update `exp(b_last - b_t)` and `exp(b_last)`: every exponent is
     `<= 0`, so nothing overflows for `g` down to -20.
 
-    `chunk-size = 0` lets the cost model choose (`linea-select-forms` may
-    also have annotated the op with `linea.chunk_size`).
+    The chunk size is the op's form (`#linea.form<chunked, C>`, chosen by
+    `linea-select-forms`), else the `chunk-size` option; with neither
+    (`chunk-size = 0`) it is 64. Inside a sequence block (an `scf.forall`
+    mapped to GPU blocks, see `linea-distribute-sequences`) every temporary
+    gets a static size, for the block's shared memory: the remainder chunk
+    is padded to `C` rows with zeros, and the state gets a buffer of its own.
 
     ```mlir
     %o = linea.linear_attention %q, %k, %v mask = causal : ...
@@ -148,7 +154,7 @@ def LineaCausalToChunked : Pass<"linea-causal-to-chunked"> {
   }];
   let options = [
     Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"0",
-           "Rows per chunk (0 = let the cost model choose)">
+           "Rows per chunk for ops without a chosen form (0 = 64)">
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::scf::SCFDialect",
@@ -158,75 +164,11 @@ def LineaCausalToChunked : Pass<"linea-causal-to-chunked"> {
                            "::mlir::bufferization::BufferizationDialect"];
 }
 
-def LineaDistributeSequences : Pass<"linea-distribute-sequences"> {
-  let summary = "One program instance per sequence for the chunked forms";
-  let description = [{
-    A causal `linear_attention` or `gated_linear_attention` chosen to be
-    chunked carries its state along the sequence only: every (batch, head)
-    and every tile of value columns is independent. This pass makes that
-    explicit: the op becomes an `scf.forall` over the leading batch dims
-    (and over `value-tile`-wide column tiles of `v` when `Dv` is a static
-    multiple of the tile) around a rank-2 op on one sequence. The chunked
-    rewrite then builds its chunk loop inside the `scf.forall`, so that loop
-    can run inside one GPU block that keeps `S` in shared memory
-    (`linea-map-to-gpu` maps the `scf.forall` to blocks).
-
-    Ops not annotated `linea.form = "chunked"` are left alone, as are ops
-    that are one sequence already and are not split over value tiles.
-
-    ```mlir
-    %o = linea.linear_attention %q, %k, %v mask = causal {linea.form = "chunked"}
-        : tensor<2x4x256x64xf32>, ... -> tensor<2x4x256x64xf32>
-    // becomes
-    %o = scf.forall (%b, %h) in (2, 4) shared_outs(%out = %empty) -> (tensor<2x4x256x64xf32>) {
-      %qs = tensor.extract_slice %q[%b, %h, 0, 0] [1, 1, 256, 64] [1, 1, 1, 1]
-          : tensor<2x4x256x64xf32> to tensor<256x64xf32>
-      ...
-      %os = linea.linear_attention %qs, %ks, %vs mask = causal {linea.form = "chunked"} : ...
-      scf.forall.in_parallel {
-        tensor.parallel_insert_slice %os into %out[%b, %h, 0, 0] [1, 1, 256, 64] [1, 1, 1, 1] : ...
-      }
-    }
-    ```
-  }];
-  let options = [
-    Option<"valueTile", "value-tile", "int64_t", /*default=*/"64",
-           "Value columns per instance (0 = all of them)">
-  ];
-  let dependentDialects = ["::mlir::scf::SCFDialect",
-                           "::mlir::tensor::TensorDialect"];
-}
-
-def LineaUnshareFills : Pass<"linea-unshare-fills"> {
-  let summary = "Give every destination its own linalg.fill before bufferization";
-  let description = [{
-    The forms start many accumulators from zeros, and CSE merges identical
-    `linalg.fill`s on tensors into one value with several destination uses.
-    Bufferized, every use after the first then costs a buffer and a copy of
-    the zeros, and the accumulator can no longer be computed in its
-    consumer's memory (a chunk's output rows in the output itself). This pass
-    clones a `linalg.fill` of a `tensor.empty` for each further destination
-    use, just before the user, so each bufferizes in place
-    (`eliminate-empty-tensors` then places it in the consumer's buffer).
-
-    ```mlir
-    %z = linalg.fill ins(%cst : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
-    %a = linalg.generic ... outs(%z : tensor<64x64xf32>)
-    %b = linalg.generic ... outs(%z : tensor<64x64xf32>)
-    // becomes: %b's destination is a fill of its own
-    %e2 = tensor.empty() : tensor<64x64xf32>
-    %z2 = linalg.fill ins(%cst : f32) outs(%e2 : tensor<64x64xf32>) -> tensor<64x64xf32>
-    %b = linalg.generic ... outs(%z2 : tensor<64x64xf32>)
-    ```
-  }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect",
-                           "::mlir::tensor::TensorDialect"];
-}
-
 def LineaPresumToScan : Pass<"linea-presum-to-scan"> {
   let summary = "Presum becomes a blocked two-level scan";
   let description = [{
-    `linea.presum` along a dim of length `N` becomes three steps over blocks
+    A `linea.presum` whose form is the blocked scan, or that has no form,
+    along a dim of length `N` becomes three steps over blocks
     of `block-size` rows: the sum of each block (independent, parallel), an
     exclusive scan of the `ceil(N / B)` block sums, and a scan inside each
     block seeded with its offset (independent, parallel). Every flavour
@@ -240,7 +182,8 @@ def LineaPresumToScan : Pass<"linea-presum-to-scan"> {
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
-           "Rows per block (0 = about sqrt(N), at least 16)">
+           "Rows per block for presums without a chosen block size (0 = "
+           "about sqrt(N), at least 16)">
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::scf::SCFDialect",
@@ -277,29 +220,36 @@ def LineaTileAttention : Pass<"linea-tile-attention"> {
 def LineaSelectForms : Pass<"linea-select-forms"> {
   let summary = "Choose each op's form and chunk size with the cost model";
   let description = [{
-    Runs the cost model (`linea/Analysis/CostModel.h`) on every attention op
-    and presum and records its choice as `linea.form` (`oneshot`, `chunked`,
-    `quadratic`; `scan` or `blocked_scan` for presum) and
-    `linea.chunk_size`, which the rewrites obey. The blocked scan pays a
-    second pass over the data for parallelism, so it wins only where blocks
-    run in parallel (`target=gpu`). The model
-    weighs, from the static dims and the target, the FLOPs and bytes of
-    the recurrent/one-shot form, the quadratic masked form and the chunked
-    form at each candidate chunk size. With `explain`, it emits a remark per
-    op with the choice and every alternative's estimate.
+    Runs the cost model (`linea/Analysis/CostModel.h`) on every op with a
+    choice of forms (`FormOpInterface`: the linear-attention ops and presum)
+    and records its choice as the op's `form` attribute
+    (`#linea.form<oneshot>`, `#linea.form<chunked, 64>`,
+    `#linea.form<quadratic>`; `#linea.form<scan>` or
+    `#linea.form<blocked_scan>` for presum), which the rewrites obey. Ops
+    that already have a form are left alone. The model weighs, from the
+    static dims and the target description (`linea/Target/Target.h`), the
+    FLOPs and bytes of every legal form, the chunked form at each candidate
+    chunk size. The blocked scan pays a second pass over the data for
+    parallelism, so it wins only where blocks run in parallel
+    (`target=gpu`, outside a sequence block). With `explain`, it emits a
+    remark per op with the choice and every alternative's estimate.
 
     ```mlir
     %o = linea.linear_attention %q, %k, %v mask = causal : ...
-    // becomes (with explain: remark "chunked, chunk 64: ...")
+    // becomes (with explain: remark "form chunked(64); weighed: ...")
     %o = linea.linear_attention %q, %k, %v mask = causal
-        {linea.chunk_size = 64 : i64, linea.form = "chunked"} : ...
+        form = #linea.form<chunked, 64> : ...
     ```
   }];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
-           "cpu or gpu: the machine the costs are weighed for">,
-    Option<"form", "form", "std::string", /*default=*/"\"auto\"",
-           "auto, or force oneshot, chunked, quadratic, scan or blocked_scan where legal">,
+    Option<"target", "target", "::mlir::linea::TargetKind",
+           /*default=*/"::mlir::linea::TargetKind::cpu",
+           "The machine the costs are weighed for",
+           "::mlir::linea::targetKindValues()">,
+    Option<"form", "form", "::mlir::linea::FormPreference",
+           /*default=*/"::mlir::linea::FormPreference::automatic",
+           "Force this form wherever it is legal",
+           "::mlir::linea::formPreferenceValues()">,
     Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"0",
            "Force this chunk size (0 = choose)">,
     Option<"explain", "explain", "bool", /*default=*/"false",

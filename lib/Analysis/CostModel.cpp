@@ -1,4 +1,4 @@
-//===- CostModel.cpp - which form each attention op takes -----------------===//
+//===- CostModel.cpp - which form each op takes ---------------------------===//
 //
 // FLOPs and bytes per batch element, from the dims (Dv counts the extra
 // normalizer column of `normalize`):
@@ -12,11 +12,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "linea/Analysis/CostModel.h"
-#include "linea/Dialect/LineaOps.h"
+#include "linea/Utils/SequenceBlocks.h"
 
-#include "mlir/Dialect/SCF/IR/SCF.h"
-
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -26,158 +23,122 @@
 using namespace mlir;
 using namespace mlir::linea;
 
-StringRef mlir::linea::stringifyForm(Form form) {
-  switch (form) {
-  case Form::OneShot:
-    return "oneshot";
-  case Form::Chunked:
-    return "chunked";
-  case Form::Quadratic:
-    return "quadratic";
-  case Form::Scan:
-    return "scan";
-  case Form::BlockedScan:
-    return "blocked_scan";
+std::optional<FormKind> mlir::linea::forcedForm(FormPreference preference) {
+  switch (preference) {
+  case FormPreference::automatic:
+    return std::nullopt;
+  case FormPreference::oneshot:
+    return FormKind::oneshot;
+  case FormPreference::chunked:
+    return FormKind::chunked;
+  case FormPreference::quadratic:
+    return FormKind::quadratic;
+  case FormPreference::scan:
+    return FormKind::scan;
+  case FormPreference::blocked_scan:
+    return FormKind::blocked_scan;
   }
-  llvm_unreachable("unknown form");
+  llvm_unreachable("unknown form preference");
 }
 
-std::optional<Form> mlir::linea::symbolizeForm(StringRef name) {
-  return llvm::StringSwitch<std::optional<Form>>(name)
-      .Case("oneshot", Form::OneShot)
-      .Case("chunked", Form::Chunked)
-      .Case("quadratic", Form::Quadratic)
-      .Case("scan", Form::Scan)
-      .Case("blocked_scan", Form::BlockedScan)
-      .Default(std::nullopt);
+llvm::cl::ValuesClass mlir::linea::formPreferenceValues() {
+  return llvm::cl::values(
+      clEnumValN(FormPreference::automatic, "auto", "the cost model chooses"),
+      clEnumValN(FormPreference::oneshot, "oneshot", "the one-shot state"),
+      clEnumValN(FormPreference::chunked, "chunked", "the chunked algorithm"),
+      clEnumValN(FormPreference::quadratic, "quadratic",
+                 "the masked quadratic form"),
+      clEnumValN(FormPreference::scan, "scan", "presum: the sequential scan"),
+      clEnumValN(FormPreference::blocked_scan, "blocked_scan",
+                 "presum: the blocked two-level scan"));
 }
 
-TargetModel TargetModel::cpu() {
-  // What Linea's generated CPU loops sustain on one core of these machines,
-  // not the hardware peak.
-  return {"cpu", 4e9, 8e9, 2e-6, 32, 1, {16, 32, 64, 128, 256}};
-}
-
-TargetModel TargetModel::gpu() {
-  // An H100: dense f16/bf16 tensor-core rate, HBM3 bandwidth, and the cost
-  // of one synchronized chunk step inside a block.
-  return {"gpu", 990e12, 3.35e12, 1e-6, 64, 132, {16, 32, 64, 128}, 48 * 1024};
-}
-
-std::optional<TargetModel> TargetModel::byName(StringRef name) {
-  if (name == "cpu")
-    return cpu();
-  if (name == "gpu")
-    return gpu();
-  return std::nullopt;
+FormAttr mlir::linea::formAttrFor(MLIRContext *ctx,
+                                  const FormEstimate &estimate) {
+  return FormAttr::get(ctx, estimate.kind,
+                       estimate.kind == FormKind::chunked ? estimate.size : 0);
 }
 
 namespace {
 
-/// The dims the estimates need, read off an op.
+/// The dims the estimates need, read off a linear-attention op.
 struct Problem {
   double batch = 1, length = 1, keyDim = 1, valueDim = 1;
+  /// The value columns of one sequence block, and the normalizer column.
+  double blockColumns = 1, extraColumn = 0;
   bool gated = false, scalarGate = false;
-  bool staticLengthOne = false, dynamicLength = false;
+  bool dynamicLength = false;
   bool hasInitialState = false, hasFinalState = false;
 };
 
-std::optional<Problem> readProblem(Operation *op) {
+Problem readProblem(LinearAttentionOpInterface op, const TargetDescription &t) {
   Problem p;
-  RankedTensorType q, v;
-  if (auto la = dyn_cast<LinearAttentionOp>(op)) {
-    q = la.getQuery().getType();
-    v = la.getValue().getType();
-    p.valueDim = v.getDimSize(featureDim(v)) + (la.getNormalize() ? 1 : 0);
-    p.hasInitialState = static_cast<bool>(la.getInitialState());
-    p.hasFinalState = static_cast<bool>(la.getFinalState());
-  } else if (auto gla = dyn_cast<GatedLinearAttentionOp>(op)) {
-    q = gla.getQuery().getType();
-    v = gla.getValue().getType();
-    p.valueDim = v.getDimSize(featureDim(v));
-    p.gated = true;
-    p.scalarGate = gla.hasScalarGate();
-    p.hasInitialState = static_cast<bool>(gla.getInitialState());
-    p.hasFinalState = static_cast<bool>(gla.getFinalState());
-  } else {
-    return std::nullopt;
-  }
+  RankedTensorType q = op.getQuery().getType(), v = op.getValue().getType();
+  int64_t columns = v.getDimSize(featureDim(v));
+  p.extraColumn = op.getNormalize() ? 1 : 0;
+  p.valueDim = columns + p.extraColumn;
+  p.blockColumns = sequenceBlockColumns(columns, t.valueTile) + p.extraColumn;
+  p.gated = static_cast<bool>(op.getGate());
+  p.scalarGate = op.hasScalarGate();
+  p.hasInitialState = static_cast<bool>(op.getInitialState());
+  p.hasFinalState = static_cast<bool>(op.getFinalState());
   for (int64_t i = 0; i < numBatchDims(q); ++i)
     p.batch *= q.isDynamicDim(i) ? kAssumedDynamicBatch : q.getDimSize(i);
   int64_t length = q.getDimSize(seqDim(q));
-  p.staticLengthOne = length == 1;
   p.dynamicLength = ShapedType::isDynamic(length);
-  p.length = ShapedType::isDynamic(length) ? kAssumedDynamicLength : length;
+  p.length = p.dynamicLength ? kAssumedDynamicLength : length;
   p.keyDim = q.getDimSize(featureDim(q));
   return p;
 }
 
-/// The forms an op may take; empty when it has no choice.
-SmallVector<Form> legalForms(Operation *op, const Problem &p) {
-  Mask mask;
-  bool bidirectional;
-  if (auto la = dyn_cast<LinearAttentionOp>(op)) {
-    mask = la.getMask();
-    bidirectional = mask == Mask::none;
-  } else {
-    auto gla = cast<GatedLinearAttentionOp>(op);
-    mask = gla.getMask();
-    bidirectional = gla.prefixCoversSequence();
-  }
-  if (bidirectional)
-    return {Form::OneShot, Form::Quadratic};
-  if (mask != Mask::causal)
-    return {};
-  if (p.staticLengthOne) // The recurrent decode step is the one-shot form.
-    return {Form::OneShot, Form::Chunked, Form::Quadratic};
-  return {Form::Chunked, Form::Quadratic};
-}
-
 /// The chunked form on a target with sequence blocks: one block per
-/// sequence and value tile (see linea-distribute-sequences, whose default
-/// tile of 64 columns this mirrors) when its temporaries fit in shared
-/// memory. The returned factor is the share of the parallel units those
-/// blocks keep busy; a chunk too big for one block becomes a host loop of
-/// about six launches per step, charged to `iterations`.
-double sequenceBlockEfficiency(const Problem &p, const TargetModel &target,
+/// sequence and value tile when its temporaries fit in shared memory. The
+/// returned factor is the share of the parallel units those blocks keep
+/// busy; a chunk too big for one block becomes a host loop of about six
+/// launches per step, charged to `iterations`.
+double sequenceBlockEfficiency(const Problem &p, const TargetDescription &target,
                                double c, double &iterations) {
-  double dk = p.keyDim, dv = p.valueDim;
-  double valueTile = dv > 64 && std::fmod(dv, 64) == 0 ? 64 : dv;
+  double dk = p.keyDim, tile = p.blockColumns;
   double decayWidth = p.scalarGate ? 1 : dk;
   // The state and a chunk's scores; with gates, the chunk's decay presums
   // and decayed keys. A remainder chunk (L % C != 0) is padded to C rows:
   // copies of q, k, v (and g) and its own output rows.
-  double elements = c * c + dk * valueTile;
+  double elements = c * c + dk * tile;
   if (p.gated)
     elements += 4 * c * decayWidth + 2 * dk;
   if (p.dynamicLength || std::fmod(p.length, c) != 0)
-    elements += c * (2 * dk + 2 * valueTile + (p.gated ? decayWidth : 0));
+    elements += c * (2 * dk + 2 * tile + (p.gated ? decayWidth : 0));
   double bytes = 4 * elements;
   if (bytes > target.sharedMemoryPerBlock) {
     iterations *= 6;
     return 1;
   }
-  double blocks = p.batch * dv / valueTile;
+  double blocks = p.batch * (p.valueDim - p.extraColumn) /
+                  (tile - p.extraColumn);
   return std::min(1.0, blocks / target.parallelUnits);
 }
 
-FormEstimate estimate(const Problem &p, const TargetModel &target, Form form,
-                      int64_t chunk) {
+FormEstimate estimate(const Problem &p, const TargetDescription &target,
+                      FormKind kind, int64_t chunk) {
   double L = p.length, dk = p.keyDim, dv = p.valueDim;
   double decayWidth = p.scalarGate ? 1 : dk;
   double io = 4 * L * (2 * dk + 2 * dv);
-  FormEstimate e{form, form == Form::Chunked ? chunk : 0};
+  FormEstimate e{kind, kind == FormKind::chunked ? chunk : 0};
   double iterations = 1, efficiency = 1;
-  switch (form) {
-  case Form::OneShot:
+  switch (kind) {
+  case FormKind::oneshot:
     e.flops = 4 * L * dk * dv + (p.gated ? 8 * L * decayWidth : 0);
     e.bytes = io + 8 * dk * dv;
     break;
-  case Form::Quadratic:
+  case FormKind::quadratic:
     e.flops = 2 * L * L * (dk + dv) + (p.gated ? 8 * L * L * decayWidth : 0);
     e.bytes = io + 12 * L * L;
+    // The quadratic form computes the state terms separately; the one-shot
+    // and chunked forms have them in the state already.
+    e.flops += 2 * L * dk * dv * (p.hasInitialState + p.hasFinalState);
+    e.bytes += 4 * dk * dv * (p.hasInitialState + p.hasFinalState);
     break;
-  case Form::Chunked: {
+  case FormKind::chunked: {
     double c = std::min<double>(chunk, L);
     iterations = std::ceil(L / c);
     e.flops = iterations * (2 * c * c * (dk + dv) + 4 * c * dk * dv +
@@ -190,119 +151,110 @@ FormEstimate estimate(const Problem &p, const TargetModel &target, Form form,
       efficiency *= sequenceBlockEfficiency(p, target, c, iterations);
     break;
   }
-  case Form::Scan:
-  case Form::BlockedScan:
+  case FormKind::scan:
+  case FormKind::blocked_scan:
     llvm_unreachable("presum forms are weighed by choosePresumForm");
-  }
-  // The quadratic form computes the state terms separately; the one-shot
-  // and chunked forms have them in the state already.
-  if (form == Form::Quadratic) {
-    e.flops += 2 * L * dk * dv * (p.hasInitialState + p.hasFinalState);
-    e.bytes += 4 * dk * dv * (p.hasInitialState + p.hasFinalState);
   }
   e.flops *= p.batch;
   e.bytes *= p.batch;
-  e.seconds = std::max(e.flops / (target.flopsPerSecond * efficiency),
+  e.seconds = std::max(e.flops / (target.matrixFlopsPerSecond * efficiency),
                        e.bytes / target.bytesPerSecond) +
               iterations * target.secondsPerIteration;
   return e;
 }
 
-} // namespace
-
-/// presum over N elements: the sequential scan is one pass (read and write
-/// each element) that runs on one unit; the blocked scan is two passes that
-/// spread over every unit.
-static std::optional<FormChoice> choosePresumForm(PresumOp op,
-                                                  const TargetModel &target,
-                                                  std::optional<Form> forced) {
-  RankedTensorType type = op.getInput().getType();
-  double elements = 1;
-  for (int64_t size : type.getShape())
-    elements *= ShapedType::isDynamic(size) ? kAssumedDynamicLength : size;
-  double bytes = 8 * elements;
-  FormEstimate scan{Form::Scan, 0, elements, bytes,
-                    bytes / (target.bytesPerSecond /
-                             std::max(1.0, target.parallelUnits))};
-  FormEstimate blocked{Form::BlockedScan, 0, 2 * elements, 2 * bytes,
-                       2 * bytes / target.bytesPerSecond};
-  FormChoice choice;
-  choice.alternatives = {scan, blocked};
-  bool wantBlocked = forced ? *forced == Form::BlockedScan
-                            : blocked.seconds < scan.seconds;
-  if (forced && *forced != Form::Scan && *forced != Form::BlockedScan) {
-    choice.note = ("forced form '" + stringifyForm(*forced) +
-                   "' is not legal here")
-                      .str();
-    wantBlocked = blocked.seconds < scan.seconds;
-  }
-  // Inside a sequence instance (linea-distribute-sequences) one block runs
-  // the whole presum: its threads scan the columns side by side, and the
-  // blocked scan would only add passes (and buffers sized at run time).
-  bool honoured =
-      forced && (*forced == Form::Scan || *forced == Form::BlockedScan);
-  if (!honoured && op->getParentOfType<scf::ForallOp>()) {
-    wantBlocked = false;
-    choice.note = "inside a sequence instance";
-  }
-  choice.chosen = wantBlocked ? blocked : scan;
-  return choice;
+/// The cheapest of `alternatives` of `kind` (any kind when unset).
+const FormEstimate *cheapest(ArrayRef<FormEstimate> alternatives,
+                             std::optional<FormKind> kind) {
+  const FormEstimate *best = nullptr;
+  for (const FormEstimate &e : alternatives)
+    if ((!kind || e.kind == *kind) && (!best || e.seconds < best->seconds))
+      best = &e;
+  return best;
 }
 
-std::optional<FormChoice> mlir::linea::chooseForm(Operation *op,
-                                                  const TargetModel &target,
-                                                  std::optional<Form> forcedForm,
-                                                  int64_t forcedChunk) {
-  if (auto presum = dyn_cast<PresumOp>(op))
-    return choosePresumForm(presum, target, forcedForm);
-  std::optional<Problem> problem = readProblem(op);
-  if (!problem)
-    return std::nullopt;
-  SmallVector<Form> forms = legalForms(op, *problem);
-  if (forms.empty())
-    return std::nullopt;
-
+/// The cheapest alternative, or the cheapest of the forced kind when that
+/// is legal (else a note says it is not).
+FormChoice pick(SmallVector<FormEstimate> alternatives,
+                std::optional<FormKind> forced) {
   FormChoice choice;
-  SmallVector<int64_t> chunks(target.chunkCandidates);
-  if (forcedChunk > 0)
-    chunks = {forcedChunk};
-  for (Form form : forms) {
-    if (form != Form::Chunked) {
-      choice.alternatives.push_back(estimate(*problem, target, form, 0));
-      continue;
-    }
-    for (int64_t chunk : chunks)
-      choice.alternatives.push_back(estimate(*problem, target, form, chunk));
-  }
-
-  auto cheapest = [&](std::optional<Form> only) {
-    const FormEstimate *best = nullptr;
-    for (const FormEstimate &e : choice.alternatives)
-      if ((!only || e.form == *only) && (!best || e.seconds < best->seconds))
-        best = &e;
-    return best;
-  };
+  choice.alternatives = std::move(alternatives);
   const FormEstimate *best = nullptr;
-  if (forcedForm) {
-    best = cheapest(forcedForm);
+  if (forced) {
+    best = cheapest(choice.alternatives, forced);
     if (!best)
-      choice.note = ("forced form '" + stringifyForm(*forcedForm) +
+      choice.note = ("forced form '" + stringifyFormKind(*forced) +
                      "' is not legal here")
                         .str();
   }
   if (!best)
-    best = cheapest(std::nullopt);
+    best = cheapest(choice.alternatives, std::nullopt);
   choice.chosen = *best;
   return choice;
+}
+
+/// presum over N elements: the sequential scan is one pass (read and write
+/// each element) that runs on one unit; the blocked scan is two passes that
+/// spread over every unit. Inside a sequence block one block runs the whole
+/// presum, so it has one unit.
+FormChoice choosePresumForm(PresumOp op, const TargetDescription &target,
+                            std::optional<FormKind> forced) {
+  RankedTensorType type = op.getInput().getType();
+  double elements = 1;
+  for (int64_t size : type.getShape())
+    elements *= ShapedType::isDynamic(size) ? kAssumedDynamicLength : size;
+  double units = isInSequenceBlock(op) ? 1 : target.parallelUnits;
+  double bytes = 8 * elements;
+  FormEstimate scan{FormKind::scan, 0, elements, bytes,
+                    bytes / (target.bytesPerSecond / units)};
+  FormEstimate blocked{FormKind::blocked_scan, 0, 2 * elements, 2 * bytes,
+                       2 * bytes / target.bytesPerSecond};
+  return pick({scan, blocked}, forced);
+}
+
+FormChoice chooseLinearAttentionForm(LinearAttentionOpInterface op,
+                                     ArrayRef<FormKind> legal,
+                                     const TargetDescription &target,
+                                     std::optional<FormKind> forced,
+                                     int64_t forcedChunk) {
+  Problem problem = readProblem(op, target);
+  SmallVector<int64_t> chunks(target.chunkCandidates);
+  if (forcedChunk > 0)
+    chunks = {forcedChunk};
+  SmallVector<FormEstimate> alternatives;
+  for (FormKind kind : legal) {
+    if (kind != FormKind::chunked) {
+      alternatives.push_back(estimate(problem, target, kind, 0));
+      continue;
+    }
+    for (int64_t chunk : chunks)
+      alternatives.push_back(estimate(problem, target, kind, chunk));
+  }
+  return pick(std::move(alternatives), forced);
+}
+
+} // namespace
+
+std::optional<FormChoice>
+mlir::linea::chooseForm(FormOpInterface op, const TargetDescription &target,
+                        std::optional<FormKind> forced, int64_t forcedChunk) {
+  if (auto presum = dyn_cast<PresumOp>(op.getOperation()))
+    return choosePresumForm(presum, target, forced);
+  SmallVector<FormKind> legal = op.getLegalForms();
+  auto attention = dyn_cast<LinearAttentionOpInterface>(op.getOperation());
+  if (legal.empty() || !attention)
+    return std::nullopt;
+  return chooseLinearAttentionForm(attention, legal, target, forced,
+                                   forcedChunk);
 }
 
 std::string mlir::linea::describeChoice(const FormChoice &choice) {
   std::string text;
   llvm::raw_string_ostream os(text);
   auto name = [](const FormEstimate &e) {
-    std::string n = stringifyForm(e.form).str();
-    if (e.form == Form::Chunked)
-      n += "(" + std::to_string(e.chunkSize) + ")";
+    std::string n = stringifyFormKind(e.kind).str();
+    if (e.kind == FormKind::chunked)
+      n += "(" + std::to_string(e.size) + ")";
     return n;
   };
   os << "form " << name(choice.chosen);

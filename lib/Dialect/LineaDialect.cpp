@@ -9,6 +9,7 @@ using namespace mlir::linea;
 #include "linea/Dialect/LineaDialect.cpp.inc"
 
 void LineaDialect::initialize() {
+  registerAttributes();
   addOperations<
 #define GET_OP_LIST
 #include "linea/Dialect/LineaOps.cpp.inc"

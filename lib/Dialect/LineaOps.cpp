@@ -10,13 +10,26 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::linea;
 
 #include "linea/Dialect/LineaEnums.cpp.inc"
+#include "linea/Dialect/LineaInterfaces.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "linea/Dialect/LineaAttrs.cpp.inc"
+
+void LineaDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "linea/Dialect/LineaAttrs.cpp.inc"
+      >();
+}
 
 //===----------------------------------------------------------------------===//
 // Shape checking helpers
@@ -170,8 +183,7 @@ LogicalResult checkAtLeastRank(Operation *op, Named x, int64_t rank,
 }
 
 /// q, k, v of linear and gated linear attention, and the optional states.
-template <typename OpTy>
-LogicalResult verifyLinearAttentionOperands(OpTy op) {
+LogicalResult verifyLinearAttentionOperands(LinearAttentionOpInterface op) {
   Operation *raw = op.getOperation();
   Named q{"query", op.getQuery().getType()};
   Named k{"key", op.getKey().getType()};
@@ -196,29 +208,77 @@ LogicalResult verifyLinearAttentionOperands(OpTy op) {
   if (failed(checkOutput(raw, Named{"output", op.getOutput().getType()}, q,
                          v)))
     return failure();
-  return checkMaskSpec(raw, op.getMask(), op.getPrefixLength(),
+  return checkMaskSpec(raw, op.getMask(), op.getStaticPrefixLength(),
                        op.getPrefixIndex(), q);
+}
+
+std::string listForms(ArrayRef<FormKind> kinds) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(kinds, os,
+                        [&](FormKind kind) { os << stringifyFormKind(kind); });
+  return text;
+}
+
+/// The chosen form, if any, must be one the op can take.
+LogicalResult verifyFormIsLegal(FormOpInterface op) {
+  FormAttr form = op.getFormAttr();
+  if (!form)
+    return success();
+  SmallVector<FormKind> legal = op.getLegalForms();
+  if (llvm::is_contained(legal, form.getKind()))
+    return success();
+  InFlightDiagnostic diag = op->emitOpError()
+                            << "cannot take form " << form << ": ";
+  if (legal.empty())
+    return diag << "a prefix(j) op has no single form; linea-split-prefix "
+                   "splits it into a bidirectional and a causal part";
+  return diag << "its legal forms are " << listForms(legal);
 }
 
 } // namespace
 
 //===----------------------------------------------------------------------===//
-// custom<MaskSpec>: `none`, `causal`, `prefix(128)`, `prefix(%j)`
+// Custom syntax: `mask = none | causal | prefix(128) | prefix(%j)`,
+// `feature_map = elu_plus_one` (omitted when identity)
 //===----------------------------------------------------------------------===//
 
+/// Parses a bare keyword naming a case of an enum; the error lists the
+/// valid keywords.
+template <typename EnumT>
 static ParseResult
-parseMaskSpec(OpAsmParser &parser, MaskAttr &mask, IntegerAttr &prefixLength,
-              std::optional<OpAsmParser::UnresolvedOperand> &prefixIndex) {
+parseEnumKeyword(OpAsmParser &parser, EnumT &value, StringRef what,
+                 std::optional<EnumT> (*symbolize)(StringRef),
+                 ArrayRef<StringRef> valid) {
   SMLoc loc = parser.getCurrentLocation();
   StringRef keyword;
   if (parser.parseKeyword(&keyword))
     return failure();
-  std::optional<Mask> parsed = symbolizeMask(keyword);
-  if (!parsed)
-    return parser.emitError(loc) << "unknown mask '" << keyword
-                                 << "'; expected none, causal or prefix";
-  mask = MaskAttr::get(parser.getContext(), *parsed);
-  if (*parsed != Mask::prefix)
+  std::optional<EnumT> parsed = symbolize(keyword);
+  if (!parsed) {
+    InFlightDiagnostic diag = parser.emitError(loc)
+                              << "unknown " << what << " '" << keyword
+                              << "'; expected ";
+    llvm::interleave(valid, diag, ", ");
+    return diag;
+  }
+  value = *parsed;
+  return success();
+}
+
+static ParseResult parseMaskValue(OpAsmParser &parser, Mask &mask) {
+  return parseEnumKeyword<Mask>(parser, mask, "mask", symbolizeMask,
+                                {"none", "causal", "prefix"});
+}
+
+static ParseResult
+parseMaskSpec(OpAsmParser &parser, MaskAttr &mask, IntegerAttr &prefixLength,
+              std::optional<OpAsmParser::UnresolvedOperand> &prefixIndex) {
+  Mask parsed = Mask::none;
+  if (parseMaskValue(parser, parsed))
+    return failure();
+  mask = MaskAttr::get(parser.getContext(), parsed);
+  if (parsed != Mask::prefix)
     return success();
 
   if (parser.parseLParen())
@@ -247,6 +307,206 @@ static void printMaskSpec(OpAsmPrinter &printer, Operation *, MaskAttr mask,
     printer << "(" << prefixIndex << ")";
 }
 
+static ParseResult parseMaskKeyword(OpAsmParser &parser, MaskAttr &mask) {
+  Mask parsed = Mask::none;
+  if (parseMaskValue(parser, parsed))
+    return failure();
+  mask = MaskAttr::get(parser.getContext(), parsed);
+  return success();
+}
+
+static void printMaskKeyword(OpAsmPrinter &printer, Operation *,
+                             MaskAttr mask) {
+  printer << stringifyMask(mask.getValue());
+}
+
+static OptionalParseResult parseFeatureMapSpec(OpAsmParser &parser,
+                                               FeatureMapAttr &map) {
+  if (failed(parser.parseOptionalKeyword("feature_map")))
+    return std::nullopt;
+  FeatureMap parsed = FeatureMap::identity;
+  if (parser.parseEqual() ||
+      parseEnumKeyword<FeatureMap>(parser, parsed, "feature map",
+                                   symbolizeFeatureMap,
+                                   {"identity", "elu_plus_one", "relu"}))
+    return failure();
+  map = FeatureMapAttr::get(parser.getContext(), parsed);
+  return success();
+}
+
+static void printFeatureMapSpec(OpAsmPrinter &printer, Operation *,
+                                FeatureMapAttr map) {
+  printer << "feature_map = " << stringifyFeatureMap(map.getValue());
+}
+
+/// `form = chunked(64)`, `form = oneshot`: the op's FormAttr
+/// (`#linea.form<chunked, 64>` in generic form), omitted when no form was
+/// chosen.
+static OptionalParseResult parseFormSpec(OpAsmParser &parser,
+                                         FormAttr &form) {
+  if (failed(parser.parseOptionalKeyword("form")))
+    return std::nullopt;
+  FormKind kind = FormKind::oneshot;
+  if (parser.parseEqual() ||
+      parseEnumKeyword<FormKind>(
+          parser, kind, "form", symbolizeFormKind,
+          {"oneshot", "chunked", "quadratic", "scan", "blocked_scan"}))
+    return failure();
+  int64_t size = 0;
+  if (succeeded(parser.parseOptionalLParen()) &&
+      (parser.parseInteger(size) || parser.parseRParen()))
+    return failure();
+  form = FormAttr::getChecked(
+      [&] { return parser.emitError(parser.getCurrentLocation()); },
+      parser.getContext(), kind, size);
+  return success(static_cast<bool>(form));
+}
+
+static void printFormSpec(OpAsmPrinter &printer, Operation *, FormAttr form) {
+  printer << "form = " << stringifyFormKind(form.getKind());
+  if (form.getSize())
+    printer << "(" << form.getSize() << ")";
+}
+
+//===----------------------------------------------------------------------===//
+// FormAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult FormAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               FormKind kind, int64_t size) {
+  if (size < 0 || size > kMaxFormSize)
+    return emitError() << "form size " << size << " is out of range [0, "
+                       << kMaxFormSize << "]";
+  if (kind == FormKind::chunked && size == 0)
+    return emitError() << "a chunked form needs a chunk size >= 1";
+  if (size != 0 && kind != FormKind::chunked &&
+      kind != FormKind::blocked_scan)
+    return emitError() << "form '" << stringifyFormKind(kind)
+                       << "' takes no size, got " << size;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Tiling: shared by every tileable op
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A tile of an op's iteration domain, as offsets and sizes of the dims of
+/// each operand and result: `batch` covers the leading dims, `columns`
+/// (when set) the last one; every other dim is taken whole.
+struct DomainTile {
+  ArrayRef<OpFoldResult> offsets, sizes;
+  int64_t numBatch;
+  bool hasColumns;
+
+  OpFoldResult columnOffset() const { return offsets.back(); }
+  OpFoldResult columnSize() const { return sizes.back(); }
+};
+
+/// Feature dims are static (the verifier's rule, which the forms' shared
+/// buffers rely on), so a value-column tile must have a static size: a tile
+/// size that divides Dv, not a partial last tile.
+LogicalResult verifyStaticColumnTile(Operation *op, const DomainTile &tile,
+                                     Value value) {
+  if (getConstantIntValue(tile.columnSize()))
+    return success();
+  return op->emitOpError()
+         << "tiles its value columns only by a size that divides them: the "
+            "feature dim must stay static (Dv = "
+         << cast<RankedTensorType>(value.getType()).getShape().back() << ")";
+}
+
+/// The offsets and sizes of `value`'s tile: the batch dims and, with
+/// `tileColumns`, the last dim from the domain tile; the rest whole.
+void tileOf(OpBuilder &b, Location loc, Value value, const DomainTile &tile,
+            bool tileColumns, SmallVector<OpFoldResult> &offsets,
+            SmallVector<OpFoldResult> &sizes) {
+  sizes = tensor::getMixedSizes(b, loc, value);
+  offsets.assign(sizes.size(), b.getIndexAttr(0));
+  for (int64_t i = 0; i < tile.numBatch; ++i) {
+    offsets[i] = tile.offsets[i];
+    sizes[i] = tile.sizes[i];
+  }
+  if (tileColumns && tile.hasColumns) {
+    offsets.back() = tile.columnOffset();
+    sizes.back() = tile.columnSize();
+  }
+}
+
+/// `value` sliced to its tile; the slice is recorded in `slices`.
+Value sliceTile(OpBuilder &b, Location loc, Value value, const DomainTile &tile,
+                bool tileColumns, SmallVector<Operation *> &slices) {
+  SmallVector<OpFoldResult> offsets, sizes;
+  tileOf(b, loc, value, tile, tileColumns, offsets, sizes);
+  SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
+  auto slice =
+      tensor::ExtractSliceOp::create(b, loc, value, offsets, sizes, strides);
+  slices.push_back(slice);
+  return slice;
+}
+
+/// `type` with the sizes of its tile (static where the tile size is).
+RankedTensorType tiledType(RankedTensorType type, const DomainTile &tile) {
+  SmallVector<int64_t> shape(type.getShape());
+  auto sizeOf = [](OpFoldResult size) {
+    return getConstantIntValue(size).value_or(ShapedType::kDynamic);
+  };
+  for (int64_t i = 0; i < tile.numBatch; ++i)
+    shape[i] = sizeOf(tile.sizes[i]);
+  if (tile.hasColumns)
+    shape.back() = sizeOf(tile.columnSize());
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+/// The iteration domain `[B..., Dv]`: the batch dims of `batchLike`, the
+/// last dim of `columnsLike`.
+SmallVector<Range> batchAndColumnsDomain(OpBuilder &b, Location loc,
+                                         Value batchLike, Value columnsLike) {
+  auto type = cast<RankedTensorType>(batchLike.getType());
+  SmallVector<Range> domain;
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  for (int64_t i = 0; i < numBatchDims(type); ++i)
+    domain.push_back({zero, tensor::getMixedSize(b, loc, batchLike, i), one});
+  int64_t last = cast<RankedTensorType>(columnsLike.getType()).getRank() - 1;
+  domain.push_back({zero, tensor::getMixedSize(b, loc, columnsLike, last), one});
+  return domain;
+}
+
+/// Whether `offset`/`size` cover the whole dim `dim` of `value`.
+bool coversDim(OpBuilder &b, Location loc, Value value, int64_t dim,
+               OpFoldResult offset, OpFoldResult size) {
+  if (!isZeroInteger(offset))
+    return false;
+  OpFoldResult whole = tensor::getMixedSize(b, loc, value, dim);
+  return isEqualConstantIntOrValue(size, whole);
+}
+
+/// The mixed sizes of each result of `op`: static where its type is, else
+/// the size of the operand dim `fromOperand(result, dim)` says.
+LogicalResult
+reifyFromOperands(OpBuilder &b, Operation *op,
+                  function_ref<std::pair<Value, int64_t>(unsigned, int64_t)>
+                      fromOperand,
+                  ReifiedRankedShapedTypeDims &shapes) {
+  for (OpResult result : op->getResults()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+      if (!type.isDynamicDim(dim)) {
+        sizes.push_back(b.getIndexAttr(type.getDimSize(dim)));
+        continue;
+      }
+      auto [operand, operandDim] = fromOperand(result.getResultNumber(), dim);
+      sizes.push_back(tensor::getMixedSize(b, op->getLoc(), operand, operandDim));
+    }
+    shapes.push_back(sizes);
+  }
+  return success();
+}
+
+} // namespace
+
 //===----------------------------------------------------------------------===//
 // PresumOp
 //===----------------------------------------------------------------------===//
@@ -266,12 +526,194 @@ LogicalResult PresumOp::verify() {
   if (dim < 0 || dim >= rank)
     return emitOpError() << "dim " << dim << " is out of range for 'input' of "
                          << "rank " << rank;
+  return verifyFormIsLegal(*this);
+}
+
+SmallVector<FormKind> PresumOp::getLegalForms() {
+  return {FormKind::scan, FormKind::blocked_scan};
+}
+
+// The iteration domain is every dim but the scanned one.
+
+SmallVector<utils::IteratorType> PresumOp::getLoopIteratorTypes() {
+  return SmallVector<utils::IteratorType>(getInput().getType().getRank() - 1,
+                                          utils::IteratorType::parallel);
+}
+
+SmallVector<Range> PresumOp::getIterationDomain(OpBuilder &b) {
+  SmallVector<Range> domain;
+  for (int64_t dim = 0; dim < getInput().getType().getRank(); ++dim)
+    if (dim != getScanDim())
+      domain.push_back({b.getIndexAttr(0),
+                        tensor::getMixedSize(b, getLoc(), getInput(), dim),
+                        b.getIndexAttr(1)});
+  return domain;
+}
+
+LogicalResult PresumOp::getResultTilePosition(
+    OpBuilder &b, unsigned, ArrayRef<OpFoldResult> offsets,
+    ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
+    SmallVector<OpFoldResult> &resultSizes) {
+  int64_t scan = getScanDim();
+  resultOffsets.assign(offsets.begin(), offsets.end());
+  resultSizes.assign(sizes.begin(), sizes.end());
+  resultOffsets.insert(resultOffsets.begin() + scan, b.getIndexAttr(0));
+  resultSizes.insert(resultSizes.begin() + scan,
+                     tensor::getMixedSize(b, getLoc(), getInput(), scan));
   return success();
 }
 
+FailureOr<TilingResult>
+PresumOp::getTiledImplementation(OpBuilder &b, ArrayRef<OpFoldResult> offsets,
+                                 ArrayRef<OpFoldResult> sizes) {
+  SmallVector<OpFoldResult> inputOffsets, inputSizes;
+  (void)getResultTilePosition(b, 0, offsets, sizes, inputOffsets, inputSizes);
+  SmallVector<OpFoldResult> strides(inputOffsets.size(), b.getIndexAttr(1));
+  auto slice = tensor::ExtractSliceOp::create(b, getLoc(), getInput(),
+                                              inputOffsets, inputSizes, strides);
+  Operation *tiled = mlir::clone(b, *this, {slice.getType()}, {slice});
+  return TilingResult{{tiled}, SmallVector<Value>(tiled->getResults()),
+                      {slice}};
+}
+
+FailureOr<TilingResult>
+PresumOp::generateResultTileValue(OpBuilder &b, unsigned,
+                                  ArrayRef<OpFoldResult> offsets,
+                                  ArrayRef<OpFoldResult> sizes) {
+  int64_t scan = getScanDim();
+  if (!coversDim(b, getLoc(), getInput(), scan, offsets[scan], sizes[scan]))
+    return failure();
+  SmallVector<OpFoldResult> domainOffsets(offsets), domainSizes(sizes);
+  domainOffsets.erase(domainOffsets.begin() + scan);
+  domainSizes.erase(domainSizes.begin() + scan);
+  return getTiledImplementation(b, domainOffsets, domainSizes);
+}
+
+LogicalResult
+PresumOp::reifyResultShapes(OpBuilder &b,
+                            ReifiedRankedShapedTypeDims &shapes) {
+  return reifyFromOperands(
+      b, *this,
+      [&](unsigned, int64_t dim) { return std::make_pair(getInput(), dim); },
+      shapes);
+}
+
 //===----------------------------------------------------------------------===//
-// LinearAttentionOp
+// LinearAttentionOp and GatedLinearAttentionOp
 //===----------------------------------------------------------------------===//
+
+namespace {
+
+SmallVector<FormKind> legalLinearAttentionForms(LinearAttentionOpInterface op) {
+  if (op.isBidirectional())
+    return {FormKind::oneshot, FormKind::quadratic};
+  if (op.getEffectiveMask() != Mask::causal)
+    return {};
+  if (op.isDecodeStep())
+    return {FormKind::oneshot, FormKind::chunked, FormKind::quadratic};
+  return {FormKind::chunked, FormKind::quadratic};
+}
+
+/// Operands and results of a linear-attention op: q, k and the gate are
+/// tiled over the batch only; `columnOperands` (v and the initial state) and
+/// the results also over the value columns (the last dim).
+FailureOr<TilingResult>
+tileLinearAttention(OpBuilder &b, LinearAttentionOpInterface op,
+                    ArrayRef<OpFoldResult> offsets,
+                    ArrayRef<OpFoldResult> sizes,
+                    ArrayRef<OpOperand *> columnOperands) {
+  Location loc = op.getLoc();
+  DomainTile tile{offsets, sizes, numBatchDims(op.getQuery().getType()), true};
+  if (failed(verifyStaticColumnTile(op, tile, op.getValue())))
+    return failure();
+  SmallVector<Operation *> slices;
+  SmallVector<Value> operands;
+  // Operands are told apart by position: q, k and v may be one value.
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value x = operand.get();
+    if (!isa<RankedTensorType>(x.getType())) {
+      operands.push_back(x); // the prefix length
+      continue;
+    }
+    bool columns = llvm::is_contained(columnOperands, &operand);
+    operands.push_back(sliceTile(b, loc, x, tile, columns, slices));
+  }
+  SmallVector<Type> types;
+  for (Type type : op->getResultTypes())
+    types.push_back(tiledType(cast<RankedTensorType>(type), tile));
+  Operation *tiled = mlir::clone(b, op, types, operands);
+  return TilingResult{{tiled}, SmallVector<Value>(tiled->getResults()), slices};
+}
+
+/// v and the initial state: the operands tiled over the value columns.
+template <typename OpTy>
+SmallVector<OpOperand *> columnOperandsOf(OpTy op) {
+  SmallVector<OpOperand *> operands{&op.getValueMutable()};
+  for (OpOperand &init : op.getInitialStateMutable())
+    operands.push_back(&init);
+  return operands;
+}
+
+/// Where result `number` of a linear-attention op puts a domain tile: the
+/// output `[B..., L, Dv]` and the final state `[B..., Dk, Dv]` are tiled
+/// over their batch dims and last dim.
+void linearAttentionResultTile(OpBuilder &b, LinearAttentionOpInterface op,
+                               unsigned number, ArrayRef<OpFoldResult> offsets,
+                               ArrayRef<OpFoldResult> sizes,
+                               SmallVector<OpFoldResult> &resultOffsets,
+                               SmallVector<OpFoldResult> &resultSizes) {
+  DomainTile tile{offsets, sizes, numBatchDims(op.getQuery().getType()), true};
+  Location loc = op.getLoc();
+  int64_t rank = op.getQuery().getType().getRank();
+  // The middle dim: L (from q) for the output, Dk (from k) for the state.
+  OpFoldResult middle =
+      number == 0 ? tensor::getMixedSize(b, loc, op.getQuery(), rank - 2)
+                  : tensor::getMixedSize(b, loc, op.getKey(), rank - 1);
+  resultOffsets.assign(offsets.begin(), offsets.begin() + tile.numBatch);
+  resultSizes.assign(sizes.begin(), sizes.begin() + tile.numBatch);
+  resultOffsets.push_back(b.getIndexAttr(0));
+  resultSizes.push_back(middle);
+  resultOffsets.push_back(tile.columnOffset());
+  resultSizes.push_back(tile.columnSize());
+}
+
+/// The domain tile that yields a given result tile, when the result tile
+/// takes its middle dim (L of the output, Dk of the state) whole; null
+/// offsets when it does not.
+std::optional<std::pair<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>>>
+linearAttentionDomainTile(OpBuilder &b, LinearAttentionOpInterface op,
+                          unsigned number, ArrayRef<OpFoldResult> offsets,
+                          ArrayRef<OpFoldResult> sizes) {
+  int64_t rank = op.getQuery().getType().getRank();
+  bool whole = number == 0 ? coversDim(b, op.getLoc(), op.getQuery(), rank - 2,
+                                       offsets[rank - 2], sizes[rank - 2])
+                           : coversDim(b, op.getLoc(), op.getKey(), rank - 1,
+                                       offsets[rank - 2], sizes[rank - 2]);
+  if (!whole)
+    return std::nullopt;
+  SmallVector<OpFoldResult> domainOffsets(offsets.take_front(rank - 2));
+  SmallVector<OpFoldResult> domainSizes(sizes.take_front(rank - 2));
+  domainOffsets.push_back(offsets.back());
+  domainSizes.push_back(sizes.back());
+  return std::make_pair(domainOffsets, domainSizes);
+}
+
+LogicalResult reifyLinearAttention(OpBuilder &b, LinearAttentionOpInterface op,
+                                   ReifiedRankedShapedTypeDims &shapes) {
+  int64_t rank = op.getQuery().getType().getRank();
+  return reifyFromOperands(
+      b, op,
+      [&](unsigned result, int64_t dim) -> std::pair<Value, int64_t> {
+        if (dim == rank - 1)
+          return {op.getValue(), dim};
+        if (dim == rank - 2 && result == 1)
+          return {op.getKey(), rank - 1};
+        return {op.getQuery(), dim};
+      },
+      shapes);
+}
+
+} // namespace
 
 LogicalResult LinearAttentionOp::verify() {
   if (failed(verifyLinearAttentionOperands(*this)))
@@ -280,81 +722,104 @@ LogicalResult LinearAttentionOp::verify() {
     return emitOpError() << "'normalize' cannot be combined with "
                             "'initial_state': the normalizer of a carried "
                             "state is not defined";
+  return verifyFormIsLegal(*this);
+}
+
+SmallVector<FormKind> LinearAttentionOp::getLegalForms() {
+  return legalLinearAttentionForms(*this);
+}
+
+/// The attributes of `spec` every linear-attention op shares.
+static void addSharedAttributes(OpBuilder &b, OperationState &state,
+                                const LinearAttentionSpec &spec) {
+  state.addAttribute("mask", MaskAttr::get(b.getContext(), spec.mask));
+  if (spec.prefixLength)
+    state.addAttribute("prefix_length",
+                       b.getI64IntegerAttr(*spec.prefixLength));
+  state.addAttribute("scale", b.getF32FloatAttr(spec.scale));
+  if (spec.form)
+    state.addAttribute("form", spec.form);
+}
+
+/// Operands in ODS order and their segment sizes.
+static void addOperands(OpBuilder &b, OperationState &state,
+                        ArrayRef<Value> required, Value initialState,
+                        Value prefixIndex) {
+  SmallVector<int32_t> segments(required.size(), 1);
+  state.addOperands(required);
+  for (Value optional : {initialState, prefixIndex}) {
+    segments.push_back(optional ? 1 : 0);
+    if (optional)
+      state.addOperands(optional);
+  }
+  state.addAttribute("operandSegmentSizes", b.getDenseI32ArrayAttr(segments));
+}
+
+static Operation *createFromState(OpBuilder &b, OperationState &state,
+                                  const LinearAttentionSpec &spec) {
+  state.addTypes(spec.outputType);
+  if (spec.finalStateType)
+    state.addTypes(spec.finalStateType);
+  return b.create(state);
+}
+
+Operation *LinearAttentionOp::createLike(OpBuilder &b, Location loc,
+                                         const LinearAttentionSpec &spec) {
+  OperationState state(loc, getOperationName());
+  addOperands(b, state, {spec.query, spec.key, spec.value}, spec.initialState,
+              spec.prefixIndex);
+  addSharedAttributes(b, state, spec);
+  state.addAttribute("feature_map",
+                     FeatureMapAttr::get(b.getContext(), spec.featureMap));
+  if (spec.normalize)
+    state.addAttribute("normalize", b.getUnitAttr());
+  return createFromState(b, state, spec);
+}
+
+SmallVector<utils::IteratorType> LinearAttentionOp::getLoopIteratorTypes() {
+  return SmallVector<utils::IteratorType>(
+      numBatchDims(getQuery().getType()) + 1, utils::IteratorType::parallel);
+}
+
+SmallVector<Range> LinearAttentionOp::getIterationDomain(OpBuilder &b) {
+  return batchAndColumnsDomain(b, getLoc(), getQuery(), getValue());
+}
+
+FailureOr<TilingResult>
+LinearAttentionOp::getTiledImplementation(OpBuilder &b,
+                                          ArrayRef<OpFoldResult> offsets,
+                                          ArrayRef<OpFoldResult> sizes) {
+  return tileLinearAttention(b, *this, offsets, sizes,
+                             columnOperandsOf(*this));
+}
+
+LogicalResult LinearAttentionOp::getResultTilePosition(
+    OpBuilder &b, unsigned number, ArrayRef<OpFoldResult> offsets,
+    ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
+    SmallVector<OpFoldResult> &resultSizes) {
+  linearAttentionResultTile(b, *this, number, offsets, sizes, resultOffsets,
+                            resultSizes);
   return success();
 }
 
-namespace {
-
-/// `prefix(%j)` with a constant `%j` becomes `prefix(j)`, so that the static
-/// rewrites below and the verifier's bounds check see it.
-template <typename OpTy>
-struct FoldConstantPrefixIndex : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
-  LogicalResult matchAndRewrite(OpTy op,
-                                PatternRewriter &rewriter) const override {
-    Value index = op.getPrefixIndex();
-    APInt value;
-    if (!index || !matchPattern(index, m_ConstantInt(&value)))
-      return failure();
-    int64_t length = value.getSExtValue();
-    int64_t seqLen =
-        op.getQuery().getType().getDimSize(seqDim(op.getQuery().getType()));
-    // An out-of-range constant stays an operand: folding it would turn a
-    // runtime-checked program into one that no longer verifies.
-    if (length < 0 || (!ShapedType::isDynamic(seqLen) && length > seqLen))
-      return failure();
-    rewriter.modifyOpInPlace(op, [&] {
-      op.setPrefixLengthAttr(rewriter.getI64IntegerAttr(length));
-      op.getPrefixIndexMutable().clear();
-    });
-    return success();
-  }
-};
-
-/// `prefix(0)` is `causal`; for ungated attention `prefix(L)` is `none`.
-template <typename OpTy>
-struct SimplifyStaticPrefix : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
-  LogicalResult matchAndRewrite(OpTy op,
-                                PatternRewriter &rewriter) const override {
-    if (op.getMask() != Mask::prefix || !op.getPrefixLength())
-      return failure();
-    int64_t length = op.getPrefixLength().value_or(0);
-    int64_t seqLen =
-        op.getQuery().getType().getDimSize(seqDim(op.getQuery().getType()));
-    Mask replacement;
-    if (length == 0)
-      replacement = Mask::causal;
-    else if (std::is_same_v<OpTy, LinearAttentionOp> && length == seqLen)
-      replacement = Mask::none;
-    else
-      return failure();
-    rewriter.modifyOpInPlace(op, [&] {
-      op.setMask(replacement);
-      op.removePrefixLengthAttr();
-    });
-    return success();
-  }
-};
-
-} // namespace
-
-void LinearAttentionOp::getCanonicalizationPatterns(RewritePatternSet &results,
-                                                    MLIRContext *context) {
-  results.add<FoldConstantPrefixIndex<LinearAttentionOp>,
-              SimplifyStaticPrefix<LinearAttentionOp>>(context);
+FailureOr<TilingResult> LinearAttentionOp::generateResultTileValue(
+    OpBuilder &b, unsigned number, ArrayRef<OpFoldResult> offsets,
+    ArrayRef<OpFoldResult> sizes) {
+  auto domain = linearAttentionDomainTile(b, *this, number, offsets, sizes);
+  if (!domain)
+    return failure();
+  return getTiledImplementation(b, domain->first, domain->second);
 }
 
-//===----------------------------------------------------------------------===//
-// GatedLinearAttentionOp
-//===----------------------------------------------------------------------===//
+LogicalResult
+LinearAttentionOp::reifyResultShapes(OpBuilder &b,
+                                     ReifiedRankedShapedTypeDims &shapes) {
+  return reifyLinearAttention(b, *this, shapes);
+}
 
 LogicalResult GatedLinearAttentionOp::verify() {
   if (failed(verifyLinearAttentionOperands(*this)))
     return failure();
-  if (getMask() == Mask::none)
-    return emitOpError() << "mask = none is not a gated mode; use causal or "
-                            "prefix";
   Named q{"query", getQuery().getType()};
   Named g{"gate", getGate().getType()};
   int64_t rank = q.type.getRank();
@@ -365,29 +830,128 @@ LogicalResult GatedLinearAttentionOp::verify() {
   if (failed(checkBatchDims(*this, g, q, rank - 2)) ||
       failed(checkDim(*this, g, rank - 2, q, rank - 2, "sequence length")))
     return failure();
-  if (!hasScalarGate())
-    return checkDim(*this, g, rank - 1, q, rank - 1, "feature dim (Dk)");
+  if (g.type.getRank() == rank &&
+      failed(checkDim(*this, g, rank - 1, q, rank - 1, "feature dim (Dk)")))
+    return failure();
+  return verifyFormIsLegal(*this);
+}
+
+SmallVector<FormKind> GatedLinearAttentionOp::getLegalForms() {
+  return legalLinearAttentionForms(*this);
+}
+
+Operation *GatedLinearAttentionOp::createLike(OpBuilder &b, Location loc,
+                                              const LinearAttentionSpec &spec) {
+  OperationState state(loc, getOperationName());
+  addOperands(b, state, {spec.query, spec.key, spec.value, spec.gate},
+              spec.initialState, spec.prefixIndex);
+  addSharedAttributes(b, state, spec);
+  return createFromState(b, state, spec);
+}
+
+SmallVector<utils::IteratorType>
+GatedLinearAttentionOp::getLoopIteratorTypes() {
+  return SmallVector<utils::IteratorType>(
+      numBatchDims(getQuery().getType()) + 1, utils::IteratorType::parallel);
+}
+
+SmallVector<Range> GatedLinearAttentionOp::getIterationDomain(OpBuilder &b) {
+  return batchAndColumnsDomain(b, getLoc(), getQuery(), getValue());
+}
+
+FailureOr<TilingResult>
+GatedLinearAttentionOp::getTiledImplementation(OpBuilder &b,
+                                               ArrayRef<OpFoldResult> offsets,
+                                               ArrayRef<OpFoldResult> sizes) {
+  return tileLinearAttention(b, *this, offsets, sizes,
+                             columnOperandsOf(*this));
+}
+
+LogicalResult GatedLinearAttentionOp::getResultTilePosition(
+    OpBuilder &b, unsigned number, ArrayRef<OpFoldResult> offsets,
+    ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
+    SmallVector<OpFoldResult> &resultSizes) {
+  linearAttentionResultTile(b, *this, number, offsets, sizes, resultOffsets,
+                            resultSizes);
   return success();
 }
 
-bool GatedLinearAttentionOp::prefixCoversSequence() {
-  if (getMask() != Mask::prefix)
-    return false;
-  RankedTensorType queryType = getQuery().getType();
-  int64_t seq = seqDim(queryType);
-  if (std::optional<int64_t> length = getPrefixLength())
-    return queryType.getDimSize(seq) == *length;
-  auto slice = getQuery().getDefiningOp<tensor::ExtractSliceOp>();
-  if (!slice)
-    return false;
-  OpFoldResult size = slice.getMixedSizes()[seq];
-  return llvm::dyn_cast_if_present<Value>(size) == getPrefixIndex();
+FailureOr<TilingResult> GatedLinearAttentionOp::generateResultTileValue(
+    OpBuilder &b, unsigned number, ArrayRef<OpFoldResult> offsets,
+    ArrayRef<OpFoldResult> sizes) {
+  auto domain = linearAttentionDomainTile(b, *this, number, offsets, sizes);
+  if (!domain)
+    return failure();
+  return getTiledImplementation(b, domain->first, domain->second);
 }
 
-void GatedLinearAttentionOp::getCanonicalizationPatterns(
-    RewritePatternSet &results, MLIRContext *context) {
-  results.add<FoldConstantPrefixIndex<GatedLinearAttentionOp>,
-              SimplifyStaticPrefix<GatedLinearAttentionOp>>(context);
+LogicalResult
+GatedLinearAttentionOp::reifyResultShapes(OpBuilder &b,
+                                          ReifiedRankedShapedTypeDims &shapes) {
+  return reifyLinearAttention(b, *this, shapes);
+}
+
+//===----------------------------------------------------------------------===//
+// Canonicalization, for both linear-attention ops
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// `prefix(%j)` with a constant `%j` becomes `prefix(j)`, so that the static
+/// rewrites below and the verifier's bounds check see it.
+struct FoldConstantPrefixIndex
+    : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  LogicalResult matchAndRewrite(LinearAttentionOpInterface op,
+                                PatternRewriter &rewriter) const override {
+    Value index = op.getPrefixIndex();
+    APInt value;
+    if (!index || !matchPattern(index, m_ConstantInt(&value)))
+      return failure();
+    int64_t length = value.getSExtValue();
+    RankedTensorType query = op.getQuery().getType();
+    int64_t seqLen = query.getDimSize(seqDim(query));
+    // An out-of-range constant stays an operand: folding it would turn a
+    // runtime-checked program into one that no longer verifies.
+    if (length < 0 || (!ShapedType::isDynamic(seqLen) && length > seqLen))
+      return failure();
+    LinearAttentionSpec spec = op.getSpec();
+    spec.prefixIndex = Value();
+    spec.prefixLength = length;
+    rewriter.replaceOp(op, op.createLike(rewriter, op.getLoc(), spec));
+    return success();
+  }
+};
+
+/// `prefix(0)` is `causal` and `prefix(L)` is `none`: every row reads the
+/// state after the last token.
+struct SimplifyStaticPrefix
+    : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  LogicalResult matchAndRewrite(LinearAttentionOpInterface op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<int64_t> length = op.getStaticPrefixLength();
+    if (op.getMask() != Mask::prefix || !length)
+      return failure();
+    RankedTensorType query = op.getQuery().getType();
+    LinearAttentionSpec spec = op.getSpec();
+    if (*length == 0)
+      spec.mask = Mask::causal;
+    else if (*length == query.getDimSize(seqDim(query)))
+      spec.mask = Mask::none;
+    else
+      return failure();
+    spec.prefixLength = std::nullopt;
+    rewriter.replaceOp(op, op.createLike(rewriter, op.getLoc(), spec));
+    return success();
+  }
+};
+
+} // namespace
+
+void LineaDialect::getCanonicalizationPatterns(
+    RewritePatternSet &results) const {
+  results.add<FoldConstantPrefixIndex, SimplifyStaticPrefix>(getContext());
 }
 
 //===----------------------------------------------------------------------===//
@@ -420,6 +984,74 @@ LogicalResult AttentionOp::verify() {
     return emitOpError() << "mask = prefix is not supported by softmax "
                             "attention; use none or causal";
   return success();
+}
+
+SmallVector<utils::IteratorType> AttentionOp::getLoopIteratorTypes() {
+  return SmallVector<utils::IteratorType>(
+      numBatchDims(getQuery().getType()) + 1, utils::IteratorType::parallel);
+}
+
+SmallVector<Range> AttentionOp::getIterationDomain(OpBuilder &b) {
+  return batchAndColumnsDomain(b, getLoc(), getQuery(), getValue());
+}
+
+FailureOr<TilingResult>
+AttentionOp::getTiledImplementation(OpBuilder &b,
+                                    ArrayRef<OpFoldResult> offsets,
+                                    ArrayRef<OpFoldResult> sizes) {
+  DomainTile tile{offsets, sizes, numBatchDims(getQuery().getType()), true};
+  if (failed(verifyStaticColumnTile(*this, tile, getValue())))
+    return failure();
+  SmallVector<Operation *> slices;
+  Location loc = getLoc();
+  Value q = sliceTile(b, loc, getQuery(), tile, false, slices);
+  Value k = sliceTile(b, loc, getKey(), tile, false, slices);
+  Value v = sliceTile(b, loc, getValue(), tile, true, slices);
+  Operation *tiled = mlir::clone(
+      b, *this, {tiledType(getOutput().getType(), tile)}, {q, k, v});
+  return TilingResult{{tiled}, SmallVector<Value>(tiled->getResults()), slices};
+}
+
+LogicalResult AttentionOp::getResultTilePosition(
+    OpBuilder &b, unsigned, ArrayRef<OpFoldResult> offsets,
+    ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
+    SmallVector<OpFoldResult> &resultSizes) {
+  int64_t numBatch = numBatchDims(getQuery().getType());
+  resultOffsets.assign(offsets.begin(), offsets.begin() + numBatch);
+  resultSizes.assign(sizes.begin(), sizes.begin() + numBatch);
+  resultOffsets.push_back(b.getIndexAttr(0));
+  resultSizes.push_back(
+      tensor::getMixedSize(b, getLoc(), getQuery(), numBatch));
+  resultOffsets.push_back(offsets.back());
+  resultSizes.push_back(sizes.back());
+  return success();
+}
+
+FailureOr<TilingResult>
+AttentionOp::generateResultTileValue(OpBuilder &b, unsigned,
+                                     ArrayRef<OpFoldResult> offsets,
+                                     ArrayRef<OpFoldResult> sizes) {
+  int64_t numBatch = numBatchDims(getQuery().getType());
+  if (!coversDim(b, getLoc(), getQuery(), numBatch, offsets[numBatch],
+                 sizes[numBatch]))
+    return failure();
+  SmallVector<OpFoldResult> domainOffsets(offsets.take_front(numBatch));
+  SmallVector<OpFoldResult> domainSizes(sizes.take_front(numBatch));
+  domainOffsets.push_back(offsets.back());
+  domainSizes.push_back(sizes.back());
+  return getTiledImplementation(b, domainOffsets, domainSizes);
+}
+
+LogicalResult
+AttentionOp::reifyResultShapes(OpBuilder &b,
+                               ReifiedRankedShapedTypeDims &shapes) {
+  int64_t rank = getQuery().getType().getRank();
+  return reifyFromOperands(
+      b, *this,
+      [&](unsigned, int64_t dim) -> std::pair<Value, int64_t> {
+        return {dim == rank - 1 ? getValue() : getQuery(), dim};
+      },
+      shapes);
 }
 
 //===----------------------------------------------------------------------===//

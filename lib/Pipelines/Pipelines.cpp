@@ -2,7 +2,9 @@
 
 #include "linea/Pipelines/Pipelines.h"
 
+#include "linea/Bufferization/Passes.h"
 #include "linea/Conversion/Passes.h"
+#include "linea/GPU/Passes.h"
 #include "linea/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -35,7 +37,7 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
   select.explain = options.explain;
   pm.addPass(createLineaSelectForms(select));
   // On the GPU each sequence's chunk loop is one block's program.
-  if (options.target == "gpu")
+  if (options.target == TargetKind::gpu)
     pm.addPass(createLineaDistributeSequences());
   pm.addPass(createLineaPrefixToOneShot());
   pm.addPass(createLineaCausalToChunked());
@@ -52,7 +54,6 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
 /// bufferization with deallocation: the common front of both targets.
 static void buildReferenceToBuffers(OpPassManager &pm) {
   using namespace mlir::linea;
-  pm.addPass(createLineaExpandFoldedAttention());
   pm.addPass(createConvertLineaToLinalg());
   // Elementwise arith on tensors (common in fold bodies) becomes linalg.
   pm.addPass(createConvertElementwiseToLinalgPass());
@@ -118,7 +119,17 @@ static void buildKernelsToBinary(OpPassManager &pm,
   pm.addPass(createGpuToLLVMConversionPass());
   GpuModuleToBinaryPassOptions binary;
   binary.toolkitPath = options.cudaPath;
-  binary.compilationTarget = options.format;
+  switch (options.format) {
+  case linea::BinaryFormat::bin:
+    binary.compilationTarget = "bin";
+    break;
+  case linea::BinaryFormat::isa:
+    binary.compilationTarget = "isa";
+    break;
+  case linea::BinaryFormat::fatbin:
+    binary.compilationTarget = "fatbin";
+    break;
+  }
   pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createCanonicalizerPass());
@@ -131,7 +142,7 @@ static void buildKernelsToBinary(OpPassManager &pm,
 static void buildOptimizeForGPU(OpPassManager &pm,
                                 const linea::LowerToNVVMOptions &options) {
   linea::OptimizeOptions optimize;
-  optimize.target = "gpu";
+  optimize.target = linea::TargetKind::gpu;
   optimize.form = options.form;
   optimize.chunkSize = options.chunkSize;
   linea::buildOptimizePipeline(pm, optimize);
@@ -141,7 +152,7 @@ void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
                                            const linea::LowerToNVVMOptions &options) {
   buildOptimizeForGPU(pm, options);
   buildReferenceToBuffers(pm);
-  if (options.precision != "f32") {
+  if (options.precision != linea::Precision::f32) {
     LineaContractionsToMMAOptions mma;
     mma.precision = options.precision;
     mma.blockSize = options.blockSize;
@@ -220,7 +231,9 @@ void mlir::linea::registerPipelines() {
 }
 
 void mlir::linea::registerAllPasses() {
-  registerLineaPasses();
+  registerLineaTransformsPasses();
   registerLineaConversionPasses();
+  registerLineaBufferizationPasses();
+  registerLineaGPUPasses();
   registerPipelines();
 }

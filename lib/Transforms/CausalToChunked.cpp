@@ -9,11 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "linea/Analysis/CostModel.h"
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Transforms/FormUtils.h"
 #include "linea/Transforms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/SequenceBlocks.h"
 #include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -35,23 +35,12 @@ using namespace mlir::linea;
 
 namespace {
 
-constexpr int64_t kFallbackChunk = 64;
-
-/// The chunk size for `op`: linea-select-forms' annotation, else the pass
-/// option, else the cost model's best chunked alternative.
-int64_t chunkSizeFor(Operation *op, int64_t option) {
-  if (auto size = op->getAttrOfType<IntegerAttr>(kChunkSizeAttrName))
-    return size.getInt();
-  if (option > 0)
-    return option;
-  std::optional<FormChoice> choice = chooseForm(op, TargetModel::cpu());
-  if (!choice)
-    return kFallbackChunk;
-  const FormEstimate *best = nullptr;
-  for (const FormEstimate &e : choice->alternatives)
-    if (e.form == Form::Chunked && (!best || e.seconds < best->seconds))
-      best = &e;
-  return best ? best->chunkSize : kFallbackChunk;
+/// The chunk size for `op`: its chosen form's, else the pass option, else
+/// the documented default.
+int64_t chunkSizeFor(FormOpInterface op, int64_t option) {
+  if (FormAttr form = op.getFormAttr())
+    return form.getChunkSize();
+  return option > 0 ? option : kDefaultChunkSize;
 }
 
 /// One chunk's operands, sliced from the whole sequence.
@@ -179,14 +168,8 @@ Value zerosFor(OpBuilder &b, Location loc, int64_t numBatch, Value x,
                            tensor::getMixedSize(b, loc, y, numBatch + 1)});
 }
 
-/// Inside a sequence forall (linea-distribute-sequences), where the chunk
-/// loop becomes one GPU block's program.
-bool isSequenceInstance(Operation *op) {
-  return op->getParentOfType<scf::ForallOp>() != nullptr;
-}
-
-/// Inside a sequence instance the state gets a buffer of its own, which the
-/// sequence block keeps in shared memory. Otherwise empty-tensor
+/// Inside a sequence block the state gets a buffer of its own, which the
+/// block keeps in shared memory. Otherwise empty-tensor
 /// elimination would place it in the final-state output, so that every
 /// chunk updates it in global memory.
 Value inOwnBuffer(RewriterBase &rewriter, Value state) {
@@ -208,92 +191,74 @@ Value causalVisible(OpBuilder &b, Location loc, Value row, Value col) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, col, row);
 }
 
-/// Replaces `op` by its chunk loop: `step` per chunk of the f32 operands
-/// (`g` null without gates), rows finished per chunk, the state starting
-/// from the op's initial state (in its own buffer inside a sequence
-/// instance).
-template <typename OpTy>
-void replaceWithChunkLoop(PatternRewriter &rewriter, OpTy op, Value q, Value k,
-                          Value v, Value g, int64_t chunkSize, ChunkStep step) {
-  Location loc = op.getLoc();
-  auto finish = [&](OpBuilder &b, Location l, Value rows) {
-    return finishRows(b, l, op, rows);
-  };
-  ChunkLoop form{q,    k,      v,
-                 g,    chunkSize,
-                 isSequenceInstance(op),
-                 step, finish, op.getValue(),
-                 op.getOutput().getType().getElementType()};
-  Value state0 = initialStateOrZeros(rewriter, loc, op.getInitialState(), q, v);
-  if (form.padTail)
-    state0 = inOwnBuffer(rewriter, state0);
-  auto [state, o] = buildChunkLoop(rewriter, loc, form, state0);
-  replaceWithFinished(rewriter, op, o, state);
+/// The intra- and inter-chunk rows and the updated state of one chunk.
+std::pair<Value, Value> plainStep(OpBuilder &b, Location l, int64_t numBatch,
+                                  const Chunk &c, Value s) {
+  // Inter-chunk term first: it reads S before the update below overwrites
+  // it in place.
+  Value scores = maskedScores(b, l, numBatch, c.q, c.k, causalVisible);
+  Value rows = matmulAccumulate(b, l, numBatch, scores, c.v,
+                                zerosFor(b, l, numBatch, c.q, c.v));
+  rows = matmulAccumulate(b, l, numBatch, c.q, s, rows);
+  Value next = transposedMatmulAccumulate(b, l, numBatch, c.k, c.v, s);
+  return {rows, next};
 }
 
-struct ChunkLinearAttention : OpRewritePattern<LinearAttentionOp> {
-  ChunkLinearAttention(MLIRContext *ctx, int64_t chunkSize)
-      : OpRewritePattern(ctx), chunkSize(chunkSize) {}
+/// The same with decays relative to the chunk start: b = presum(g_c).
+std::pair<Value, Value> gatedStep(OpBuilder &b, Location l, int64_t numBatch,
+                                  bool scalar, const Chunk &c, Value s) {
+  Value cum = gatePresum(b, l, c.g, numBatch, /*suffix=*/false);
+  Value scores = decayedScores(b, l, numBatch, c.q, c.k, cum, cum, scalar,
+                               causalVisible);
+  Value rows = matmulAccumulate(b, l, numBatch, scores, c.v,
+                                zerosFor(b, l, numBatch, c.q, c.v));
+  rows = decayedQueryTimesState(b, l, numBatch, c.q, cum, s, scalar, rows);
+  // S = diag(exp(b_last)) S + (K .* exp(b_last - b_t))^T V, with
+  // b_last - b_t the suffix sums within the chunk.
+  Value next = gatedStateUpdate(b, l, numBatch, c.k, c.v, c.g, s, scalar,
+                                /*stateIsZero=*/false);
+  return {rows, next};
+}
 
-  LogicalResult matchAndRewrite(LinearAttentionOp op,
+struct ToChunked : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
+  ToChunked(MLIRContext *ctx, int64_t chunkSize)
+      : OpInterfaceRewritePattern(ctx), chunkSize(chunkSize) {}
+
+  LogicalResult matchAndRewrite(LinearAttentionOpInterface op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getMask() != Mask::causal || !formAllows(op, Form::Chunked))
-      return failure();
-    Location loc = op.getLoc();
-    int64_t numBatch = numBatchDims(op.getQuery().getType());
-    auto [q, k, v] = prepareOperands(rewriter, loc, op);
-
-    auto step = [&](OpBuilder &b, Location l, const Chunk &c, Value s) {
-      // Inter-chunk term first: it reads S before the update below
-      // overwrites it in place.
-      Value scores = maskedScores(b, l, numBatch, c.q, c.k, causalVisible);
-      Value rows = matmulAccumulate(b, l, numBatch, scores, c.v,
-                                    zerosFor(b, l, numBatch, c.q, c.v));
-      rows = matmulAccumulate(b, l, numBatch, c.q, s, rows);
-      Value next = transposedMatmulAccumulate(b, l, numBatch, c.k, c.v, s);
-      return std::make_pair(rows, next);
-    };
-    replaceWithChunkLoop(rewriter, op, q, k, v, Value(),
-                         chunkSizeFor(op, chunkSize), step);
-    return success();
-  }
-
-  int64_t chunkSize;
-};
-
-struct ChunkGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
-  ChunkGatedLinearAttention(MLIRContext *ctx, int64_t chunkSize)
-      : OpRewritePattern(ctx), chunkSize(chunkSize) {}
-
-  LogicalResult matchAndRewrite(GatedLinearAttentionOp op,
-                                PatternRewriter &rewriter) const override {
-    if (op.getMask() != Mask::causal || !formAllows(op, Form::Chunked))
+    auto form = cast<FormOpInterface>(op.getOperation());
+    if (op.getEffectiveMask() != Mask::causal || !form.formAllows(FormKind::chunked))
       return failure();
     Location loc = op.getLoc();
     int64_t numBatch = numBatchDims(op.getQuery().getType());
     bool scalar = op.hasScalarGate();
-    GatedFormOperands operands = prepareOperands(rewriter, loc, op);
-    Value q = operands.q, k = operands.k, v = operands.v, g = operands.g;
-
+    auto [q, k, v, g] = prepareOperands(rewriter, loc, op);
     auto step = [&](OpBuilder &b, Location l, const Chunk &c, Value s) {
-      Value cum = gatePresum(b, l, c.g, numBatch, /*suffix=*/false);
-      Value scores = decayedScores(b, l, numBatch, c.q, c.k, cum, cum, scalar,
-                                   causalVisible);
-      Value rows = matmulAccumulate(b, l, numBatch, scores, c.v,
-                                    zerosFor(b, l, numBatch, c.q, c.v));
-      rows = decayedQueryTimesState(b, l, numBatch, c.q, cum, s, scalar, rows);
-      // S = diag(exp(b_last)) S + (K .* exp(b_last - b_t))^T V, with
-      // b_last - b_t the suffix sums within the chunk.
-      Value total = sumOverSequence(b, l, numBatch, c.g, scalar);
-      Value decayed = decayState(b, l, numBatch, s, total, scalar);
-      Value keys = decayRows(
-          b, l, numBatch, c.k,
-          gatePresum(b, l, c.g, numBatch, /*suffix=*/true), scalar);
-      Value next = transposedMatmulAccumulate(b, l, numBatch, keys, c.v, decayed);
-      return std::make_pair(rows, next);
+      return c.g ? gatedStep(b, l, numBatch, scalar, c, s)
+                 : plainStep(b, l, numBatch, c, s);
     };
-    replaceWithChunkLoop(rewriter, op, q, k, v, g, chunkSizeFor(op, chunkSize),
-                         step);
+    auto finish = [&](OpBuilder &b, Location l, Value rows) {
+      return finishRows(b, l, op, rows);
+    };
+    // Inside a sequence block every temporary needs a static size and the
+    // state a buffer of its own (shared memory).
+    bool inBlock = isInSequenceBlock(op);
+    ChunkLoop loop{q,
+                   k,
+                   v,
+                   g,
+                   chunkSizeFor(form, chunkSize),
+                   /*padTail=*/inBlock,
+                   step,
+                   finish,
+                   op.getValue(),
+                   op.getOutput().getType().getElementType()};
+    Value state0 =
+        initialStateOrZeros(rewriter, loc, op.getInitialState(), q, v);
+    if (inBlock)
+      state0 = inOwnBuffer(rewriter, state0);
+    auto [state, o] = buildChunkLoop(rewriter, loc, loop, state0);
+    replaceWithFinished(rewriter, op, o, state);
     return success();
   }
 
@@ -305,11 +270,8 @@ struct LineaCausalToChunkedPass
   using LineaCausalToChunkedBase::LineaCausalToChunkedBase;
 
   void runOnOperation() override {
-    if (chunkSize < 0) {
-      getOperation()->emitError() << "chunk-size must be >= 0, got "
-                                  << static_cast<int64_t>(chunkSize);
+    if (failed(verifyFormSizeOption(getOperation(), "chunk-size", chunkSize)))
       return signalPassFailure();
-    }
     RewritePatternSet patterns(&getContext());
     populateCausalToChunkedPatterns(patterns, chunkSize);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
@@ -321,6 +283,5 @@ struct LineaCausalToChunkedPass
 
 void mlir::linea::populateCausalToChunkedPatterns(RewritePatternSet &patterns,
                                                   int64_t chunkSize) {
-  patterns.add<ChunkLinearAttention, ChunkGatedLinearAttention>(
-      patterns.getContext(), chunkSize);
+  patterns.add<ToChunked>(patterns.getContext(), chunkSize);
 }

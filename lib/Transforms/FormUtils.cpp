@@ -10,8 +10,17 @@
 using namespace mlir;
 using namespace mlir::linea;
 
+LogicalResult mlir::linea::verifyFormSizeOption(Operation *root,
+                                                StringRef option,
+                                                int64_t value) {
+  if (value >= 0 && value <= kMaxFormSize)
+    return success();
+  return root->emitError() << option << " must be in [0, " << kMaxFormSize
+                           << "], got " << value;
+}
+
 FormOperands mlir::linea::prepareOperands(OpBuilder &b, Location loc,
-                                          LinearAttentionOp op) {
+                                          LinearAttentionOpInterface op) {
   FeatureMap map = op.getFeatureMap();
   FormOperands operands;
   operands.q = applyFeatureMap(b, loc, castToF32(b, loc, op.getQuery()), map);
@@ -19,13 +28,9 @@ FormOperands mlir::linea::prepareOperands(OpBuilder &b, Location loc,
   operands.v = castToF32(b, loc, op.getValue());
   if (op.getNormalize())
     operands.v = appendOnesColumn(b, loc, operands.v);
+  if (Value gate = op.getGate())
+    operands.g = castToF32(b, loc, gate);
   return operands;
-}
-
-GatedFormOperands mlir::linea::prepareOperands(OpBuilder &b, Location loc,
-                                               GatedLinearAttentionOp op) {
-  return {castToF32(b, loc, op.getQuery()), castToF32(b, loc, op.getKey()),
-          castToF32(b, loc, op.getValue()), castToF32(b, loc, op.getGate())};
 }
 
 Value mlir::linea::initialStateOrZeros(OpBuilder &b, Location loc, Value init,
@@ -40,8 +45,8 @@ Value mlir::linea::initialStateOrZeros(OpBuilder &b, Location loc, Value init,
   return linalg::CopyOp::create(b, loc, init, state).getResult(0);
 }
 
-Value mlir::linea::finishRows(OpBuilder &b, Location loc, LinearAttentionOp op,
-                              Value rows) {
+Value mlir::linea::finishRows(OpBuilder &b, Location loc,
+                              LinearAttentionOpInterface op, Value rows) {
   float scale = op.getScale().convertToFloat();
   Type elementType = op.getOutput().getType().getElementType();
   if (op.getNormalize())
@@ -49,15 +54,9 @@ Value mlir::linea::finishRows(OpBuilder &b, Location loc, LinearAttentionOp op,
   return scaleAndCast(b, loc, rows, scale, elementType);
 }
 
-Value mlir::linea::finishRows(OpBuilder &b, Location loc,
-                              GatedLinearAttentionOp op, Value rows) {
-  return scaleAndCast(b, loc, rows, op.getScale().convertToFloat(),
-                      op.getOutput().getType().getElementType());
-}
-
 void mlir::linea::replaceWithFinished(PatternRewriter &rewriter,
-                                      LinearAttentionOp op, Value output,
-                                      Value state) {
+                                      LinearAttentionOpInterface op,
+                                      Value output, Value state) {
   SmallVector<Value> results{output};
   if (op.getFinalState()) {
     if (op.getNormalize()) {
@@ -69,18 +68,4 @@ void mlir::linea::replaceWithFinished(PatternRewriter &rewriter,
     results.push_back(state);
   }
   rewriter.replaceOp(op, results);
-}
-
-void mlir::linea::replaceWithFinished(PatternRewriter &rewriter,
-                                      GatedLinearAttentionOp op, Value output,
-                                      Value state) {
-  SmallVector<Value> results{output};
-  if (op.getFinalState())
-    results.push_back(state);
-  rewriter.replaceOp(op, results);
-}
-
-bool mlir::linea::formAllows(Operation *op, Form form) {
-  auto chosen = op->getAttrOfType<StringAttr>(kFormAttrName);
-  return !chosen || symbolizeForm(chosen.getValue()) == form;
 }

@@ -8,7 +8,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "linea/Analysis/CostModel.h"
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Transforms/FormUtils.h"
 #include "linea/Transforms/Passes.h"
@@ -30,11 +29,6 @@ using namespace mlir::linea;
 
 namespace {
 
-bool hasStaticLengthOne(Value q) {
-  auto type = cast<RankedTensorType>(q.getType());
-  return type.getDimSize(seqDim(type)) == 1;
-}
-
 /// `O = phi(Q) S` into a fresh `[B..., L, Dv]`.
 Value queryTimesState(OpBuilder &b, Location loc, Value q, Value state) {
   int64_t numBatch = numBatchDims(cast<RankedTensorType>(q.getType()));
@@ -45,54 +39,29 @@ Value queryTimesState(OpBuilder &b, Location loc, Value q, Value state) {
   return matmulAccumulate(b, loc, numBatch, q, state, init);
 }
 
-struct LinearAttentionToOneShot : OpRewritePattern<LinearAttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct ToOneShot : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
 
-  LogicalResult matchAndRewrite(LinearAttentionOp op,
+  LogicalResult matchAndRewrite(LinearAttentionOpInterface op,
                                 PatternRewriter &rewriter) const override {
-    // The decode step (causal, L = 1) reads the state after its only token.
-    bool bidirectional = op.getMask() == Mask::none ||
-                         (op.getMask() == Mask::causal &&
-                          hasStaticLengthOne(op.getQuery()));
-    if (!bidirectional || !formAllows(op, Form::OneShot))
+    // The decode step (causal, L = 1) reads the state after its only token,
+    // as every row of a bidirectional op does.
+    auto form = cast<FormOpInterface>(op.getOperation());
+    if (!(op.isBidirectional() || op.isDecodeStep()) ||
+        !form.formAllows(FormKind::oneshot))
       return failure();
     Location loc = op.getLoc();
     int64_t numBatch = numBatchDims(op.getQuery().getType());
-    auto [q, k, v] = prepareOperands(rewriter, loc, op);
-    // S = S0 + phi(K)^T V, then O = phi(Q) S.
-    Value state = initialStateOrZeros(rewriter, loc, op.getInitialState(), q, v);
-    state = transposedMatmulAccumulate(rewriter, loc, numBatch, k, v, state);
-    replaceWithForm(rewriter, op, queryTimesState(rewriter, loc, q, state),
-                    state);
-    return success();
-  }
-};
-
-struct GatedToOneShot : OpRewritePattern<GatedLinearAttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(GatedLinearAttentionOp op,
-                                PatternRewriter &rewriter) const override {
-    bool bidirectional = op.prefixCoversSequence() ||
-                         (op.getMask() == Mask::causal &&
-                          hasStaticLengthOne(op.getQuery()));
-    if (!bidirectional || !formAllows(op, Form::OneShot))
-      return failure();
-    Location loc = op.getLoc();
-    int64_t numBatch = numBatchDims(op.getQuery().getType());
-    bool scalarGate = op.hasScalarGate();
     auto [q, k, v, g] = prepareOperands(rewriter, loc, op);
-
-    // S_{L-1} = diag(exp(sum_t g_t)) S0 + (K .* exp(sum_{s>t} g_s))^T V.
-    Value state = initialStateOrZeros(rewriter, loc, op.getInitialState(), q, v);
-    if (op.getInitialState()) {
-      Value total = sumOverSequence(rewriter, loc, numBatch, g, scalarGate);
-      state = decayState(rewriter, loc, numBatch, state, total, scalarGate);
-    }
-    Value suffix = gatePresum(rewriter, loc, g, numBatch, /*suffix=*/true);
-    Value decayedKeys = decayRows(rewriter, loc, numBatch, k, suffix, scalarGate);
-    state = transposedMatmulAccumulate(rewriter, loc, numBatch, decayedKeys, v,
-                                       state);
+    Value init = op.getInitialState();
+    Value state = initialStateOrZeros(rewriter, loc, init, q, v);
+    // S = S0 + phi(K)^T V; gated: S = diag(exp(sum_t g_t)) S0 +
+    // (K .* exp(sum_{s>t} g_s))^T V.
+    if (g)
+      state = gatedStateUpdate(rewriter, loc, numBatch, k, v, g, state,
+                               op.hasScalarGate(), /*stateIsZero=*/!init);
+    else
+      state = transposedMatmulAccumulate(rewriter, loc, numBatch, k, v, state);
     replaceWithForm(rewriter, op, queryTimesState(rewriter, loc, q, state),
                     state);
     return success();
@@ -112,5 +81,5 @@ struct LineaPrefixToOneShotPass
 } // namespace
 
 void mlir::linea::populatePrefixToOneShotPatterns(RewritePatternSet &patterns) {
-  patterns.add<LinearAttentionToOneShot, GatedToOneShot>(patterns.getContext());
+  patterns.add<ToOneShot>(patterns.getContext());
 }

@@ -35,9 +35,12 @@ namespace {
 
 constexpr int64_t kMinBlock = 16, kDynamicBlock = 64;
 
-/// About sqrt(N) rows per block balances the two parallel steps against the
-/// sequential scan of the block sums.
-int64_t blockSizeFor(int64_t length, int64_t option) {
+/// The op's chosen block size, else the option, else about sqrt(N) rows,
+/// which balances the two parallel steps against the sequential scan of
+/// the block sums.
+int64_t blockSizeFor(PresumOp op, int64_t length, int64_t option) {
+  if (FormAttr form = op.getFormAttr(); form && form.getSize() > 0)
+    return form.getSize();
   if (option > 0)
     return option;
   if (ShapedType::isDynamic(length))
@@ -96,11 +99,11 @@ struct BlockedPresum : OpRewritePattern<PresumOp> {
 
   LogicalResult matchAndRewrite(PresumOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!formAllows(op, Form::BlockedScan))
+    if (!op.formAllows(FormKind::blocked_scan))
       return failure();
     int64_t dim = op.getScanDim();
     int64_t staticLength = op.getInput().getType().getDimSize(dim);
-    int64_t blockRows = blockSizeFor(staticLength, blockSize);
+    int64_t blockRows = blockSizeFor(op, staticLength, blockSize);
     // A single block is the plain scan already.
     if (!ShapedType::isDynamic(staticLength) && staticLength <= blockRows)
       return failure();
@@ -159,11 +162,8 @@ struct LineaPresumToScanPass
   using LineaPresumToScanBase::LineaPresumToScanBase;
 
   void runOnOperation() override {
-    if (blockSize < 0) {
-      getOperation()->emitError() << "block-size must be >= 0, got "
-                                  << static_cast<int64_t>(blockSize);
+    if (failed(verifyFormSizeOption(getOperation(), "block-size", blockSize)))
       return signalPassFailure();
-    }
     RewritePatternSet patterns(&getContext());
     populatePresumToScanPatterns(patterns, blockSize);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

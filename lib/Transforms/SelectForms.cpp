@@ -2,9 +2,8 @@
 
 #include "linea/Analysis/CostModel.h"
 #include "linea/Dialect/LineaOps.h"
+#include "linea/Transforms/FormUtils.h"
 #include "linea/Transforms/Passes.h"
-
-#include "mlir/IR/Builders.h"
 
 namespace mlir::linea {
 #define GEN_PASS_DEF_LINEASELECTFORMS
@@ -21,44 +20,20 @@ struct LineaSelectFormsPass
   using LineaSelectFormsBase::LineaSelectFormsBase;
 
   void runOnOperation() override {
-    std::optional<TargetModel> model = TargetModel::byName(target);
-    if (!model) {
-      getOperation()->emitError()
-          << "unknown target '" << target << "'; expected cpu or gpu";
+    if (failed(verifyFormSizeOption(getOperation(), "chunk-size", chunkSize)))
       return signalPassFailure();
-    }
-    std::optional<Form> forced;
-    if (form != "auto") {
-      forced = symbolizeForm(form);
-      if (!forced) {
-        getOperation()->emitError()
-            << "unknown form '" << form
-            << "'; expected auto, oneshot, chunked, quadratic, scan or "
-               "blocked_scan";
-        return signalPassFailure();
-      }
-    }
-    if (chunkSize < 0) {
-      getOperation()->emitError()
-          << "chunk-size must be >= 0, got " << static_cast<int64_t>(chunkSize);
-      return signalPassFailure();
-    }
-
-    Builder builder(&getContext());
-    getOperation()->walk([&](Operation *op) {
+    const TargetDescription &description = TargetDescription::get(target);
+    std::optional<FormKind> forced = forcedForm(form);
+    getOperation()->walk([&](FormOpInterface op) {
       // Already decided (linea-optimize runs this pass again for the presums
       // the rewrites create).
-      if (op->hasAttr(kFormAttrName))
+      if (op.getFormAttr())
         return;
       std::optional<FormChoice> choice =
-          chooseForm(op, *model, forced, chunkSize);
+          chooseForm(op, description, forced, chunkSize);
       if (!choice)
         return;
-      op->setAttr(kFormAttrName,
-                  builder.getStringAttr(stringifyForm(choice->chosen.form)));
-      if (choice->chosen.form == Form::Chunked)
-        op->setAttr(kChunkSizeAttrName,
-                    builder.getI64IntegerAttr(choice->chosen.chunkSize));
+      op.setFormAttr(formAttrFor(&getContext(), choice->chosen));
       if (explain)
         op->emitRemark() << describeChoice(*choice);
     });

@@ -3,7 +3,7 @@
 // Rows [0, j) of a PrefixLM op all read the state after the prefix; rows
 // [j, L) continue causally from it. Splitting the op there lets each part
 // take its own form (one-shot and chunked). The prefix part's final state
-// seeds the causal part, so the split is exact.
+// seeds the causal part, so the split is exact, gated or not.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,12 +33,11 @@ struct SplitPoint {
   int64_t seq;
   OpFoldResult prefix, rest;
 
-  template <typename OpTy>
-  SplitPoint(OpBuilder &b, Location loc, OpTy op) {
+  SplitPoint(OpBuilder &b, Location loc, LinearAttentionOpInterface op) {
     RankedTensorType q = op.getQuery().getType();
     seq = seqDim(q);
     OpFoldResult total = tensor::getMixedSize(b, loc, op.getQuery(), seq);
-    if (std::optional<int64_t> length = op.getPrefixLength())
+    if (std::optional<int64_t> length = op.getStaticPrefixLength())
       prefix = b.getIndexAttr(*length);
     else
       prefix = clampPrefixLength(
@@ -57,23 +56,12 @@ struct SplitPoint {
   }
 
   Value head(OpBuilder &b, Location loc, Value x) const {
-    return sliceAlong(b, loc, x, seq, b.getIndexAttr(0), prefix);
+    return x ? sliceAlong(b, loc, x, seq, b.getIndexAttr(0), prefix) : x;
   }
   Value tail(OpBuilder &b, Location loc, Value x) const {
-    return sliceAlong(b, loc, x, seq, prefix, rest);
+    return x ? sliceAlong(b, loc, x, seq, prefix, rest) : x;
   }
 };
-
-/// A static prefix of 0 or L is not a split: canonicalization makes it
-/// causal or bidirectional instead.
-template <typename OpTy>
-bool isTrivialPrefix(OpTy op) {
-  std::optional<int64_t> length = op.getPrefixLength();
-  if (!length)
-    return false;
-  RankedTensorType q = op.getQuery().getType();
-  return *length == 0 || *length == q.getDimSize(seqDim(q));
-}
 
 /// `[B..., rows of q, last dim of v]` in v's element type.
 RankedTensorType outputType(Value q, Value v) {
@@ -106,108 +94,77 @@ Value joinRows(OpBuilder &b, Location loc, const SplitPoint &split,
   return insertAlong(b, loc, tail, out, split.seq, split.prefix);
 }
 
-struct SplitLinearAttention : OpRewritePattern<LinearAttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
+Value dropLastColumn(OpBuilder &b, Location loc, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t last = type.getRank() - 1;
+  return sliceAlong(b, loc, x, last, b.getIndexAttr(0),
+                    b.getIndexAttr(type.getDimSize(last) - 1));
+}
 
-  LogicalResult matchAndRewrite(LinearAttentionOp op,
+struct SplitPrefix : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+
+  LogicalResult matchAndRewrite(LinearAttentionOpInterface op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getMask() != Mask::prefix || isTrivialPrefix(op))
+    if (op.getEffectiveMask() != Mask::prefix)
       return failure();
     Location loc = op.getLoc();
     SplitPoint split(rewriter, loc, op);
-    Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
-    bool normalize = op.getNormalize();
+    LinearAttentionSpec spec = op.getSpec();
     // The normalizer z = sum phi(k) crosses the split as an extra state
-    // column: a ones column appended to v.
-    if (normalize) {
-      q = castToF32(rewriter, loc, q);
-      k = castToF32(rewriter, loc, k);
-      v = appendOnesColumn(rewriter, loc, castToF32(rewriter, loc, v));
+    // column: a ones column appended to v; the parts neither normalize nor
+    // scale, the joined rows do both.
+    if (spec.normalize) {
+      spec.query = castToF32(rewriter, loc, spec.query);
+      spec.key = castToF32(rewriter, loc, spec.key);
+      spec.value =
+          appendOnesColumn(rewriter, loc, castToF32(rewriter, loc, spec.value));
+      spec.normalize = false;
+      spec.scale = 1.0f;
     }
-    APFloat partScale = normalize ? APFloat(1.0f) : op.getScale();
-    Value q1 = split.head(rewriter, loc, q), q2 = split.tail(rewriter, loc, q);
-    Value k1 = split.head(rewriter, loc, k), k2 = split.tail(rewriter, loc, k);
-    Value v1 = split.head(rewriter, loc, v), v2 = split.tail(rewriter, loc, v);
+    Value q = spec.query, v = spec.value;
 
-    auto head = LinearAttentionOp::create(
-        rewriter, loc, TypeRange{outputType(q1, v1), stateType(q, v)}, q1, k1,
-        v1, op.getInitialState(), Value(), Mask::none, IntegerAttr(),
-        op.getFeatureMap(), partScale, false);
-    SmallVector<Type> tailTypes{outputType(q2, v2)};
-    if (op.getFinalState())
-      tailTypes.push_back(stateType(q, v));
-    auto tail = LinearAttentionOp::create(
-        rewriter, loc, tailTypes, q2, k2, v2, head.getFinalState(), Value(),
-        Mask::causal, IntegerAttr(), op.getFeatureMap(), partScale, false);
+    // Rows [0, j) all read the state after the prefix: a bidirectional op.
+    LinearAttentionSpec head = spec;
+    head.query = split.head(rewriter, loc, spec.query);
+    head.key = split.head(rewriter, loc, spec.key);
+    head.value = split.head(rewriter, loc, spec.value);
+    head.gate = split.head(rewriter, loc, spec.gate);
+    head.mask = Mask::none;
+    head.prefixLength = std::nullopt;
+    head.prefixIndex = Value();
+    head.outputType = outputType(head.query, head.value);
+    head.finalStateType = stateType(q, v);
+    Operation *headOp = op.createLike(rewriter, loc, head);
+
+    // Rows [j, L) continue causally from it.
+    LinearAttentionSpec tail = head;
+    tail.query = split.tail(rewriter, loc, spec.query);
+    tail.key = split.tail(rewriter, loc, spec.key);
+    tail.value = split.tail(rewriter, loc, spec.value);
+    tail.gate = split.tail(rewriter, loc, spec.gate);
+    tail.initialState = headOp->getResult(1);
+    tail.mask = Mask::causal;
+    tail.outputType = outputType(tail.query, tail.value);
+    tail.finalStateType = op.getFinalState() ? stateType(q, v) : Type();
+    Operation *tailOp = op.createLike(rewriter, loc, tail);
 
     Value out = joinRows(rewriter, loc, split, op.getQuery(),
-                         head.getOutput(), tail.getOutput());
+                         headOp->getResult(0), tailOp->getResult(0));
     SmallVector<Value> results;
-    if (normalize) {
+    if (op.getNormalize())
       results.push_back(divideByLastColumn(
           rewriter, loc, out, op.getScale().convertToFloat(),
           op.getOutput().getType().getElementType()));
-    } else {
+    else
       results.push_back(out);
-    }
-    if (Value finalState = tail.getFinalState()) {
+    if (op.getFinalState()) {
+      Value finalState = tailOp->getResult(1);
       // Drop the normalizer column again.
-      if (normalize)
+      if (op.getNormalize())
         finalState = dropLastColumn(rewriter, loc, finalState);
       results.push_back(finalState);
     }
-    rewriter.replaceOp(op, results);
-    return success();
-  }
-
-  static Value dropLastColumn(OpBuilder &b, Location loc, Value x) {
-    auto type = cast<RankedTensorType>(x.getType());
-    int64_t last = type.getRank() - 1;
-    return sliceAlong(b, loc, x, last, b.getIndexAttr(0),
-                      b.getIndexAttr(type.getDimSize(last) - 1));
-  }
-};
-
-struct SplitGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(GatedLinearAttentionOp op,
-                                PatternRewriter &rewriter) const override {
-    // A prefix over the whole sequence is already the bidirectional part.
-    if (op.getMask() != Mask::prefix || op.prefixCoversSequence() ||
-        isTrivialPrefix(op))
-      return failure();
-    Location loc = op.getLoc();
-    SplitPoint split(rewriter, loc, op);
-    Value q = op.getQuery(), k = op.getKey(), v = op.getValue(),
-          g = op.getGate();
-    Value q1 = split.head(rewriter, loc, q), q2 = split.tail(rewriter, loc, q);
-    Value k1 = split.head(rewriter, loc, k), k2 = split.tail(rewriter, loc, k);
-    Value v1 = split.head(rewriter, loc, v), v2 = split.tail(rewriter, loc, v);
-    Value g1 = split.head(rewriter, loc, g), g2 = split.tail(rewriter, loc, g);
-
-    // Rows [0, j) read S_{j-1}: a prefix over exactly the j rows of the slice.
-    IntegerAttr staticPrefix;
-    Value dynamicPrefix;
-    if (std::optional<int64_t> length = op.getPrefixLength())
-      staticPrefix = rewriter.getI64IntegerAttr(*length);
-    else // The clamped length the slices were cut at.
-      dynamicPrefix = cast<Value>(split.prefix);
-    auto head = GatedLinearAttentionOp::create(
-        rewriter, loc, TypeRange{outputType(q1, v1), stateType(q, v)}, q1, k1,
-        v1, g1, op.getInitialState(), dynamicPrefix, Mask::prefix,
-        staticPrefix, op.getScale());
-    SmallVector<Type> tailTypes{outputType(q2, v2)};
-    if (op.getFinalState())
-      tailTypes.push_back(stateType(q, v));
-    auto tail = GatedLinearAttentionOp::create(
-        rewriter, loc, tailTypes, q2, k2, v2, g2, head.getFinalState(), Value(),
-        Mask::causal, IntegerAttr(), op.getScale());
-
-    SmallVector<Value> results{joinRows(rewriter, loc, split, op.getQuery(),
-                                        head.getOutput(), tail.getOutput())};
-    if (Value finalState = tail.getFinalState())
-      results.push_back(finalState);
     rewriter.replaceOp(op, results);
     return success();
   }
@@ -219,8 +176,8 @@ struct LineaSplitPrefixPass
     RewritePatternSet patterns(&getContext());
     populateSplitPrefixPatterns(patterns);
     // prefix(0) and prefix(L) become causal and bidirectional ops here.
-    LinearAttentionOp::getCanonicalizationPatterns(patterns, &getContext());
-    GatedLinearAttentionOp::getCanonicalizationPatterns(patterns, &getContext());
+    if (auto *linea = getContext().getLoadedDialect<LineaDialect>())
+      linea->getCanonicalizationPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
@@ -229,6 +186,5 @@ struct LineaSplitPrefixPass
 } // namespace
 
 void mlir::linea::populateSplitPrefixPatterns(RewritePatternSet &patterns) {
-  patterns.add<SplitLinearAttention, SplitGatedLinearAttention>(
-      patterns.getContext());
+  patterns.add<SplitPrefix>(patterns.getContext());
 }

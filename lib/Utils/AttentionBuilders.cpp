@@ -295,11 +295,25 @@ Value mlir::linea::sumOverSequence(OpBuilder &b, Location loc,
                       });
 }
 
+Value mlir::linea::gatedStateUpdate(OpBuilder &b, Location loc,
+                                    int64_t numBatch, Value k, Value v,
+                                    Value g, Value state, bool scalarGate,
+                                    bool stateIsZero) {
+  if (!stateIsZero)
+    state = decayState(b, loc, numBatch, state,
+                       sumOverSequence(b, loc, numBatch, g, scalarGate),
+                       scalarGate);
+  Value suffix = gatePresum(b, loc, g, numBatch, /*suffix=*/true);
+  Value decayedKeys = decayRows(b, loc, numBatch, k, suffix, scalarGate);
+  return transposedMatmulAccumulate(b, loc, numBatch, decayedKeys, v, state);
+}
+
 Value mlir::linea::gatePresum(OpBuilder &b, Location loc, Value g,
                               int64_t seq, bool suffix) {
   UnitAttr flag = suffix ? b.getUnitAttr() : UnitAttr();
   return PresumOp::create(b, loc, g.getType(), g, b.getI64IntegerAttr(seq),
-                          /*exclusive=*/flag, /*reverse=*/flag);
+                          /*exclusive=*/flag, /*reverse=*/flag,
+                          /*form=*/FormAttr());
 }
 
 /// `running += slice`, written into `running`.

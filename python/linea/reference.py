@@ -125,11 +125,11 @@ def gated_linear_attention(q, k, v, g, mask="causal", prefix_length=None, scale=
     g is [B..., L, Dk] (per key dim) or [B..., L] (one scalar per token), log-space, g <= 0.
       S_t = diag(exp(g_t)) S_{t-1} + k_t^T v_t with S_{-1} = S0;
       causal: o_t = scale * q_t @ S_t;  prefix(j): o_i = scale * q_i @ S_{j-1} for i < j,
-      o_i = scale * q_i @ S_i for i >= j.  final_state = S_{L-1}.
+      o_i = scale * q_i @ S_i for i >= j;  none: prefix(L), every row reads S_{L-1}
+      (Linea's extension: the bidirectional head linea-split-prefix makes).
+      final_state = S_{L-1}.
     No feature map, no normalize (the SPEC gives the gated op neither).
     """
-    if mask not in ("causal", "prefix"):
-        raise ValueError(f"gated_linear_attention mask must be 'causal' or 'prefix', got {mask!r}")
     q, k, v, g = _f64(q), _f64(k), _f64(v), _f64(g)
     L, Dk, Dv = q.shape[-2], q.shape[-1], v.shape[-1]
     if g.ndim == q.ndim - 1:  # scalar gate per token: [B..., L] -> [B..., L, 1]

@@ -367,9 +367,19 @@ def test_bad_arguments_raise():
     with pytest.raises(ValueError):
         ref.linear_attention(Q2, K2, V2, normalize=True, initial_state=np.zeros((1, 1)))
     with pytest.raises(ValueError):
-        ref.gated_linear_attention(Q2, K2, V2, np.zeros(2), mask="none")
-    with pytest.raises(ValueError):
         ref.fold(col(1, 2, 3), col(0, 0), 2, lambda w: w)
+
+
+def test_gated_none_is_prefix_of_whole_sequence():
+    rng = np.random.default_rng(7)
+    q, k, v = rand(rng, 2, 5, 3), rand(rng, 2, 5, 3), rand(rng, 2, 5, 4)
+    g = -rng.random((2, 5, 3))
+    o, s = ref.gated_linear_attention(q, k, v, g, mask="none")
+    o_prefix, s_prefix = ref.gated_linear_attention(q, k, v, g, mask="prefix", prefix_length=5)
+    np.testing.assert_array_equal(o, o_prefix)
+    np.testing.assert_array_equal(s, s_prefix)
+    # every row reads the decayed final state
+    np.testing.assert_allclose(o, np.einsum("blk,bkv->blv", q, s))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -68,10 +68,10 @@ func.func @gated_prefix_zero_is_causal(%q: tensor<16x8xf32>, %g: tensor<16xf32>)
 
 // -----
 
-// CHECK-LABEL: func.func @gated_prefix_full_stays
-func.func @gated_prefix_full_stays(%q: tensor<16x8xf32>, %g: tensor<16xf32>) -> tensor<16x8xf32> {
-  // A gated prefix over the whole sequence still decays: it is not `none`.
-  // CHECK: linea.gated_linear_attention {{.*}} mask = prefix(16) :
+// CHECK-LABEL: func.func @gated_prefix_full_is_none
+func.func @gated_prefix_full_is_none(%q: tensor<16x8xf32>, %g: tensor<16xf32>) -> tensor<16x8xf32> {
+  // A gated `none` is defined as prefix(L): every row sees the decayed final state.
+  // CHECK: linea.gated_linear_attention {{.*}} mask = none :
   %0 = linea.gated_linear_attention %q, %q, %q, %g mask = prefix(16) : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, tensor<16xf32> -> tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }

@@ -209,7 +209,7 @@ func.func @prefix_negative(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
 
 func.func @prefix_missing(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
   // expected-error @+1 {{mask = prefix needs exactly one prefix length: a static integer or an index operand}}
-  %0 = "linea.linear_attention"(%q, %q, %q) <{mask = 2 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
+  %0 = "linea.linear_attention"(%q, %q, %q) <{mask = #linea.mask<prefix>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }
 
@@ -217,7 +217,7 @@ func.func @prefix_missing(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
 
 func.func @prefix_both(%q: tensor<16x8xf32>, %j: index) -> tensor<16x8xf32> {
   // expected-error @+1 {{mask = prefix needs exactly one prefix length: a static integer or an index operand}}
-  %0 = "linea.linear_attention"(%q, %q, %q, %j) <{mask = 2 : i32, prefix_length = 3 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>}> : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, index) -> tensor<16x8xf32>
+  %0 = "linea.linear_attention"(%q, %q, %q, %j) <{mask = #linea.mask<prefix>, prefix_length = 3 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>}> : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, index) -> tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }
 
@@ -225,7 +225,7 @@ func.func @prefix_both(%q: tensor<16x8xf32>, %j: index) -> tensor<16x8xf32> {
 
 func.func @prefix_length_without_prefix(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
   // expected-error @+1 {{a prefix length is only allowed with mask = prefix, not mask = causal}}
-  %0 = "linea.linear_attention"(%q, %q, %q) <{mask = 1 : i32, prefix_length = 3 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
+  %0 = "linea.linear_attention"(%q, %q, %q) <{mask = #linea.mask<causal>, prefix_length = 3 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }
 
@@ -240,7 +240,7 @@ func.func @normalize_with_state(%q: tensor<16x8xf32>, %s: tensor<8x8xf32>) -> te
 // -----
 
 func.func @unknown_mask(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
-  // expected-error @+1 {{unknown mask 'sliding'; expected none, causal or prefix}}
+  // expected-error @+1 {{unknown mask 'sliding'; expected none, causal, prefix}}
   %0 = linea.linear_attention %q, %q, %q mask = sliding : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }
@@ -248,7 +248,7 @@ func.func @unknown_mask(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
 // -----
 
 func.func @unknown_feature_map(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
-  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'feature_map' [identity, elu_plus_one, relu]}}
+  // expected-error @+1 {{unknown feature map 'softmax'; expected identity, elu_plus_one, relu}}
   %0 = linea.linear_attention %q, %q, %q mask = none feature_map = softmax : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }
@@ -258,14 +258,6 @@ func.func @unknown_feature_map(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
 func.func @unknown_attribute_value(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
   // expected-error @+1 {{invalid kind of attribute specified}}
   %0 = linea.linear_attention %q, %q, %q mask = none scale = "big" : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
-  return %0 : tensor<16x8xf32>
-}
-
-// -----
-
-func.func @gated_none(%q: tensor<16x8xf32>, %g: tensor<16xf32>) -> tensor<16x8xf32> {
-  // expected-error @+1 {{mask = none is not a gated mode; use causal or prefix}}
-  %0 = linea.gated_linear_attention %q, %q, %q, %g mask = none : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, tensor<16xf32> -> tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }
 
@@ -506,4 +498,68 @@ func.func @folded_not_multiple(%x: tensor<18x8xf32>, %m: tensor<4x8xf32>, %w: te
 func.func @truncated(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
   // expected-error @+1 {{expected ':'}}
   %0 = linea.linear_attention %q, %q, %q mask = causal
+}
+
+// -----
+
+func.func @form_chunk_zero(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{a chunked form needs a chunk size >= 1}}
+  %0 = linea.linear_attention %q, %q, %q mask = causal form = chunked(0) : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @form_size_out_of_range(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{form size 16777217 is out of range [0, 16777216]}}
+  %0 = linea.linear_attention %q, %q, %q mask = causal form = chunked(16777217) : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @form_takes_no_size(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{form 'oneshot' takes no size, got 4}}
+  %0 = linea.linear_attention %q, %q, %q mask = none form = oneshot(4) : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @unknown_form(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{unknown form 'fast'; expected oneshot, chunked, quadratic, scan, blocked_scan}}
+  %0 = linea.linear_attention %q, %q, %q mask = none form = fast : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @oneshot_on_causal(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{cannot take form #linea.form<oneshot>: its legal forms are chunked, quadratic}}
+  %0 = linea.linear_attention %q, %q, %q mask = causal form = oneshot : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @form_on_unsplit_prefix(%q: tensor<16x8xf32>, %g: tensor<16xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{a prefix(j) op has no single form; linea-split-prefix splits it into a bidirectional and a causal part}}
+  %0 = linea.gated_linear_attention %q, %q, %q, %g mask = prefix(5) form = chunked(4) : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, tensor<16xf32> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @presum_chunked(%x: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{its legal forms are scan, blocked_scan}}
+  %0 = linea.presum %x form = chunked(4) : tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @generic_form_checked(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{a chunked form needs a chunk size >= 1}}
+  %0 = "linea.linear_attention"(%q, %q, %q) <{mask = #linea.mask<causal>, form = #linea.form<chunked, 0>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
 }

@@ -61,18 +61,19 @@ func.func @gated(%q: tensor<100x8xf32>, %v: tensor<100x4xf32>, %g: tensor<100xf3
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: scf.for
 // CHECK: linea.linear_attention {{.*}} mask = none
-// CHECK: linea.linear_attention {{.*}} mask = causal {linea.form = "quadratic"}
+// CHECK: linea.linear_attention {{.*}} mask = causal form = quadratic :
 func.func @left_alone(%q: tensor<6x8xf32>) -> (tensor<6x8xf32>, tensor<6x8xf32>) {
   %o = linea.linear_attention %q, %q, %q mask = none
       : tensor<6x8xf32>, tensor<6x8xf32>, tensor<6x8xf32> -> tensor<6x8xf32>
-  %p = linea.linear_attention %q, %q, %q mask = causal {linea.form = "quadratic"}
+  %p = linea.linear_attention %q, %q, %q mask = causal form = quadratic
       : tensor<6x8xf32>, tensor<6x8xf32>, tensor<6x8xf32> -> tensor<6x8xf32>
   return %o, %p : tensor<6x8xf32>, tensor<6x8xf32>
 }
 
 // -----
 
-// Inside a sequence instance (an scf.forall from linea-distribute-sequences)
+// Inside a sequence block (an scf.forall mapped to GPU blocks, as
+// linea-distribute-sequences builds it)
 // every temporary gets a static size: the remainder chunk's operands are
 // padded with zero rows to C, and only its first L % C output rows are
 // kept. The state starts in a buffer of its own (bufferization.alloc_tensor)
@@ -100,6 +101,6 @@ func.func @in_sequence_instance(%q: tensor<3x?x8xf32>, %v: tensor<3x?x4xf32>) ->
     scf.forall.in_parallel {
       tensor.parallel_insert_slice %o into %out[%b, 0, 0] [1, %n, 4] [1, 1, 1] : tensor<?x4xf32> into tensor<3x?x4xf32>
     }
-  }
+  } {mapping = [#gpu.block<linear_dim_0>]}
   return %r : tensor<3x?x4xf32>
 }

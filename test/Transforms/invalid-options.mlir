@@ -5,15 +5,17 @@
 // RUN: not linea-opt %s -linea-select-forms=target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not linea-opt %s -linea-select-forms=form=fast 2>&1 | FileCheck %s --check-prefix=FORM
 // RUN: not linea-opt %s -linea-select-forms=chunk-size=-4 2>&1 | FileCheck %s --check-prefix=SELECTCHUNK
+// RUN: not linea-opt %s -linea-select-forms=chunk-size=16777217 2>&1 | FileCheck %s --check-prefix=BIGCHUNK
 // RUN: not linea-opt %s --linea-optimize=target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not linea-opt %s -linea-distribute-sequences=value-tile=-1 2>&1 | FileCheck %s --check-prefix=VALUETILE
 
-// CHUNK: error: chunk-size must be >= 0, got -1
-// BLOCK: error: block-size must be >= 0, got -2
+// CHUNK: error: chunk-size must be in [0, 16777216], got -1
+// BLOCK: error: block-size must be in [0, 16777216], got -2
 // TILE: error: tile-size must be positive, got 0
-// TARGET: error: unknown target 'tpu'; expected cpu or gpu
-// FORM: error: unknown form 'fast'; expected auto, oneshot, chunked, quadratic, scan or blocked_scan
-// SELECTCHUNK: error: chunk-size must be >= 0, got -4
+// TARGET: for the --target option: Cannot find option named 'tpu'!
+// FORM: for the --form option: Cannot find option named 'fast'!
+// SELECTCHUNK: error: chunk-size must be in [0, 16777216], got -4
+// BIGCHUNK: error: chunk-size must be in [0, 16777216], got 16777217
 // VALUETILE: error: value-tile must be >= 0, got -1
 
 func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {

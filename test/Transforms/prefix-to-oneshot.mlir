@@ -59,11 +59,11 @@ func.func @gated_prefix(%q: tensor<6x8xf32>, %v: tensor<6x4xf32>, %g: tensor<6x8
 // and linea-select-forms' choice of another form is obeyed.
 // CHECK-LABEL: func.func @left_alone
 // CHECK: linea.gated_linear_attention {{.*}} mask = prefix(3)
-// CHECK: linea.linear_attention {{.*}} mask = none {linea.form = "quadratic"}
+// CHECK: linea.linear_attention {{.*}} mask = none form = quadratic
 func.func @left_alone(%q: tensor<6x8xf32>, %g: tensor<6xf32>) -> (tensor<6x8xf32>, tensor<6x8xf32>) {
   %o = linea.gated_linear_attention %q, %q, %q, %g mask = prefix(3)
       : tensor<6x8xf32>, tensor<6x8xf32>, tensor<6x8xf32>, tensor<6xf32> -> tensor<6x8xf32>
-  %p = linea.linear_attention %q, %q, %q mask = none {linea.form = "quadratic"}
+  %p = linea.linear_attention %q, %q, %q mask = none form = quadratic
       : tensor<6x8xf32>, tensor<6x8xf32>, tensor<6x8xf32> -> tensor<6x8xf32>
   return %o, %p : tensor<6x8xf32>, tensor<6x8xf32>
 }

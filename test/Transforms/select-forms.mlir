@@ -4,11 +4,11 @@
 
 // A long causal sequence: chunked, with the chunk the model finds cheapest.
 // CHECK-LABEL: func.func @long_causal
-// CHECK: linea.linear_attention {{.*}} {linea.chunk_size = 64 : i64, linea.form = "chunked"}
+// CHECK: linea.linear_attention {{.*}} mask = causal form = chunked(64) :
 // QUAD-LABEL: func.func @long_causal
-// QUAD: {linea.form = "quadratic"}
+// QUAD: mask = causal form = quadratic :
 // GPU-LABEL: func.func @long_causal
-// GPU: {linea.chunk_size = 128 : i64, linea.form = "chunked"}
+// GPU: mask = causal form = chunked(128) :
 func.func @long_causal(%q: tensor<16x16384x64xf32>) -> tensor<16x16384x64xf32> {
   // expected-remark @+1 {{form chunked(64); weighed: chunked(16)}}
   %o = linea.linear_attention %q, %q, %q mask = causal
@@ -21,8 +21,8 @@ func.func @long_causal(%q: tensor<16x16384x64xf32>) -> tensor<16x16384x64xf32> {
 // Bidirectional: the one-shot state; the decode step (L = 1 carrying its
 // state) too.
 // CHECK-LABEL: func.func @one_shot
-// CHECK: mask = none {linea.form = "oneshot"}
-// CHECK: mask = causal {linea.form = "oneshot"}
+// CHECK: mask = none form = oneshot :
+// CHECK: mask = causal form = oneshot :
 func.func @one_shot(%q: tensor<4096x64xf32>, %d: tensor<1x64xf32>, %s0: tensor<64x64xf32>)
     -> (tensor<4096x64xf32>, tensor<1x64xf32>, tensor<64x64xf32>) {
   // expected-remark @+1 {{form oneshot; weighed: oneshot}}
@@ -38,7 +38,7 @@ func.func @one_shot(%q: tensor<4096x64xf32>, %d: tensor<1x64xf32>, %s0: tensor<6
 
 // A few tokens: the quadratic masked form is cheapest.
 // CHECK-LABEL: func.func @short_causal
-// CHECK: {linea.form = "quadratic"}
+// CHECK: mask = causal form = quadratic :
 func.func @short_causal(%q: tensor<8x64xf32>) -> tensor<8x64xf32> {
   // expected-remark @+1 {{form quadratic; weighed:}}
   %o = linea.linear_attention %q, %q, %q mask = causal
@@ -48,10 +48,10 @@ func.func @short_causal(%q: tensor<8x64xf32>) -> tensor<8x64xf32> {
 
 // -----
 
-// Forcing the one-shot form on a causal region is not legal: the model says
-// so and chooses by cost.
+// An unsplit prefix has no legal form of its own: forcing one leaves it
+// undecided (linea-split-prefix comes first).
 // QUAD-LABEL: func.func @no_choice
-// QUAD-NOT: linea.form = "quadratic"
+// QUAD: linea.linear_attention {{.*}} mask = prefix(%{{[a-z0-9_]+}}) : tensor
 func.func @no_choice(%q: tensor<8x64xf32>, %j: index) -> tensor<8x64xf32> {
   // An unsplit prefix has no form of its own yet.
   %o = linea.linear_attention %q, %q, %q mask = prefix(%j)
@@ -65,9 +65,9 @@ func.func @no_choice(%q: tensor<8x64xf32>, %j: index) -> tensor<8x64xf32> {
 // whose loops run in order, the sequential scan wins; on the GPU the
 // blocked one.
 // CHECK-LABEL: func.func @presum
-// CHECK: linea.presum {{.*}} {linea.form = "scan"}
+// CHECK: linea.presum {{.*}} form = scan :
 // GPU-LABEL: func.func @presum
-// GPU: linea.presum {{.*}} {linea.form = "blocked_scan"}
+// GPU: linea.presum {{.*}} form = blocked_scan :
 func.func @presum(%x: tensor<16x4096x64xf32>) -> tensor<16x4096x64xf32> {
   // expected-remark @+1 {{form scan; weighed: scan}}
   %y = linea.presum %x : tensor<16x4096x64xf32>

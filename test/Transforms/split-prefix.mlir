@@ -10,10 +10,10 @@
 // CHECK: %[[JC:.+]] = arith.minsi %[[LOW]], %[[L]]
 // CHECK: %[[REST:.+]] = arith.subi %[[L]], %[[JC]]
 // CHECK-DAG: %[[QH:.+]] = tensor.extract_slice %[[Q]][0, 0, 0] [2, %[[JC]], 8]
-// CHECK-DAG: %[[QT:.+]] = tensor.extract_slice %[[Q]][0, %[[JC]], 0] [2, %[[REST]], 8]
 // CHECK-DAG: %[[VH:.+]] = tensor.extract_slice %[[V]][0, 0, 0] [2, %[[JC]], 4]
-// CHECK-DAG: %[[VT:.+]] = tensor.extract_slice %[[V]][0, %[[JC]], 0] [2, %[[REST]], 4]
 // CHECK: %[[OH:[a-z0-9_]+]], %[[S:[a-z0-9_]+]] = linea.linear_attention %[[QH]], %{{.+}}, %[[VH]] mask = none
+// CHECK-DAG: %[[QT:.+]] = tensor.extract_slice %[[Q]][0, %[[JC]], 0] [2, %[[REST]], 8]
+// CHECK-DAG: %[[VT:.+]] = tensor.extract_slice %[[V]][0, %[[JC]], 0] [2, %[[REST]], 4]
 // CHECK: %[[OT:[a-z0-9_]+]], %[[SF:[a-z0-9_]+]] = linea.linear_attention %[[QT]], %{{.+}}, %[[VT]] init(%[[S]]) mask = causal
 // CHECK: %[[H:.+]] = tensor.insert_slice %[[OH]] into %{{.+}}[0, 0, 0]
 // CHECK: %[[OUT:.+]] = tensor.insert_slice %[[OT]] into %[[H]][0, %[[JC]], 0]
@@ -27,10 +27,10 @@ func.func @dynamic_prefix(%q: tensor<2x?x8xf32>, %v: tensor<2x?x4xf32>, %j: inde
 
 // -----
 
-// A gated prefix part is a prefix over exactly its own rows (bidirectional,
-// reading S_{j-1}); its final state seeds the causal rest.
+// A gated prefix part is bidirectional over exactly its own rows (mask =
+// none, every row reading S_{j-1}); its final state seeds the causal rest.
 // CHECK-LABEL: func.func @gated_static_prefix
-// CHECK: %[[OH:[a-z0-9_]+]], %[[S:[a-z0-9_]+]] = linea.gated_linear_attention {{.*}} mask = prefix(5) : tensor<5x8xf32>, tensor<5x8xf32>, tensor<5x4xf32>, tensor<5xf32> -> tensor<5x4xf32>, tensor<8x4xf32>
+// CHECK: %[[OH:[a-z0-9_]+]], %[[S:[a-z0-9_]+]] = linea.gated_linear_attention {{.*}} mask = none : tensor<5x8xf32>, tensor<5x8xf32>, tensor<5x4xf32>, tensor<5xf32> -> tensor<5x4xf32>, tensor<8x4xf32>
 // CHECK: linea.gated_linear_attention {{.*}} init(%[[S]]) mask = causal : tensor<7x8xf32>, tensor<7x8xf32>, tensor<7x4xf32>, tensor<7xf32>, tensor<8x4xf32> -> tensor<7x4xf32>
 // CHECK-NOT: linea.gated_linear_attention
 func.func @gated_static_prefix(%q: tensor<12x8xf32>, %v: tensor<12x4xf32>, %g: tensor<12xf32>) -> tensor<12x4xf32> {

@@ -1,55 +1,47 @@
-//===- CostModel.h - which form each attention op takes -------*- C++ -*-===//
+//===- CostModel.h - which form each op takes ------------------*- C++ -*-===//
 //
 // Every form decision of the optimizer is made here, from the static dims
-// and a target: the one-shot state (bidirectional regions, and the
-// recurrent decode step when L = 1), the quadratic masked form, and the
-// chunked algorithm at each candidate chunk size. The rewrites only obey.
+// and a target description: for linear attention the one-shot state
+// (bidirectional regions, and the recurrent decode step when L = 1), the
+// quadratic masked form, and the chunked algorithm at each candidate chunk
+// size; for presum the sequential or the blocked scan. The op says which
+// forms are legal (FormOpInterface); linea-select-forms records the choice
+// as the op's `form` attribute and the rewrites obey it.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LINEA_ANALYSIS_COSTMODEL_H
 #define LINEA_ANALYSIS_COSTMODEL_H
 
-#include "mlir/IR/Operation.h"
+#include "linea/Dialect/LineaOps.h"
+#include "linea/Target/Target.h"
+
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringRef.h"
 
 #include <optional>
 #include <string>
 
 namespace mlir::linea {
 
-/// Attention forms (one-shot, chunked, quadratic) and presum forms (the
-/// sequential scan, the blocked two-level scan).
-enum class Form { OneShot, Chunked, Quadratic, Scan, BlockedScan };
-
-llvm::StringRef stringifyForm(Form form);
-std::optional<Form> symbolizeForm(llvm::StringRef name);
-
-/// The machine the costs are weighed for: a roofline plus a fixed cost per
-/// sequential loop iteration (chunks run one after another).
-struct TargetModel {
-  std::string name;
-  double flopsPerSecond;
-  double bytesPerSecond;
-  double secondsPerIteration;
-  /// Rows at which a contraction reaches half of peak.
-  double contractionTile;
-  /// Independent blocks the lowering runs at once (1: loops run in order).
-  double parallelUnits;
-  llvm::SmallVector<int64_t> chunkCandidates;
-  /// Shared memory a sequence block (one block running one sequence's chunk
-  /// loop) may use; 0 when the target has no such blocks.
-  double sharedMemoryPerBlock = 0;
-
-  static TargetModel cpu();
-  static TargetModel gpu();
-  static std::optional<TargetModel> byName(llvm::StringRef name);
+/// What a user asks of the cost model: choose (automatic), or force one
+/// form wherever it is legal.
+enum class FormPreference {
+  automatic,
+  oneshot,
+  chunked,
+  quadratic,
+  scan,
+  blocked_scan
 };
 
+/// The forced form of a preference, or none for `automatic`.
+std::optional<FormKind> forcedForm(FormPreference preference);
+/// The command-line spellings (`auto`, `oneshot`, ...).
+llvm::cl::ValuesClass formPreferenceValues();
+
 struct FormEstimate {
-  Form form;
-  int64_t chunkSize = 0; // Chunked only.
+  FormKind kind;
+  int64_t size = 0; // the chunk size of a chunked form
   double flops = 0, bytes = 0, seconds = 0;
 };
 
@@ -66,17 +58,16 @@ constexpr int64_t kAssumedDynamicLength = 4096;
 /// What the estimates assume for a dynamic batch dim.
 constexpr int64_t kAssumedDynamicBatch = 8;
 
-/// The name of the discardable attributes the choice is recorded in.
-constexpr llvm::StringLiteral kFormAttrName = "linea.form";
-constexpr llvm::StringLiteral kChunkSizeAttrName = "linea.chunk_size";
-
-/// Weighs the legal forms of a linear or gated linear attention op (after
-/// prefix splitting: mask none, causal, or a gated whole-sequence prefix),
-/// or of a presum, and picks the cheapest, or `forcedForm` / `forcedChunk`
-/// where legal. Returns std::nullopt for ops that have no choice to make.
-std::optional<FormChoice> chooseForm(Operation *op, const TargetModel &target,
-                                     std::optional<Form> forcedForm = {},
+/// Weighs the legal forms of `op` on `target` and picks the cheapest, or
+/// `forced` / `forcedChunk` where legal. Returns std::nullopt for an op
+/// that has no form to choose (a prefix op before splitting).
+std::optional<FormChoice> chooseForm(FormOpInterface op,
+                                     const TargetDescription &target,
+                                     std::optional<FormKind> forced = {},
                                      int64_t forcedChunk = 0);
+
+/// The chosen form as the attribute the op records.
+FormAttr formAttrFor(MLIRContext *ctx, const FormEstimate &estimate);
 
 /// One line: the choice and every alternative's FLOPs, bytes and time.
 std::string describeChoice(const FormChoice &choice);

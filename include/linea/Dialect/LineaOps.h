@@ -1,4 +1,4 @@
-//===- LineaOps.h - Linea ops ----------------------------------*- C++ -*-===//
+//===- LineaOps.h - Linea ops, attributes and interfaces -------*- C++ -*-===//
 
 #ifndef LINEA_DIALECT_LINEAOPS_H
 #define LINEA_DIALECT_LINEAOPS_H
@@ -8,12 +8,14 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/TilingInterface.h"
 
 #include "linea/Dialect/LineaEnums.h.inc"
 
-#define GET_OP_CLASSES
-#include "linea/Dialect/LineaOps.h.inc"
+#define GET_ATTRDEF_CLASSES
+#include "linea/Dialect/LineaAttrs.h.inc"
 
 namespace mlir::linea {
 
@@ -22,6 +24,32 @@ inline int64_t seqDim(ShapedType t) { return t.getRank() - 2; }
 inline int64_t featureDim(ShapedType t) { return t.getRank() - 1; }
 inline int64_t numBatchDims(ShapedType t) { return t.getRank() - 2; }
 
+/// The largest chunk or block size a form may carry: far from where index
+/// arithmetic on it could overflow (`2 * size`, `size * size`).
+inline constexpr int64_t kMaxFormSize = int64_t(1) << 24;
+
+/// Everything that defines a linear-attention op, gated or not: what
+/// LinearAttentionOpInterface::getSpec reads and createLike builds from.
+struct LinearAttentionSpec {
+  Value query, key, value;
+  Value gate;         // null: ungated
+  Value initialState; // null: zero
+  Value prefixIndex;  // the dynamic prefix length, or null
+  Mask mask = Mask::causal;
+  std::optional<int64_t> prefixLength; // the static prefix length
+  FeatureMap featureMap = FeatureMap::identity;
+  float scale = 1.0f;
+  bool normalize = false;
+  FormAttr form; // null: no form chosen
+  Type outputType;
+  Type finalStateType; // null: no final-state result
+};
+
 } // namespace mlir::linea
+
+#include "linea/Dialect/LineaInterfaces.h.inc"
+
+#define GET_OP_CLASSES
+#include "linea/Dialect/LineaOps.h.inc"
 
 #endif // LINEA_DIALECT_LINEAOPS_H

@@ -3,6 +3,9 @@
 #ifndef LINEA_PIPELINES_PIPELINES_H
 #define LINEA_PIPELINES_PIPELINES_H
 
+#include "linea/Analysis/CostModel.h"
+#include "linea/Target/Target.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -13,14 +16,14 @@
 namespace mlir::linea {
 
 struct OptimizeOptions : public PassPipelineOptions<OptimizeOptions> {
-  Option<std::string> target{*this, "target",
-                             llvm::cl::desc("cpu or gpu: what the cost model "
-                                            "weighs for"),
-                             llvm::cl::init("cpu")};
-  Option<std::string> form{
+  Option<TargetKind> target{*this, "target",
+                            llvm::cl::desc("What the cost model weighs for"),
+                            llvm::cl::init(TargetKind::cpu),
+                            targetKindValues()};
+  Option<FormPreference> form{
       *this, "form",
-      llvm::cl::desc("auto, or force oneshot, chunked or quadratic"),
-      llvm::cl::init("auto")};
+      llvm::cl::desc("auto, or force a form wherever it is legal"),
+      llvm::cl::init(FormPreference::automatic), formPreferenceValues()};
   Option<int64_t> chunkSize{*this, "chunk-size",
                             llvm::cl::desc("Force a chunk size (0 = choose)"),
                             llvm::cl::init(0)};
@@ -39,27 +42,34 @@ void buildOptimizePipeline(OpPassManager &pm,
 /// bufferization and the upstream conversions to the LLVM dialect.
 void buildLowerToCPUPipeline(OpPassManager &pm);
 
+/// What the gpu.binary of linea-lower-to-nvvm holds.
+enum class BinaryFormat { bin, isa, fatbin };
+
 struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("The NVIDIA target, e.g. sm_80, sm_90a"),
                            llvm::cl::init("sm_80")};
-  Option<std::string> format{
-      *this, "format",
-      llvm::cl::desc("gpu.binary contents: bin (cubin), isa (PTX) or fatbin"),
-      llvm::cl::init("bin")};
-  Option<int64_t> blockSize{*this, "block-size",
-                            llvm::cl::desc("Threads per block"),
-                            llvm::cl::init(256)};
-  Option<std::string> precision{
+  Option<BinaryFormat> format{
+      *this, "format", llvm::cl::desc("gpu.binary contents"),
+      llvm::cl::init(BinaryFormat::bin),
+      llvm::cl::values(
+          clEnumValN(BinaryFormat::bin, "bin", "cubin"),
+          clEnumValN(BinaryFormat::isa, "isa", "PTX"),
+          clEnumValN(BinaryFormat::fatbin, "fatbin", "a fat binary"))};
+  Option<int64_t> blockSize{
+      *this, "block-size",
+      llvm::cl::desc("Threads per block (default: the GPU target's)"),
+      llvm::cl::init(TargetDescription::get(TargetKind::gpu).threadsPerBlock)};
+  Option<Precision> precision{
       *this, "precision",
       llvm::cl::desc("f32 (CUDA cores), or f16 or bf16: f32 operands of "
                      "the contractions are converted on load for tensor "
                      "cores (mma.sync, f32 accumulation)"),
-      llvm::cl::init("f32")};
-  Option<std::string> form{
+      llvm::cl::init(Precision::f32), precisionValues()};
+  Option<FormPreference> form{
       *this, "form",
       llvm::cl::desc("auto, or force a form (as linea-optimize's option)"),
-      llvm::cl::init("auto")};
+      llvm::cl::init(FormPreference::automatic), formPreferenceValues()};
   Option<int64_t> chunkSize{*this, "chunk-size",
                             llvm::cl::desc("Force the chunk size (0 = the "
                                            "cost model's choice for the GPU)"),

@@ -3,6 +3,9 @@
 #ifndef LINEA_TRANSFORMS_PASSES_H
 #define LINEA_TRANSFORMS_PASSES_H
 
+#include "linea/Analysis/CostModel.h"
+#include "linea/Target/Target.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -26,9 +29,12 @@ void populateFoldToLoopPatterns(RewritePatternSet &patterns);
 void populateSplitPrefixPatterns(RewritePatternSet &patterns);
 /// Bidirectional regions -> one-shot state contractions.
 void populatePrefixToOneShotPatterns(RewritePatternSet &patterns);
-/// Causal regions -> chunked loops; `chunkSize` 0 asks the cost model.
+/// Causal regions -> chunked loops; `chunkSize` is for ops without a
+/// chosen form (0: kDefaultChunkSize).
 void populateCausalToChunkedPatterns(RewritePatternSet &patterns,
                                      int64_t chunkSize);
+/// The chunk size of a chunked op that has neither a form nor an option.
+constexpr int64_t kDefaultChunkSize = 64;
 /// presum -> blocked two-level scan; `blockSize` 0 chooses.
 void populatePresumToScanPatterns(RewritePatternSet &patterns,
                                   int64_t blockSize);

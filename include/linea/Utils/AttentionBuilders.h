@@ -98,6 +98,14 @@ Value decayRows(OpBuilder &b, Location loc, int64_t numBatch, Value x,
 Value decayState(OpBuilder &b, Location loc, int64_t numBatch, Value s,
                  Value log, bool scalarGate);
 
+/// The gated state after rows `k`, `v` with log-decays `g`, from `state`:
+/// `diag(exp(sum_t g_t)) state + sum_t diag(exp(sum_{s > t} g_s)) k_t^T v_t`,
+/// written into `state`. Every exponent is a sum over its own interval, so
+/// `<= 0`. With `stateIsZero` the decay of `state` is skipped.
+Value gatedStateUpdate(OpBuilder &b, Location loc, int64_t numBatch, Value k,
+                       Value v, Value g, Value state, bool scalarGate,
+                       bool stateIsZero);
+
 /// `sum_t g[B..., t, (d)]`: `[B..., Dk]`, or `[B...]` for a scalar gate.
 Value sumOverSequence(OpBuilder &b, Location loc, int64_t numBatch, Value g,
                       bool scalarGate);

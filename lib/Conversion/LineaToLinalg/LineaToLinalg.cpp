@@ -1,9 +1,12 @@
 //===- LineaToLinalg.cpp - the reference lowering of Linea ops ------------===//
 //
 // Each op becomes linalg/scf/tensor IR that computes SPEC's definition
-// directly: masked quadratic forms for the attentions, a sequential scan for
-// presum, a segment loop for fold. Correctness by inspection is the goal;
-// the optimizing passes are measured against this.
+// directly: the masked quadratic form for linear attention, the recurrence
+// for gated linear attention, masked softmax, a sequential scan for presum,
+// a segment loop for fold. Correctness by inspection is the goal; the
+// optimizing passes are measured against this. It runs under the dialect
+// conversion driver with every Linea op illegal, so anything it cannot
+// lower is reported by the driver.
 //
 // All arithmetic is f32; f16/bf16 operands are extended on entry.
 //
@@ -11,8 +14,8 @@
 
 #include "linea/Conversion/Passes.h"
 #include "linea/Dialect/LineaOps.h"
-#include "linea/Transforms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/FoldBuilders.h"
 #include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -21,7 +24,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 #include <limits>
 
@@ -59,22 +62,13 @@ Value prefixLengthValue(OpBuilder &b, Location loc,
                            tensor::DimOp::create(b, loc, query, seq));
 }
 
-/// The last key position row `i` sees: `p(i)` such that the row sums over
-/// `t <= p(i)`. none: L - 1; causal: i; prefix(j): max(i, j - 1).
-Value lastVisibleKey(OpBuilder &b, Location loc, Mask mask, Value row,
-                     Value prefixLength, Value seqLen) {
-  switch (mask) {
-  case Mask::none:
-    return arith::SubIOp::create(b, loc, seqLen, indexConst(b, loc, 1));
-  case Mask::causal:
-    return row;
-  case Mask::prefix: {
-    Value lastPrefix =
-        arith::SubIOp::create(b, loc, prefixLength, indexConst(b, loc, 1));
-    return arith::MaxSIOp::create(b, loc, row, lastPrefix);
-  }
-  }
-  llvm_unreachable("unknown mask");
+/// The last key position row `i` sees when rows [0, j) are bidirectional:
+/// `p(i) = max(i, j - 1)`, the row sums over `t <= p(i)` (none: j = L;
+/// causal: j = 0).
+Value lastVisibleKey(OpBuilder &b, Location loc, Value row, Value prefix) {
+  Value lastPrefix =
+      arith::SubIOp::create(b, loc, prefix, indexConst(b, loc, 1));
+  return arith::MaxSIOp::create(b, loc, row, lastPrefix);
 }
 
 Value isVisible(OpBuilder &b, Location loc, Value key, Value lastKey) {
@@ -145,13 +139,93 @@ Value finishOutput(OpBuilder &b, Location loc, const AttentionDims &dims,
 }
 
 //===----------------------------------------------------------------------===//
-// linea.linear_attention: the masked quadratic form
+// linea.gated_linear_attention: the recurrence
 //===----------------------------------------------------------------------===//
 
-struct LowerLinearAttention : OpRewritePattern<LinearAttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// Rows `[start, start + 1)` of `x` along the sequence dim.
+Value rowAt(OpBuilder &b, Location loc, Value x, int64_t seq, Value start) {
+  return sliceAlong(b, loc, x, seq, start, b.getIndexAttr(1));
+}
 
-  LogicalResult matchAndRewrite(LinearAttentionOp op,
+/// One step of the recurrence: S = diag(exp(g_t)) S + k_t^T v_t. The
+/// exponent is g_t itself: nothing is ever a difference of large sums.
+Value recurrenceStep(OpBuilder &b, Location loc, int64_t numBatch, Value kRow,
+                     Value vRow, Value gRow, Value state, bool scalarGate) {
+  Value decay = sumOverSequence(b, loc, numBatch, gRow, scalarGate);
+  state = decayState(b, loc, numBatch, state, decay, scalarGate);
+  return transposedMatmulAccumulate(b, loc, numBatch, kRow, vRow, state);
+}
+
+/// The gated definition: S_t = diag(exp(g_t)) S_{t-1} + k_t^T v_t from S0;
+/// rows [0, j) read S_{j-1}, rows [j, L) read S_i. Returns the unscaled f32
+/// rows and the final state S_{L-1}.
+std::pair<Value, Value> gatedRecurrence(OpBuilder &b, Location loc,
+                                        const AttentionDims &dims, Value q,
+                                        Value k, Value v, Value g, Value init,
+                                        Value prefix, bool scalarGate) {
+  int64_t seq = dims.numBatch;
+  Value length = getValueOrCreateConstantIndexOp(b, loc, dims.seqLen);
+  Value zero = indexConst(b, loc, 0), one = indexConst(b, loc, 1);
+  Value state = dims.zerosState(b, loc);
+  if (init)
+    state = linalg::CopyOp::create(b, loc, init, state).getResult(0);
+  auto step = [&](OpBuilder &nb, Location l, Value t, Value s) {
+    return recurrenceStep(nb, l, dims.numBatch, rowAt(nb, l, k, seq, t),
+                          rowAt(nb, l, v, seq, t), rowAt(nb, l, g, seq, t), s,
+                          scalarGate);
+  };
+  // The prefix rows [0, j): the state after them, then every row reads it.
+  state = scf::ForOp::create(
+              b, loc, zero, prefix, one, ValueRange{state},
+              [&](OpBuilder &nb, Location l, Value t, ValueRange carried) {
+                scf::YieldOp::create(nb, l, step(nb, l, t, carried[0]));
+              })
+              .getResult(0);
+  Value out = dims.zeros(b, loc, dims.valueDim);
+  Value prefixRows = matmulAccumulate(
+      b, loc, dims.numBatch,
+      sliceAlong(b, loc, q, seq, b.getIndexAttr(0), prefix), state,
+      sliceAlong(b, loc, out, seq, b.getIndexAttr(0), prefix));
+  out = insertAlong(b, loc, prefixRows, out, seq, b.getIndexAttr(0));
+  // The rows [j, L): each reads the state after itself.
+  auto rest = scf::ForOp::create(
+      b, loc, prefix, length, one, ValueRange{state, out},
+      [&](OpBuilder &nb, Location l, Value t, ValueRange carried) {
+        Value next = step(nb, l, t, carried[0]);
+        Value outRow = rowAt(nb, l, carried[1], seq, t);
+        Value row = matmulAccumulate(nb, l, dims.numBatch,
+                                     rowAt(nb, l, q, seq, t), next, outRow);
+        Value written = insertAlong(nb, l, row, carried[1], seq, t);
+        scf::YieldOp::create(nb, l, ValueRange{next, written});
+      });
+  return {rest.getResult(1), rest.getResult(0)};
+}
+
+//===----------------------------------------------------------------------===//
+// linea.linear_attention and linea.gated_linear_attention
+//===----------------------------------------------------------------------===//
+
+/// The prefix length j: rows [0, j) read the state after row j - 1 (L for
+/// a bidirectional op, 0 for a causal one).
+Value bidirectionalRows(OpBuilder &b, Location loc,
+                        LinearAttentionOpInterface op, Value seqLen) {
+  switch (op.getMask()) {
+  case Mask::none:
+    return seqLen;
+  case Mask::causal:
+    return indexConst(b, loc, 0);
+  case Mask::prefix:
+    return prefixLengthValue(b, loc, op.getStaticPrefixLength(),
+                             op.getPrefixIndex(), op.getQuery());
+  }
+  llvm_unreachable("unknown mask");
+}
+
+struct LowerLinearAttention
+    : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+
+  LogicalResult matchAndRewrite(LinearAttentionOpInterface op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     FeatureMap map = op.getFeatureMap();
@@ -162,124 +236,47 @@ struct LowerLinearAttention : OpRewritePattern<LinearAttentionOp> {
     Value v = castToF32(rewriter, loc, op.getValue());
     AttentionDims dims(rewriter, loc, q, v);
     Value seqLen = getValueOrCreateConstantIndexOp(rewriter, loc, dims.seqLen);
-    Value prefix = prefixLengthValue(rewriter, loc, op.getPrefixLength(),
-                                     op.getPrefixIndex(), op.getQuery());
+    Value prefix = bidirectionalRows(rewriter, loc, op, seqLen);
+    Value init = op.getInitialState();
+    float scale = op.getScale().convertToFloat();
+    Type elementType = op.getOutput().getType().getElementType();
 
-    // a[i, t] = [t <= p(i)] * phi(q_i) . phi(k_t)
+    SmallVector<Value> results;
+    if (Value g = op.getGate()) {
+      auto [o, state] =
+          gatedRecurrence(rewriter, loc, dims, q, k, v,
+                          castToF32(rewriter, loc, g), init, prefix,
+                          op.hasScalarGate());
+      results.push_back(
+          finishOutput(rewriter, loc, dims, o, Value(), scale, elementType));
+      if (op.getFinalState())
+        results.push_back(state);
+      rewriter.replaceOp(op, results);
+      return success();
+    }
+
+    // a[i, t] = [t <= p(i)] * phi(q_i) . phi(k_t), p(i) = max(i, j - 1).
     Value scores = maskedScores(
         rewriter, loc, dims.numBatch, q, k,
         [&](OpBuilder &b, Location l, Value row, Value col) {
           return isVisible(
-              b, l, col, lastVisibleKey(b, l, op.getMask(), row, prefix, seqLen));
+              b, l, col, lastVisibleKey(b, l, row, prefix));
         });
     Value o = matmulAccumulate(rewriter, loc, dims.numBatch, scores, v,
                                dims.zeros(rewriter, loc, dims.valueDim));
-    Value init = op.getInitialState();
     if (init)
       o = matmulAccumulate(rewriter, loc, dims.numBatch, q, init, o);
     Value denominator;
     if (op.getNormalize())
       denominator = rowSums(rewriter, loc, dims.numBatch, scores);
-    Value out = finishOutput(rewriter, loc, dims, o, denominator,
-                             op.getScale().convertToFloat(),
-                             op.getOutput().getType().getElementType());
-
-    SmallVector<Value> results{out};
+    results.push_back(finishOutput(rewriter, loc, dims, o, denominator, scale,
+                                   elementType));
     if (op.getFinalState())
       results.push_back(transposedMatmulAccumulate(
           rewriter, loc, dims.numBatch, k, v,
           init ? init : dims.zerosState(rewriter, loc)));
     rewriter.replaceOp(op, results);
     return success();
-  }
-};
-
-//===----------------------------------------------------------------------===//
-// linea.gated_linear_attention: decayed masked quadratic form
-//===----------------------------------------------------------------------===//
-
-struct LowerGatedLinearAttention : OpRewritePattern<GatedLinearAttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(GatedLinearAttentionOp op,
-                                PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value q = castToF32(rewriter, loc, op.getQuery());
-    Value k = castToF32(rewriter, loc, op.getKey());
-    Value v = castToF32(rewriter, loc, op.getValue());
-    Value g = castToF32(rewriter, loc, op.getGate());
-    AttentionDims dims(rewriter, loc, q, v);
-    bool scalarGate = op.hasScalarGate();
-    Value prefix = prefixLengthValue(rewriter, loc, op.getPrefixLength(),
-                                     op.getPrefixIndex(), op.getQuery());
-
-    // b = presum(g): the log of the decay from the start to each position;
-    // row i reads the state after p(i), so its log-decay is b[p(i)].
-    Value cumGate = gatePresum(rewriter, loc, g, dims.numBatch, /*suffix=*/false);
-    Value rowGate = cumGate;
-    if (op.getMask() == Mask::prefix)
-      rowGate = gatherRowGate(rewriter, loc, dims.numBatch, cumGate, prefix);
-
-    // a[i, t] = [t <= p(i)] * sum_d q[i,d] k[t,d] exp(b[p(i),d] - b[t,d])
-    Value scores = decayedScores(
-        rewriter, loc, dims.numBatch, q, k, rowGate, cumGate, scalarGate,
-        [&](OpBuilder &b, Location l, Value row, Value col) {
-          return isVisible(
-              b, l, col, lastVisibleKey(b, l, op.getMask(), row, prefix, {}));
-        });
-    Value o = matmulAccumulate(rewriter, loc, dims.numBatch, scores, v,
-                               dims.zeros(rewriter, loc, dims.valueDim));
-    Value init = op.getInitialState();
-    if (init)
-      o = decayedQueryTimesState(rewriter, loc, dims.numBatch, q, rowGate,
-                                 init, scalarGate, o);
-    Value out = finishOutput(rewriter, loc, dims, o, Value(),
-                             op.getScale().convertToFloat(),
-                             op.getOutput().getType().getElementType());
-    SmallVector<Value> results{out};
-    if (op.getFinalState())
-      results.push_back(
-          finalState(rewriter, loc, dims, k, v, g, init, scalarGate));
-    rewriter.replaceOp(op, results);
-    return success();
-  }
-
-  /// bRow[..., i, (d)] = b[..., max(i, j - 1), (d)].
-  static Value gatherRowGate(OpBuilder &b, Location loc, int64_t numBatch,
-                             Value cumGate, Value prefix) {
-    auto type = cast<RankedTensorType>(cumGate.getType());
-    Value init = tensor::EmptyOp::create(
-        b, loc, tensor::getMixedSizes(b, loc, cumGate), type.getElementType());
-    AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
-    SmallVector<utils::IteratorType> iterators(type.getRank(), kPar);
-    return buildGeneric(
-        b, loc, ValueRange{}, init, {identity}, iterators,
-        [&](OpBuilder &nb, Location l, ValueRange) -> Value {
-          SmallVector<Value> indices;
-          for (int64_t dim = 0; dim < type.getRank(); ++dim)
-            indices.push_back(linalg::IndexOp::create(nb, l, dim));
-          indices[numBatch] = lastVisibleKey(nb, l, Mask::prefix,
-                                             indices[numBatch], prefix, {});
-          return tensor::ExtractOp::create(nb, l, cumGate, indices);
-        });
-  }
-
-  /// S_{L-1} = diag(exp(sum_t g_t)) s0 + sum_t diag(exp(sum_{s>t} g_s)) k_t^T v_t:
-  /// the suffix sums are b_{L-1} - b_t without indexing b_{L-1}, so L = 0
-  /// is fine too.
-  static Value finalState(OpBuilder &b, Location loc, const AttentionDims &dims,
-                          Value k, Value v, Value g, Value initialState,
-                          bool scalarGate) {
-    Value state = dims.zerosState(b, loc);
-    if (initialState) {
-      state = linalg::CopyOp::create(b, loc, initialState, state).getResult(0);
-      Value total = sumOverSequence(b, loc, dims.numBatch, g, scalarGate);
-      state = decayState(b, loc, dims.numBatch, state, total, scalarGate);
-    }
-    Value suffix = gatePresum(b, loc, g, dims.numBatch, /*suffix=*/true);
-    Value decayedKeys = decayRows(b, loc, dims.numBatch, k, suffix, scalarGate);
-    return transposedMatmulAccumulate(b, loc, dims.numBatch, decayedKeys, v,
-                                      state);
   }
 };
 
@@ -414,21 +411,36 @@ struct LowerPresum : OpRewritePattern<PresumOp> {
   }
 };
 
+/// fold: its loop over segments (the body's Linea ops are lowered in turn).
+struct LowerFold : OpRewritePattern<FoldOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FoldOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, buildSegmentLoop(rewriter, op));
+    return success();
+  }
+};
+
+/// folded_attention: the fold it is defined as.
+struct LowerFoldedAttention : OpRewritePattern<FoldedAttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FoldedAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, buildFoldedAttentionFold(rewriter, op).getResults());
+    return success();
+  }
+};
+
 struct ConvertLineaToLinalgPass
     : linea::impl::ConvertLineaToLinalgBase<ConvertLineaToLinalgPass> {
   void runOnOperation() override {
+    ConversionTarget target(getContext());
+    target.addIllegalDialect<LineaDialect>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
-    populateExpandFoldedAttentionPatterns(patterns);
-    populateFoldToLoopPatterns(patterns);
     populateLineaToLinalgPatterns(patterns);
-    (void)applyPatternsGreedily(getOperation(), std::move(patterns));
-    WalkResult leftover = getOperation()->walk([](Operation *op) {
-      if (!isa<LineaDialect>(op->getDialect()))
-        return WalkResult::advance();
-      op->emitOpError() << "could not be lowered by convert-linea-to-linalg";
-      return WalkResult::interrupt();
-    });
-    if (leftover.wasInterrupted())
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
       signalPassFailure();
   }
 };
@@ -436,6 +448,6 @@ struct ConvertLineaToLinalgPass
 } // namespace
 
 void mlir::linea::populateLineaToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerLinearAttention, LowerGatedLinearAttention, LowerAttention,
-               LowerPresum>(patterns.getContext());
+  patterns.add<LowerLinearAttention, LowerAttention, LowerPresum, LowerFold,
+               LowerFoldedAttention>(patterns.getContext());
 }

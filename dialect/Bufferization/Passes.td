@@ -1,0 +1,60 @@
+//===- Passes.td - around bufferization ------------------------*- tablegen -*-===//
+//
+// Passes both targets run around one-shot bufferization: before it, so that
+// accumulators bufferize in their consumers' memory; after it, so that
+// copies compile to loops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LINEA_BUFFERIZATION_PASSES_TD
+#define LINEA_BUFFERIZATION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def LineaUnshareFills : Pass<"linea-unshare-fills"> {
+  let summary = "Give every destination its own linalg.fill before bufferization";
+  let description = [{
+    The forms start many accumulators from zeros, and CSE merges identical
+    `linalg.fill`s on tensors into one value with several destination uses.
+    Bufferized, every use after the first then costs a buffer and a copy of
+    the zeros, and the accumulator can no longer be computed in its
+    consumer's memory (a chunk's output rows in the output itself). This pass
+    clones a `linalg.fill` of a `tensor.empty` for each further destination
+    use, just before the user, so each bufferizes in place
+    (`eliminate-empty-tensors` then places it in the consumer's buffer).
+
+    ```mlir
+    %z = linalg.fill ins(%cst : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+    %a = linalg.generic ... outs(%z : tensor<64x64xf32>)
+    %b = linalg.generic ... outs(%z : tensor<64x64xf32>)
+    // becomes: %b's destination is a fill of its own
+    %e2 = tensor.empty() : tensor<64x64xf32>
+    %z2 = linalg.fill ins(%cst : f32) outs(%e2 : tensor<64x64xf32>) -> tensor<64x64xf32>
+    %b = linalg.generic ... outs(%z2 : tensor<64x64xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+
+def LineaLowerCopies : Pass<"linea-lower-copies"> {
+  let summary = "memref.copy becomes linalg.copy (compiled loops, not a runtime call)";
+  let description = [{
+    After bufferization, copies between strided views (a row of a sequence
+    tensor, say) are `memref.copy`, which the LLVM lowering turns into a call
+    to the generic, element-at-a-time `memrefCopy` of MLIR's C runner
+    utilities. As `linalg.copy` they become plain loops that LLVM vectorizes.
+    Part of `linea-lower-to-cpu`.
+
+    ```mlir
+    memref.copy %a, %b : memref<16x1x64xf32> to memref<16x1x64xf32, strided<[131072, 64, 1], offset: ?>>
+    // becomes
+    linalg.copy ins(%a : memref<16x1x64xf32>) outs(%b : memref<16x1x64xf32, strided<...>>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+
+#endif // LINEA_BUFFERIZATION_PASSES_TD

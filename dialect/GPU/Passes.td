@@ -1,0 +1,275 @@
+//===- Passes.td - Linea's GPU passes --------------------------*- tablegen -*-===//
+//
+// linalg and scf (and Linea's tileable ops) to GPU blocks, threads, tensor
+// cores and kernels. None of these converts a Linea op; their numbers come
+// from the GPU target description (linea/Target/Target.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LINEA_GPU_PASSES_TD
+#define LINEA_GPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def LineaDistributeSequences : Pass<"linea-distribute-sequences"> {
+  let summary = "Tile chunked causal ops into one GPU block per sequence";
+  let description = [{
+    A causal `linear_attention` or `gated_linear_attention` whose form is
+    chunked carries its state along the sequence only: every (batch, head)
+    and every tile of value columns is independent. This pass tiles such an
+    op through its `TilingInterface` (upstream `scf::tileUsingSCF`) with
+    tile size 1 over the batch dims and `value-tile` over the value columns
+    (when `Dv` is a static multiple of it, with at least two tiles), into an
+    `scf.forall` mapped to GPU blocks (`#gpu.block<linear_dim_N>`): each
+    iteration is one sequence block. The chunked rewrite then builds its
+    chunk loop inside, and `linea-map-to-gpu` runs each iteration as one
+    block that keeps `S` in shared memory.
+
+    Ops of other forms are left alone, as are ops that are one sequence
+    already and are not split over value tiles.
+
+    ```mlir
+    %o = linea.linear_attention %q, %k, %v mask = causal
+        form = #linea.form<chunked, 64> : tensor<2x4x256x64xf32>, ...
+    // becomes
+    %o = scf.forall (%b, %h) in (2, 4) shared_outs(%out = %empty) -> (tensor<2x4x256x64xf32>) {
+      %qs = tensor.extract_slice %q[%b, %h, 0, 0] [1, 1, 256, 64] [1, 1, 1, 1]
+          : tensor<2x4x256x64xf32> to tensor<1x1x256x64xf32>
+      ...
+      %os = linea.linear_attention %qs, %ks, %vs mask = causal
+          form = #linea.form<chunked, 64> : ...
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %os into %out[%b, %h, 0, 0] [1, 1, 256, 64] [1, 1, 1, 1] : ...
+      }
+    } {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]}
+    ```
+  }];
+  let options = [
+    Option<"valueTile", "value-tile", "int64_t",
+           /*default=*/"::mlir::linea::TargetDescription::get(::mlir::linea::TargetKind::gpu).valueTile",
+           "Value columns per block (0 = all of them; default: the GPU "
+           "target's)">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::gpu::GPUDialect"];
+}
+
+def LineaMapToGPU : Pass<"linea-map-to-gpu"> {
+  let summary = "Map linalg ops (on buffers) and sequence loops to GPU blocks and threads";
+  let description = [{
+    For GPU lowering, after bufferization. Two mappings:
+
+    - An `scf.forall` mapped to GPU blocks (a sequence block, from
+      `linea-distribute-sequences`) whose temporaries have static sizes that
+      fit in `shared-memory` bytes stays: each iteration is one block, whose
+      body (the chunk loop) stays sequential. Each linalg op inside is
+      spread over the block's `block-size` threads: an `scf.parallel` on
+      thread x whose threads stride over the op's parallel iterations. The
+      end of each thread loop is a barrier (see
+      `linea-sequence-blocks-to-launch`). A forall that does not fit, or
+      that is not mapped to blocks, becomes a host loop.
+    - Every other `linalg.generic` gets its loops reordered parallel dims
+      first, becomes one `scf.parallel` over them (the reductions stay
+      sequential inside, per thread), which is collapsed to one dimension
+      and tiled into blocks of `block-size` threads, and marked for
+      `convert-parallel-loops-to-gpu`: the outer loop on block x, the inner
+      one on thread x. Host-side loops (segment loops, scans) stay on the
+      host and launch one kernel per step.
+
+    Before conversion to `gpu`, the result runs on the CPU as it stands (the
+    parallel loops in order), which is how the GPU algorithm is checked.
+
+    ```mlir
+    linalg.generic ... ins(%a, %b : memref<2x?x8xf32>, ...) outs(%c : memref<2x?x4xf32>)
+    // becomes
+    scf.parallel (%block) = ... {
+      scf.parallel (%thread) = ... { scf.for %t ... { ... } }
+    } {mapping = [#gpu.loop_dim_map<processor = block_x, ...>]}
+
+    scf.forall (%b, %h) in (2, 4) { scf.for %chunk ... { linalg.generic ... } }
+        {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]}
+    // becomes
+    scf.forall (%b, %h) in (2, 4) {
+      scf.for %chunk ... {
+        scf.parallel (%t) = (%c0) to (%c256) step (%c1) {
+          scf.for %i = %t to %n step %c256 { ... }
+        } {mapping = [#gpu.loop_dim_map<processor = thread_x, ...>]}
+      }
+    } {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]}
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t",
+           /*default=*/"::mlir::linea::TargetDescription::get(::mlir::linea::TargetKind::gpu).threadsPerBlock",
+           "Threads per block (default: the GPU target's)">,
+    Option<"sharedMemory", "shared-memory", "int64_t",
+           /*default=*/"::mlir::linea::TargetDescription::get(::mlir::linea::TargetKind::gpu).sharedMemoryPerBlock",
+           "Bytes of shared memory a sequence block may use for its "
+           "temporaries (default: the GPU target's)">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
+
+def LineaSequenceBlocksToLaunch : Pass<"linea-sequence-blocks-to-launch"> {
+  let summary = "Sequence blocks from linea-map-to-gpu become gpu.launch with barriers";
+  let description = [{
+    An `scf.forall` mapped to GPU blocks (a sequence block, as
+    `linea-map-to-gpu` leaves it) becomes a `gpu.launch` with one block per
+    iteration (the loop's dims linearized into block x). Its body,
+    sequential loops included, runs
+    in every thread; each thread-mapped `scf.parallel` inside is replaced by
+    its body for `thread_id x`, followed by `gpu.barrier`, so the next op
+    sees all of this one's writes. Static `memref.alloc`s in the body become
+    workgroup (shared) memory, cast to the generic address space, and their
+    deallocs disappear.
+
+    ```mlir
+    scf.forall (%b, %h) in (2, 4) {
+      %s = memref.alloc() : memref<64x64xf32>
+      scf.for %chunk ... { scf.parallel (%t) = (%c0) to (%c256) step (%c1) { ... } {mapping = [...thread_x...]} }
+    } {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]}
+    // becomes
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c8, ...) threads(%tx, %ty, %tz) in (%sx = %c256, ...)
+        workgroup(%ws : memref<64x64xf32, #gpu.address_space<workgroup>>) {
+      %s = memref.memory_space_cast %ws : ... to memref<64x64xf32>
+      scf.for %chunk ... { ... body for %tx ...; gpu.barrier }
+      gpu.terminator
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+
+def LineaHostSharedAllocs : Pass<"linea-host-shared-allocs"> {
+  let summary = "Host buffers used by kernels become gpu.alloc host_shared";
+  let description = [{
+    After `convert-parallel-loops-to-gpu`, every `memref.alloc` and
+    `memref.dealloc` outside the kernels becomes `gpu.alloc host_shared` and
+    an asynchronous `gpu.dealloc` between two `gpu.wait`s: managed memory,
+    which the host loops and the kernels both address. Function arguments
+    are the caller's to provide the same way.
+
+    ```mlir
+    %a = memref.alloc() : memref<16x64xf32>
+    // becomes
+    %a = gpu.alloc host_shared () : memref<16x64xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+
+def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
+  let summary = "Matmul contractions become warp-level tensor-core MMA (mma.sync m16n8k16)";
+  let description = [{
+    On buffers, before `linea-map-to-gpu`. A `linalg.generic` that is one of
+    Linea's two contraction shapes, `O[b, i, e] += A[b, i, t] M[b, t, e]`
+    (`O = Q S`, scores times values) or `S[b, d, e] += K[b, t, d] V[b, t, e]`
+    (the state update `K^T V`), with static f32 operands whose M and K are
+    multiples of 16 and N a multiple of 8, becomes warps of tensor-core
+    steps: each warp takes 16 x 8 output tiles in turn, loads the f32
+    accumulator fragment, and runs `nvvm.mma.sync` m16n8k16 (row.col, f32
+    accumulation) over K. Each lane loads its own fragment elements straight
+    from the operands (any strides, the transposed K included), converting
+    f32 to `precision` (f16 or bf16) on load: no converted copies.
+
+    Outside a sequence block the op becomes a grid of blocks of
+    `block-size` threads (`block-size / 32` warps each); inside one (an
+    `scf.forall` mapped to GPU blocks, from `linea-distribute-sequences`) it
+    becomes one block's thread loop, so the sequence block's chunk loop
+    keeps its contractions on tensor cores. Both are GPU-mapped
+    `scf.parallel`s.
+
+    (Linea emits `nvvm.mma.sync` rather than `nvgpu.mma.sync` because the
+    latter's NVVM lowering in MLIR 22 refuses bf16 operands.)
+
+    ```mlir
+    linalg.generic {... ["parallel", "reduction", "parallel", "parallel"]}
+        ins(%k, %v : memref<4x1024x64xf32>, memref<4x1024x64xf32>) outs(%s : memref<4x64x64xf32>)
+    // becomes
+    scf.parallel (%block) = ... {
+      scf.parallel (%thread) = ... {
+        scf.for %tile = %warp to %c128 step %numWarps {
+          ... scf.for %k ... iter_args(...) {
+            ... memref.load, arith.truncf, vector.from_elements ...
+            %d = nvvm.mma.sync A[...] B[...] C[...] {layoutA = #nvvm.mma_layout<row>,
+                layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} ...
+          }
+          ... memref.store ...
+        }
+      } {mapping = [#gpu.loop_dim_map<processor = thread_x, ...>]}
+    } {mapping = [#gpu.loop_dim_map<processor = block_x, ...>]}
+    ```
+  }];
+  let options = [
+    Option<"precision", "precision", "::mlir::linea::Precision",
+           /*default=*/"::mlir::linea::Precision::f16",
+           "Tensor-core operand type: f16 or bf16",
+           "::mlir::linea::precisionValues()">,
+    Option<"blockSize", "block-size", "int64_t",
+           /*default=*/"::mlir::linea::TargetDescription::get(::mlir::linea::TargetKind::gpu).threadsPerBlock",
+           "Threads per block (a multiple of 32; default: the GPU target's)">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+
+def LineaLaunchBounds : Pass<"linea-launch-bounds", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Give every kernel a minimum of resident blocks per SM (nvvm.minctasm)";
+  let description = [{
+    After kernel outlining. Without launch bounds ptxas picks a register
+    budget by its own occupancy heuristic; for a 256-thread sequence-block
+    kernel with tensor-core steps it settled on 64 registers and a 4-byte
+    spill. `nvvm.minctasm = N` (PTX `.minnctapersm N`, CUDA's
+    `__launch_bounds__(threads, N)`) states the occupancy Linea wants, and
+    ptxas budgets registers for it: at 256 threads and N = 2, up to 128.
+
+    ```mlir
+    gpu.func @k(...) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+    // becomes
+    gpu.func @k(...) kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32}
+    ```
+  }];
+  let options = [
+    Option<"minBlocksPerSM", "min-blocks-per-sm", "int64_t", /*default=*/"2",
+           "Blocks each SM must be able to hold at once">
+  ];
+}
+
+
+def LineaKernelReport : Pass<"linea-kernel-report", "::mlir::ModuleOp"> {
+  let summary = "A static cost report per GPU kernel, with an H100 roofline estimate";
+  let description = [{
+    After kernel outlining: for every `gpu.launch_func` with constant grid and
+    block sizes, counts the kernel's floating-point operations and the bytes
+    it loads and stores (per thread, with constant-trip-count `scf.for`
+    loops multiplied out; an mma.sync m16n8k16 step is 4096 FLOPs per warp),
+    multiplies by the threads launched, and remarks on the totals, the
+    arithmetic intensity and a roofline time on the GPU target description
+    (an estimate for an H100: dense f16/bf16 tensor cores, f32 CUDA cores,
+    HBM bandwidth). Launches with dynamic sizes are reported as such.
+
+    ```mlir
+    gpu.launch_func @k::@k blocks in (%c4, %c1, %c1) threads in (%c256, %c1, %c1) ...
+    // remark: kernel @k: 1024 threads, 2.1e+06 FLOP, 3.1e+05 B, 6.7 FLOP/B,
+    //         H100 estimate 0.093 us (memory-bound)
+    ```
+  }];
+}
+
+
+#endif // LINEA_GPU_PASSES_TD

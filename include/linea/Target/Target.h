@@ -1,0 +1,65 @@
+//===- Target.h - the machines Linea compiles for --------------*- C++ -*-===//
+//
+// Every number that describes a target lives here once: the cost model
+// weighs forms with it, the GPU mapping sizes blocks and shared memory with
+// it, the kernel report estimates times with it, and the pipelines and pass
+// options take their defaults from it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LINEA_TARGET_TARGET_H
+#define LINEA_TARGET_TARGET_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
+
+#include <cstdint>
+
+namespace mlir::linea {
+
+/// The machines the cost model weighs for.
+enum class TargetKind { cpu, gpu };
+
+/// The operand type of tensor-core contractions (f32: CUDA cores).
+enum class Precision { f32, f16, bf16 };
+
+struct TargetDescription {
+  TargetKind kind;
+  llvm::StringRef name;
+  /// The contraction rate the forms reach: tensor cores at f16/bf16 where
+  /// the target has them, else the vector units.
+  double matrixFlopsPerSecond;
+  /// Everything else, and contractions at f32 on a GPU (CUDA cores).
+  double scalarFlopsPerSecond;
+  double bytesPerSecond;
+  /// The fixed cost of one sequential step (a chunk of the chunk loop).
+  double secondsPerIteration;
+  /// Rows at which a contraction reaches half of its peak.
+  double contractionTile;
+  /// Blocks that run at once (the SMs); 1 where loops run in order.
+  int64_t parallelUnits;
+  /// Threads of a GPU block.
+  int64_t threadsPerBlock;
+  /// Shared memory one block may use by default (0: the target has none).
+  int64_t sharedMemoryPerBlock;
+  /// Value columns per sequence block: wider values are split into tiles
+  /// of this many columns, each its own block.
+  int64_t valueTile;
+  /// The chunk sizes the cost model weighs.
+  llvm::ArrayRef<int64_t> chunkCandidates;
+
+  static const TargetDescription &get(TargetKind kind);
+};
+
+llvm::StringRef stringifyTargetKind(TargetKind kind);
+llvm::StringRef stringifyPrecision(Precision precision);
+
+/// The command-line spellings of the enums above, for pass and pipeline
+/// options.
+llvm::cl::ValuesClass targetKindValues();
+llvm::cl::ValuesClass precisionValues();
+
+} // namespace mlir::linea
+
+#endif // LINEA_TARGET_TARGET_H

@@ -1,0 +1,175 @@
+//===- KernelReport.cpp - static FLOPs, bytes and a roofline per kernel ---===//
+
+#include "linea/GPU/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/Format.h"
+
+#include <algorithm>
+
+namespace mlir::linea {
+#define GEN_PASS_DEF_LINEAKERNELREPORT
+#include "linea/GPU/Passes.h.inc"
+} // namespace mlir::linea
+
+using namespace mlir;
+
+namespace {
+
+constexpr double kWarp = 32, kMmaM = 16, kMmaN = 8, kMmaK = 16;
+
+struct Cost {
+  double flops = 0, bytes = 0;
+  bool tensorCores = false, known = true;
+
+  Cost &operator+=(const Cost &other) {
+    flops += other.flops;
+    bytes += other.bytes;
+    tensorCores |= other.tensorCores;
+    known &= other.known;
+    return *this;
+  }
+};
+
+double elementBytes(Type type) {
+  return std::max<double>(1, type.getIntOrFloatBitWidth() / 8.0);
+}
+
+/// Kernel arguments that are constants at the launch site.
+using Constants = llvm::DenseMap<Value, int64_t>;
+
+std::optional<int64_t> constantOf(Value v, const Constants &known) {
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return c.getSExtValue();
+  auto it = known.find(v);
+  if (it != known.end())
+    return it->second;
+  return std::nullopt;
+}
+
+/// The per-thread cost of a region, loops multiplied out.
+Cost costOf(Region &region, const Constants &known);
+
+Cost costOf(Operation *op, const Constants &known) {
+  Cost cost;
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    // Loops that threads or warps stride through start at their own index:
+    // an unknown start counts as 0, the first one's (largest) share.
+    int64_t lb = constantOf(loop.getLowerBound(), known).value_or(0);
+    std::optional<int64_t> ub = constantOf(loop.getUpperBound(), known);
+    std::optional<int64_t> step = constantOf(loop.getStep(), known);
+    if (!ub || !step || *step <= 0) {
+      cost.known = false;
+      return cost;
+    }
+    double trips =
+        std::max<int64_t>(0, llvm::divideCeil(*ub - lb, *step));
+    Cost body = costOf(loop.getRegion(), known);
+    cost.flops = body.flops * trips;
+    cost.bytes = body.bytes * trips;
+    cost.tensorCores = body.tensorCores;
+    cost.known = body.known;
+    return cost;
+  }
+  if (isa<NVVM::MmaOp>(op)) {
+    // One m16n8k16 step of a warp, shared by its lanes.
+    cost.flops = 2 * kMmaM * kMmaN * kMmaK / kWarp;
+    cost.tensorCores = true;
+    return cost;
+  }
+  if (auto load = dyn_cast<memref::LoadOp>(op)) {
+    cost.bytes = elementBytes(load.getType());
+    return cost;
+  }
+  if (auto store = dyn_cast<memref::StoreOp>(op)) {
+    cost.bytes = elementBytes(store.getValue().getType());
+    return cost;
+  }
+  // Arithmetic on floats, not conversions (the f16/bf16 operand loads).
+  if (op->getNumResults() == 1 && isa<FloatType>(op->getResult(0).getType()) &&
+      !isa<arith::TruncFOp, arith::ExtFOp>(op) &&
+      (op->getDialect()->getNamespace() == "arith" || isa<math::ExpOp>(op)) &&
+      op->getNumOperands() > 0)
+    cost.flops = 1;
+  // Conditional bodies (bound guards) are counted as if taken.
+  for (Region &region : op->getRegions())
+    cost += costOf(region, known);
+  return cost;
+}
+
+Cost costOf(Region &region, const Constants &known) {
+  Cost cost;
+  for (Block &block : region)
+    for (Operation &op : block)
+      cost += costOf(&op, known);
+  return cost;
+}
+
+std::optional<double> constantProduct(ValueRange values) {
+  double product = 1;
+  for (Value v : values) {
+    APInt c;
+    if (!matchPattern(v, m_ConstantInt(&c)))
+      return std::nullopt;
+    product *= c.getSExtValue();
+  }
+  return product;
+}
+
+struct LineaKernelReportPass
+    : linea::impl::LineaKernelReportBase<LineaKernelReportPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTableCollection symbols;
+    module.walk([&](gpu::LaunchFuncOp launch) {
+      auto kernel = symbols.lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+          launch, launch.getKernel());
+      if (!kernel)
+        return;
+      gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+      gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+      std::optional<double> threads =
+          constantProduct({grid.x, grid.y, grid.z, block.x, block.y, block.z});
+      Constants known;
+      for (auto [arg, operand] :
+           llvm::zip(kernel.getArguments(), launch.getKernelOperands()))
+        if (std::optional<int64_t> c = constantOf(operand, Constants()))
+          known[arg] = *c;
+      Cost perThread = costOf(kernel.getBody(), known);
+      InFlightDiagnostic remark = launch.emitRemark()
+                                  << "kernel @" << launch.getKernelModuleName().getValue() << ": ";
+      if (!threads || !perThread.known) {
+        remark << "dynamic launch or loop bounds, no static estimate";
+        return;
+      }
+      // The GPU target's rates; an estimate, not a measurement.
+      const linea::TargetDescription &gpu =
+          linea::TargetDescription::get(linea::TargetKind::gpu);
+      double flops = perThread.flops * *threads;
+      double bytes = perThread.bytes * *threads;
+      double peak = perThread.tensorCores ? gpu.matrixFlopsPerSecond
+                                          : gpu.scalarFlopsPerSecond;
+      double computeTime = flops / peak;
+      double memoryTime = bytes / gpu.bytesPerSecond;
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << llvm::format("%.0f threads, %.3g FLOP, %.3g B, %.3g FLOP/B, "
+                         "H100 estimate %.3g us (%s-bound%s)",
+                         *threads, flops, bytes,
+                         bytes > 0 ? flops / bytes : 0.0,
+                         std::max(computeTime, memoryTime) * 1e6,
+                         computeTime > memoryTime ? "compute" : "memory",
+                         perThread.tensorCores ? ", tensor cores" : "");
+      remark << text;
+    });
+  }
+};
+
+} // namespace

@@ -1,0 +1,266 @@
+//===- MapToGPU.cpp - linalg ops and sequence loops -> GPU-mapped loops ---===//
+//
+// Two mappings. A sequence block (an scf.forall mapped to GPU blocks: one
+// chunk loop per batch/head/value tile) whose temporaries fit in shared
+// memory stays one block per iteration, each linalg op inside spread over
+// the block's threads. Every other linalg
+// op is a kernel of its own with one thread per element of its parallel
+// iteration space (all parallel dims collapsed to one and tiled into
+// blocks); reductions run sequentially in each thread.
+//
+//===----------------------------------------------------------------------===//
+
+#include "linea/GPU/Passes.h"
+#include "linea/Utils/SequenceBlocks.h"
+
+#include "GPUMapping.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::linea {
+#define GEN_PASS_DEF_LINEAMAPTOGPU
+#include "linea/GPU/Passes.h.inc"
+} // namespace mlir::linea
+
+using namespace mlir;
+
+namespace {
+
+/// Collapses a parallel band to one dim (a no-op for one dim).
+scf::ParallelOp collapseToOneDim(RewriterBase &rewriter, scf::ParallelOp loop) {
+  if (loop.getNumLoops() == 1)
+    return loop;
+  std::vector<unsigned> all(loop.getNumLoops());
+  std::iota(all.begin(), all.end(), 0);
+  // The collapse replaces the loop by a new one just before the op that
+  // followed it.
+  Operation *next = loop->getNextNode();
+  rewriter.setInsertionPoint(loop);
+  collapseParallelLoops(rewriter, loop, {all});
+  Operation *collapsed = next->getPrevNode();
+  while (!isa<scf::ParallelOp>(collapsed))
+    collapsed = collapsed->getPrevNode();
+  return cast<scf::ParallelOp>(collapsed);
+}
+
+//===----------------------------------------------------------------------===//
+// linalg ops to loops
+//===----------------------------------------------------------------------===//
+
+/// Parallel dims first, in their order, then the reductions: the loop nest
+/// of the op is then one parallel band over a sequential one.
+FailureOr<linalg::GenericOp> parallelFirst(RewriterBase &rewriter,
+                                           linalg::GenericOp op) {
+  SmallVector<unsigned> order;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (auto [i, type] : llvm::enumerate(iterators))
+    if (type == utils::IteratorType::parallel)
+      order.push_back(i);
+  for (auto [i, type] : llvm::enumerate(iterators))
+    if (type != utils::IteratorType::parallel)
+      order.push_back(i);
+  if (llvm::equal(order, llvm::seq<unsigned>(0, order.size())))
+    return op;
+  return linalg::interchangeGenericOp(rewriter, op, order);
+}
+
+/// `op` as loops: an scf.parallel band over its parallel dims (when it has
+/// any) around scf.for loops over its reductions. Returns the outermost
+/// loop, or null for an op without loops.
+FailureOr<Operation *> lowerToLoops(RewriterBase &rewriter,
+                                    linalg::LinalgOp op) {
+  rewriter.setInsertionPoint(op);
+  // Named ops (fill, copy) become generics so they can be reordered.
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic) {
+    FailureOr<linalg::GenericOp> generalized =
+        linalg::generalizeNamedOp(rewriter, op);
+    if (failed(generalized))
+      return op->emitError() << "cannot be mapped to the GPU";
+    generic = *generalized;
+  }
+  FailureOr<linalg::GenericOp> ordered = parallelFirst(rewriter, generic);
+  if (failed(ordered))
+    return generic->emitError() << "cannot order its loops for the GPU";
+  rewriter.setInsertionPoint(*ordered);
+  FailureOr<linalg::LinalgLoops> loops =
+      linalg::linalgOpToParallelLoops(rewriter, *ordered);
+  if (failed(loops))
+    return ordered->emitError() << "cannot be turned into parallel loops";
+  rewriter.eraseOp(*ordered);
+  return loops->empty() ? nullptr : loops->front();
+}
+
+//===----------------------------------------------------------------------===//
+// One kernel per op
+//===----------------------------------------------------------------------===//
+
+/// Collapses the band to one dim, tiles it by `blockSize`, and maps the
+/// outer loop to blocks and the inner one to threads.
+void mapToBlocksAndThreads(RewriterBase &rewriter, scf::ParallelOp loop,
+                           int64_t blockSize) {
+  loop = collapseToOneDim(rewriter, loop);
+  auto [outer, inner] =
+      scf::tileParallelLoop(loop, {blockSize}, /*noMinMaxBounds=*/false);
+  linea::mapLoopTo(outer, {gpu::Processor::BlockX});
+  linea::mapLoopTo(inner, {gpu::Processor::ThreadX});
+}
+
+//===----------------------------------------------------------------------===//
+// One block per sequence
+//===----------------------------------------------------------------------===//
+
+/// The shared memory `forall`'s temporaries need as one block, or the op
+/// that keeps the body from running as one block: an allocation the plan
+/// cannot place, or a side effect outside linalg ops (every thread would
+/// repeat it).
+FailureOr<int64_t> sequenceBlockBytes(scf::ForallOp forall,
+                                      Operation *&obstacle) {
+  WalkResult walk = forall.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    // Linalg ops and thread loops (tensor-core tiles) are spread over the
+    // block's threads.
+    if (isa<memref::AllocOp, memref::DeallocOp, linalg::LinalgOp,
+            scf::ParallelOp>(op))
+      return WalkResult::skip();
+    if (isa<scf::ForOp, scf::IfOp, scf::YieldOp, scf::InParallelOp>(op) ||
+        isPure(op))
+      return WalkResult::advance();
+    obstacle = op;
+    return WalkResult::interrupt();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  FailureOr<linea::SharedMemoryPlan> plan =
+      linea::planSharedMemory(*forall.getBody(), obstacle);
+  if (failed(plan))
+    return failure();
+  return plan->bytes;
+}
+
+/// `loops` (an op's band, or a nest with no parallel dim) run by the
+/// threads of a block: thread t takes iterations t, t + B, t + 2B, ... of
+/// the collapsed band; a nest without parallel dims runs on thread 0.
+void distributeOverThreads(RewriterBase &rewriter, Operation *loops,
+                           int64_t blockSize) {
+  auto band = dyn_cast<scf::ParallelOp>(loops);
+  if (band)
+    band = collapseToOneDim(rewriter, band);
+  Operation *anchor = band ? band.getOperation() : loops;
+  Location loc = anchor->getLoc();
+  rewriter.setInsertionPoint(anchor);
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  auto threads =
+      scf::ParallelOp::create(rewriter, loc, ValueRange{cst(0)},
+                              ValueRange{cst(blockSize)}, ValueRange{cst(1)});
+  linea::mapLoopTo(threads, {gpu::Processor::ThreadX});
+  rewriter.setInsertionPointToStart(threads.getBody());
+  Value thread = threads.getInductionVars()[0];
+
+  if (!band) {
+    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        thread, cst(0));
+    auto onFirst = scf::IfOp::create(rewriter, loc, first, false);
+    rewriter.moveOpBefore(loops, onFirst.thenBlock()->getTerminator());
+    return;
+  }
+  Value lower = band.getLowerBound()[0], step = band.getStep()[0];
+  Value start = arith::AddIOp::create(
+      rewriter, loc, lower, arith::MulIOp::create(rewriter, loc, thread, step));
+  Value stride = arith::MulIOp::create(rewriter, loc, step, cst(blockSize));
+  auto strided = scf::ForOp::create(rewriter, loc, start,
+                                    band.getUpperBound()[0], stride);
+  Block *body = band.getBody();
+  rewriter.eraseOp(body->getTerminator());
+  rewriter.inlineBlockBefore(body, strided.getBody()->getTerminator(),
+                             {strided.getInductionVar()});
+  rewriter.eraseOp(band);
+}
+
+struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
+  using LineaMapToGPUBase::LineaMapToGPUBase;
+
+  void runOnOperation() override {
+    if (blockSize <= 0) {
+      getOperation()->emitError() << "block-size must be positive, got "
+                                  << static_cast<int64_t>(blockSize);
+      return signalPassFailure();
+    }
+    IRRewriter rewriter(&getContext());
+    if (failed(mapSequenceLoops(rewriter)))
+      return signalPassFailure();
+
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (op.hasPureBufferSemantics())
+        ops.push_back(op);
+    });
+    for (linalg::LinalgOp op : ops) {
+      bool inSequenceBlock = linea::isInSequenceBlock(op);
+      FailureOr<Operation *> loops = lowerToLoops(rewriter, op);
+      if (failed(loops))
+        return signalPassFailure();
+      if (!*loops)
+        continue;
+      if (inSequenceBlock)
+        distributeOverThreads(rewriter, *loops, blockSize);
+      else if (auto band = dyn_cast<scf::ParallelOp>(*loops))
+        mapToBlocksAndThreads(rewriter, band, blockSize);
+    }
+  }
+
+  /// Sequence blocks that fit in shared memory stay; every other forall
+  /// becomes a host loop whose ops are kernels of their own.
+  LogicalResult mapSequenceLoops(RewriterBase &rewriter) {
+    SmallVector<scf::ForallOp> foralls;
+    getOperation()->walk<WalkOrder::PreOrder>(
+        [&](scf::ForallOp forall) { foralls.push_back(forall); });
+    for (scf::ForallOp forall : foralls) {
+      if (forall.getNumResults())
+        return forall->emitError()
+               << "linea-map-to-gpu runs on buffers: bufferize this "
+                  "scf.forall first";
+      // Inside a block that stays, a nested forall is that block's loop.
+      if (linea::isInSequenceBlock(forall))
+        return forall->emitError()
+               << "a sequence block cannot hold another scf.forall";
+      if (fitsInOneBlock(forall))
+        continue;
+      rewriter.setInsertionPoint(forall);
+      if (failed(scf::forallToForLoop(rewriter, forall)))
+        return forall->emitError() << "cannot be mapped to the GPU";
+    }
+    return success();
+  }
+
+  /// Whether `forall` is a sequence block whose temporaries fit in shared
+  /// memory; a remark says why a sequence block does not.
+  bool fitsInOneBlock(scf::ForallOp forall) {
+    if (!linea::isSequenceBlockLoop(forall))
+      return false;
+    Operation *obstacle = nullptr;
+    FailureOr<int64_t> bytes = sequenceBlockBytes(forall, obstacle);
+    if (succeeded(bytes) && *bytes <= sharedMemory)
+      return true;
+    InFlightDiagnostic remark = mlir::emitRemark(forall.getLoc())
+                                << "sequence loop stays on the host: ";
+    if (obstacle)
+      remark << "'" << obstacle->getName() << "' cannot run in one block";
+    else
+      remark << *bytes << " bytes of temporaries exceed "
+             << static_cast<int64_t>(sharedMemory)
+             << " bytes of shared memory";
+    return false;
+  }
+};
+
+} // namespace

@@ -1,0 +1,90 @@
+//===- Target.cpp - the machines Linea compiles for -----------------------===//
+
+#include "linea/Target/Target.h"
+
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace mlir::linea;
+
+namespace {
+
+const int64_t kCPUChunks[] = {16, 32, 64, 128, 256};
+const int64_t kGPUChunks[] = {16, 32, 64, 128};
+
+/// What Linea's generated CPU loops sustain on one core of these machines,
+/// not the hardware peak (estimates, set by hand).
+const TargetDescription kCPU = {
+    TargetKind::cpu,
+    "cpu",
+    /*matrixFlopsPerSecond=*/4e9,
+    /*scalarFlopsPerSecond=*/4e9,
+    /*bytesPerSecond=*/8e9,
+    /*secondsPerIteration=*/2e-6,
+    /*contractionTile=*/32,
+    /*parallelUnits=*/1,
+    /*threadsPerBlock=*/1,
+    /*sharedMemoryPerBlock=*/0,
+    /*valueTile=*/0,
+    kCPUChunks,
+};
+
+/// An H100 SXM: dense f16/bf16 tensor cores, f32 CUDA cores, HBM3, 132 SMs,
+/// 48 KiB of static shared memory per block, and the cost of one
+/// synchronized chunk step inside a block.
+const TargetDescription kGPU = {
+    TargetKind::gpu,
+    "gpu",
+    /*matrixFlopsPerSecond=*/990e12,
+    /*scalarFlopsPerSecond=*/67e12,
+    /*bytesPerSecond=*/3.35e12,
+    /*secondsPerIteration=*/1e-6,
+    /*contractionTile=*/64,
+    /*parallelUnits=*/132,
+    /*threadsPerBlock=*/256,
+    /*sharedMemoryPerBlock=*/48 * 1024,
+    /*valueTile=*/64,
+    kGPUChunks,
+};
+
+} // namespace
+
+const TargetDescription &TargetDescription::get(TargetKind kind) {
+  switch (kind) {
+  case TargetKind::cpu:
+    return kCPU;
+  case TargetKind::gpu:
+    return kGPU;
+  }
+  llvm_unreachable("unknown target");
+}
+
+llvm::StringRef mlir::linea::stringifyTargetKind(TargetKind kind) {
+  return TargetDescription::get(kind).name;
+}
+
+llvm::StringRef mlir::linea::stringifyPrecision(Precision precision) {
+  switch (precision) {
+  case Precision::f32:
+    return "f32";
+  case Precision::f16:
+    return "f16";
+  case Precision::bf16:
+    return "bf16";
+  }
+  llvm_unreachable("unknown precision");
+}
+
+llvm::cl::ValuesClass mlir::linea::targetKindValues() {
+  return llvm::cl::values(
+      clEnumValN(TargetKind::cpu, "cpu", "the host CPU (one core)"),
+      clEnumValN(TargetKind::gpu, "gpu", "an NVIDIA H100"));
+}
+
+llvm::cl::ValuesClass mlir::linea::precisionValues() {
+  return llvm::cl::values(
+      clEnumValN(Precision::f32, "f32", "f32 contractions on CUDA cores"),
+      clEnumValN(Precision::f16, "f16",
+                 "f16 tensor-core operands, f32 accumulation"),
+      clEnumValN(Precision::bf16, "bf16",
+                 "bf16 tensor-core operands, f32 accumulation"));
+}

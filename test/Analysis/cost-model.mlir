@@ -1,0 +1,67 @@
+// RUN: linea-opt %s -linea-select-forms -split-input-file | FileCheck %s --check-prefix=CPU
+// RUN: linea-opt %s "-linea-select-forms=target=gpu" -split-input-file | FileCheck %s --check-prefix=GPU
+
+// The cost model's choices over a table of shapes, on both targets (the
+// numbers behind them: `explain=1`). Causal, 16 heads of 64: a handful of
+// tokens is cheapest as one masked matmul; from a thousand on, chunks; the
+// GPU's fast matrix units favour longer chunks only where the shared memory
+// and the SMs allow it.
+// CPU-LABEL: func.func @causal_lengths
+// CPU: mask = causal form = quadratic : tensor<16x1x64xf32>
+// CPU: mask = causal form = quadratic : tensor<16x8x64xf32>
+// CPU: mask = causal form = quadratic : tensor<16x64x64xf32>
+// CPU: mask = causal form = chunked(64) : tensor<16x1024x64xf32>
+// CPU: mask = causal form = chunked(64) : tensor<16x16384x64xf32>
+// GPU-LABEL: func.func @causal_lengths
+// GPU: mask = causal form = quadratic : tensor<16x1x64xf32>
+// GPU: mask = causal form = quadratic : tensor<16x8x64xf32>
+// GPU: mask = causal form = quadratic : tensor<16x64x64xf32>
+// GPU: mask = causal form = chunked(64) : tensor<16x1024x64xf32>
+// GPU: mask = causal form = chunked(64) : tensor<16x16384x64xf32>
+func.func @causal_lengths(%a: tensor<16x1x64xf32>, %b: tensor<16x8x64xf32>, %c: tensor<16x64x64xf32>,
+                          %d: tensor<16x1024x64xf32>, %e: tensor<16x16384x64xf32>) {
+  %0 = linea.linear_attention %a, %a, %a mask = causal : tensor<16x1x64xf32>, tensor<16x1x64xf32>, tensor<16x1x64xf32> -> tensor<16x1x64xf32>
+  %1 = linea.linear_attention %b, %b, %b mask = causal : tensor<16x8x64xf32>, tensor<16x8x64xf32>, tensor<16x8x64xf32> -> tensor<16x8x64xf32>
+  %2 = linea.linear_attention %c, %c, %c mask = causal : tensor<16x64x64xf32>, tensor<16x64x64xf32>, tensor<16x64x64xf32> -> tensor<16x64x64xf32>
+  %3 = linea.linear_attention %d, %d, %d mask = causal : tensor<16x1024x64xf32>, tensor<16x1024x64xf32>, tensor<16x1024x64xf32> -> tensor<16x1024x64xf32>
+  %4 = linea.linear_attention %e, %e, %e mask = causal : tensor<16x16384x64xf32>, tensor<16x16384x64xf32>, tensor<16x16384x64xf32> -> tensor<16x16384x64xf32>
+  return
+}
+
+// -----
+
+// Wide heads (Dk = Dv = 256), 4 of them: a bidirectional region is always
+// the one-shot state; the causal ones take longer chunks (the state update
+// K^T V per chunk is Dk x Dv, so fewer chunks pay off). The gated form
+// pays an extra decay pass per chunk on the CPU and stays at 64 there.
+// CPU-LABEL: func.func @wide
+// CPU: linea.linear_attention {{.*}} mask = causal form = chunked(128) :
+// CPU: linea.gated_linear_attention {{.*}} mask = causal form = chunked(64) :
+// CPU: linea.linear_attention {{.*}} mask = none form = oneshot :
+// GPU-LABEL: func.func @wide
+// GPU: linea.linear_attention {{.*}} mask = causal form = chunked(128) :
+// GPU: linea.gated_linear_attention {{.*}} mask = causal form = chunked(128) :
+// GPU: linea.linear_attention {{.*}} mask = none form = oneshot :
+func.func @wide(%q: tensor<4x4096x256xf32>, %v: tensor<4x4096x256xf32>, %g: tensor<4x4096x256xf32>) {
+  %0 = linea.linear_attention %q, %q, %v mask = causal : tensor<4x4096x256xf32>, tensor<4x4096x256xf32>, tensor<4x4096x256xf32> -> tensor<4x4096x256xf32>
+  %1 = linea.gated_linear_attention %q, %q, %v, %g mask = causal : tensor<4x4096x256xf32>, tensor<4x4096x256xf32>, tensor<4x4096x256xf32>, tensor<4x4096x256xf32> -> tensor<4x4096x256xf32>
+  %2 = linea.linear_attention %q, %q, %v mask = none : tensor<4x4096x256xf32>, tensor<4x4096x256xf32>, tensor<4x4096x256xf32> -> tensor<4x4096x256xf32>
+  return
+}
+
+// -----
+
+// Dynamic sizes: the model assumes a long sequence. The presum is a
+// sequential scan on the CPU, whose loops run in order, and a blocked scan
+// on the GPU.
+// CPU-LABEL: func.func @dynamic
+// CPU: linea.linear_attention {{.*}} form = chunked(64) :
+// CPU: linea.presum {{.*}} form = scan :
+// GPU-LABEL: func.func @dynamic
+// GPU: linea.linear_attention {{.*}} form = chunked(128) :
+// GPU: linea.presum {{.*}} form = blocked_scan :
+func.func @dynamic(%q: tensor<?x?x64xf32>) {
+  %0 = linea.linear_attention %q, %q, %q mask = causal : tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32> -> tensor<?x?x64xf32>
+  %1 = linea.presum %q : tensor<?x?x64xf32>
+  return
+}

@@ -1,0 +1,114 @@
+// RUN: linea-opt %s -linea-contractions-to-mma -split-input-file | FileCheck %s
+// RUN: linea-opt %s -linea-contractions-to-mma=precision=bf16 -split-input-file | FileCheck %s --check-prefix=BF16
+
+// The state update S[b] += K[b]^T V[b]: 2 x (32/16) x (64/8) = 32 output
+// tiles of 16 x 8, over 4 blocks of 8 warps. Lane l of a warp (group
+// l / 4, position l % 4) loads the f32 accumulator elements it owns, then
+// steps over the 128 rows 16 at a time: A from K transposed (K[t, i]), B
+// from V, converted to f16 on load, one mma.sync m16n8k16 per step.
+// CHECK-LABEL: func.func @state_update
+// CHECK-SAME: (%[[K:[a-z0-9_]+]]: memref<2x128x32xf32>, %[[V:[a-z0-9_]+]]: memref<2x128x64xf32>, %[[S:[a-z0-9_]+]]: memref<2x32x64xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK: scf.parallel (%[[BLOCK:.+]], %[[THREAD:.+]]) = (%c0{{.*}}, %c0{{.*}}) to (%c4{{.*}}, %c256{{.*}})
+// CHECK:   %[[WARP:.+]] = arith.divui %[[THREAD]], %c32
+// CHECK:   %[[LANE:.+]] = arith.remui %[[THREAD]], %c32
+// CHECK:   scf.for %[[TILE:.+]] = %{{.+}} to %c32{{.*}} step %c32
+// CHECK:     %[[C0:.+]] = memref.load %[[S]][
+// CHECK:     %[[ACC:.+]]:4 = scf.for %[[KSTEP:.+]] = %c0{{.*}} to %c128{{.*}} step %c16{{.*}} iter_args(%[[A0:.+]] = %[[C0]], %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}})
+// CHECK:       memref.load %[[V]][
+// CHECK:       arith.truncf %{{.+}} : f32 to f16
+// CHECK:       vector.from_elements %{{.+}}, %{{.+}} : vector<2xf16>
+// CHECK:       memref.load %[[K]][
+// CHECK:       %[[D:.+]] = nvvm.mma.sync A[%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}]  B[%{{.+}}, %{{.+}}]  C[%[[A0]], %{{.+}}, %{{.+}}, %{{.+}}]
+// CHECK-SAME:    layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>
+// CHECK-SAME:    shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32)
+// CHECK:       llvm.extractvalue %[[D]][0]
+// CHECK:     memref.store %[[ACC]]#0, %[[S]][
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x, {{.*}}>, #gpu.loop_dim_map<processor = thread_x, {{.*}}>]}
+// CHECK-NOT: linalg.generic
+
+// BF16-LABEL: func.func @state_update
+// BF16: %[[PAIR:.+]] = vector.from_elements %{{.+}}, %{{.+}} : vector<2xbf16>
+// BF16: llvm.bitcast %[[PAIR]] : vector<2xbf16> to i32
+// BF16: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>
+#t_d = affine_map<(b, t, d, e) -> (b, t, d)>
+#t_e = affine_map<(b, t, d, e) -> (b, t, e)>
+#d_e = affine_map<(b, t, d, e) -> (b, d, e)>
+func.func @state_update(%k: memref<2x128x32xf32>, %v: memref<2x128x64xf32>, %s: memref<2x32x64xf32>) {
+  linalg.generic {indexing_maps = [#t_d, #t_e, #d_e], iterator_types = ["parallel", "reduction", "parallel", "parallel"]}
+      ins(%k, %v : memref<2x128x32xf32>, memref<2x128x64xf32>) outs(%s : memref<2x32x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Inside a sequence block (an scf.forall mapped to GPU blocks) the
+// contraction is one block's work: a thread loop of the block size, its 8 warps taking the 4 x 3 tiles
+// of a 64 x 24 chunk output in turn, reading a strided chunk of the
+// sequence.
+// CHECK-LABEL: func.func @in_sequence
+// CHECK: scf.forall
+// CHECK:   scf.parallel (%[[T:.+]]) = (%c0{{.*}}) to (%c256{{.*}}) step (%c1{{.*}}) {
+// CHECK:     scf.for %{{.+}} = %{{.+}} to %c12{{.*}} step %c8
+// CHECK:       nvvm.mma.sync
+// CHECK:   } {mapping = [#gpu.loop_dim_map<processor = thread_x, {{.*}}>]}
+#i_t = affine_map<(i, t, e) -> (i, t)>
+#t_e2 = affine_map<(i, t, e) -> (t, e)>
+#i_e = affine_map<(i, t, e) -> (i, e)>
+func.func @in_sequence(%a: memref<4x64x64xf32>, %m: memref<4x1024x24xf32>, %o: memref<4x64x24xf32>) {
+  scf.forall (%b) in (4) {
+    %as = memref.subview %a[%b, 0, 0] [1, 64, 64] [1, 1, 1] : memref<4x64x64xf32> to memref<64x64xf32, strided<[64, 1], offset: ?>>
+    %ms = memref.subview %m[%b, 64, 0] [1, 64, 24] [1, 1, 1] : memref<4x1024x24xf32> to memref<64x24xf32, strided<[24, 1], offset: ?>>
+    %os = memref.subview %o[%b, 0, 0] [1, 64, 24] [1, 1, 1] : memref<4x64x24xf32> to memref<64x24xf32, strided<[24, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#i_t, #t_e2, #i_e], iterator_types = ["parallel", "reduction", "parallel"]}
+        ins(%as, %ms : memref<64x64xf32, strided<[64, 1], offset: ?>>, memref<64x24xf32, strided<[24, 1], offset: ?>>)
+        outs(%os : memref<64x24xf32, strided<[24, 1], offset: ?>>) {
+    ^bb0(%x: f32, %y: f32, %acc: f32):
+      %p = arith.mulf %x, %y : f32
+      %r = arith.addf %acc, %p : f32
+      linalg.yield %r : f32
+    }
+  } {mapping = [#gpu.block<linear_dim_0>]}
+  return
+}
+
+// -----
+
+// Sizes that do not tile (24 rows), dynamic sizes, or a body that is not a
+// multiply-accumulate stay for the CUDA-core mapping.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: nvvm.mma.sync
+// CHECK-COUNT-3: linalg.generic
+#i_t = affine_map<(i, t, e) -> (i, t)>
+#t_e2 = affine_map<(i, t, e) -> (t, e)>
+#i_e = affine_map<(i, t, e) -> (i, e)>
+func.func @left_alone(%a: memref<24x16xf32>, %m: memref<16x16xf32>, %o: memref<24x16xf32>,
+                      %b: memref<16x16xf32>, %p: memref<16x16xf32>, %d: memref<?x16xf32>) {
+  linalg.generic {indexing_maps = [#i_t, #t_e2, #i_e], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a, %m : memref<24x16xf32>, memref<16x16xf32>) outs(%o : memref<24x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %q = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %q : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#i_t, #t_e2, #i_e], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%b, %m : memref<16x16xf32>, memref<16x16xf32>) outs(%p : memref<16x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %q = arith.maximumf %x, %y : f32
+    %r = arith.addf %acc, %q : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#i_t, #t_e2, #i_e], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%d, %m : memref<?x16xf32>, memref<16x16xf32>) outs(%d : memref<?x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %q = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %q : f32
+    linalg.yield %r : f32
+  }
+  return
+}
