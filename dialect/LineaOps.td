@@ -15,6 +15,7 @@ include "LineaInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/RuntimeVerifiableOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/TilingInterface.td"
 
@@ -26,7 +27,10 @@ defvar Linea_Tileable = [
       ["getLoopIteratorTypes", "getIterationDomain", "getTiledImplementation",
        "getResultTilePosition", "generateResultTileValue"]>,
   DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
-      ["reifyResultShapes"]>
+      ["reifyResultShapes"]>,
+  // What the verifier checks on static sizes, checked at run time where a
+  // size is dynamic (cf.assert; see linea-insert-runtime-checks).
+  DeclareOpInterfaceMethods<RuntimeVerifiableOpInterface>
 ];
 
 // Sequence operands: f32, or f16/bf16 that accumulate in f32.
@@ -249,6 +253,7 @@ def Linea_AttentionOp : Linea_Op<"attention", !listconcat([Pure], Linea_Tileable
 
 def Linea_FoldOp : Linea_Op<"fold", [
     RecursiveMemoryEffects, SingleBlock,
+    DeclareOpInterfaceMethods<RuntimeVerifiableOpInterface>,
     AllTypesMatch<["input", "output"]>,
     AllTypesMatch<["memory", "final_memory"]>]> {
   let summary = "folded context condensation over segments (seed 002)";
@@ -302,7 +307,7 @@ def Linea_YieldOp : Linea_Op<"yield", [
 //===----------------------------------------------------------------------===//
 
 def Linea_FoldedAttentionOp : Linea_Op<"folded_attention", [
-    Pure,
+    Pure, DeclareOpInterfaceMethods<RuntimeVerifiableOpInterface>,
     AllTypesMatch<["input", "output"]>,
     AllTypesMatch<["memory", "final_memory"]>]> {
   let summary = "folded attention: one causal multi-head layer per 2l window";

@@ -217,6 +217,35 @@ def LineaTileAttention : Pass<"linea-tile-attention"> {
                            "::mlir::math::MathDialect"];
 }
 
+def LineaInsertRuntimeChecks : Pass<"linea-insert-runtime-checks"> {
+  let summary = "Check at run time what the verifier checks on static sizes";
+  let description = [{
+    Before each Linea op, asserts (`cf.assert`, through the op's
+    `RuntimeVerifiableOpInterface`) every shape relation the verifier checks
+    when the sizes are static but cannot when they are dynamic: equal batch
+    dims and sequence lengths across operands, state shapes, a dynamic
+    prefix length within `[0, L]`, and `L % segment_length == 0` with the
+    memory `segment_length` rows long for `fold`. Each message is one line:
+    the op's location, its name, the operand and the relation. Upstream's
+    `generate-runtime-verification` calls the same interface (with its own,
+    multi-line messages, and for every op that has checks).
+
+    ```mlir
+    %o = linea.linear_attention %q, %k, %v mask = causal
+        : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+    // becomes
+    %lq = tensor.dim %q, %c0 : tensor<?x8xf32>
+    %lk = tensor.dim %k, %c0 : tensor<?x8xf32>
+    %same = arith.cmpi eq, %lk, %lq : index
+    cf.assert %same, "f.mlir:2:6: linea.linear_attention: 'key' sequence length does not match 'query' sequence length"
+    ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def LineaSelectForms : Pass<"linea-select-forms"> {
   let summary = "Choose each op's form and chunk size with the cost model";
   let description = [{

@@ -228,6 +228,26 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
 }
 
 
+def LineaRequireCudaToolkit : Pass<"linea-require-cuda-toolkit", "::mlir::ModuleOp"> {
+  let summary = "Fail before compiling when the CUDA toolkit is not where it is said to be";
+  let description = [{
+    The first step of `linea-lower-to-nvvm`: checks that `cuda-path` holds
+    `bin/ptxas`, which `gpu-module-to-binary` needs for cubins and fat
+    binaries. Upstream reports a missing toolkit as an error and may still
+    leave a `gpu.binary` behind; this pass fails the run first, with one
+    line, so a bad path never ends in exit code 0.
+
+    ```mlir
+    // linea-opt in.mlir --linea-lower-to-nvvm="cuda-path=/nonexistent"
+    // error: no CUDA toolkit at '/nonexistent': bin/ptxas is missing
+    ```
+  }];
+  let options = [
+    Option<"cudaPath", "cuda-path", "std::string", /*default=*/"\"/usr/local/cuda\"",
+           "The CUDA toolkit's root">
+  ];
+}
+
 def LineaLaunchBounds : Pass<"linea-launch-bounds", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Give every kernel a minimum of resident blocks per SM (nvvm.minctasm)";
   let description = [{

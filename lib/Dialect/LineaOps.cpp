@@ -87,7 +87,20 @@ LogicalResult checkBatchDims(Operation *op, Named x, Named ref,
   return success();
 }
 
+/// No static dim may be 0: the forms and the GPU mapping divide rows and
+/// columns into non-empty tiles.
+LogicalResult checkNonEmpty(Operation *op, Named x) {
+  for (auto [i, size] : llvm::enumerate(x.type.getShape()))
+    if (size == 0)
+      return op->emitOpError() << "'" << x.name << "' dim " << i
+                               << " is 0; Linea's ops take non-empty tensors";
+  return success();
+}
+
+/// A sequence operand `[B..., L, D]`: non-empty, with a static feature dim.
 LogicalResult checkStaticFeatureDim(Operation *op, Named x) {
+  if (failed(checkNonEmpty(op, x)))
+    return failure();
   if (!ShapedType::isDynamic(x.type.getDimSize(featureDim(x.type))))
     return success();
   return op->emitOpError() << "'" << x.name
@@ -526,6 +539,8 @@ LogicalResult PresumOp::verify() {
   if (dim < 0 || dim >= rank)
     return emitOpError() << "dim " << dim << " is out of range for 'input' of "
                          << "rank " << rank;
+  if (failed(checkNonEmpty(*this, Named{"input", getInput().getType()})))
+    return failure();
   return verifyFormIsLegal(*this);
 }
 
@@ -1069,9 +1084,10 @@ static LogicalResult verifyFoldOperands(Operation *op, Named x, Named memory,
                       featureDim(x.type), "feature dim")) ||
       failed(checkSameElementType(op, memory, x)))
     return failure();
-  if (segmentLength <= 0)
-    return op->emitOpError() << "segment_length must be positive, got "
-                             << segmentLength;
+  // Windows are 2 l rows: l stays far from where that could overflow.
+  if (segmentLength <= 0 || segmentLength > kMaxFormSize)
+    return op->emitOpError() << "segment_length must be in [1, "
+                             << kMaxFormSize << "], got " << segmentLength;
   int64_t memoryLen = memory.type.getDimSize(seqDim(memory.type));
   if (!dimsCompatible(memoryLen, segmentLength))
     return op->emitOpError()

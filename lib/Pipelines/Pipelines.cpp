@@ -25,6 +25,9 @@ using namespace mlir;
 
 void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
                                         const OptimizeOptions &options) {
+  // Before any rewrite: the checks read the ops' operands as written.
+  if (options.runtimeChecks)
+    pm.addPass(createLineaInsertRuntimeChecks());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLineaExpandFoldedAttention());
   pm.addPass(createLineaFoldToLoop());
@@ -52,8 +55,10 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
 
 /// Everything left in Linea through the reference lowering, then one-shot
 /// bufferization with deallocation: the common front of both targets.
-static void buildReferenceToBuffers(OpPassManager &pm) {
+static void buildReferenceToBuffers(OpPassManager &pm, bool runtimeChecks) {
   using namespace mlir::linea;
+  if (runtimeChecks)
+    pm.addPass(createLineaInsertRuntimeChecks());
   pm.addPass(createConvertLineaToLinalg());
   // Elementwise arith on tensors (common in fold bodies) becomes linalg.
   pm.addPass(createConvertElementwiseToLinalgPass());
@@ -145,13 +150,20 @@ static void buildOptimizeForGPU(OpPassManager &pm,
   optimize.target = linea::TargetKind::gpu;
   optimize.form = options.form;
   optimize.chunkSize = options.chunkSize;
+  optimize.runtimeChecks = options.runtimeChecks;
   linea::buildOptimizePipeline(pm, optimize);
 }
 
 void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
                                            const linea::LowerToNVVMOptions &options) {
+  // Cubins and fat binaries need ptxas: a wrong cuda-path fails here.
+  if (options.format != linea::BinaryFormat::isa) {
+    LineaRequireCudaToolkitOptions toolkit;
+    toolkit.cudaPath = options.cudaPath;
+    pm.addPass(linea::createLineaRequireCudaToolkit(toolkit));
+  }
   buildOptimizeForGPU(pm, options);
-  buildReferenceToBuffers(pm);
+  buildReferenceToBuffers(pm, options.runtimeChecks);
   if (options.precision != linea::Precision::f32) {
     LineaContractionsToMMAOptions mma;
     mma.precision = options.precision;
@@ -188,15 +200,16 @@ static void buildBuffersToLLVM(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm) {
-  buildReferenceToBuffers(pm);
+void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm,
+                                          const LowerToCPUOptions &options) {
+  buildReferenceToBuffers(pm, options.runtimeChecks);
   buildBuffersToLLVM(pm);
 }
 
 void mlir::linea::buildGPUMappedOnCPUPipeline(OpPassManager &pm,
                                               const LowerToNVVMOptions &options) {
   buildOptimizeForGPU(pm, options);
-  buildReferenceToBuffers(pm);
+  buildReferenceToBuffers(pm, options.runtimeChecks);
   LineaMapToGPUOptions map;
   map.blockSize = options.blockSize;
   pm.addPass(createLineaMapToGPU(map));
@@ -212,11 +225,13 @@ void mlir::linea::registerPipelines() {
       [](OpPassManager &pm, const OptimizeOptions &options) {
         buildOptimizePipeline(pm, options);
       });
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<LowerToCPUOptions>(
       "linea-lower-to-cpu",
       "Lower every Linea op (reference forms) and the upstream dialects to "
       "the LLVM dialect, runnable by mlir-runner and linea-run",
-      buildLowerToCPUPipeline);
+      [](OpPassManager &pm, const LowerToCPUOptions &options) {
+        buildLowerToCPUPipeline(pm, options);
+      });
   PassPipelineRegistration<LowerToNVVMOptions>(
       "linea-lower-to-nvvm",
       "Lower a Linea program to GPU kernels in a gpu.binary (cubin or PTX) "

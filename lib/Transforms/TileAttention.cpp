@@ -234,7 +234,9 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
         b, loc, {acc, sum}, init, {rowCol, sp.map({sp[0]}), rowCol},
         sp.iterators(), [&](OpBuilder &nb2, Location l, ValueRange a) -> Value {
           Value zero = f32Constant(nb2, l, 0.0f);
-          Value seen = arith::CmpFOp::create(nb2, l, arith::CmpFPredicate::OGT,
+          // Only a row that saw no key has a zero sum (the max's own term
+          // is exp(0) = 1); a NaN sum is not zero and stays NaN.
+          Value seen = arith::CmpFOp::create(nb2, l, arith::CmpFPredicate::UNE,
                                              a[1], zero);
           Value ratio = arith::DivFOp::create(nb2, l, a[0], a[1]);
           Value o = arith::SelectOp::create(nb2, l, seen, ratio, zero);

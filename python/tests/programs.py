@@ -83,9 +83,7 @@ def add_state_and_prefix(spec, rng, sshape, ts, args, inputs):
         inputs.append(s0)
     if spec["mask"] == "prefix" and spec.get("dyn_prefix"):
         args.append(("j", "index"))
-        # A runtime length outside [0, L] is clamped (the oracle sees the
-        # clamped value as `prefix`).
-        inputs.append(spec.get("runtime_prefix", spec["prefix"]))
+        inputs.append(spec["prefix"])
     return s0
 
 

@@ -355,7 +355,7 @@ func.func @fold_not_multiple(%x: tensor<10x8xf32>, %m: tensor<4x8xf32>) -> tenso
 // -----
 
 func.func @fold_segment_positive(%x: tensor<?x8xf32>, %m: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  // expected-error @+1 {{segment_length must be positive, got 0}}
+  // expected-error @+1 {{segment_length must be in [1, 16777216], got 0}}
   %y, %mem = linea.fold %x, %m segment_length = 0 : tensor<?x8xf32>, tensor<?x8xf32> {
   ^bb0(%w: tensor<0x8xf32>):
     linea.yield %w : tensor<0x8xf32>
@@ -562,4 +562,58 @@ func.func @generic_form_checked(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
   // expected-error @+1 {{a chunked form needs a chunk size >= 1}}
   %0 = "linea.linear_attention"(%q, %q, %q) <{mask = #linea.mask<causal>, form = #linea.form<chunked, 0>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @fold_segment_huge(%x: tensor<?x8xf32>, %m: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{segment_length must be in [1, 16777216], got 4611686018427387904}}
+  %y, %mem = linea.fold %x, %m segment_length = 4611686018427387904 : tensor<?x8xf32>, tensor<?x8xf32> {
+  ^bb0(%w: tensor<?x8xf32>):
+    linea.yield %w : tensor<?x8xf32>
+  }
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @zero_feature_dim(%q: tensor<16x0xf32>) -> tensor<16x0xf32> {
+  // expected-error @+1 {{'query' dim 1 is 0; Linea's ops take non-empty tensors}}
+  %0 = linea.linear_attention %q, %q, %q mask = causal : tensor<16x0xf32>, tensor<16x0xf32>, tensor<16x0xf32> -> tensor<16x0xf32>
+  return %0 : tensor<16x0xf32>
+}
+
+// -----
+
+func.func @zero_batch_dim(%q: tensor<0x16x8xf32>, %v: tensor<0x16x4xf32>) -> tensor<0x16x4xf32> {
+  // expected-error @+1 {{'query' dim 0 is 0; Linea's ops take non-empty tensors}}
+  %0 = linea.attention %q, %q, %v mask = none : tensor<0x16x8xf32>, tensor<0x16x8xf32>, tensor<0x16x4xf32> -> tensor<0x16x4xf32>
+  return %0 : tensor<0x16x4xf32>
+}
+
+// -----
+
+func.func @zero_value_columns(%q: tensor<16x8xf32>, %v: tensor<16x0xf32>) -> tensor<16x0xf32> {
+  // expected-error @+1 {{'value' dim 1 is 0; Linea's ops take non-empty tensors}}
+  %0 = linea.linear_attention %q, %q, %v mask = none : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x0xf32> -> tensor<16x0xf32>
+  return %0 : tensor<16x0xf32>
+}
+
+// -----
+
+func.func @presum_empty(%x: tensor<4x0xf32>) -> tensor<4x0xf32> {
+  // expected-error @+1 {{'input' dim 1 is 0; Linea's ops take non-empty tensors}}
+  %0 = linea.presum %x : tensor<4x0xf32>
+  return %0 : tensor<4x0xf32>
+}
+
+// -----
+
+func.func @fold_empty(%x: tensor<2x0x8xf32>, %m: tensor<2x4x8xf32>) -> tensor<2x0x8xf32> {
+  // expected-error @+1 {{'input' dim 1 is 0; Linea's ops take non-empty tensors}}
+  %y, %mem = linea.fold %x, %m segment_length = 4 : tensor<2x0x8xf32>, tensor<2x4x8xf32> {
+  ^bb0(%w: tensor<2x8x8xf32>):
+    linea.yield %w : tensor<2x8x8xf32>
+  }
+  return %y : tensor<2x0x8xf32>
 }

@@ -1,9 +1,11 @@
 // RUN: linea-opt %s --linea-optimize="explain=1" -split-input-file -verify-diagnostics | FileCheck %s
 
-// PrefixLM: the prefix becomes the one-shot state (two contractions, no
-// loop) and the rest the chunked loop seeded with it.
+// PrefixLM: the dynamic prefix length is checked against [0, L] first; then
+// the prefix becomes the one-shot state (two contractions, no loop) and the
+// rest the chunked loop seeded with it.
 // CHECK-LABEL: func.func @prefix_lm
-// CHECK-NOT: linea.linear_attention
+// CHECK: cf.assert %{{.+}}, "{{.*}}optimize.mlir:{{[0-9]+}}:8: linea.linear_attention: prefix length is outside [0, L] of 'query'"
+// CHECK-NOT: = linea.linear_attention
 // CHECK: %[[S:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<16x64x64xf32>)
 // CHECK: linalg.generic {{.*}} ins(%{{.+}}, %[[S]] : tensor<16x?x64xf32>, tensor<16x64x64xf32>)
 // CHECK: %[[SEED:.+]] = linalg.copy ins(%[[S]] : tensor<16x64x64xf32>)

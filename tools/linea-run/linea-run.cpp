@@ -15,6 +15,7 @@
 
 #include "linea/Dialect/LineaDialect.h"
 #include "linea/Pipelines/Pipelines.h"
+#include "linea/Version.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -32,6 +33,7 @@
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
@@ -67,7 +69,7 @@ struct Options {
 
 constexpr const char *kUsage =
     "usage: linea-run FILE.mlir [--entry NAME] [--pipeline P | --no-optimize] "
-    "[--arg A]... [--output-dir DIR] [--repeat N]";
+    "[--arg A]... [--output-dir DIR] [--repeat N] [--version]";
 
 Options parseOptions(int argc, char **argv) {
   Options options;
@@ -86,6 +88,10 @@ Options parseOptions(int argc, char **argv) {
     };
     if (arg == "--help" || arg == "-h") {
       llvm::outs() << kUsage << "\n";
+      std::exit(0);
+    }
+    if (arg == "--version") {
+      llvm::outs() << "linea-run (Linea version " << LINEA_VERSION << ")\n";
       std::exit(0);
     }
     if (arg == "--no-optimize") {
@@ -324,6 +330,31 @@ void freeResults(ArrayRef<ResultView> views,
 
 } // namespace
 
+/// A failed run-time check (cf.assert, lowered upstream to `puts(message)`
+/// then `abort()`) becomes linea-run's one-line error and exit code 1,
+/// before any result is written: the JIT-compiled code's `puts` and `abort`
+/// resolve to these. Nothing else Linea generates calls either.
+static int printFailedCheck(const char *message) {
+  llvm::errs() << "linea-run: run-time check failed: " << message << "\n";
+  return 0;
+}
+[[noreturn]] static void stopAfterFailedCheck() {
+  llvm::errs().flush();
+  std::_Exit(1);
+}
+static void interceptFailedChecks(ExecutionEngine &engine) {
+  engine.registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner("puts")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&printFailedCheck),
+        llvm::JITSymbolFlags::Exported};
+    symbols[interner("abort")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&stopAfterFailedCheck),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
+}
+
 int main(int argc, char **argv) {
   Options options = parseOptions(argc, argv);
 
@@ -417,6 +448,7 @@ int main(int argc, char **argv) {
                                         std::move(*hostMachine));
   if (!engine)
     die("JIT compilation failed: " + llvm::toString(engine.takeError()));
+  interceptFailedChecks(**engine);
 
   SmallVector<void *> packed;
   llvm::DenseSet<void *> inputBuffers;

@@ -30,6 +30,11 @@ struct OptimizeOptions : public PassPipelineOptions<OptimizeOptions> {
   Option<bool> explain{*this, "explain",
                        llvm::cl::desc("Remark on every form choice"),
                        llvm::cl::init(false)};
+  Option<bool> runtimeChecks{
+      *this, "runtime-checks",
+      llvm::cl::desc("Assert dynamic shape relations and prefix ranges at "
+                     "run time (linea-insert-runtime-checks)"),
+      llvm::cl::init(true)};
 };
 
 /// linea-optimize: fold to loops, split prefixes, choose forms with the cost
@@ -38,9 +43,18 @@ struct OptimizeOptions : public PassPipelineOptions<OptimizeOptions> {
 void buildOptimizePipeline(OpPassManager &pm,
                            const OptimizeOptions &options = OptimizeOptions());
 
+struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
+  Option<bool> runtimeChecks{
+      *this, "runtime-checks",
+      llvm::cl::desc("Assert the dynamic shape relations of the Linea ops "
+                     "still present (linea-insert-runtime-checks)"),
+      llvm::cl::init(true)};
+};
+
 /// linea-lower-to-cpu: every Linea op through the reference lowering, one-shot
 /// bufferization and the upstream conversions to the LLVM dialect.
-void buildLowerToCPUPipeline(OpPassManager &pm);
+void buildLowerToCPUPipeline(OpPassManager &pm,
+                             const LowerToCPUOptions &options = {});
 
 /// What the gpu.binary of linea-lower-to-nvvm holds.
 enum class BinaryFormat { bin, isa, fatbin };
@@ -78,6 +92,11 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
                       llvm::cl::desc("Remark per kernel: FLOPs, bytes and an "
                                      "H100 roofline estimate"),
                       llvm::cl::init(false)};
+  Option<bool> runtimeChecks{
+      *this, "runtime-checks",
+      llvm::cl::desc("Assert dynamic shape relations on the host (as "
+                     "linea-optimize's option)"),
+      llvm::cl::init(true)};
   Option<std::string> cudaPath{
       *this, "cuda-path",
       llvm::cl::desc("The CUDA toolkit: ptxas and libdevice come from here"),

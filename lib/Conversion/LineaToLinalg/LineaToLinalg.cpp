@@ -364,10 +364,12 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
         {rowCol, s2.map({s2[0]}), rowCol}, s2.iterators(),
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           Value zero = f32Constant(b, l, 0.0f);
-          Value positive = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT,
-                                                 args[1], zero);
+          // Only a row that sees no key has a zero sum; a NaN that went in
+          // propagates (a NaN sum is not zero).
+          Value seen = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE,
+                                             args[1], zero);
           Value ratio = arith::DivFOp::create(b, l, args[0], args[1]);
-          Value x = arith::SelectOp::create(b, l, positive, ratio, zero);
+          Value x = arith::SelectOp::create(b, l, seen, ratio, zero);
           if (elementType != x.getType())
             x = arith::TruncFOp::create(b, l, elementType, x);
           return x;

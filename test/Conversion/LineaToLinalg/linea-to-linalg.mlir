@@ -71,14 +71,15 @@ func.func @gated_causal(%q: tensor<16x8xf32>, %v: tensor<16x4xf32>, %g: tensor<1
 // -----
 
 // Softmax: -inf where masked (t <= i + Lk - Lq = i + 2), a row max, exp of
-// the shifted scores, row sums; rows with no visible key give 0.
+// the shifted scores, row sums; rows with no visible key (a zero sum) give 0,
+// and a NaN that went in stays NaN (`une`, not `ogt`).
 // CHECK-LABEL: func.func @causal_attention
 // CHECK: %[[NEGINF:[a-z0-9_]+]] = arith.constant 0xFF800000
 // CHECK: arith.cmpi sle
 // CHECK: arith.select {{.*}}, %[[NEGINF]]
 // CHECK: arith.maximumf
 // CHECK: math.exp
-// CHECK: arith.cmpf ogt
+// CHECK: arith.cmpf une
 // CHECK: arith.divf
 // CHECK-NOT: linea.
 func.func @causal_attention(%q: tensor<4x8xf32>, %k: tensor<6x8xf32>, %v: tensor<6x2xf32>) -> tensor<4x2xf32> {

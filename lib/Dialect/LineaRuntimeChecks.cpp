@@ -1,0 +1,211 @@
+//===- LineaRuntimeChecks.cpp - verifier rules checked at run time --------===//
+//
+// Each op's RuntimeVerifiableOpInterface: the shape relations its verifier
+// checks on static sizes, emitted as `cf.assert`s where a size is dynamic
+// (and the prefix range and the fold's segment multiple, which only a run
+// can know). A static relation needs no check: the verifier already holds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "linea/Dialect/LineaOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::linea;
+
+namespace {
+
+/// One dim of a named operand or result.
+struct NamedDim {
+  StringRef name;
+  Value value;
+  int64_t dim;
+  StringRef what;
+
+  int64_t staticSize() const {
+    return cast<RankedTensorType>(value.getType()).getDimSize(dim);
+  }
+};
+
+/// Emits the asserts of one op, each with the op's one-line message.
+class RuntimeChecks {
+public:
+  RuntimeChecks(OpBuilder &b, Location loc, Operation *op,
+                function_ref<std::string(Operation *, StringRef)> message)
+      : b(b), loc(loc), op(op), message(message) {}
+
+  /// `a` and `ref` have equal sizes. A dynamic size of the op's own result
+  /// follows its operands by construction and is not checked.
+  void sameSize(const NamedDim &a, const NamedDim &ref) {
+    int64_t sizeA = a.staticSize(), sizeRef = ref.staticSize();
+    if (!ShapedType::isDynamic(sizeA) && !ShapedType::isDynamic(sizeRef))
+      return;
+    if ((isResult(a) && ShapedType::isDynamic(sizeA)) ||
+        (isResult(ref) && ShapedType::isDynamic(sizeRef)))
+      return;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "'" << a.name << "' " << a.what << " does not match '" << ref.name
+       << "' " << ref.what;
+    if (!ShapedType::isDynamic(sizeRef))
+      os << " " << sizeRef;
+    holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size(a),
+                                size(ref)),
+          text);
+  }
+
+  /// The leading `count` dims of `x` match those of `ref`.
+  void sameBatch(StringRef name, Value x, StringRef refName, Value ref,
+                 int64_t count) {
+    for (int64_t i = 0; i < count; ++i) {
+      std::string what = "batch dim " + std::to_string(i);
+      sameSize({name, x, i, what}, {refName, ref, i, what});
+    }
+  }
+
+  /// `0 <= length <= L`.
+  void prefixInRange(Value length, const NamedDim &seq) {
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value nonNegative = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::sge, length, zero);
+    Value notPast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                          length, size(seq));
+    holds(arith::AndIOp::create(b, loc, nonNegative, notPast),
+          "prefix length is outside [0, L] of '" + seq.name.str() + "'");
+  }
+
+  /// A dynamic `x` dim equals `expected`.
+  void equals(const NamedDim &x, int64_t expected, StringRef expectation) {
+    if (!ShapedType::isDynamic(x.staticSize()))
+      return;
+    Value want = arith::ConstantIndexOp::create(b, loc, expected);
+    holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size(x),
+                                want),
+          "'" + x.name.str() + "' " + x.what.str() + " does not match " +
+              expectation.str() + " " + std::to_string(expected));
+  }
+
+  /// `L % segmentLength == 0` for a dynamic L.
+  void multipleOf(const NamedDim &seq, int64_t segmentLength) {
+    if (!ShapedType::isDynamic(seq.staticSize()))
+      return;
+    Value l = arith::ConstantIndexOp::create(b, loc, segmentLength);
+    Value rest = arith::RemUIOp::create(b, loc, size(seq), l);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rest, zero),
+          "'" + seq.name.str() + "' " + seq.what.str() +
+              " is not a multiple of segment_length " +
+              std::to_string(segmentLength));
+  }
+
+private:
+  bool isResult(const NamedDim &x) const { return x.value.getDefiningOp() == op; }
+  /// A result's size is its static one: the checks run before the op.
+  Value size(const NamedDim &x) {
+    if (isResult(x))
+      return arith::ConstantIndexOp::create(b, loc, x.staticSize());
+    return b.createOrFold<tensor::DimOp>(loc, x.value, x.dim);
+  }
+  void holds(Value condition, StringRef text) {
+    cf::AssertOp::create(b, loc, condition, message(op, text));
+  }
+
+  OpBuilder &b;
+  Location loc;
+  Operation *op;
+  function_ref<std::string(Operation *, StringRef)> message;
+};
+
+/// q, k, v, the gate, the states and the results of both linear-attention
+/// ops; the prefix length when it is an operand.
+void checkLinearAttention(LinearAttentionOpInterface op, RuntimeChecks &checks) {
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+  int64_t rank = op.getQuery().getType().getRank();
+  int64_t batch = rank - 2, seq = rank - 2;
+  checks.sameBatch("key", k, "query", q, batch);
+  checks.sameBatch("value", v, "query", q, batch);
+  checks.sameSize({"key", k, seq, "sequence length"},
+                  {"query", q, seq, "sequence length"});
+  checks.sameSize({"value", v, seq, "sequence length"},
+                  {"query", q, seq, "sequence length"});
+  if (Value g = op.getGate()) {
+    checks.sameBatch("gate", g, "query", q, batch);
+    checks.sameSize({"gate", g, seq, "sequence length"},
+                    {"query", q, seq, "sequence length"});
+  }
+  if (Value init = op.getInitialState())
+    checks.sameBatch("initial_state", init, "query", q, batch);
+  checks.sameBatch("output", op.getOutput(), "query", q, batch);
+  checks.sameSize({"output", op.getOutput(), seq, "sequence length"},
+                  {"query", q, seq, "sequence length"});
+  if (Value fin = op.getFinalState())
+    checks.sameBatch("final_state", fin, "query", q, batch);
+  if (Value length = op.getPrefixIndex())
+    checks.prefixInRange(length, {"query", q, seq, "sequence length"});
+}
+
+/// x, the memory and the results of fold and folded_attention.
+template <typename FoldLike>
+void checkFold(FoldLike op, RuntimeChecks &checks) {
+  Value x = op.getInput(), memory = op.getMemory();
+  int64_t rank = op.getInput().getType().getRank();
+  checks.sameBatch("memory", memory, "input", x, rank - 2);
+  checks.multipleOf({"input", x, rank - 2, "sequence length"},
+                    op.getSegmentLength());
+  checks.equals({"memory", memory, rank - 2, "sequence length"},
+                op.getSegmentLength(), "segment_length");
+}
+
+} // namespace
+
+void PresumOp::generateRuntimeVerification(
+    OpBuilder &, Location,
+    function_ref<std::string(Operation *, StringRef)>) {
+  // One operand, and the result has its type: nothing can disagree.
+}
+
+void LinearAttentionOp::generateRuntimeVerification(
+    OpBuilder &b, Location loc,
+    function_ref<std::string(Operation *, StringRef)> message) {
+  RuntimeChecks checks(b, loc, *this, message);
+  checkLinearAttention(*this, checks);
+}
+
+void GatedLinearAttentionOp::generateRuntimeVerification(
+    OpBuilder &b, Location loc,
+    function_ref<std::string(Operation *, StringRef)> message) {
+  RuntimeChecks checks(b, loc, *this, message);
+  checkLinearAttention(*this, checks);
+}
+
+void AttentionOp::generateRuntimeVerification(
+    OpBuilder &b, Location loc,
+    function_ref<std::string(Operation *, StringRef)> message) {
+  RuntimeChecks checks(b, loc, *this, message);
+  Value q = getQuery(), k = getKey(), v = getValue();
+  int64_t rank = getQuery().getType().getRank();
+  checks.sameBatch("key", k, "query", q, rank - 2);
+  checks.sameBatch("value", v, "query", q, rank - 2);
+  checks.sameSize({"value", v, rank - 2, "sequence length"},
+                  {"key", k, rank - 2, "sequence length"});
+  checks.sameBatch("output", getOutput(), "query", q, rank - 2);
+  checks.sameSize({"output", getOutput(), rank - 2, "sequence length"},
+                  {"query", q, rank - 2, "sequence length"});
+}
+
+void FoldOp::generateRuntimeVerification(
+    OpBuilder &b, Location loc,
+    function_ref<std::string(Operation *, StringRef)> message) {
+  RuntimeChecks checks(b, loc, *this, message);
+  checkFold(*this, checks);
+}
+
+void FoldedAttentionOp::generateRuntimeVerification(
+    OpBuilder &b, Location loc,
+    function_ref<std::string(Operation *, StringRef)> message) {
+  RuntimeChecks checks(b, loc, *this, message);
+  checkFold(*this, checks);
+}
