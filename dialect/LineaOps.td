@@ -72,7 +72,8 @@ def Linea_PresumOp : Linea_Op<"presum", !listconcat([Pure,
   let results = (outs Linea_FloatTensor:$output);
   let assemblyFormat = [{
     $input (`dim` `=` $dim^)? (`exclusive` $exclusive^)? (`reverse` $reverse^)?
-    (custom<FormSpec>($form)^)? attr-dict `:` type($input)
+    (custom<PresumForm>($form)^)?
+    attr-dict `:` type($input)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -141,7 +142,8 @@ def Linea_LinearAttentionOp : Linea_Op<"linear_attention", !listconcat([
     $query `,` $key `,` $value (`init` `(` $initial_state^ `)`)?
     `mask` `=` custom<MaskSpec>($mask, $prefix_length, $prefix_index)
     (custom<FeatureMapSpec>($feature_map)^)? (`scale` `=` $scale^)?
-    (`normalize` $normalize^)? (custom<FormSpec>($form)^)?
+    (`normalize` $normalize^)?
+    (custom<LinearAttentionForm>($form)^)?
     attr-dict `:` type($query) `,` type($key) `,` type($value)
     (`,` type($initial_state)^)? `->` type($output) (`,` type($final_state)^)?
   }];
@@ -194,7 +196,8 @@ def Linea_GatedLinearAttentionOp : Linea_Op<"gated_linear_attention", !listconca
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $gate (`init` `(` $initial_state^ `)`)?
     `mask` `=` custom<MaskSpec>($mask, $prefix_length, $prefix_index)
-    (`scale` `=` $scale^)? (custom<FormSpec>($form)^)?
+    (`scale` `=` $scale^)?
+    (custom<GatedLinearAttentionForm>($form)^)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `,` type($gate)
     (`,` type($initial_state)^)? `->` type($output) (`,` type($final_state)^)?
   }];

@@ -23,7 +23,12 @@ def signature(text):
 
 
 def main():
+    if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help"):
+        print("usage: run-example.py EXAMPLE.mlir  (e.g. examples/prefixlm.mlir)", file=sys.stderr)
+        sys.exit(2 if len(sys.argv) != 2 else 0)
     source = pathlib.Path(sys.argv[1])
+    if not source.is_file():
+        sys.exit(f"run-example.py: error: no such file '{source}'")
     linea_run = pathlib.Path(__file__).resolve().parent.parent / "build/bin/linea-run"
     text = source.read_text()
     scalars = dict(re.findall(r"(\w+)=(\S+)", "".join(

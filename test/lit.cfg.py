@@ -10,7 +10,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.linea_obj_root, "test")
-config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["Inputs", "project", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
@@ -22,6 +22,9 @@ config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%linea_src", config.linea_src_root))
 config.substitutions.append(("%linea_lib", os.path.join(config.linea_obj_root, "lib")))
+config.substitutions.append(("%linea_build", config.linea_obj_root))
+config.substitutions.append(("%mlir_cmake_dir", config.mlir_cmake_dir))
+config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(
     ("%runner_libs",
      "-shared-libs=%s/libmlir_runner_utils.so,%s/libmlir_c_runner_utils.so"

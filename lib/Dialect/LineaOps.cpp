@@ -354,11 +354,18 @@ static void printFeatureMapSpec(OpAsmPrinter &printer, Operation *,
 
 /// `form = chunked(64)`, `form = oneshot`: the op's FormAttr
 /// (`#linea.form<chunked, 64>` in generic form), omitted when no form was
-/// chosen.
-static OptionalParseResult parseFormSpec(OpAsmParser &parser,
-                                         FormAttr &form) {
-  if (failed(parser.parseOptionalKeyword("form")))
+/// chosen. It is the last keyword of the op: any other keyword here is
+/// misspelt, and the error lists the op's keywords.
+static OptionalParseResult parseFormSpec(OpAsmParser &parser, FormAttr &form,
+                                         StringRef keywords) {
+  StringRef keyword;
+  llvm::SMLoc where = parser.getCurrentLocation();
+  if (failed(parser.parseOptionalKeyword(&keyword)))
     return std::nullopt;
+  if (keyword != "form")
+    return parser.emitError(where)
+           << "unknown keyword '" << keyword << "'; expected one of "
+           << keywords << ", then ':'";
   FormKind kind = FormKind::oneshot;
   if (parser.parseEqual() ||
       parseEnumKeyword<FormKind>(
@@ -379,6 +386,34 @@ static void printFormSpec(OpAsmPrinter &printer, Operation *, FormAttr form) {
   printer << "form = " << stringifyFormKind(form.getKind());
   if (form.getSize())
     printer << "(" << form.getSize() << ")";
+}
+
+// The form directive of each op, with the keywords its misspelling error
+// lists.
+static OptionalParseResult parsePresumForm(OpAsmParser &parser,
+                                           FormAttr &form) {
+  return parseFormSpec(parser, form, "dim, exclusive, reverse, form");
+}
+static OptionalParseResult parseLinearAttentionForm(OpAsmParser &parser,
+                                                    FormAttr &form) {
+  return parseFormSpec(parser, form,
+                       "init, mask, feature_map, scale, normalize, form");
+}
+static OptionalParseResult parseGatedLinearAttentionForm(OpAsmParser &parser,
+                                                         FormAttr &form) {
+  return parseFormSpec(parser, form, "init, mask, scale, form");
+}
+static void printPresumForm(OpAsmPrinter &printer, Operation *op,
+                            FormAttr form) {
+  printFormSpec(printer, op, form);
+}
+static void printLinearAttentionForm(OpAsmPrinter &printer, Operation *op,
+                                     FormAttr form) {
+  printFormSpec(printer, op, form);
+}
+static void printGatedLinearAttentionForm(OpAsmPrinter &printer,
+                                          Operation *op, FormAttr form) {
+  printFormSpec(printer, op, form);
 }
 
 //===----------------------------------------------------------------------===//

@@ -617,3 +617,27 @@ func.func @fold_empty(%x: tensor<2x0x8xf32>, %m: tensor<2x4x8xf32>) -> tensor<2x
   }
   return %y : tensor<2x0x8xf32>
 }
+
+// -----
+
+func.func @misspelt_keyword(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{unknown keyword 'normalise'; expected one of init, mask, feature_map, scale, normalize, form, then ':'}}
+  %0 = linea.linear_attention %q, %q, %q mask = causal normalise : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @misspelt_presum_keyword(%x: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{unknown keyword 'exclusve'; expected one of dim, exclusive, reverse, form, then ':'}}
+  %0 = linea.presum %x exclusve : tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @misspelt_gated_keyword(%q: tensor<16x8xf32>, %g: tensor<16xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{unknown keyword 'normalize'; expected one of init, mask, scale, form, then ':'}}
+  %0 = linea.gated_linear_attention %q, %q, %q, %g mask = causal normalize : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, tensor<16xf32> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
