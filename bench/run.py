@@ -216,6 +216,42 @@ def machine():
     return f"{model}, {os.cpu_count()} cores, {platform.platform()}, torch {torch.__version__}"
 
 
+def bench_runtime_checks(table, L, repeat):
+    """Dynamic sizes and a prefix-length operand: the checks are a few
+    integer compares per call. Alternating rounds, as for seed 001."""
+    H, D = 16, 64
+    t = "tensor<?x?x64xf32>"
+    program = (f"func.func @f(%q: {t}, %k: {t}, %v: {t}, %j: index) -> {t} {{\n"
+               f"  %o = linea.linear_attention %q, %k, %v mask = prefix(%j) : {t}, {t}, {t} -> {t}\n"
+               f"  return %o : {t}\n}}\n")
+    q, k, v = (RNG.standard_normal((H, L, D)).astype(np.float32) for _ in range(3))
+    args = [q, k, v, L // 2]
+    rounds = [(linea_ms(program, args, repeat),
+               linea_ms(program, args, repeat, pipeline="linea-optimize{runtime-checks=0}"))
+              for _ in range(3)]
+    table.add(f"run-time checks on, dynamic prefix(L/2), L={L}",
+              float(np.median([on for on, _ in rounds])),
+              float(np.median([off for _, off in rounds])),
+              "the same, runtime-checks=0", "ratio ~ 1: the checks cost noise (alternating rounds)")
+
+
+def bench_call_overhead(table, repeat):
+    """A tiny program (presum over 4 x 8): the cost of a call from Python,
+    in-process (linea.compile) against a linea-run subprocess (linea.run)."""
+    from linea import compile as linea_compile
+    t = "tensor<4x8xf32>"
+    program = (f"func.func @f(%x: {t}) -> {t} {{\n  %y = linea.presum %x : {t}\n"
+               f"  return %y : {t}\n}}\n")
+    x = RNG.standard_normal((4, 8)).astype(np.float32)
+    kernel = linea_compile(program)
+    calls = 1000
+    in_process = median_ms(lambda: [kernel(x) for _ in range(calls)], repeat) / calls
+    subprocess_ms = median_ms(lambda: linea_run(program, [x]), repeat)
+    table.add("call overhead, presum [4, 8]", in_process, subprocess_ms,
+              "linea.run (linea-run subprocess)",
+              f"linea.compile kernel: {in_process * 1e3:.0f} us per call")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
@@ -231,6 +267,8 @@ def main():
     bench_linear(table, L, opts.repeat, rate)
     bench_quadratic(table, opts.repeat)
     bench_gated(table, L, opts.repeat)
+    bench_runtime_checks(table, L, opts.repeat)
+    bench_call_overhead(table, opts.repeat)
     fold = bench_fold_memory(fold_lengths)
 
     text = (f"Measured {datetime.date.today()} on {machine()}.\n"

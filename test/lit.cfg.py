@@ -17,7 +17,7 @@ llvm_config.use_default_substitutions()
 
 tool_dirs = [config.linea_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["linea-opt", "linea-run", "mlir-runner", "mlir-opt", "not", "split-file"], tool_dirs)
+    ["linea-opt", "linea-run", "linea-compile", "mlir-runner", "mlir-opt", "not", "split-file"], tool_dirs)
 config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%linea_src", config.linea_src_root))

@@ -1,0 +1,143 @@
+"""linea.compile: programs compiled into a shared library (linea-compile)
+and called in-process through ctypes, against the float64 oracle, with
+numpy and torch inputs; bad arguments and failed run-time checks raise
+LineaError; compiled libraries are cached."""
+
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import linea
+from linea import LineaError
+from linea.runner import build_dir
+
+import cases
+import programs
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("LINEA_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "linea-cache"))
+
+
+def f32(inputs):
+    return [a.astype(np.float32) if isinstance(a, np.ndarray) else a for a in inputs]
+
+
+CASES = [c for c in cases.edge_cases() if c["op"] != "folded_attention"][::2]
+
+
+@pytest.mark.parametrize("index", range(len(CASES)),
+                         ids=[cases.case_id(c) for c in CASES])
+def test_against_oracle(index):
+    program, inputs, expected = programs.build(CASES[index], seed=7 + index)
+    kernel = linea.compile(program)
+    got = kernel(*f32(inputs))
+    got = list(got) if isinstance(got, tuple) else [got]
+    programs.assert_matches(got, expected)
+
+
+def test_torch_in_torch_out():
+    program, inputs, expected = programs.build(
+        dict(op="linear_attention", batch=[2], dk=4, dv=3, L=29, mask="causal", final=True),
+        seed=3)
+    kernel = linea.compile(program)
+    got = kernel(*[torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in f32(inputs)])
+    assert all(isinstance(g, torch.Tensor) for g in got)
+    programs.assert_matches([g.numpy() for g in got], expected)
+
+
+SOURCE = """func.func @main(%q: tensor<?x8xf32>, %k: tensor<?x8xf32>, %v: tensor<?x4xf32>, %j: index)
+    -> tensor<?x4xf32> {
+  %o = linea.linear_attention %q, %k, %v mask = prefix(%j)
+      : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+  return %o : tensor<?x4xf32>
+}
+"""
+
+
+def arrays(*shapes):
+    rng = np.random.default_rng(0)
+    return [rng.standard_normal(s).astype(np.float32) for s in shapes]
+
+
+@pytest.mark.parametrize("args,message", [
+    (arrays((9, 8), (10, 8), (9, 4)) + [3],
+     "run-time check failed: kernel.mlir:3:8: linea.linear_attention: 'key' sequence length "
+     "does not match 'query' sequence length"),
+    (arrays((9, 8), (9, 8), (9, 4)) + [10], "prefix length is outside [0, L] of 'query'"),
+    ([a.astype(np.float64) for a in arrays((9, 8), (9, 8), (9, 4))] + [3],
+     "argument 0: expected dtype float32, given float64"),
+    (arrays((9, 8), (9, 7), (9, 4)) + [3], "argument 1: expected shape (?, 8), given (9, 7)"),
+    (arrays((9, 8), (9, 8), (9, 4)) + [3.5], "argument 3: expected an int for index"),
+    (arrays((9, 8), (9, 8)), "expected 4 arguments, given 2"),
+])
+def test_bad_calls_raise(args, message):
+    kernel = linea.compile(SOURCE)
+    with pytest.raises(LineaError, match=None) as failure:
+        kernel(*args)
+    assert message in str(failure.value)
+    # The kernel still works after a failed check.
+    q, k, v = arrays((9, 8), (9, 8), (9, 4))
+    assert kernel(q, k, v, 3).shape == (9, 4)
+
+
+def test_strided_input_and_cache():
+    kernel = linea.compile(SOURCE)
+    q, k, v = arrays((9, 16), (9, 8), (9, 4))
+    want = kernel(np.ascontiguousarray(q[:, ::2]), k, v, 4)
+    np.testing.assert_array_equal(kernel(q[:, ::2], k, v, 4), want)
+    cached = sorted(os.listdir(os.environ["LINEA_CACHE_DIR"]))
+    linea.compile(SOURCE)
+    assert sorted(os.listdir(os.environ["LINEA_CACHE_DIR"])) == cached
+
+
+def test_compile_errors_raise():
+    with pytest.raises(LineaError) as failure:
+        linea.compile("func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                      "  %y = linea.presum %x dim = 3 : tensor<4xf32>\n"
+                      "  return %y : tensor<4xf32>\n}\n")
+    assert "dim 3 is out of range" in str(failure.value)
+
+
+def test_c_program_links_the_library(tmp_path):
+    """The generated header and library, from C: a failed check returns 1."""
+    library = tmp_path / "libattention.so"
+    source = tmp_path / "attention.mlir"
+    source.write_text(SOURCE)
+    subprocess.run([str(build_dir() / "bin" / "linea-compile"), str(source), "-o",
+                    str(library)], check=True)
+    program = tmp_path / "main.c"
+    program.write_text(r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "attention.h"
+static LineaMemRef_f32_2 tensor(float *data, int64_t rows, int64_t cols) {
+  LineaMemRef_f32_2 m = {data, data, 0, {rows, cols}, {cols, 1}};
+  return m;
+}
+int main(void) {
+  float q[5 * 8], v[5 * 4];
+  for (int i = 0; i < 5 * 8; ++i) q[i] = (float)(i % 7) / 7.0f;
+  for (int i = 0; i < 5 * 4; ++i) v[i] = 1.0f;
+  LineaMemRef_f32_2 mq = tensor(q, 5, 8), mv = tensor(v, 5, 4), out;
+  if (linea_checked_main(&out, &mq, &mq, &mv, 2) != 0) return 2;
+  printf("%lld %lld\n", (long long)out.sizes[0], (long long)out.sizes[1]);
+  free(out.allocated);
+  if (linea_checked_main(&out, &mq, &mq, &mv, 9) != 1) return 3;
+  printf("%s\n", linea_last_error());
+  return 0;
+}
+""")
+    exe = tmp_path / "main"
+    subprocess.run(["cc", "-o", str(exe), str(program), f"-I{tmp_path}", str(library),
+                    f"-Wl,-rpath,{tmp_path}"], check=True)
+    done = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "5 4"
+    assert "prefix length is outside [0, L] of 'query'" in lines[1]

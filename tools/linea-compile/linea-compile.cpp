@@ -1,0 +1,561 @@
+//===- linea-compile.cpp - a Linea program as a shared library ------------===//
+//
+// linea-compile FILE.mlir -o libNAME.so [--entry F]... [--pipeline P |
+//     --no-optimize] [--target cpu]
+//
+// Optimizes (linea-optimize, or P), lowers for the CPU, compiles for the host
+// CPU in-process and links a shared library with the system C compiler. Each
+// entry function `@f` gets MLIR's C interface, `_mlir_ciface_f`: memrefs are
+// passed as pointers to strided descriptors `{allocated, aligned, offset,
+// sizes[rank], strides[rank]}`, index arguments as int64_t, and results through
+// a pointer to a descriptor (a struct of descriptors for several results)
+// passed first. Result buffers are malloc'ed by the library; the caller frees
+// `allocated`. Next to the library: `NAME.h` (the C declarations) and
+// `NAME.json` (the signature: dtypes and shapes, `?` for dynamic dims).
+//
+//===----------------------------------------------------------------------===//
+
+#include "linea/Dialect/LineaDialect.h"
+#include "linea/Pipelines/Pipelines.h"
+#include "linea/Transforms/Passes.h"
+#include "linea/Version.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+
+namespace {
+
+[[noreturn]] void die(const llvm::Twine &message) {
+  llvm::errs() << "linea-compile: error: " << message << "\n";
+  std::exit(1);
+}
+
+struct Options {
+  std::string file, output;
+  std::vector<std::string> entries;
+  std::string pipeline = "linea-optimize";
+  bool noOptimize = false, pipelineGiven = false;
+  std::string target = "cpu";
+};
+
+constexpr const char *kUsage =
+    "usage: linea-compile FILE.mlir -o LIB.so [--entry F]... "
+    "[--pipeline P | --no-optimize] [--target cpu] [--version]";
+
+Options parseOptions(int argc, char **argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    StringRef arg = argv[i];
+    auto value = [&](StringRef flag) -> std::optional<std::string> {
+      if (arg == flag) {
+        if (i + 1 >= argc)
+          die(flag + " needs a value");
+        return std::string(argv[++i]);
+      }
+      if (arg.starts_with((flag + "=").str()))
+        return arg.drop_front(flag.size() + 1).str();
+      return std::nullopt;
+    };
+    if (arg == "--help" || arg == "-h") {
+      llvm::outs() << kUsage << "\n";
+      std::exit(0);
+    }
+    if (arg == "--version") {
+      llvm::outs() << "linea-compile (Linea version " << LINEA_VERSION << ")\n";
+      std::exit(0);
+    }
+    if (arg == "--no-optimize") {
+      options.noOptimize = true;
+    } else if (auto v = value("-o")) {
+      options.output = *v;
+    } else if (auto v = value("--entry")) {
+      options.entries.push_back(*v);
+    } else if (auto v = value("--pipeline")) {
+      options.pipeline = *v;
+      options.pipelineGiven = true;
+    } else if (auto v = value("--target")) {
+      options.target = *v;
+    } else if (arg.starts_with("-")) {
+      die("unknown option '" + arg + "'; " + kUsage);
+    } else if (options.file.empty()) {
+      options.file = arg.str();
+    } else {
+      die("more than one input file ('" + options.file + "' and '" + arg +
+          "')");
+    }
+  }
+  if (options.file.empty() || options.output.empty())
+    die(Twine("an input file and -o are needed; ") + kUsage);
+  if (options.noOptimize && options.pipelineGiven)
+    die("--pipeline and --no-optimize exclude each other");
+  if (options.target == "cuda")
+    die("--target cuda is not built yet (issue 11); use linea-opt "
+        "--linea-lower-to-nvvm for the gpu.binary");
+  if (options.target != "cpu")
+    die("unknown target '" + options.target + "'; expected cpu");
+  return options;
+}
+
+std::string typeString(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
+/// The entry functions: those named, or every public function with a body.
+SmallVector<func::FuncOp> findEntries(ModuleOp module,
+                                      ArrayRef<std::string> names) {
+  SmallVector<func::FuncOp> entries;
+  for (const std::string &name : names) {
+    auto func = module.lookupSymbol<func::FuncOp>(name);
+    if (!func || func.isExternal())
+      die("no function @" + name + " with a body in the module");
+    entries.push_back(func);
+  }
+  if (names.empty())
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func.isPublic() && !func.isExternal())
+        entries.push_back(func);
+  if (entries.empty())
+    die("the module has no public function to export");
+  return entries;
+}
+
+/// One argument or result in the manifest and the header.
+struct ValueSpec {
+  std::string kind; // "tensor" or "scalar"
+  std::string dtype;
+  SmallVector<int64_t> shape; // ShapedType::kDynamic for `?`
+};
+
+std::string dtypeOf(Type type) {
+  if (type.isF32())
+    return "f32";
+  if (type.isF16())
+    return "f16";
+  if (type.isBF16())
+    return "bf16";
+  if (type.isF64())
+    return "f64";
+  if (type.isIndex())
+    return "index";
+  if (auto integer = dyn_cast<IntegerType>(type))
+    return "i" + std::to_string(integer.getWidth());
+  return "";
+}
+
+ValueSpec describe(Type type, const Twine &what) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type)) {
+    std::string dtype = dtypeOf(tensor.getElementType());
+    if (dtype != "f32" && dtype != "f16" && dtype != "bf16")
+      die(what + " has type " + typeString(type) +
+          "; exported functions take f32, f16 or bf16 tensors");
+    return {"tensor", dtype, SmallVector<int64_t>(tensor.getShape())};
+  }
+  std::string dtype = dtypeOf(type);
+  if (dtype != "index" && dtype != "i64" && dtype != "i32" && dtype != "f32")
+    die(what + " has type " + typeString(type) +
+        "; exported functions take tensors, index, i32, i64 or f32");
+  return {"scalar", dtype, {}};
+}
+
+struct Signature {
+  std::string name;
+  std::vector<ValueSpec> args, results;
+};
+
+Signature signatureOf(func::FuncOp func) {
+  Signature signature{func.getName().str(), {}, {}};
+  FunctionType type = func.getFunctionType();
+  for (auto [k, arg] : llvm::enumerate(type.getInputs()))
+    signature.args.push_back(
+        describe(arg, "@" + func.getName() + " argument " + Twine(k)));
+  for (auto [k, result] : llvm::enumerate(type.getResults())) {
+    ValueSpec value =
+        describe(result, "@" + func.getName() + " result " + Twine(k));
+    if (value.kind != "tensor")
+      die("@" + func.getName() + " result " + Twine(k) +
+          " is a scalar; exported functions return tensors");
+    signature.results.push_back(value);
+  }
+  return signature;
+}
+
+llvm::json::Value toJSON(const ValueSpec &value) {
+  llvm::json::Array shape;
+  for (int64_t size : value.shape)
+    shape.push_back(ShapedType::isDynamic(size) ? llvm::json::Value("?")
+                                                : llvm::json::Value(size));
+  return llvm::json::Object{
+      {"kind", value.kind}, {"dtype", value.dtype}, {"shape", std::move(shape)}};
+}
+
+void writeManifest(StringRef path, ArrayRef<Signature> signatures) {
+  llvm::json::Array functions;
+  for (const Signature &signature : signatures) {
+    llvm::json::Array args, results;
+    for (const ValueSpec &v : signature.args)
+      args.push_back(toJSON(v));
+    for (const ValueSpec &v : signature.results)
+      results.push_back(toJSON(v));
+    functions.push_back(llvm::json::Object{
+        {"name", signature.name},
+        {"symbol", "_mlir_ciface_" + signature.name},
+        {"args", std::move(args)},
+        {"results", std::move(results)}});
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    die("cannot write '" + path + "': " + ec.message());
+  os << llvm::formatv("{0:2}",
+                      llvm::json::Value(llvm::json::Object{
+                          {"linea_version", LINEA_VERSION},
+                          {"abi", "mlir_ciface"},
+                          {"functions", std::move(functions)}}))
+     << "\n";
+}
+
+std::string cType(StringRef dtype) {
+  if (dtype == "f32")
+    return "float";
+  if (dtype == "f16" || dtype == "bf16")
+    return "uint16_t";
+  if (dtype == "i32")
+    return "int32_t";
+  return "int64_t";
+}
+
+void writeHeader(StringRef path, StringRef guard, StringRef library,
+                 ArrayRef<Signature> signatures) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    die("cannot write '" + path + "': " + ec.message());
+  os << "// Generated by linea-compile (Linea " << LINEA_VERSION
+     << "): the C interface of " << library << ".\n"
+     << "// Tensors are strided memref descriptors; results come back through "
+        "the\n// first pointer, in buffers the caller frees (free(allocated)).\n"
+     << "// linea_checked_F returns 0, or 1 after a failed run-time check "
+        "(the\n// message: linea_last_error()); calling _mlir_ciface_F "
+        "directly, a failed\n// check prints its message and aborts.\n"
+     << "#ifndef " << guard << "\n#define " << guard
+     << "\n\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n";
+  std::set<std::pair<std::string, int64_t>> declared;
+  auto descriptor = [&](const ValueSpec &v) {
+    std::string name =
+        "LineaMemRef_" + v.dtype + "_" + std::to_string(v.shape.size());
+    if (declared.insert({v.dtype, v.shape.size()}).second)
+      os << "\ntypedef struct {\n  " << cType(v.dtype) << " *allocated;\n  "
+         << cType(v.dtype) << " *aligned;\n  int64_t offset;\n  int64_t sizes["
+         << v.shape.size() << "];\n  int64_t strides[" << v.shape.size()
+         << "];\n} " << name << ";\n";
+    return name;
+  };
+  for (const Signature &signature : signatures) {
+    std::vector<std::string> resultTypes;
+    for (const ValueSpec &v : signature.results)
+      resultTypes.push_back(descriptor(v));
+    for (const ValueSpec &v : signature.args)
+      if (v.kind == "tensor")
+        descriptor(v);
+    std::string resultType = resultTypes.empty() ? "" : resultTypes.front();
+    if (resultTypes.size() > 1) {
+      resultType = signature.name + "_results";
+      os << "\ntypedef struct {\n";
+      for (auto [k, type] : llvm::enumerate(resultTypes))
+        os << "  " << type << " result" << k << ";\n";
+      os << "} " << resultType << ";\n";
+    }
+    std::vector<std::string> params;
+    if (!resultType.empty())
+      params.push_back(resultType + " *results");
+    for (auto [k, v] : llvm::enumerate(signature.args))
+      params.push_back(v.kind == "tensor"
+                           ? descriptor(v) + " *arg" + std::to_string(k)
+                           : cType(v.dtype) + " arg" + std::to_string(k));
+    std::string list = llvm::join(params, ", ");
+    os << "\nvoid _mlir_ciface_" << signature.name << "(" << list << ");\n"
+       << "int linea_checked_" << signature.name << "(" << list << ");\n";
+  }
+  os << "\nconst char *linea_last_error(void);\n"
+     << "\n#ifdef __cplusplus\n}\n#endif\n\n#endif // " << guard << "\n";
+}
+
+/// Each run-time check (`cf.assert`) becomes a call to
+/// `linea_check_failed(message)`, which the library's shim defines: inside a
+/// `linea_checked_F` call it returns the error to the caller; a direct
+/// `_mlir_ciface_F` call prints the message and aborts, as cf.assert would.
+void routeChecksToShim(ModuleOp module) {
+  MLIRContext *context = module.getContext();
+  context->loadDialect<LLVM::LLVMDialect, scf::SCFDialect, arith::ArithDialect,
+                       func::FuncDialect>();
+  OpBuilder b(context);
+  b.setInsertionPointToStart(module.getBody());
+  auto ptr = LLVM::LLVMPointerType::get(context);
+  auto handler = func::FuncOp::create(
+      b, module.getLoc(), "linea_check_failed", b.getFunctionType({ptr}, {}));
+  handler.setPrivate();
+  SmallVector<cf::AssertOp> asserts;
+  module.walk([&](cf::AssertOp op) { asserts.push_back(op); });
+  for (auto [k, op] : llvm::enumerate(asserts)) {
+    std::string text = op.getMsg().str();
+    text.push_back('\0');
+    b.setInsertionPointToStart(module.getBody());
+    auto type = LLVM::LLVMArrayType::get(IntegerType::get(context, 8),
+                                         text.size());
+    auto global = LLVM::GlobalOp::create(
+        b, op.getLoc(), type, /*isConstant=*/true, LLVM::Linkage::Internal,
+        "linea_check_message_" + std::to_string(k), b.getStringAttr(text));
+    b.setInsertionPoint(op);
+    Value ok = op.getArg();
+    Value failed = arith::XOrIOp::create(
+        b, op.getLoc(), ok, arith::ConstantIntOp::create(b, op.getLoc(), 1, 1));
+    auto branch = scf::IfOp::create(b, op.getLoc(), failed);
+    b.setInsertionPointToStart(&branch.getThenRegion().front());
+    Value message = LLVM::AddressOfOp::create(b, op.getLoc(), global);
+    func::CallOp::create(b, op.getLoc(), handler, ValueRange{message});
+    op.erase();
+  }
+}
+
+/// C source of the shim: the check handler and a `linea_checked_F` per entry
+/// that returns 0, or 1 after a failed check (message: linea_last_error()).
+std::string shimSource(ArrayRef<Signature> signatures, StringRef header) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "#include <setjmp.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+     << "#include <string.h>\n#include \"" << header << "\"\n\n"
+     << "static _Thread_local jmp_buf linea_checked_call;\n"
+     << "static _Thread_local int linea_in_checked_call;\n"
+     << "static _Thread_local char linea_error[1024];\n\n"
+     << "const char *linea_last_error(void) { return linea_error; }\n\n"
+     << "void linea_check_failed(const char *message) {\n"
+     << "  if (!linea_in_checked_call) {\n"
+     << "    fprintf(stderr, \"linea: run-time check failed: %s\\n\", message);\n"
+     << "    abort();\n  }\n"
+     << "  snprintf(linea_error, sizeof linea_error, \"run-time check failed: "
+        "%s\", message);\n"
+     << "  longjmp(linea_checked_call, 1);\n}\n";
+  for (const Signature &signature : signatures) {
+    SmallVector<std::string> params, names;
+    if (!signature.results.empty()) {
+      params.push_back(signature.results.size() > 1
+                           ? signature.name + "_results *results"
+                           : "LineaMemRef_" + signature.results[0].dtype + "_" +
+                                 std::to_string(signature.results[0].shape.size()) +
+                                 " *results");
+      names.push_back("results");
+    }
+    for (auto [k, v] : llvm::enumerate(signature.args)) {
+      std::string name = "arg" + std::to_string(k);
+      params.push_back(v.kind == "tensor"
+                           ? "LineaMemRef_" + v.dtype + "_" +
+                                 std::to_string(v.shape.size()) + " *" + name
+                           : cType(v.dtype) + " " + name);
+      names.push_back(name);
+    }
+    os << "\nint linea_checked_" << signature.name << "("
+       << llvm::join(params, ", ") << ") {\n"
+       << "  linea_error[0] = 0;\n"
+       << "  if (setjmp(linea_checked_call)) {\n"
+       << "    linea_in_checked_call = 0;\n    return 1;\n  }\n"
+       << "  linea_in_checked_call = 1;\n"
+       << "  _mlir_ciface_" << signature.name << "(" << llvm::join(names, ", ")
+       << ");\n  linea_in_checked_call = 0;\n  return 0;\n}\n";
+  }
+  return text;
+}
+
+std::unique_ptr<llvm::TargetMachine> hostMachine() {
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    die("cannot detect the host CPU: " + llvm::toString(builder.takeError()));
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  builder->setRelocationModel(llvm::Reloc::PIC_);
+  auto machine = builder->createTargetMachine();
+  if (!machine)
+    die("cannot create a target machine: " +
+        llvm::toString(machine.takeError()));
+  return std::move(*machine);
+}
+
+void emitObject(llvm::Module &module, llvm::TargetMachine &machine,
+                StringRef path) {
+  std::error_code ec;
+  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    die("cannot write '" + path + "': " + ec.message());
+  llvm::legacy::PassManager passes;
+  if (machine.addPassesToEmitFile(passes, out.os(), nullptr,
+                                  llvm::CodeGenFileType::ObjectFile))
+    die("the host target cannot emit object files");
+  passes.run(module);
+  out.keep();
+}
+
+/// Links the object and the shim into a shared library with the system C
+/// compiler; MLIR's C runner utilities provide memrefCopy for strided copies.
+void link(StringRef object, StringRef shim, StringRef exports,
+          StringRef includeDir, StringRef output) {
+  auto cc = llvm::sys::findProgramByName("cc");
+  if (!cc)
+    die("no C compiler ('cc') to link with");
+  std::string runnerUtils = LINEA_C_RUNNER_UTILS;
+  std::string rpath =
+      "-Wl,-rpath," + llvm::sys::path::parent_path(runnerUtils).str();
+  std::string include = ("-I" + includeDir).str();
+  // Only the C interface is exported: the program's own functions (an
+  // `@main` among them) bind inside the library, never to the host's.
+  std::string versionScript = ("-Wl,--version-script=" + exports).str();
+  SmallVector<StringRef> argv = {*cc,    "-shared", "-fPIC",       "-O2",
+                                 include, "-o",     output,        object,
+                                 shim,   runnerUtils, versionScript, rpath,
+                                 "-lm"};
+  std::string message;
+  if (llvm::sys::ExecuteAndWait(*cc, argv, std::nullopt, {}, 0, 0, &message))
+    die("linking '" + output + "' failed" +
+        (message.empty() ? "" : ": " + message));
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options = parseOptions(argc, argv);
+
+  DialectRegistry registry;
+  registry.insert<linea::LineaDialect>();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  registerAllPasses();
+  linea::registerAllPasses();
+  MLIRContext context(registry);
+
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(options.file, &context);
+  if (!module)
+    return 1;
+  SmallVector<func::FuncOp> entries = findEntries(*module, options.entries);
+  SmallVector<Signature> signatures;
+  for (func::FuncOp entry : entries) {
+    signatures.push_back(signatureOf(entry));
+    entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                   UnitAttr::get(&context));
+    // Callers keep their inputs: the library never writes into them.
+    for (unsigned k = 0; k < entry.getNumArguments(); ++k)
+      if (isa<RankedTensorType>(entry.getArgument(k).getType()))
+        entry.setArgAttr(k, "bufferization.writable",
+                         BoolAttr::get(&context, false));
+  }
+
+  // The run-time checks come first, so that --no-optimize and any
+  // --pipeline get them, and go to the shim instead of aborting.
+  PassManager checks(&context);
+  checks.addPass(linea::createLineaInsertRuntimeChecks());
+  PassManager optimize(&context);
+  if (!options.noOptimize &&
+      failed(parsePassPipeline(options.pipeline, optimize, llvm::errs())))
+    die("cannot parse pipeline '" + options.pipeline + "'");
+  if (failed(checks.run(*module)) || failed(optimize.run(*module)))
+    return 1;
+  routeChecksToShim(*module);
+  PassManager lower(&context);
+  linea::LowerToCPUOptions lowerOptions;
+  lowerOptions.runtimeChecks = false;
+  linea::buildLowerToCPUPipeline(lower, lowerOptions);
+  if (failed(lower.run(*module)))
+    return 1;
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  std::unique_ptr<llvm::TargetMachine> machine = hostMachine();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, llvmContext);
+  if (!llvmModule)
+    die("translation to LLVM IR failed");
+  llvmModule->setTargetTriple(machine->getTargetTriple());
+  llvmModule->setDataLayout(machine->createDataLayout());
+  if (llvm::Error error =
+          makeOptimizingTransformer(3, 0, machine.get())(llvmModule.get()))
+    die("optimizing failed: " + llvm::toString(std::move(error)));
+
+  // libNAME.so -> NAME.h and NAME.json next to it.
+  llvm::SmallString<256> stem(options.output);
+  llvm::sys::path::replace_extension(stem, "");
+  StringRef base = llvm::sys::path::filename(stem);
+  StringRef name = base.starts_with("lib") ? base.drop_front(3) : base;
+  llvm::SmallString<256> directory(llvm::sys::path::parent_path(stem));
+  if (directory.empty())
+    directory = ".";
+  llvm::SmallString<256> header(directory), manifest(directory);
+  llvm::sys::path::append(header, name + ".h");
+  llvm::sys::path::append(manifest, name + ".json");
+  std::string guard = ("LINEA_" + name.upper() + "_H");
+  std::replace_if(guard.begin(), guard.end(),
+                  [](char c) { return !llvm::isAlnum(c); }, '_');
+  writeHeader(header, guard, llvm::sys::path::filename(options.output),
+              signatures);
+  writeManifest(manifest, signatures);
+
+  llvm::SmallString<128> object, shim, exports;
+  if (llvm::sys::fs::createTemporaryFile("linea-compile", "o", object) ||
+      llvm::sys::fs::createTemporaryFile("linea-compile-shim", "c", shim) ||
+      llvm::sys::fs::createTemporaryFile("linea-compile", "map", exports))
+    die("cannot create a temporary file");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(exports, ec);
+    if (ec)
+      die("cannot write '" + exports + "': " + ec.message());
+    os << "{\n  global: _mlir_ciface_*; linea_checked_*; linea_last_error;\n"
+       << "  local: *;\n};\n";
+  }
+  emitObject(*llvmModule, *machine, object);
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(shim, ec);
+    if (ec)
+      die("cannot write '" + shim + "': " + ec.message());
+    os << shimSource(signatures, llvm::sys::path::filename(header));
+  }
+  link(object, shim, exports, directory, options.output);
+  for (StringRef temporary : {object.str(), shim.str(), exports.str()})
+    llvm::sys::fs::remove(temporary);
+  return 0;
+}
