@@ -14,16 +14,18 @@ import math
 import os
 import pathlib
 import subprocess
+import sys
 import tempfile
 
 import numpy as np
 
 from .runner import LineaError, build_dir
 
-try:  # torch is optional: tensors in, tensors out
-    import torch
-except ImportError:  # pragma: no cover
-    torch = None
+
+def _torch():
+    """torch if the caller has imported it (only then can it pass tensors):
+    `import linea` does not pay for importing torch."""
+    return sys.modules.get("torch")
 
 _LIBC = ctypes.CDLL(None)
 _LIBC.free.argtypes = [ctypes.c_void_p]
@@ -118,6 +120,7 @@ class Kernel:
                 raise LineaError(1, f"argument {k}: expected an int for {spec['dtype']}, "
                                     f"given {type(arg).__name__}")
             return ctypes.c_int64(int(arg))
+        torch = _torch()
         if torch is not None and isinstance(arg, torch.Tensor):
             if arg.device.type != "cpu":
                 raise LineaError(1, f"argument {k}: a {arg.device.type} tensor; "
@@ -157,6 +160,7 @@ class Kernel:
         owned = {a.__array_interface__["data"][0] for a in keep if isinstance(a, np.ndarray)}
         arrays = [self._take(getattr(results, f"r{k}"), owned)
                   for k in range(len(self._result_types))]
+        torch = _torch()
         if torch is not None and any(isinstance(a, torch.Tensor) for a in args):
             arrays = [torch.from_numpy(a) for a in arrays]
         return arrays[0] if len(arrays) == 1 else tuple(arrays)

@@ -16,7 +16,6 @@ from linea.runner import build_dir
 import cases
 import programs
 
-torch = pytest.importorskip("torch")
 
 
 @pytest.fixture(autouse=True)
@@ -42,6 +41,7 @@ def test_against_oracle(index):
 
 
 def test_torch_in_torch_out():
+    torch = pytest.importorskip("torch")
     program, inputs, expected = programs.build(
         dict(op="linear_attention", batch=[2], dk=4, dv=3, L=29, mask="causal", final=True),
         seed=3)
