@@ -3,7 +3,7 @@
 `linea-compile` builds a shared library (cached under ~/.cache/linea, or
 $LINEA_CACHE_DIR); the Kernel loads it with ctypes and calls
 `linea_checked_F` with strided memref descriptors that point straight into
-the caller's arrays (no copy for C-contiguous float32 input).
+the caller's arrays (no copy for C-contiguous input).
 """
 
 import ctypes
@@ -26,6 +26,12 @@ def _torch():
     """torch if the caller has imported it (only then can it pass tensors):
     `import linea` does not pay for importing torch."""
     return sys.modules.get("torch")
+
+# The numpy storage of each tensor dtype; bf16 (no numpy dtype) travels as its
+# raw 16 bits, from and to torch.bfloat16.
+_STORAGE = {"f32": np.dtype(np.float32), "f16": np.dtype(np.float16),
+            "bf16": np.dtype(np.int16)}
+_NAMES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16"}
 
 _LIBC = ctypes.CDLL(None)
 _LIBC.free.argtypes = [ctypes.c_void_p]
@@ -93,8 +99,9 @@ def compile(source_or_path, entry=None, target="cpu", pipeline=None):  # noqa: A
 
 
 class Kernel:
-    """A compiled entry function: `kernel(*args)` with numpy arrays or torch
-    tensors (f32, CPU) and ints for index arguments; returns one array (or a
+    """A compiled entry function: `kernel(*args)` with numpy arrays or CPU
+    torch tensors of the signature's dtype (float32, float16; bfloat16 as a
+    torch tensor) and ints for index arguments; returns one array (or a
     tuple), of the kind given."""
 
     def __init__(self, library, entry=None):
@@ -120,16 +127,24 @@ class Kernel:
                 raise LineaError(1, f"argument {k}: expected an int for {spec['dtype']}, "
                                     f"given {type(arg).__name__}")
             return ctypes.c_int64(int(arg))
+        dtype = spec["dtype"]
         torch = _torch()
         if torch is not None and isinstance(arg, torch.Tensor):
             if arg.device.type != "cpu":
                 raise LineaError(1, f"argument {k}: a {arg.device.type} tensor; "
                                     "target='cpu' takes CPU tensors")
-            arg = arg.detach().numpy()
+            given = str(arg.dtype).replace("torch.", "")
+            if given != _NAMES[dtype]:
+                raise LineaError(1, f"argument {k}: expected dtype {_NAMES[dtype]}, "
+                                    f"given {given}")
+            arg = arg.detach()
+            arg = (arg.view(torch.int16) if dtype == "bf16" else arg).numpy()
         if not isinstance(arg, np.ndarray):
             raise LineaError(1, f"argument {k}: expected an array, given {type(arg).__name__}")
-        if arg.dtype != np.float32:
-            raise LineaError(1, f"argument {k}: expected dtype float32, given {arg.dtype}")
+        if arg.dtype != _STORAGE[dtype]:
+            want = _NAMES[dtype] + (" (a torch.bfloat16 tensor, or its bits as int16)"
+                                    if dtype == "bf16" else "")
+            raise LineaError(1, f"argument {k}: expected dtype {want}, given {arg.dtype}")
         shape = spec["shape"]
         if arg.ndim != len(shape) or any(s != "?" and s != g for s, g in zip(shape, arg.shape)):
             want = "(" + ", ".join(str(s) for s in shape) + ")"
@@ -140,8 +155,9 @@ class Kernel:
         # (`arr.ctypes.data` costs microseconds; the array interface does not.)
         data = arg.__array_interface__["data"][0]
         rank = arg.ndim
+        size = arg.itemsize
         desc = _descriptor(rank)(data, data, 0, (ctypes.c_int64 * rank)(*arg.shape),
-                                 (ctypes.c_int64 * rank)(*[t // 4 for t in arg.strides]))
+                                 (ctypes.c_int64 * rank)(*[t // size for t in arg.strides]))
         keep.append(desc)
         return ctypes.byref(desc)
 
@@ -158,31 +174,35 @@ class Kernel:
             raise LineaError(1, self._lib.linea_last_error().decode())
         # Buffers not to free: the inputs' (a result may be an input).
         owned = {a.__array_interface__["data"][0] for a in keep if isinstance(a, np.ndarray)}
-        arrays = [self._take(getattr(results, f"r{k}"), owned)
-                  for k in range(len(self._result_types))]
+        dtypes = [r["dtype"] for r in self.signature["results"]]
+        arrays = [self._take(getattr(results, f"r{k}"), _STORAGE[dtype], owned)
+                  for k, dtype in enumerate(dtypes)]
         torch = _torch()
         if torch is not None and any(isinstance(a, torch.Tensor) for a in args):
-            arrays = [torch.from_numpy(a) for a in arrays]
+            arrays = [torch.from_numpy(a).view(torch.bfloat16) if dtype == "bf16"
+                      else torch.from_numpy(a) for a, dtype in zip(arrays, dtypes)]
         return arrays[0] if len(arrays) == 1 else tuple(arrays)
 
     @staticmethod
-    def _take(desc, owned):
-        """The result as a numpy array of its own; the library's buffer freed
-        (once, and never an input's)."""
+    def _take(desc, storage, owned):
+        """The result as a numpy array of its own (`storage` elements); the
+        library's buffer freed (once, and never an input's)."""
         rank = len(desc.sizes)
+        size = storage.itemsize
         sizes = [desc.sizes[d] for d in range(rank)]
-        strides = [desc.strides[d] * 4 for d in range(rank)]
+        strides = [desc.strides[d] * size for d in range(rank)]
         count = math.prod(sizes)
-        base = desc.aligned + desc.offset * 4
-        dense = [4 * math.prod(sizes[d + 1:]) for d in range(rank)]
+        base = desc.aligned + desc.offset * size
+        dense = [size * math.prod(sizes[d + 1:]) for d in range(rank)]
         if count == 0:
-            out = np.zeros(sizes, np.float32)
+            out = np.zeros(sizes, storage)
         elif strides == dense or count == 1:
-            out = np.ctypeslib.as_array((ctypes.c_float * count).from_address(base)).reshape(
-                sizes).copy()
+            raw = (ctypes.c_char * (count * size)).from_address(base)
+            out = np.frombuffer(raw, storage).reshape(sizes).copy()
         else:
-            span = 1 + sum((s - 1) * t // 4 for s, t in zip(sizes, strides))
-            flat = np.ctypeslib.as_array((ctypes.c_float * span).from_address(base))
+            span = 1 + sum((s - 1) * t // size for s, t in zip(sizes, strides))
+            raw = (ctypes.c_char * (span * size)).from_address(base)
+            flat = np.frombuffer(raw, storage)
             out = np.lib.stride_tricks.as_strided(flat, shape=sizes, strides=strides).copy()
         if desc.allocated not in owned:
             owned.add(desc.allocated)

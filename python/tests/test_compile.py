@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import linea
-from linea import LineaError
+from linea import LineaError, reference
 from linea.runner import build_dir
 
 import cases
@@ -141,3 +141,35 @@ int main(void) {
     lines = done.stdout.splitlines()
     assert lines[0] == "5 4"
     assert "prefix length is outside [0, L] of 'query'" in lines[1]
+
+
+HALF = """func.func @main(%q: tensor<2x?x8xDT>, %v: tensor<2x?x4xDT>, %j: index) -> tensor<2x?x4xDT> {
+  %o = linea.linear_attention %q, %q, %v mask = prefix(%j)
+      : tensor<2x?x8xDT>, tensor<2x?x8xDT>, tensor<2x?x4xDT> -> tensor<2x?x4xDT>
+  return %o : tensor<2x?x4xDT>
+}
+"""
+
+# Half-precision results are rounded to their type once: the oracle (fed the
+# same rounded inputs) is met within a few of that type's ulps.
+HALF_TOLERANCE = {"f16": 2e-3, "bf16": 2e-2}
+
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+def test_half_precision(dtype):
+    torch = pytest.importorskip("torch")
+    kernel = linea.compile(HALF.replace("DT", dtype))
+    rng = np.random.default_rng(5)
+    tdtype = torch.float16 if dtype == "f16" else torch.bfloat16
+    q = torch.tensor(rng.standard_normal((2, 37, 8)), dtype=tdtype)
+    v = torch.tensor(rng.standard_normal((2, 37, 4)), dtype=tdtype)
+    got = kernel(q, v, 11)
+    assert got.dtype == tdtype and got.shape == (2, 37, 4)
+    want, _ = reference.linear_attention(q.double().numpy(), q.double().numpy(),
+                                               v.double().numpy(), mask="prefix",
+                                               prefix_length=11)
+    assert reference.rel_l2(got.double().numpy(), want) <= HALF_TOLERANCE[dtype]
+    if dtype == "f16":  # numpy has float16 too
+        np.testing.assert_array_equal(kernel(q.numpy(), v.numpy(), 11), got.numpy())
+    with pytest.raises(LineaError, match="argument 0: expected dtype"):
+        kernel(q.float(), v, 11)
