@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "linea/GPU/MmaShape.h"
 #include "linea/GPU/Passes.h"
 #include "linea/Utils/SequenceBlocks.h"
 
@@ -32,9 +33,10 @@ using namespace mlir;
 
 namespace {
 
-// mma.sync m16n8k16: a 16 x 16 A fragment, a 16 x 8 B fragment, a 16 x 8
-// f32 accumulator, per warp of 32 lanes.
-constexpr int64_t kTileM = 16, kTileN = 8, kTileK = 16, kWarp = 32;
+using linea::mma::kTileK;
+using linea::mma::kTileM;
+using linea::mma::kTileN;
+constexpr int64_t kWarp = linea::mma::kWarpSize;
 
 /// A contraction `out[b, i, e] += A[b, i, t] * M[b, t, e]`; `transposedA`
 /// when the first operand is stored `[b, t, i]` (the state update K^T V).

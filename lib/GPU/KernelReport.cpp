@@ -1,5 +1,6 @@
 //===- KernelReport.cpp - static FLOPs, bytes and a roofline per kernel ---===//
 
+#include "linea/GPU/MmaShape.h"
 #include "linea/GPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -22,7 +23,6 @@ using namespace mlir;
 
 namespace {
 
-constexpr double kWarp = 32, kMmaM = 16, kMmaN = 8, kMmaK = 16;
 
 struct Cost {
   double flops = 0, bytes = 0;
@@ -80,7 +80,8 @@ Cost costOf(Operation *op, const Constants &known) {
   }
   if (isa<NVVM::MmaOp>(op)) {
     // One m16n8k16 step of a warp, shared by its lanes.
-    cost.flops = 2 * kMmaM * kMmaN * kMmaK / kWarp;
+    cost.flops = 2.0 * linea::mma::kTileM * linea::mma::kTileN * linea::mma::kTileK /
+                 linea::mma::kWarpSize;
     cost.tensorCores = true;
     return cost;
   }
