@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../common/CommandLine.h"
 #include "linea/Dialect/LineaDialect.h"
 #include "linea/Pipelines/Pipelines.h"
 #include "linea/Transforms/Passes.h"
@@ -60,8 +61,7 @@ using namespace mlir;
 namespace {
 
 [[noreturn]] void die(const llvm::Twine &message) {
-  llvm::errs() << "linea-compile: error: " << message << "\n";
-  std::exit(1);
+  linea::tools::fail("linea-compile", message);
 }
 
 struct Options {
@@ -78,26 +78,10 @@ constexpr const char *kUsage =
 
 Options parseOptions(int argc, char **argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    StringRef arg = argv[i];
-    auto value = [&](StringRef flag) -> std::optional<std::string> {
-      if (arg == flag) {
-        if (i + 1 >= argc)
-          die(flag + " needs a value");
-        return std::string(argv[++i]);
-      }
-      if (arg.starts_with((flag + "=").str()))
-        return arg.drop_front(flag.size() + 1).str();
-      return std::nullopt;
-    };
-    if (arg == "--help" || arg == "-h") {
-      llvm::outs() << kUsage << "\n";
-      std::exit(0);
-    }
-    if (arg == "--version") {
-      llvm::outs() << "linea-compile (Linea version " << LINEA_VERSION << ")\n";
-      std::exit(0);
-    }
+  linea::tools::Arguments arguments("linea-compile", kUsage, argc, argv);
+  auto value = [&](StringRef flag) { return arguments.value(flag); };
+  while (arguments.next()) {
+    StringRef arg = arguments.current();
     if (arg == "--no-optimize") {
       options.noOptimize = true;
     } else if (auto v = value("-o")) {

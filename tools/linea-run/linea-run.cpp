@@ -12,10 +12,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Npy.h"
+#include "../common/CommandLine.h"
 
 #include "linea/Dialect/LineaDialect.h"
 #include "linea/Pipelines/Pipelines.h"
-#include "linea/Version.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -52,8 +52,7 @@ using llvm::Twine;
 namespace {
 
 [[noreturn]] void die(const Twine &message) {
-  llvm::errs() << "linea-run: error: " << message << "\n";
-  std::exit(1);
+  linea::tools::fail("linea-run", message);
 }
 
 struct Options {
@@ -73,27 +72,10 @@ constexpr const char *kUsage =
 
 Options parseOptions(int argc, char **argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    StringRef arg = argv[i];
-    // Accept both `--flag value` and `--flag=value`.
-    auto value = [&](StringRef flag) -> std::optional<std::string> {
-      if (arg == flag) {
-        if (i + 1 >= argc)
-          die(flag + " needs a value");
-        return std::string(argv[++i]);
-      }
-      if (arg.starts_with((flag + "=").str()))
-        return arg.drop_front(flag.size() + 1).str();
-      return std::nullopt;
-    };
-    if (arg == "--help" || arg == "-h") {
-      llvm::outs() << kUsage << "\n";
-      std::exit(0);
-    }
-    if (arg == "--version") {
-      llvm::outs() << "linea-run (Linea version " << LINEA_VERSION << ")\n";
-      std::exit(0);
-    }
+  linea::tools::Arguments arguments("linea-run", kUsage, argc, argv);
+  auto value = [&](StringRef flag) { return arguments.value(flag); };
+  while (arguments.next()) {
+    StringRef arg = arguments.current();
     if (arg == "--no-optimize") {
       options.noOptimize = true;
     } else if (auto v = value("--entry")) {
