@@ -980,17 +980,13 @@ struct SimplifyStaticPrefix
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
   LogicalResult matchAndRewrite(LinearAttentionOpInterface op,
                                 PatternRewriter &rewriter) const override {
-    std::optional<int64_t> length = op.getStaticPrefixLength();
-    if (op.getMask() != Mask::prefix || !length)
+    // What the op behaves as is the interface's decision; this makes the
+    // attribute say it.
+    Mask effective = op.getEffectiveMask();
+    if (op.getMask() != Mask::prefix || effective == Mask::prefix)
       return failure();
-    RankedTensorType query = op.getQuery().getType();
     LinearAttentionSpec spec = op.getSpec();
-    if (*length == 0)
-      spec.mask = Mask::causal;
-    else if (*length == query.getDimSize(seqDim(query)))
-      spec.mask = Mask::none;
-    else
-      return failure();
+    spec.mask = effective;
     spec.prefixLength = std::nullopt;
     rewriter.replaceOp(op, op.createLike(rewriter, op.getLoc(), spec));
     return success();
