@@ -31,9 +31,15 @@ def Linea_Dialect : Dialect {
   // The canonicalizations shared by both linear-attention ops are patterns
   // on their interface, registered once for the dialect.
   let hasCanonicalizer = 1;
+  // `linea.target`: the target the module's forms were planned for.
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Registers the attributes (defined with them, in LineaOps.cpp).
     void registerAttributes();
+
+    /// The discardable attribute linea-select-forms records on the op it
+    /// runs on: "cpu" or "gpu", the target its forms were planned for.
+    static constexpr ::llvm::StringLiteral kTargetAttrName = "linea.target";
   }];
 }
 

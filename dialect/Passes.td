@@ -246,6 +246,44 @@ def LineaInsertRuntimeChecks : Pass<"linea-insert-runtime-checks"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def LineaOutlineOps : Pass<"linea-outline-ops", "::mlir::ModuleOp"> {
+  let summary = "Move each top-level Linea op into a function of its own";
+  let description = [{
+    Each Linea op directly in a function body becomes a call to a private
+    function `@F__linea_N` holding just that op: its operands become the
+    function's arguments (constants are cloned in instead, so a constant
+    prefix length still folds to `prefix(j)`), its results the function's.
+    Static-shape ops that are the same but for their operands and locations
+    (the layers of a model) share one function; an op with dynamic sizes or
+    an index operand keeps its own, since its run-time checks name its
+    location. Ops inside a `fold` body stay where they are.
+
+    This is for compile time. A model lowers to one function with a loop nest
+    per op, and one-shot bufferization, empty-tensor elimination and LLVM's
+    -O3 all grow faster than linearly with a function's size; per-op
+    functions keep each of them linear in the number of distinct ops. linea-run and
+    linea-compile run it on the CPU path before optimizing; the calls cost
+    nanoseconds against the ops' loops.
+
+    ```mlir
+    func.func @model(%x: tensor<4x256x64xf32>) -> tensor<4x256x64xf32> {
+      %y = linea.presum %x : tensor<4x256x64xf32>
+      return %y : tensor<4x256x64xf32>
+    }
+    // becomes
+    func.func @model(%x: tensor<4x256x64xf32>) -> tensor<4x256x64xf32> {
+      %y = call @model__linea_0(%x) : (tensor<4x256x64xf32>) -> tensor<4x256x64xf32>
+      return %y : tensor<4x256x64xf32>
+    }
+    func.func private @model__linea_0(%x: tensor<4x256x64xf32>) -> tensor<4x256x64xf32> {
+      %y = linea.presum %x : tensor<4x256x64xf32>
+      return %y : tensor<4x256x64xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def LineaSelectForms : Pass<"linea-select-forms"> {
   let summary = "Choose each op's form and chunk size with the cost model";
   let description = [{

@@ -6,8 +6,16 @@
 // CUDA driver API (libcuda). It is compiled and linked against the CUDA
 // toolkit here; no machine of this project has a GPU to run it on.
 //
-// Every call runs in device 0's primary context. A failing driver call is
-// reported on stderr with its name and the driver's error string.
+// Calls run in the calling thread's current context (torch's, when called
+// from Python next to torch), else in device 0's primary context. A failing
+// driver call is reported on stderr with its name and the driver's error
+// string, and kept: `linea_cuda_take_error()` returns the first failure since
+// the last take (linea-compile's `linea_checked_F` turns it into an error
+// return instead of a silent wrong answer).
+//
+// `linea_cuda_set_stream(s)` makes the synchronous launches of this thread run
+// on stream `s` (torch's current stream) instead of a stream of their own, so
+// they are ordered with the caller's work on it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,31 +23,44 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 #define LINEA_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
+
+thread_local char firstError[512];
+thread_local CUstream callerStream = nullptr;
 
 bool check(CUresult result, const char *call) {
   if (result == CUDA_SUCCESS)
     return true;
   const char *message = nullptr;
   cuGetErrorString(result, &message);
-  std::fprintf(stderr, "linea-cuda-runtime: %s failed: %s\n", call,
-               message ? message : "unknown error");
+  if (!message)
+    message = "unknown error";
+  std::fprintf(stderr, "linea-cuda-runtime: %s failed: %s\n", call, message);
+  if (!firstError[0])
+    std::snprintf(firstError, sizeof firstError, "%s failed: %s", call,
+                  message);
   return false;
 }
 
-/// Makes device 0's primary context current (initializing the driver once).
+/// Keeps the caller's current context; without one, makes device 0's
+/// primary context current (initializing the driver once).
 void enterContext() {
-  static CUcontext context = [] {
+  static CUcontext primary = [] {
     CUcontext ctx = nullptr;
     CUdevice device;
     if (check(cuInit(0), "cuInit") && check(cuDeviceGet(&device, 0), "cuDeviceGet"))
       check(cuDevicePrimaryCtxRetain(&ctx, device), "cuDevicePrimaryCtxRetain");
     return ctx;
   }();
-  check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
+  CUcontext current = nullptr;
+  if (cuCtxGetCurrent(&current) == CUDA_SUCCESS && current)
+    return;
+  if (primary)
+    check(cuCtxSetCurrent(primary), "cuCtxSetCurrent");
 }
 
 } // namespace
@@ -79,20 +100,42 @@ LINEA_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX,
                                    void *stream, void **params, void **extra,
                                    size_t /*paramsCount*/) {
   enterContext();
+  // Above the default 48 KiB a kernel must opt in to dynamic shared memory.
+  if (sharedMemBytes > 48 * 1024)
+    check(cuFuncSetAttribute(static_cast<CUfunction>(function),
+                             CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                             sharedMemBytes),
+          "cuFuncSetAttribute");
   check(cuLaunchKernel(static_cast<CUfunction>(function), gridX, gridY, gridZ,
                        blockX, blockY, blockZ, sharedMemBytes,
                        static_cast<CUstream>(stream), params, extra),
         "cuLaunchKernel");
 }
 
+LINEA_EXPORT void linea_cuda_set_stream(void *stream) {
+  callerStream = static_cast<CUstream>(stream);
+}
+
+/// The first driver failure since the last call ("" if none), then forgets it.
+LINEA_EXPORT const char *linea_cuda_take_error() {
+  thread_local char taken[sizeof firstError];
+  std::memcpy(taken, firstError, sizeof taken);
+  firstError[0] = 0;
+  return taken;
+}
+
 LINEA_EXPORT void *mgpuStreamCreate() {
   enterContext();
+  if (callerStream)
+    return callerStream;
   CUstream stream = nullptr;
   check(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   return stream;
 }
 
 LINEA_EXPORT void mgpuStreamDestroy(void *stream) {
+  if (stream == callerStream)
+    return; // the caller's
   check(cuStreamDestroy(static_cast<CUstream>(stream)), "cuStreamDestroy");
 }
 

@@ -15,3 +15,16 @@ void LineaDialect::initialize() {
 #include "linea/Dialect/LineaOps.cpp.inc"
       >();
 }
+
+LogicalResult LineaDialect::verifyOperationAttribute(Operation *op,
+                                                     NamedAttribute attribute) {
+  if (attribute.getName() != kTargetAttrName)
+    return op->emitError() << "unknown Linea attribute '"
+                           << attribute.getName().getValue() << "'";
+  auto target = dyn_cast<StringAttr>(attribute.getValue());
+  if (!target || (target.getValue() != "cpu" && target.getValue() != "gpu"))
+    return op->emitError() << "'" << kTargetAttrName
+                           << "' must be \"cpu\" or \"gpu\", not "
+                           << attribute.getValue();
+  return success();
+}

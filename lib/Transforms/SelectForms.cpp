@@ -1,6 +1,7 @@
 //===- SelectForms.cpp - record the cost model's choices on each op -------===//
 
 #include "linea/Analysis/CostModel.h"
+#include "linea/Dialect/LineaDialect.h"
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Transforms/FormUtils.h"
 #include "linea/Transforms/Passes.h"
@@ -22,6 +23,8 @@ struct LineaSelectFormsPass
   void runOnOperation() override {
     if (failed(verifyFormSizeOption(getOperation(), "chunk-size", chunkSize)))
       return signalPassFailure();
+    if (failed(recordTarget()))
+      return signalPassFailure();
     const TargetDescription &description = TargetDescription::get(target);
     std::optional<FormKind> forced = forcedForm(form);
     getOperation()->walk([&](FormOpInterface op) {
@@ -37,6 +40,24 @@ struct LineaSelectFormsPass
       if (explain)
         op->emitRemark() << describeChoice(*choice);
     });
+  }
+
+  /// Forms planned for one target are not re-planned for another: by then
+  /// the ops they chose are rewritten into that target's loops (as when
+  /// `--linea-optimize --linea-lower-to-nvvm` optimized for the CPU first).
+  LogicalResult recordTarget() {
+    Operation *root = getOperation();
+    StringRef name = LineaDialect::kTargetAttrName;
+    StringRef wanted = stringifyTargetKind(target);
+    if (auto planned = root->getAttrOfType<StringAttr>(name);
+        planned && planned.getValue() != wanted)
+      return root->emitError()
+             << "the forms here were planned for target=" << planned.getValue()
+             << " and cannot be re-planned for target=" << wanted
+             << ": run one pipeline per target (linea-lower-to-nvvm runs "
+                "linea-optimize{target=gpu} itself)";
+    root->setAttr(name, StringAttr::get(&getContext(), wanted));
+    return success();
   }
 };
 

@@ -1,6 +1,7 @@
-"""Linea from Python: compile Linea programs into in-process kernels
-(`linea.compile`), run them through linea-run (`linea.run`), and check them
-against the float64 reference (`linea.reference`)."""
+"""Linea from Python: compile Linea programs into in-process kernels for the
+CPU or CUDA (`linea.compile`), run them through linea-run (`linea.run`), and
+check them against the float64 reference (`linea.reference`)."""
 
-from .compiler import Kernel, compile  # noqa: F401,A004
+from ._version import __version__  # noqa: F401
+from .compiler import Kernel, compile, compile_library  # noqa: F401,A004
 from .runner import LineaError, run  # noqa: F401

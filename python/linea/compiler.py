@@ -4,6 +4,13 @@
 $LINEA_CACHE_DIR); the Kernel loads it with ctypes and calls
 `linea_checked_F` with strided memref descriptors that point straight into
 the caller's arrays (no copy for C-contiguous input).
+
+With target="cuda" the library holds the kernels for a chip and calls
+libLineaCudaRuntime.so; the Kernel takes torch CUDA tensors, runs on torch's
+current stream and returns torch CUDA tensors over the library's result
+buffers (freed with them). A cached library needs no compiler: a machine
+without MLIR (a GPU machine given a prebuilt cache, see scripts/gpu-check.sh)
+runs what was compiled elsewhere.
 """
 
 import ctypes
@@ -19,6 +26,7 @@ import tempfile
 
 import numpy as np
 
+from ._version import __version__
 from .runner import LineaError, build_dir
 
 
@@ -33,9 +41,9 @@ _STORAGE = {"f32": np.dtype(np.float32), "f16": np.dtype(np.float16),
             "bf16": np.dtype(np.int16)}
 _NAMES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16"}
 
-_LIBC = ctypes.CDLL(None)
-_LIBC.free.argtypes = [ctypes.c_void_p]
 _DESCRIPTORS = {}
+# __cuda_array_interface__ type strings (bf16 has none: its bits as int16).
+_TYPESTR = {"f32": "<f4", "f16": "<f2", "bf16": "<i2"}
 
 
 def _descriptor(rank):
@@ -52,57 +60,137 @@ def _linea_compile_path():
     return (build_dir() / "bin" / "linea-compile").resolve()
 
 
-@functools.lru_cache(maxsize=None)
-def _version():
-    done = subprocess.run([str(_linea_compile_path()), "--version"], capture_output=True,
-                          text=True, check=True)
-    return done.stdout.strip()
-
-
 def cache_dir():
     return pathlib.Path(os.environ.get("LINEA_CACHE_DIR",
                                        pathlib.Path.home() / ".cache" / "linea"))
 
 
-def compile(source_or_path, entry=None, target="cpu", pipeline=None):  # noqa: A001
-    """Compiles MLIR text (or a path to a .mlir file) and returns a Kernel for
-    `entry` (default: the only public function)."""
-    if target != "cpu":
-        raise LineaError(1, f"target {target!r} is not available yet; expected 'cpu'")
+def _option_text(options):
+    """Keyword options as pass-pipeline options: chunk_size=64 -> chunk-size=64,
+    booleans as 1/0."""
+    def value(v):
+        return str(int(v)) if isinstance(v, bool) else str(v)
+    return " ".join(f"{k.replace('_', '-')}={value(v)}" for k, v in sorted(options.items()))
+
+
+def _linea_compile_command(entry, target, pipeline, chip, options):
+    """linea-compile's arguments past the input and output."""
+    cmd = ["--entry", entry] if entry else []
+    if target == "cuda":
+        if pipeline:
+            raise LineaError(1, "target='cuda' takes pipeline options as keywords, "
+                                "not pipeline=")
+        cmd += ["--target", "cuda", "--chip", chip]
+        if options:
+            cmd += ["--options", _option_text(options)]
+    elif target == "cpu":
+        if pipeline and options:
+            raise LineaError(1, "give either pipeline= or linea-optimize's options "
+                                "as keywords, not both")
+        if options:
+            pipeline = "linea-optimize{" + _option_text(options) + "}"
+        if pipeline:
+            cmd += ["--pipeline", pipeline]
+    else:
+        raise LineaError(1, f"unknown target {target!r}; expected 'cpu' or 'cuda'")
+    return cmd
+
+
+def compile_library(source_or_path, entry=None, target="cpu", pipeline=None,
+                    chip="sm_90a", **options):
+    """The cached library of a program (compiled on a miss): the path of
+    `libkernel.so`, with `kernel.json` and `kernel.h` beside it. Arguments as
+    for `compile`; a GPU-less machine builds CUDA libraries this way."""
     text = source_or_path
     if isinstance(source_or_path, pathlib.Path) or (
             isinstance(source_or_path, str) and "\n" not in source_or_path
             and source_or_path.endswith(".mlir")):
         text = pathlib.Path(source_or_path).read_text()
-    key = hashlib.sha256("\0".join([text, entry or "", target, pipeline or "",
-                                    _version()]).encode()).hexdigest()[:32]
+    args = _linea_compile_command(entry, target, pipeline, chip, options)
+    key = hashlib.sha256("\0".join([text, *args, __version__]).encode()).hexdigest()[:32]
     directory = cache_dir() / key
     library = directory / "libkernel.so"
-    if not library.exists():
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=directory.parent) as tmp:
-            (pathlib.Path(tmp) / "kernel.mlir").write_text(text)
-            # Relative paths: run-time check messages say `kernel.mlir:L:C`.
-            cmd = [str(_linea_compile_path()), "kernel.mlir", "-o", "libkernel.so"]
-            if entry:
-                cmd += ["--entry", entry]
-            if pipeline:
-                cmd += ["--pipeline", pipeline]
-            done = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
-            if done.returncode != 0:
-                raise LineaError(done.returncode, done.stderr)
-            try:
-                os.rename(tmp, directory)  # atomic: a concurrent compile may win
-            except OSError:
-                pass
-    return Kernel(library, entry)
+    if library.exists():
+        return library
+    compiler = _linea_compile_path()
+    if not compiler.exists():
+        raise LineaError(1, f"no compiled library for this program in {cache_dir()} and no "
+                            f"{compiler} to build one (build Linea, or set LINEA_BUILD_DIR)")
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=directory.parent) as tmp:
+        (pathlib.Path(tmp) / "kernel.mlir").write_text(text)
+        # Relative paths: run-time check messages say `kernel.mlir:L:C`.
+        done = subprocess.run([str(compiler), "kernel.mlir", "-o", "libkernel.so", *args],
+                              capture_output=True, text=True, cwd=tmp)
+        if done.returncode != 0:
+            raise LineaError(done.returncode, done.stderr)
+        try:
+            os.rename(tmp, directory)  # atomic: a concurrent compile may win
+        except OSError:
+            pass
+    return library
+
+
+def compile(source_or_path, entry=None, target="cpu", pipeline=None,  # noqa: A001
+            chip="sm_90a", **options):
+    """Compiles MLIR text (or a path to a .mlir file) and returns a Kernel for
+    `entry` (default: the only public function).
+
+    target="cpu": `pipeline` replaces linea-optimize, or keywords set its
+    options (`form="chunked", chunk_size=128`). target="cuda": the kernels
+    for `chip`; keywords set linea-lower-to-nvvm's options
+    (`precision="bf16"`)."""
+    return Kernel(compile_library(source_or_path, entry, target, pipeline, chip, **options),
+                  entry)
+
+
+def cuda_runtime_path():
+    """libLineaCudaRuntime.so: $LINEA_CUDA_RUNTIME, else the build's."""
+    return pathlib.Path(os.environ.get("LINEA_CUDA_RUNTIME",
+                                       build_dir() / "lib" / "libLineaCudaRuntime.so"))
+
+
+@functools.lru_cache(maxsize=None)
+def _cuda_runtime():
+    """The CUDA runtime library, loaded once with global symbols (the kernel
+    libraries bind to it by name, wherever they were linked), after torch
+    has made its CUDA context current (the runtime uses the caller's)."""
+    torch = _torch()
+    if torch is None or not torch.cuda.is_available():
+        raise LineaError(1, "target='cuda' needs torch with a CUDA device (import torch first)")
+    path = cuda_runtime_path()
+    if not path.exists():
+        raise LineaError(1, f"no CUDA runtime library at {path} (set LINEA_CUDA_RUNTIME)")
+    torch.cuda.init()
+    torch.empty(1, device="cuda")  # the context exists and is current
+    runtime = ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+    runtime.linea_cuda_set_stream.argtypes = [ctypes.c_void_p]
+    return runtime
+
+
+class _CudaBuffer:
+    """A result buffer of a CUDA kernel seen by torch through
+    __cuda_array_interface__; torch holds this object as long as any tensor
+    over the buffer lives, and the buffer is freed with the last of them."""
+
+    def __init__(self, owner, free, allocated, pointer, shape, strides, typestr):
+        # A result sharing another's buffer keeps that buffer's owner alive.
+        self._owner, self._free, self._allocated = owner, free, allocated
+        self.__cuda_array_interface__ = {"shape": tuple(shape), "strides": tuple(strides),
+                                         "typestr": typestr, "data": (pointer, False),
+                                         "version": 2}
+
+    def __del__(self):
+        if self._free is not None:
+            self._free(self._allocated)
 
 
 class Kernel:
     """A compiled entry function: `kernel(*args)` with numpy arrays or CPU
     torch tensors of the signature's dtype (float32, float16; bfloat16 as a
     torch tensor) and ints for index arguments; returns one array (or a
-    tuple), of the kind given."""
+    tuple), of the kind given. A CUDA kernel takes and returns torch CUDA
+    tensors."""
 
     def __init__(self, library, entry=None):
         manifest = json.loads((pathlib.Path(library).parent / "kernel.json").read_text())
@@ -112,7 +200,10 @@ class Kernel:
         self.signature = next((f for f in functions if entry in (None, f["name"])), None)
         if self.signature is None:
             raise LineaError(1, f"no entry function @{entry}")
+        self.target = manifest.get("target", "cpu")
+        self._runtime = _cuda_runtime() if self.target == "cuda" else None
         self._lib = ctypes.CDLL(str(library))
+        self._lib.linea_free_result.argtypes = [ctypes.c_void_p]
         self._fn = getattr(self._lib, "linea_checked_" + self.signature["name"])
         self._fn.restype = ctypes.c_int
         self._lib.linea_last_error.restype = ctypes.c_char_p
@@ -127,6 +218,8 @@ class Kernel:
                 raise LineaError(1, f"argument {k}: expected an int for {spec['dtype']}, "
                                     f"given {type(arg).__name__}")
             return ctypes.c_int64(int(arg))
+        if self.target == "cuda":
+            return self._bind_cuda(k, spec, arg, keep)
         dtype = spec["dtype"]
         torch = _torch()
         if torch is not None and isinstance(arg, torch.Tensor):
@@ -145,10 +238,7 @@ class Kernel:
             want = _NAMES[dtype] + (" (a torch.bfloat16 tensor, or its bits as int16)"
                                     if dtype == "bf16" else "")
             raise LineaError(1, f"argument {k}: expected dtype {want}, given {arg.dtype}")
-        shape = spec["shape"]
-        if arg.ndim != len(shape) or any(s != "?" and s != g for s, g in zip(shape, arg.shape)):
-            want = "(" + ", ".join(str(s) for s in shape) + ")"
-            raise LineaError(1, f"argument {k}: expected shape {want}, given {arg.shape}")
+        self._check_shape(k, spec, arg.shape)
         if not arg.flags.c_contiguous:
             arg = np.ascontiguousarray(arg)
         keep.append(arg)
@@ -161,6 +251,35 @@ class Kernel:
         keep.append(desc)
         return ctypes.byref(desc)
 
+    @staticmethod
+    def _check_shape(k, spec, shape):
+        want = spec["shape"]
+        if len(shape) != len(want) or any(s != "?" and s != g for s, g in zip(want, shape)):
+            raise LineaError(1, f"argument {k}: expected shape "
+                                f"({', '.join(str(s) for s in want)}), given {tuple(shape)}")
+
+    def _bind_cuda(self, k, spec, arg, keep):
+        """A torch CUDA tensor, by its device pointer (made contiguous: the
+        library's functions take dense buffers)."""
+        torch = _torch()
+        dtype = spec["dtype"]
+        if not isinstance(arg, torch.Tensor) or arg.device.type != "cuda":
+            raise LineaError(1, f"argument {k}: expected a torch CUDA tensor, given "
+                                f"{type(arg).__name__}"
+                                + (f" on {arg.device}" if isinstance(arg, torch.Tensor) else ""))
+        given = str(arg.dtype).replace("torch.", "")
+        if given != _NAMES[dtype]:
+            raise LineaError(1, f"argument {k}: expected dtype {_NAMES[dtype]}, given {given}")
+        self._check_shape(k, spec, arg.shape)
+        arg = arg.detach().contiguous()
+        keep.append(arg)
+        rank = arg.dim()
+        data = arg.data_ptr()
+        desc = _descriptor(rank)(data, data, 0, (ctypes.c_int64 * rank)(*arg.shape),
+                                 (ctypes.c_int64 * rank)(*arg.stride()))
+        keep.append(desc)
+        return ctypes.byref(desc)
+
     def __call__(self, *args):
         specs = self.signature["args"]
         if len(args) != len(specs):
@@ -170,6 +289,8 @@ class Kernel:
                  enumerate(zip(specs, args))]
         results = self._results_struct()
         out = [ctypes.byref(results)] if self._result_types else []
+        if self._runtime is not None:
+            return self._call_cuda(out, bound, results, keep)
         if self._fn(*out, *bound) != 0:
             raise LineaError(1, self._lib.linea_last_error().decode())
         # Buffers not to free: the inputs' (a result may be an input).
@@ -183,8 +304,41 @@ class Kernel:
                       else torch.from_numpy(a) for a, dtype in zip(arrays, dtypes)]
         return arrays[0] if len(arrays) == 1 else tuple(arrays)
 
-    @staticmethod
-    def _take(desc, storage, owned):
+    def _call_cuda(self, out, bound, results, keep):
+        """Runs on torch's current stream; results are torch tensors over the
+        library's buffers (managed memory), each buffer freed with its last
+        tensor."""
+        torch = _torch()
+        self._runtime.linea_cuda_set_stream(torch.cuda.current_stream().cuda_stream)
+        try:
+            status = self._fn(*out, *bound)
+        finally:
+            self._runtime.linea_cuda_set_stream(None)
+        if status != 0:
+            raise LineaError(1, self._lib.linea_last_error().decode())
+        inputs = {a.data_ptr() for a in keep if isinstance(a, torch.Tensor)}
+        buffers = {}
+        tensors = []
+        for k, spec in enumerate(self.signature["results"]):
+            desc = getattr(results, f"r{k}")
+            rank = len(desc.sizes)
+            size = _STORAGE[spec["dtype"]].itemsize
+            allocated = desc.allocated
+            # One owner per buffer (results may share one); never an input's.
+            owner = buffers.get(allocated)
+            free = None if allocated in inputs or owner is not None else \
+                self._lib.linea_free_result
+            buffer = _CudaBuffer(owner, free, allocated, desc.aligned + desc.offset * size,
+                                 [desc.sizes[d] for d in range(rank)],
+                                 [desc.strides[d] * size for d in range(rank)],
+                                 _TYPESTR[spec["dtype"]])
+            buffers.setdefault(allocated, buffer)
+            tensor = torch.as_tensor(buffer, device="cuda")
+            tensor._linea_buffer = buffer  # (torch holds it too)
+            tensors.append(tensor.view(torch.bfloat16) if spec["dtype"] == "bf16" else tensor)
+        return tensors[0] if len(tensors) == 1 else tuple(tensors)
+
+    def _take(self, desc, storage, owned):
         """The result as a numpy array of its own (`storage` elements); the
         library's buffer freed (once, and never an input's)."""
         rank = len(desc.sizes)
@@ -206,5 +360,5 @@ class Kernel:
             out = np.lib.stride_tricks.as_strided(flat, shape=sizes, strides=strides).copy()
         if desc.allocated not in owned:
             owned.add(desc.allocated)
-            _LIBC.free(desc.allocated)
+            self._lib.linea_free_result(desc.allocated)
         return out

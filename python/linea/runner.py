@@ -1,7 +1,7 @@
 """Runs a Linea program through `linea-run` and returns its results as numpy arrays.
 
-The build directory is $LINEA_BUILD_DIR, or build/ beside this package's
-repository checkout.
+The tools come from $LINEA_BUILD_DIR, an installed package's native part, or
+build/ beside this package's repository checkout (`build_dir`).
 """
 
 import os
@@ -13,7 +13,8 @@ import numpy as np
 
 
 class LineaError(RuntimeError):
-    """linea-run rejected the program or its inputs; `stderr` says why."""
+    """A Linea tool or kernel rejected the program or its inputs; `stderr`
+    (also the message) says why."""
 
     def __init__(self, returncode, stderr):
         super().__init__(stderr.strip() or f"linea-run exited with {returncode}")
@@ -22,9 +23,15 @@ class LineaError(RuntimeError):
 
 
 def build_dir():
+    """Where Linea's tools are: $LINEA_BUILD_DIR, else the native part of an
+    installed package (`pip install .` puts bin/ and lib/ in linea/_native),
+    else build/ beside this package's repository checkout."""
     env = os.environ.get("LINEA_BUILD_DIR")
     if env:
         return pathlib.Path(env)
+    native = pathlib.Path(__file__).resolve().parent / "_native"
+    if (native / "bin").is_dir():
+        return native
     return pathlib.Path(__file__).resolve().parents[2] / "build"
 
 

@@ -127,7 +127,7 @@ int main(void) {
   LineaMemRef_f32_2 mq = tensor(q, 5, 8), mv = tensor(v, 5, 4), out;
   if (linea_checked_main(&out, &mq, &mq, &mv, 2) != 0) return 2;
   printf("%lld %lld\n", (long long)out.sizes[0], (long long)out.sizes[1]);
-  free(out.allocated);
+  linea_free_result(out.allocated);
   if (linea_checked_main(&out, &mq, &mq, &mv, 9) != 1) return 3;
   printf("%s\n", linea_last_error());
   return 0;
@@ -173,3 +173,53 @@ def test_half_precision(dtype):
         np.testing.assert_array_equal(kernel(q.numpy(), v.numpy(), 11), got.numpy())
     with pytest.raises(LineaError, match="argument 0: expected dtype"):
         kernel(q.float(), v, 11)
+
+
+def test_version_matches_the_tools():
+    done = subprocess.run([str(build_dir() / "bin" / "linea-compile"), "--version"],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == f"linea-compile (Linea version {linea.__version__})"
+
+
+def test_keywords_are_pipeline_options():
+    """Keywords set linea-optimize's options; each choice is its own library."""
+    rng = np.random.default_rng(2)
+    q, v = rng.standard_normal((2, 50, 8)).astype("f4"), rng.standard_normal((2, 50, 4)).astype("f4")
+    chunked = linea.compile(HALF.replace("DT", "f32"), form="chunked", chunk_size=16)
+    default = linea.compile(HALF.replace("DT", "f32"))
+    assert chunked._lib._name != default._lib._name
+    np.testing.assert_allclose(chunked(q, v, 7), default(q, v, 7), rtol=1e-4, atol=1e-5)
+    with pytest.raises(LineaError, match="no such option bogus"):
+        linea.compile(HALF.replace("DT", "f32"), bogus=1)
+    with pytest.raises(LineaError, match="either pipeline= or"):
+        linea.compile(HALF.replace("DT", "f32"), pipeline="linea-optimize", form="chunked")
+    with pytest.raises(LineaError, match="unknown target 'tpu'"):
+        linea.compile(HALF.replace("DT", "f32"), target="tpu")
+
+
+def test_cached_library_needs_no_compiler(monkeypatch, tmp_path):
+    """A library in the cache loads where no linea-compile exists (a GPU
+    machine given the kit's cache); a miss there says what is missing."""
+    linea.compile(SOURCE)
+    monkeypatch.setenv("LINEA_BUILD_DIR", str(tmp_path / "nowhere"))
+    kernel = linea.compile(SOURCE)
+    q, k, v = arrays((9, 8), (9, 8), (9, 4))
+    assert kernel(q, k, v, 3).shape == (9, 4)
+    with pytest.raises(LineaError, match="no compiled library for this program"):
+        linea.compile(SOURCE.replace("prefix(%j)", "causal"))
+
+
+@pytest.mark.skipif(not (build_dir() / "lib" / "libLineaCudaRuntime.so").exists(),
+                    reason="no CUDA toolkit: no CUDA runtime library")
+def test_cuda_target_without_a_gpu():
+    """target='cuda' compiles here; calling needs torch with a CUDA device."""
+    torch = pytest.importorskip("torch")
+    library = linea.compile_library(SOURCE, target="cuda", chip="sm_80")
+    manifest = (library.parent / "kernel.json").read_text()
+    assert '"target": "cuda"' in manifest and '"chip": "sm_80"' in manifest
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present: test_gpu.py runs the library")
+    with pytest.raises(LineaError, match="needs torch with a CUDA device"):
+        linea.compile(SOURCE, target="cuda", chip="sm_80")
+    with pytest.raises(LineaError, match="takes pipeline options as keywords"):
+        linea.compile(SOURCE, target="cuda", pipeline="linea-optimize")

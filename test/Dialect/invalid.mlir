@@ -641,3 +641,15 @@ func.func @misspelt_gated_keyword(%q: tensor<16x8xf32>, %g: tensor<16xf32>) -> t
   %0 = linea.gated_linear_attention %q, %q, %q, %g mask = causal normalize : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, tensor<16xf32> -> tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }
+
+// -----
+
+// expected-error@+1 {{'linea.target' must be "cpu" or "gpu", not "tpu"}}
+module attributes {linea.target = "tpu"} {
+}
+
+// -----
+
+// expected-error@+1 {{unknown Linea attribute 'linea.chunk'}}
+module attributes {linea.chunk = 64} {
+}

@@ -1,10 +1,14 @@
 //===- linea-compile.cpp - a Linea program as a shared library ------------===//
 //
 // linea-compile FILE.mlir -o libNAME.so [--entry F]... [--pipeline P |
-//     --no-optimize] [--target cpu]
+//     --no-optimize] [--target cpu|cuda] [--chip sm_XX] [--options O]
 //
 // Optimizes (linea-optimize, or P), lowers for the CPU, compiles for the host
-// CPU in-process and links a shared library with the system C compiler. Each
+// CPU in-process and links a shared library with the system C compiler.
+// With --target cuda the program goes through linea-lower-to-nvvm (for
+// --chip, with the pipeline options O): the kernels are embedded as a
+// gpu.binary and the host code calls libLineaCudaRuntime.so; tensors are
+// device (or managed) memory and results are managed memory. Each
 // entry function `@f` gets MLIR's C interface, `_mlir_ciface_f`: memrefs are
 // passed as pointers to strided descriptors `{allocated, aligned, offset,
 // sizes[rank], strides[rank]}`, index arguments as int64_t, and results through
@@ -18,6 +22,7 @@
 #include "../common/CommandLine.h"
 #include "linea/Dialect/LineaDialect.h"
 #include "linea/Pipelines/Pipelines.h"
+#include "linea/Target/HostCompile.h"
 #include "linea/Transforms/Passes.h"
 #include "linea/Version.h"
 
@@ -26,7 +31,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
@@ -38,13 +42,13 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -70,11 +74,17 @@ struct Options {
   std::string pipeline = "linea-optimize";
   bool noOptimize = false, pipelineGiven = false;
   std::string target = "cpu";
+  std::string chip = "sm_90a";
+  std::string gpuOptions;
+  bool chipGiven = false;
+
+  bool cuda() const { return target == "cuda"; }
 };
 
 constexpr const char *kUsage =
     "usage: linea-compile FILE.mlir -o LIB.so [--entry F]... "
-    "[--pipeline P | --no-optimize] [--target cpu] [--version]";
+    "[--pipeline P | --no-optimize] [--target cpu|cuda] [--chip sm_XX] "
+    "[--options O] [--version]";
 
 Options parseOptions(int argc, char **argv) {
   Options options;
@@ -93,6 +103,11 @@ Options parseOptions(int argc, char **argv) {
       options.pipelineGiven = true;
     } else if (auto v = value("--target")) {
       options.target = *v;
+    } else if (auto v = value("--chip")) {
+      options.chip = *v;
+      options.chipGiven = true;
+    } else if (auto v = value("--options")) {
+      options.gpuOptions = *v;
     } else if (arg.starts_with("-")) {
       die("unknown option '" + arg + "'; " + kUsage);
     } else if (options.file.empty()) {
@@ -106,11 +121,19 @@ Options parseOptions(int argc, char **argv) {
     die(Twine("an input file and -o are needed; ") + kUsage);
   if (options.noOptimize && options.pipelineGiven)
     die("--pipeline and --no-optimize exclude each other");
-  if (options.target == "cuda")
-    die("--target cuda is not built yet (issue 11); use linea-opt "
-        "--linea-lower-to-nvvm for the gpu.binary");
-  if (options.target != "cpu")
-    die("unknown target '" + options.target + "'; expected cpu");
+  if (options.target != "cpu" && options.target != "cuda")
+    die("unknown target '" + options.target + "'; expected cpu or cuda");
+  if (options.cuda() && (options.noOptimize || options.pipelineGiven))
+    die("--target cuda runs linea-lower-to-nvvm; give its options with "
+        "--options, not --pipeline or --no-optimize");
+  if (!options.cuda() && (options.chipGiven || !options.gpuOptions.empty()))
+    die("--chip and --options go with --target cuda");
+  if (!llvm::Regex("^sm_[0-9]{2,3}[af]?$").match(options.chip))
+    die("bad --chip '" + options.chip + "'; expected sm_XX, e.g. sm_80 or sm_90a");
+  for (StringRef own : {"chip=", "format=", "runtime-checks="})
+    if (StringRef(options.gpuOptions).contains(own))
+      die("--options may not set '" + own.drop_back() +
+          "': linea-compile sets it (use --chip for the chip)");
   return options;
 }
 
@@ -209,7 +232,8 @@ llvm::json::Value toJSON(const ValueSpec &value) {
       {"kind", value.kind}, {"dtype", value.dtype}, {"shape", std::move(shape)}};
 }
 
-void writeManifest(StringRef path, ArrayRef<Signature> signatures) {
+void writeManifest(StringRef path, ArrayRef<Signature> signatures,
+                   const Options &options) {
   llvm::json::Array functions;
   for (const Signature &signature : signatures) {
     llvm::json::Array args, results;
@@ -231,6 +255,10 @@ void writeManifest(StringRef path, ArrayRef<Signature> signatures) {
                       llvm::json::Value(llvm::json::Object{
                           {"linea_version", LINEA_VERSION},
                           {"abi", "mlir_ciface"},
+                          {"target", options.target},
+                          {"chip", options.cuda() ? llvm::json::Value(
+                                                        options.chip)
+                                                  : llvm::json::Value(nullptr)},
                           {"functions", std::move(functions)}}))
      << "\n";
 }
@@ -254,7 +282,8 @@ void writeHeader(StringRef path, StringRef guard, StringRef library,
   os << "// Generated by linea-compile (Linea " << LINEA_VERSION
      << "): the C interface of " << library << ".\n"
      << "// Tensors are strided memref descriptors; results come back through "
-        "the\n// first pointer, in buffers the caller frees (free(allocated)).\n"
+        "the\n// first pointer, in buffers the caller frees with "
+        "linea_free_result(allocated).\n"
      << "// linea_checked_F returns 0, or 1 after a failed run-time check "
         "(the\n// message: linea_last_error()); calling _mlir_ciface_F "
         "directly, a failed\n// check prints its message and aborts.\n"
@@ -298,6 +327,7 @@ void writeHeader(StringRef path, StringRef guard, StringRef library,
        << "int linea_checked_" << signature.name << "(" << list << ");\n";
   }
   os << "\nconst char *linea_last_error(void);\n"
+     << "void linea_free_result(void *allocated);\n"
      << "\n#ifdef __cplusplus\n}\n#endif\n\n#endif // " << guard << "\n";
 }
 
@@ -340,12 +370,22 @@ void routeChecksToShim(ModuleOp module) {
 
 /// C source of the shim: the check handler and a `linea_checked_F` per entry
 /// that returns 0, or 1 after a failed check (message: linea_last_error()).
-std::string shimSource(ArrayRef<Signature> signatures, StringRef header) {
+/// With `cuda`, a driver failure during the call (kept by the runtime
+/// library) is an error return too, and results are freed by the runtime.
+std::string shimSource(ArrayRef<Signature> signatures, StringRef header,
+                       bool cuda) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "#include <setjmp.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
-     << "#include <string.h>\n#include \"" << header << "\"\n\n"
-     << "static _Thread_local jmp_buf linea_checked_call;\n"
+     << "#include <string.h>\n#include \"" << header << "\"\n\n";
+  if (cuda)
+    os << "const char *linea_cuda_take_error(void);\n"
+       << "void mgpuMemFree(void *pointer, void *stream);\n"
+       << "void linea_free_result(void *allocated) { mgpuMemFree(allocated, "
+          "0); }\n\n";
+  else
+    os << "void linea_free_result(void *allocated) { free(allocated); }\n\n";
+  os << "static _Thread_local jmp_buf linea_checked_call;\n"
      << "static _Thread_local int linea_in_checked_call;\n"
      << "static _Thread_local char linea_error[1024];\n\n"
      << "const char *linea_last_error(void) { return linea_error; }\n\n"
@@ -379,24 +419,32 @@ std::string shimSource(ArrayRef<Signature> signatures, StringRef header) {
        << "  linea_error[0] = 0;\n"
        << "  if (setjmp(linea_checked_call)) {\n"
        << "    linea_in_checked_call = 0;\n    return 1;\n  }\n"
-       << "  linea_in_checked_call = 1;\n"
-       << "  _mlir_ciface_" << signature.name << "(" << llvm::join(names, ", ")
-       << ");\n  linea_in_checked_call = 0;\n  return 0;\n}\n";
+       << "  linea_in_checked_call = 1;\n";
+    if (cuda)
+      os << "  linea_cuda_take_error();\n";
+    os << "  _mlir_ciface_" << signature.name << "(" << llvm::join(names, ", ")
+       << ");\n  linea_in_checked_call = 0;\n";
+    if (cuda)
+      os << "  const char *failure = linea_cuda_take_error();\n"
+         << "  if (failure[0]) {\n    snprintf(linea_error, sizeof "
+            "linea_error, \"CUDA: %s\", failure);\n    return 1;\n  }\n";
+    os << "  return 0;\n}\n";
   }
   return text;
 }
 
-std::unique_ptr<llvm::TargetMachine> hostMachine() {
-  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!builder)
-    die("cannot detect the host CPU: " + llvm::toString(builder.takeError()));
-  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  builder->setRelocationModel(llvm::Reloc::PIC_);
-  auto machine = builder->createTargetMachine();
-  if (!machine)
-    die("cannot create a target machine: " +
-        llvm::toString(machine.takeError()));
-  return std::move(*machine);
+/// linea-lower-to-nvvm with the --options given, for --chip, into a cubin;
+/// the run-time checks are already in the module (routed to the shim).
+LogicalResult lowerForCUDA(ModuleOp module, const Options &options) {
+  std::string text = options.gpuOptions + " chip=" + options.chip +
+                     " format=bin runtime-checks=0";
+  auto lowerOptions = linea::LowerToNVVMOptions::createFromString(text);
+  if (!lowerOptions)
+    die("bad --options '" + options.gpuOptions +
+        "' (linea-lower-to-nvvm's options, e.g. 'precision=bf16')");
+  PassManager lower(module.getContext());
+  linea::buildLowerToNVVMPipeline(lower, *lowerOptions);
+  return lower.run(module);
 }
 
 void emitObject(llvm::Module &module, llvm::TargetMachine &machine,
@@ -413,24 +461,39 @@ void emitObject(llvm::Module &module, llvm::TargetMachine &machine,
   out.keep();
 }
 
+/// libLineaCudaRuntime.so beside linea-compile's own lib/ directory (the
+/// build tree and an install tree alike).
+std::string cudaRuntimeLibrary(const char *argv0) {
+  std::string executable =
+      llvm::sys::fs::getMainExecutable(argv0, (void *)&cudaRuntimeLibrary);
+  llvm::SmallString<256> path(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(executable)));
+  llvm::sys::path::append(path, "lib", "libLineaCudaRuntime.so");
+  if (!llvm::sys::fs::exists(path))
+    die("--target cuda needs the CUDA runtime library, '" + path +
+        "', which is built only where a CUDA toolkit is installed");
+  return path.str().str();
+}
+
 /// Links the object and the shim into a shared library with the system C
-/// compiler; MLIR's C runner utilities provide memrefCopy for strided copies.
+/// compiler. On the CPU, MLIR's C runner utilities provide memrefCopy for
+/// strided copies; with CUDA, Linea's runtime library provides the mgpu*
+/// calls and nothing else is needed.
 void link(StringRef object, StringRef shim, StringRef exports,
-          StringRef includeDir, StringRef output) {
+          StringRef includeDir, StringRef output, StringRef runtime) {
   auto cc = llvm::sys::findProgramByName("cc");
   if (!cc)
     die("no C compiler ('cc') to link with");
-  std::string runnerUtils = LINEA_C_RUNNER_UTILS;
   std::string rpath =
-      "-Wl,-rpath," + llvm::sys::path::parent_path(runnerUtils).str();
+      "-Wl,-rpath," + llvm::sys::path::parent_path(runtime).str();
   std::string include = ("-I" + includeDir).str();
   // Only the C interface is exported: the program's own functions (an
   // `@main` among them) bind inside the library, never to the host's.
   std::string versionScript = ("-Wl,--version-script=" + exports).str();
   SmallVector<StringRef> argv = {*cc,    "-shared", "-fPIC",       "-O2",
                                  include, "-o",     output,        object,
-                                 shim,   runnerUtils, versionScript, rpath,
-                                 "-lm"};
+                                 shim,   runtime,   versionScript, rpath,
+                                 "-Wl,--no-undefined", "-lm"};
   std::string message;
   if (llvm::sys::ExecuteAndWait(*cc, argv, std::nullopt, {}, 0, 0, &message))
     die("linking '" + output + "' failed" +
@@ -471,23 +534,39 @@ int main(int argc, char **argv) {
   // --pipeline get them, and go to the shim instead of aborting.
   PassManager checks(&context);
   checks.addPass(linea::createLineaInsertRuntimeChecks());
-  PassManager optimize(&context);
-  if (!options.noOptimize &&
-      failed(parsePassPipeline(options.pipeline, optimize, llvm::errs())))
-    die("cannot parse pipeline '" + options.pipeline + "'");
-  if (failed(checks.run(*module)) || failed(optimize.run(*module)))
+  // On the CPU each op gets a function of its own: compile time linear in
+  // the number of ops (the GPU pipeline outlines its kernels instead).
+  if (!options.cuda())
+    checks.addPass(linea::createLineaOutlineOps());
+  if (failed(checks.run(*module)))
     return 1;
-  routeChecksToShim(*module);
-  PassManager lower(&context);
-  linea::LowerToCPUOptions lowerOptions;
-  lowerOptions.runtimeChecks = false;
-  linea::buildLowerToCPUPipeline(lower, lowerOptions);
-  if (failed(lower.run(*module)))
-    return 1;
+  if (options.cuda()) {
+    routeChecksToShim(*module);
+    if (failed(lowerForCUDA(*module, options)))
+      return 1;
+  } else {
+    PassManager optimize(&context);
+    if (!options.noOptimize &&
+        failed(parsePassPipeline(options.pipeline, optimize, llvm::errs())))
+      die("cannot parse pipeline '" + options.pipeline + "'");
+    if (failed(optimize.run(*module)))
+      return 1;
+    routeChecksToShim(*module);
+    PassManager lower(&context);
+    linea::LowerToCPUOptions lowerOptions;
+    lowerOptions.runtimeChecks = false;
+    linea::buildLowerToCPUPipeline(lower, lowerOptions);
+    if (failed(lower.run(*module)))
+      return 1;
+  }
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  std::unique_ptr<llvm::TargetMachine> machine = hostMachine();
+  auto hostMachine = linea::createHostTargetMachine(/*pic=*/true);
+  if (!hostMachine)
+    die("cannot create a target machine for the host CPU: " +
+        llvm::toString(hostMachine.takeError()));
+  std::unique_ptr<llvm::TargetMachine> machine = std::move(*hostMachine);
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(*module, llvmContext);
@@ -496,7 +575,7 @@ int main(int argc, char **argv) {
   llvmModule->setTargetTriple(machine->getTargetTriple());
   llvmModule->setDataLayout(machine->createDataLayout());
   if (llvm::Error error =
-          makeOptimizingTransformer(3, 0, machine.get())(llvmModule.get()))
+          linea::optimizeHostModule(*llvmModule, machine.get()))
     die("optimizing failed: " + llvm::toString(std::move(error)));
 
   // libNAME.so -> NAME.h and NAME.json next to it.
@@ -515,7 +594,7 @@ int main(int argc, char **argv) {
                   [](char c) { return !llvm::isAlnum(c); }, '_');
   writeHeader(header, guard, llvm::sys::path::filename(options.output),
               signatures);
-  writeManifest(manifest, signatures);
+  writeManifest(manifest, signatures, options);
 
   llvm::SmallString<128> object, shim, exports;
   if (llvm::sys::fs::createTemporaryFile("linea-compile", "o", object) ||
@@ -527,7 +606,8 @@ int main(int argc, char **argv) {
     llvm::raw_fd_ostream os(exports, ec);
     if (ec)
       die("cannot write '" + exports + "': " + ec.message());
-    os << "{\n  global: _mlir_ciface_*; linea_checked_*; linea_last_error;\n"
+    os << "{\n  global: _mlir_ciface_*; linea_checked_*; linea_last_error; "
+          "linea_free_result;\n"
        << "  local: *;\n};\n";
   }
   emitObject(*llvmModule, *machine, object);
@@ -536,9 +616,11 @@ int main(int argc, char **argv) {
     llvm::raw_fd_ostream os(shim, ec);
     if (ec)
       die("cannot write '" + shim + "': " + ec.message());
-    os << shimSource(signatures, llvm::sys::path::filename(header));
+    os << shimSource(signatures, llvm::sys::path::filename(header),
+                     options.cuda());
   }
-  link(object, shim, exports, directory, options.output);
+  link(object, shim, exports, directory, options.output,
+       options.cuda() ? cudaRuntimeLibrary(argv[0]) : LINEA_C_RUNNER_UTILS);
   for (StringRef temporary : {object.str(), shim.str(), exports.str()})
     llvm::sys::fs::remove(temporary);
   return 0;

@@ -16,6 +16,8 @@
 
 #include "linea/Dialect/LineaDialect.h"
 #include "linea/Pipelines/Pipelines.h"
+#include "linea/Transforms/Passes.h"
+#include "linea/Target/HostCompile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -32,7 +34,6 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -390,6 +391,9 @@ int main(int argc, char **argv) {
   }
 
   PassManager optimize(&context);
+  // Each op in a function of its own first: compile time linear in the
+  // number of ops.
+  optimize.addPass(linea::createLineaOutlineOps());
   if (!options.noOptimize &&
       failed(parsePassPipeline(options.pipeline, optimize, llvm::errs())))
     die("cannot parse pipeline '" + options.pipeline + "'");
@@ -406,19 +410,14 @@ int main(int argc, char **argv) {
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  // Optimize and generate code for this machine's CPU (its vector width
-  // decides what the loop vectorizer does).
-  auto hostBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!hostBuilder)
-    die("cannot detect the host CPU: " +
-        llvm::toString(hostBuilder.takeError()));
-  hostBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto hostMachine = hostBuilder->createTargetMachine();
+  auto hostMachine = linea::createHostTargetMachine();
   if (!hostMachine)
-    die("cannot create a target machine: " +
+    die("cannot create a target machine for the host CPU: " +
         llvm::toString(hostMachine.takeError()));
-  auto transformer = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
-                                               hostMachine->get());
+  llvm::TargetMachine *machine = hostMachine->get();
+  auto transformer = [machine](llvm::Module *module) {
+    return linea::optimizeHostModule(*module, machine);
+  };
   // memref.copy of non-contiguous views lowers to a call into MLIR's C
   // runner utilities.
   SmallVector<StringRef> sharedLibs = {LINEA_C_RUNNER_UTILS};

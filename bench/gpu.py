@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Linea's CUDA kernels timed next to torch and, where its package is
+importable, flash-linear-attention (fla), on fla's three benchmark shapes
+(B, T, H, D): causal linear attention and chunked gated linear attention
+with a per-key-dim gate.
+
+    python3 bench/gpu.py --build-only        # here: compile into $LINEA_CACHE_DIR
+    python3 bench/gpu.py [--results FILE]    # on a GPU machine (the kit's run.sh)
+
+Linea's kernels take [B, H, T, D] float32 tensors, with the contractions in
+bf16 on tensor cores (`precision=bf16`) or in f32; torch's peer is a chunked
+form written here with batched matmuls in bf16 (chunk 64); fla's kernels take
+[B, T, H, D] bf16. Every row is checked against torch's float32 form before
+it is timed (rel. L2 error in the table). Times are medians of CUDA-event
+timings, measured in one run; read the ratios.
+"""
+
+import argparse
+import datetime
+import os
+import pathlib
+import platform
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+for path in (ROOT / "python", ROOT.parent / "python"):
+    if (path / "linea").is_dir():
+        sys.path.insert(0, str(path))
+import linea  # noqa: E402
+
+CHIP = os.environ.get("LINEA_GPU_CHIP", "sm_90a")
+SHAPES = [(1, 8192, 96, 128), (2, 16384, 16, 128), (8, 1024, 8, 64)]  # fla's (B, T, H, D)
+QUICK_SHAPES = [(2, 1024, 4, 64)]
+CHUNK = 64
+
+
+def linear_program(B, T, H, D, gated):
+    t = f"tensor<{B}x{H}x{T}x{D}xf32>"
+    if not gated:
+        return (f"func.func @main(%q: {t}, %k: {t}, %v: {t}) -> {t} {{\n"
+                f"  %o = linea.linear_attention %q, %k, %v mask = causal : {t}, {t}, {t} -> {t}\n"
+                f"  return %o : {t}\n}}\n")
+    return (f"func.func @main(%q: {t}, %k: {t}, %v: {t}, %g: {t}) -> {t} {{\n"
+            f"  %o = linea.gated_linear_attention %q, %k, %v, %g mask = causal"
+            f" : {t}, {t}, {t}, {t} -> {t}\n"
+            f"  return %o : {t}\n}}\n")
+
+
+def linea_variants():
+    return {"Linea bf16 MMA": {"precision": "bf16"}, "Linea f32": {}}
+
+
+def build_all(shapes):
+    for shape in shapes:
+        for gated in (False, True):
+            for name, options in linea_variants().items():
+                start = time.perf_counter()
+                linea.compile_library(linear_program(*shape, gated), target="cuda", chip=CHIP,
+                                      **options)
+                print(f"compiled {name} {'GLA' if gated else 'LA'} {shape} "
+                      f"in {time.perf_counter() - start:.1f} s", flush=True)
+
+
+# ---------------------------------------------------------------------------
+# Peers: torch chunked forms ([B, H, T, D]) and fla ([B, T, H, D]).
+# ---------------------------------------------------------------------------
+def torch_chunked_la(torch, q, k, v):
+    B, H, T, D = q.shape
+    n = T // CHUNK
+    qc, kc, vc = (x.reshape(B, H, n, CHUNK, -1) for x in (q, k, v))
+    mask = torch.ones(CHUNK, CHUNK, dtype=torch.bool, device=q.device).tril()
+    local = (qc @ kc.transpose(-1, -2)).masked_fill(~mask, 0) @ vc
+    states = kc.transpose(-1, -2) @ vc
+    before = torch.cumsum(states.float(), dim=2) - states.float()
+    return (local.float() + (qc.float() @ before)).reshape(B, H, T, -1)
+
+
+def torch_chunked_gla(torch, q, k, v, g):
+    B, H, T, D = q.shape
+    n = T // CHUNK
+    qc, kc, vc, gc = (x.reshape(B, H, n, CHUNK, -1) for x in (q, k, v, g))
+    G = torch.cumsum(gc.float(), dim=3)  # decays from the chunk start
+    last = G[:, :, :, -1:, :]
+    qd = (qc.float() * torch.exp(G)).to(q.dtype)
+    kd = (kc.float() * torch.exp(-G)).to(q.dtype)  # fine for fla's small gates
+    mask = torch.ones(CHUNK, CHUNK, dtype=torch.bool, device=q.device).tril()
+    local = ((qd @ kd.transpose(-1, -2)).masked_fill(~mask, 0) @ vc).float()
+    kend = (kc.float() * torch.exp(last - G)).to(q.dtype)
+    states = (kend.transpose(-1, -2) @ vc).float()  # [B, H, n, D, Dv]
+    decay = torch.exp(last[:, :, :, 0, :]).unsqueeze(-1)  # [B, H, n, D, 1]
+    S = torch.zeros_like(states[:, :, 0])
+    out = torch.empty_like(local)
+    for c in range(n):
+        out[:, :, c] = local[:, :, c] + qd[:, :, c].float() @ S
+        S = decay[:, :, c] * S + states[:, :, c]
+    return out.reshape(B, H, T, -1)
+
+
+def fla_ops():
+    try:
+        from fla.ops.gla import chunk_gla
+        from fla.ops.linear_attn import chunk_linear_attn
+        return chunk_linear_attn, chunk_gla
+    except Exception as error:  # noqa: BLE001 - any import failure means no fla
+        print(f"fla not available: {type(error).__name__}: {error}")
+        return None
+
+
+def fla_la(chunk_linear_attn, q, k, v):
+    try:
+        out = chunk_linear_attn(q, k, v, scale=1.0, normalize=False)
+    except TypeError:
+        out = chunk_linear_attn(q, k, v, scale=1.0)
+    return out[0] if isinstance(out, tuple) else out
+
+
+def fla_gla(chunk_gla, q, k, v, g):
+    out = chunk_gla(q, k, v, g, scale=1.0)
+    return out[0] if isinstance(out, tuple) else out
+
+
+def median_ms(torch, fn, repeat):
+    fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repeat):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return sorted(times)[len(times) // 2]
+
+
+def rel_l2(torch, got, want):
+    got, want = got.double(), want.double()
+    return float(torch.linalg.norm(got - want) / torch.linalg.norm(want))
+
+
+def bench(shapes, repeat):
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = False
+    fla = fla_ops()
+    rows = []
+    for shape in shapes:
+        B, T, H, D = shape
+        gen = torch.Generator(device="cuda").manual_seed(0)
+        q, k, v = (torch.randn(B, H, T, D, device="cuda", generator=gen) / D ** 0.5
+                   for _ in range(3))
+        g = torch.nn.functional.logsigmoid(
+            torch.randn(B, H, T, D, device="cuda", generator=gen)) / 16
+        for gated in (False, True):
+            op = "chunk GLA (per-dim gate)" if gated else "causal linear attention"
+            args = (q, k, v, g) if gated else (q, k, v)
+            want = (torch_chunked_gla if gated else torch_chunked_la)(torch, *args)
+            bf = [a.bfloat16() for a in args]
+            timed = []
+            for name, options in linea_variants().items():
+                try:
+                    kernel = linea.compile(linear_program(*shape, gated), target="cuda",
+                                           chip=CHIP, **options)
+                    err = rel_l2(torch, kernel(*args), want)
+                    ms = median_ms(torch, lambda: kernel(*args), repeat)
+                    timed.append((name, ms, err))
+                except Exception as error:  # noqa: BLE001 - a failing row is a result
+                    timed.append((name, None, f"{type(error).__name__}: {error}"[:200]))
+            torch_fn = (torch_chunked_gla if gated else torch_chunked_la)
+            timed.append(("torch chunked bf16", median_ms(torch, lambda: torch_fn(torch, *bf),
+                                                          repeat),
+                          rel_l2(torch, torch_fn(torch, *bf), want)))
+            if fla is not None:
+                fn = fla[1] if gated else fla[0]
+                thd = [a.transpose(1, 2).contiguous() for a in bf]
+                call = (lambda: fla_gla(fn, *thd)) if gated else (lambda: fla_la(fn, *thd))
+                try:
+                    err = rel_l2(torch, call().transpose(1, 2), want)
+                    timed.append(("fla bf16", median_ms(torch, call, repeat), err))
+                except Exception as error:  # noqa: BLE001
+                    timed.append(("fla bf16", None, f"{type(error).__name__}: {error}"[:200]))
+            best_peer = min((ms for name, ms, _ in timed
+                             if ms is not None and not name.startswith("Linea")), default=None)
+            for name, ms, err in timed:
+                ratio = f"{ms / best_peer:.2f}" if ms is not None and best_peer else ""
+                rows.append(f"| {op} | {shape} | {name} | "
+                            f"{'' if ms is None else f'{ms:.3f}'} | {ratio} | "
+                            f"{err if isinstance(err, str) else f'{err:.2e}'} |")
+                print(rows[-1], flush=True)
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build-only", action="store_true",
+                        help="compile Linea's kernels into the cache and stop")
+    parser.add_argument("--quick", action="store_true", help="one small shape")
+    parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument("--results", help="write the table to this Markdown file")
+    opts = parser.parse_args()
+    shapes = QUICK_SHAPES if opts.quick else SHAPES
+    if opts.build_only:
+        build_all(shapes)
+        return
+    import torch
+    if not torch.cuda.is_available():
+        sys.exit("bench/gpu.py: no CUDA device here (--build-only compiles the kernels)")
+    rows = bench(shapes, opts.repeat)
+    text = (f"Measured {datetime.date.today()} on {torch.cuda.get_device_name()}, "
+            f"torch {torch.__version__}, {platform.platform()}; medians of {opts.repeat} "
+            f"CUDA-event timings; chip {CHIP}.\n\n"
+            "| op | (B, T, H, D) | implementation | ms | vs best peer | rel. L2 vs torch f32 |\n"
+            "| --- | --- | --- | ---: | ---: | ---: |\n" + "\n".join(rows) + "\n")
+    print(text)
+    if opts.results:
+        pathlib.Path(opts.results).write_text(text)
+
+
+if __name__ == "__main__":
+    main()

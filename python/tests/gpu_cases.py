@@ -1,0 +1,182 @@
+"""The GPU differential cases: Linea programs compiled with
+`linea.compile(target="cuda")`, run on torch CUDA tensors and compared with
+the float64 oracle. Plain Python (no pytest), so that the GPU check kit runs
+them on a machine without pytest (`python3 gpu_cases.py`); test_gpu.py wraps
+them for pytest.
+
+Without a CUDA device each case still compiles its library (into
+$LINEA_CACHE_DIR: that is how scripts/gpu-check.sh builds the kit here) and
+then reports skipped.
+"""
+
+import os
+import sys
+import time
+
+import numpy as np
+
+import cases
+import linea
+import programs
+from linea import reference
+
+CHIP = os.environ.get("LINEA_GPU_CHIP", "sm_90a")
+
+# Relative L2 error against float64 per precision of the contractions: f32 is
+# SPEC's bound; f16 and bf16 round every MMA operand to 11 and 8 significant
+# bits (unit roundoff 2^-11 and 2^-8), accumulate in f32, and are allowed
+# about four units of roundoff on the result.
+TOLERANCE = {"f32": programs.TOLERANCE, "f16": 2e-3, "bf16": 1.6e-2}
+
+
+class Skip(Exception):
+    """No CUDA device here: the case compiled and was not run."""
+
+
+def gpu_cases():
+    """(name, spec, precision): SPEC's edge cases at f32, and head dims that
+    tile for tensor cores at every precision (L = 1, prime L, L % chunk != 0,
+    long L, prefix 0 / j / L, gates down to -20, several leading dims)."""
+    named = [(cases.case_id(c), c, "f32") for c in cases.edge_cases()]
+    la = dict(op="linear_attention", batch=[2, 3], dk=64, dv=64)
+    ga = dict(op="gated_linear_attention", batch=[2, 3], dk=64, dv=64)
+    wide = [
+        dict(la, L=1, mask="causal"),
+        dict(la, L=61, mask="causal", final=True),
+        dict(la, L=1000, mask="causal", init=True, final=True),
+        dict(la, L=4099, mask="causal"),
+        dict(la, L=1000, mask="none", feature_map="elu_plus_one", normalize=True),
+        dict(la, L=1000, mask="prefix", prefix=0, dyn_prefix=True),
+        dict(la, L=1000, mask="prefix", prefix=333, dyn_prefix=True, dyn_L=True),
+        dict(la, L=1000, mask="prefix", prefix=1000),
+        dict(la, batch=[2], dk=128, dv=128, L=517, mask="causal"),
+        dict(ga, L=61, mask="causal", final=True),
+        dict(ga, L=1000, mask="causal", init=True),
+        dict(ga, L=1000, mask="causal", scalar_gate=True, final=True),
+        dict(ga, L=1000, mask="prefix", prefix=400, dyn_prefix=True),
+        dict(ga, L=1000, mask="none", final=True),
+    ]
+    for precision in ("f32", "f16", "bf16"):
+        named += [(f"{precision}-{cases.case_id(c)}", c, precision) for c in wide]
+    return named
+
+
+def _options(precision):
+    return {} if precision == "f32" else {"precision": precision}
+
+
+def build(index):
+    """The case's program, inputs, expectations and compiled library."""
+    name, spec, precision = gpu_cases()[index]
+    program, inputs, expected = programs.build(spec, seed=1000 + index)
+    library = linea.compile_library(program, target="cuda", chip=CHIP, **_options(precision))
+    return program, inputs, expected, library
+
+
+def _torch_with_gpu():
+    try:
+        import torch
+    except ImportError:
+        raise Skip("no torch") from None
+    if not torch.cuda.is_available():
+        raise Skip("no CUDA device; the library is compiled")
+    return torch
+
+
+def run_case(index):
+    """Compiles case `index`, runs it on the GPU and asserts it matches the
+    oracle within its precision's tolerance; raises Skip without a GPU."""
+    name, spec, precision = gpu_cases()[index]
+    _, inputs, expected, library = build(index)
+    torch = _torch_with_gpu()
+    kernel = linea.Kernel(library)
+    args = [torch.from_numpy(a.astype(np.float32)).cuda() if isinstance(a, np.ndarray) else a
+            for a in inputs]
+    got = kernel(*args)
+    got = list(got) if isinstance(got, tuple) else [got]
+    torch.cuda.synchronize()
+    assert len(got) == len(expected)
+    for k, (g, want) in enumerate(zip(got, expected)):
+        assert g.device.type == "cuda", f"result {k} on {g.device}"
+        g = g.double().cpu().numpy()
+        assert g.shape == want.shape, f"result {k}: {g.shape} vs {want.shape}"
+        assert np.all(np.isfinite(g)), f"result {k} has non-finite values"
+        err = reference.rel_l2(g, want)
+        assert err <= TOLERANCE[precision], \
+            f"result {k}: rel. L2 error {err:.3g} > {TOLERANCE[precision]:.3g} ({precision})"
+
+
+CHECKED = """func.func @main(%q: tensor<?x64xf32>, %k: tensor<?x64xf32>, %v: tensor<?x64xf32>)
+    -> tensor<?x64xf32> {
+  %o = linea.linear_attention %q, %k, %v mask = causal
+      : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32> -> tensor<?x64xf32>
+  return %o : tensor<?x64xf32>
+}
+"""
+
+
+def run_errors():
+    """Bad calls raise LineaError on the GPU as on the CPU: a failed run-time
+    check (no kernel runs), a CPU tensor, a wrong dtype."""
+    library = linea.compile_library(CHECKED, target="cuda", chip=CHIP)
+    torch = _torch_with_gpu()
+    kernel = linea.Kernel(library)
+    q = torch.randn(10, 64, device="cuda")
+    k = torch.randn(11, 64, device="cuda")
+    for args, message in [((q, k, q), "'key' sequence length does not match"),
+                          ((q.cpu(), q, q), "expected a torch CUDA tensor"),
+                          ((q.double(), q, q), "expected dtype float32")]:
+        try:
+            kernel(*args)
+        except linea.LineaError as error:
+            assert message in str(error), f"{message!r} not in {error}"
+        else:
+            raise AssertionError(f"no LineaError for {message!r}")
+
+
+def run_stream():
+    """The kernel runs on torch's current stream: inputs written by torch on
+    a side stream just before the call are the ones it reads."""
+    library = linea.compile_library(CHECKED, target="cuda", chip=CHIP)
+    torch = _torch_with_gpu()
+    kernel = linea.Kernel(library)
+    rng = np.random.default_rng(3)
+    host = rng.standard_normal((777, 64)).astype(np.float32)
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        q = torch.zeros(777, 64, device="cuda")
+        q.copy_(torch.from_numpy(host).pin_memory(), non_blocking=True)
+        o = kernel(q, q, q)
+        o = o * 1.0  # torch work after the kernel, same stream
+    side.synchronize()
+    want, _ = reference.linear_attention(host.astype(np.float64), host.astype(np.float64),
+                                         host.astype(np.float64), mask="causal")
+    err = reference.rel_l2(o.double().cpu().numpy(), want)
+    assert err <= programs.TOLERANCE, f"rel. L2 error {err:.3g}"
+
+
+def main():
+    """Runs every case; prints one line per case and `N passed, N failed`."""
+    checks = [(f"case {name}", lambda i=i: run_case(i))
+              for i, (name, _, _) in enumerate(gpu_cases())]
+    checks += [("errors", run_errors), ("stream", run_stream)]
+    passed = failed = skipped = 0
+    for name, check in checks:
+        start = time.perf_counter()
+        try:
+            check()
+            passed += 1
+            status = "PASS"
+        except Skip as why:
+            skipped += 1
+            status = f"SKIP ({why})"
+        except Exception as error:  # noqa: BLE001 - report every failure
+            failed += 1
+            status = f"FAIL {type(error).__name__}: {str(error).splitlines()[0][:300]}"
+        print(f"{status} {name} ({time.perf_counter() - start:.1f} s)", flush=True)
+    print(f"{passed} passed, {failed} failed, {skipped} skipped")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

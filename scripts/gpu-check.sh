@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The GPU check kit. Here (no GPU, MLIR installed): builds Linea and packs
+# build/gpu-kit/, everything a GPU machine without MLIR needs:
+#   lib/libLineaCudaRuntime.so   the mgpu* runtime over the CUDA driver
+#   python/linea/                the Python package (ctypes; numpy, torch)
+#   cache/                       the compiled CUDA libraries (cubins for
+#                                $LINEA_GPU_CHIP, default sm_90a) of every
+#                                GPU test case and benchmark kernel
+#   tests/gpu_cases.py (+ cases.py, programs.py)   the differential cases
+#   bench/gpu.py                 Linea against torch and fla
+#   run.sh                       what to run there
+# There (Python 3 with torch and numpy, a CUDA driver):
+#   bash build/gpu-kit/run.sh [OUT_DIR]
+# runs the cases against the float64 oracle (one line each, then
+# `N passed, N failed`) and the benchmark, and writes both to OUT_DIR
+# ($OUT, or build/gpu-kit/results): GPU-RESULTS.md and cases.txt.
+#
+# scripts/gpu-check.sh --no-build skips the build (CI builds first).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+[ "${1:-}" = "--no-build" ] || "$root/scripts/build.sh"
+build="$root/build"
+kit="$build/gpu-kit"
+if [ ! -e "$build/lib/libLineaCudaRuntime.so" ]; then
+  echo "gpu-check: no CUDA runtime library in $build/lib (is the CUDA toolkit installed?)" >&2
+  exit 1
+fi
+rm -rf "$kit"
+mkdir -p "$kit/lib" "$kit/python" "$kit/tests" "$kit/bench" "$kit/cache"
+cp "$build/lib/libLineaCudaRuntime.so" "$kit/lib/"
+cp -r "$root/python/linea" "$kit/python/"
+cp "$root/python/tests/gpu_cases.py" "$root/python/tests/cases.py" \
+   "$root/python/tests/programs.py" "$kit/tests/"
+cp "$root/bench/gpu.py" "$kit/bench/"
+find "$kit" -name __pycache__ -prune -exec rm -rf {} +
+
+# Compile every case and benchmark kernel into the kit's cache: the same
+# calls as on the GPU machine, which then find them there.
+export LINEA_CACHE_DIR="$kit/cache" LINEA_BUILD_DIR="$build"
+export PYTHONPATH="$root/python:$root/python/tests"
+/usr/bin/python3 "$root/python/tests/gpu_cases.py" | tail -1
+/usr/bin/python3 "$root/bench/gpu.py" --build-only | tail -1
+/usr/bin/python3 "$root/bench/gpu.py" --build-only --quick | tail -1
+
+cat > "$kit/run.sh" <<'RUN'
+#!/usr/bin/env bash
+# Runs Linea's GPU checks on this machine from the kit's prebuilt libraries.
+set -uo pipefail
+kit="$(cd "$(dirname "$0")" && pwd)"
+out="${1:-${OUT:-$kit/results}}"
+mkdir -p "$out"
+export LINEA_CACHE_DIR="$kit/cache" LINEA_CUDA_RUNTIME="$kit/lib/libLineaCudaRuntime.so"
+export LINEA_BUILD_DIR="$kit/no-compiler" PYTHONPATH="$kit/python:$kit/tests"
+python3 -c "import torch; print('torch', torch.__version__, torch.cuda.get_device_name())"
+python3 "$kit/tests/gpu_cases.py" 2>&1 | tee "$out/cases.txt"
+status=${PIPESTATUS[0]}
+python3 "$kit/bench/gpu.py" --results "$out/GPU-RESULTS.md" "${@:2}" 2>&1 | tee "$out/bench.txt"
+exit $status
+RUN
+chmod +x "$kit/run.sh"
+echo "gpu-check: kit in $kit ($(du -sh "$kit" | cut -f1), $(ls "$kit/cache" | wc -l) libraries);" \
+     "on a GPU machine: bash $kit/run.sh [OUT_DIR]"

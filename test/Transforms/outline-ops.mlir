@@ -1,0 +1,52 @@
+// RUN: linea-opt %s -linea-outline-ops -split-input-file | FileCheck %s
+
+// Each top-level Linea op becomes a call to a private function holding it;
+// static ops that differ only in operands share one function, and a
+// constant operand is cloned in (it still folds to prefix(3)).
+// CHECK-LABEL: func.func @model
+// CHECK-SAME: (%[[X:[a-z0-9_]+]]: tensor<2x16x8xf32>)
+// CHECK: %[[Y0:.+]] = call @[[PRESUM:model__linea_0]](%[[X]])
+// CHECK: %[[Y1:.+]] = call @[[PRESUM]](%[[Y0]])
+// CHECK: %[[O:.+]] = call @[[LA:model__linea_2]](%[[Y1]], %[[X]])
+// CHECK: return %[[O]]
+// CHECK: func.func private @[[PRESUM]](%[[A:.+]]: tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
+// CHECK-NEXT: %[[P:.+]] = linea.presum %[[A]]
+// CHECK-NEXT: return %[[P]]
+// CHECK: func.func private @[[LA]](%[[Q:[a-z0-9_]+]]: tensor<2x16x8xf32>, %[[V:[a-z0-9_]+]]: tensor<2x16x8xf32>)
+// CHECK-NEXT: %[[C3:.+]] = arith.constant 3 : index
+// CHECK-NEXT: linea.linear_attention %[[Q]], %[[Q]], %[[V]] mask = prefix(%[[C3]])
+// CHECK-NOT: func.func
+func.func @model(%x: tensor<2x16x8xf32>) -> tensor<2x16x8xf32> {
+  %c3 = arith.constant 3 : index
+  %y0 = linea.presum %x : tensor<2x16x8xf32>
+  %y1 = linea.presum %y0 : tensor<2x16x8xf32>
+  %o = linea.linear_attention %y1, %y1, %x mask = prefix(%c3)
+      : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x8xf32> -> tensor<2x16x8xf32>
+  return %o : tensor<2x16x8xf32>
+}
+
+// -----
+
+// Ops with dynamic sizes keep a function each: their run-time checks name
+// their own locations. Ops inside a fold body stay in the body.
+// CHECK-LABEL: func.func @dynamic
+// CHECK: call @[[F0:dynamic__linea_0]]
+// CHECK: call @[[F1:dynamic__linea_1]]
+// CHECK: call @[[F2:dynamic__linea_2]]
+// CHECK: func.func private @[[F0]]
+// CHECK: func.func private @[[F1]]
+// CHECK: func.func private @[[F2]]
+// CHECK: linea.fold
+// CHECK: linea.attention
+// CHECK: linea.yield
+func.func @dynamic(%x: tensor<?x4xf32>, %m: tensor<2x4xf32>) -> tensor<?x4xf32> {
+  %y0 = linea.presum %x : tensor<?x4xf32>
+  %y1 = linea.presum %y0 : tensor<?x4xf32>
+  %y, %mf = linea.fold %y1, %m segment_length = 2 : tensor<?x4xf32>, tensor<2x4xf32> {
+  ^bb0(%w: tensor<4x4xf32>):
+    %r = linea.attention %w, %w, %w mask = causal
+        : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+    linea.yield %r : tensor<4x4xf32>
+  }
+  return %y : tensor<?x4xf32>
+}
