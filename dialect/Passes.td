@@ -320,7 +320,10 @@ def LineaSelectForms : Pass<"linea-select-forms"> {
     Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"0",
            "Force this chunk size (0 = choose)">,
     Option<"explain", "explain", "bool", /*default=*/"false",
-           "Emit a remark per op with the choice and the alternatives">
+           "Emit a remark per op with the choice and the alternatives">,
+    Option<"sharedMemory", "shared-memory", "int64_t", /*default=*/"0",
+           "Shared memory per GPU block to plan for (0 = the target's; "
+           "linea-lower-to-nvvm passes its chip's)">
   ];
 }
 

@@ -125,8 +125,10 @@ def LineaSequenceBlocksToLaunch : Pass<"linea-sequence-blocks-to-launch"> {
     in every thread; each thread-mapped `scf.parallel` inside is replaced by
     its body for `thread_id x`, followed by `gpu.barrier`, so the next op
     sees all of this one's writes. Static `memref.alloc`s in the body become
-    workgroup (shared) memory, cast to the generic address space, and their
-    deallocs disappear.
+    views of the block's dynamic shared memory (`gpu.dynamic_shared_memory`,
+    its size given to the launch, so a block may use more than the 48 KiB of
+    static shared memory; Linea's CUDA runtime opts the kernel in), cast to
+    the generic address space, and their deallocs disappear.
 
     ```mlir
     scf.forall (%b, %h) in (2, 4) {
@@ -135,7 +137,9 @@ def LineaSequenceBlocksToLaunch : Pass<"linea-sequence-blocks-to-launch"> {
     } {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]}
     // becomes
     gpu.launch blocks(%bx, %by, %bz) in (%gx = %c8, ...) threads(%tx, %ty, %tz) in (%sx = %c256, ...)
-        workgroup(%ws : memref<64x64xf32, #gpu.address_space<workgroup>>) {
+        dynamic_shared_memory_size %c16384_i32 {
+      %bytes = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+      %ws = memref.view %bytes[%c0][] : ... to memref<64x64xf32, #gpu.address_space<workgroup>>
       %s = memref.memory_space_cast %ws : ... to memref<64x64xf32>
       scf.for %chunk ... { ... body for %tx ...; gpu.barrier }
       gpu.terminator

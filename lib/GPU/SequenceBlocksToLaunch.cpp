@@ -44,9 +44,11 @@ FailureOr<int64_t> threadsPerBlock(ArrayRef<scf::ParallelOp> threadLoops) {
   return threads.value_or(1);
 }
 
-/// The kernel's allocations become views of one workgroup (shared) buffer,
-/// placed by planSharedMemory and seen through the generic address space,
-/// so their users keep their types.
+/// The kernel's allocations become views of one buffer of dynamic shared
+/// memory, placed by planSharedMemory and seen through the generic address
+/// space, so their users keep their types. Dynamic rather than static
+/// shared memory: a block may use more than 48 KiB (up to 227 KiB on
+/// sm_90) once the launch opts in, which Linea's CUDA runtime does.
 LogicalResult allocsToSharedMemory(RewriterBase &rewriter,
                                    gpu::LaunchOp launch) {
   Operation *obstacle = nullptr;
@@ -61,22 +63,26 @@ LogicalResult allocsToSharedMemory(RewriterBase &rewriter,
     return success();
 
   MLIRContext *ctx = rewriter.getContext();
+  Location loc = launch.getLoc();
+  rewriter.setInsertionPoint(launch);
+  Value bytes = arith::ConstantIntOp::create(rewriter, loc, plan->bytes, 32);
+  launch.getDynamicSharedMemorySizeMutable().assign(bytes);
   auto workgroup =
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  auto bytesType =
-      MemRefType::get({plan->bytes}, rewriter.getI8Type(),
-                      MemRefLayoutAttrInterface(), workgroup);
-  BlockArgument shared =
-      launch.addWorkgroupAttribution(bytesType, launch.getLoc());
+  rewriter.setInsertionPointToStart(&launch.getBody().front());
+  Value shared = gpu::DynamicSharedMemoryOp::create(
+      rewriter, loc,
+      MemRefType::get({ShapedType::kDynamic}, rewriter.getI8Type(),
+                      MemRefLayoutAttrInterface(), workgroup));
   for (auto [op, offset] : plan->offsets) {
     auto alloc = cast<memref::AllocOp>(op);
     MemRefType type = alloc.getType();
     rewriter.setInsertionPoint(alloc);
-    Location loc = alloc.getLoc();
-    Value start = arith::ConstantIndexOp::create(rewriter, loc, offset);
+    Location allocLoc = alloc.getLoc();
+    Value start = arith::ConstantIndexOp::create(rewriter, allocLoc, offset);
     auto sharedType = MemRefType::get(type.getShape(), type.getElementType(),
                                       MemRefLayoutAttrInterface(), workgroup);
-    Value view = memref::ViewOp::create(rewriter, loc, sharedType, shared,
+    Value view = memref::ViewOp::create(rewriter, allocLoc, sharedType, shared,
                                         start, ValueRange{});
     rewriter.replaceOpWithNewOp<memref::MemorySpaceCastOp>(alloc, type, view);
   }

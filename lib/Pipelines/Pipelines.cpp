@@ -39,6 +39,7 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
   select.form = options.form;
   select.chunkSize = options.chunkSize;
   select.explain = options.explain;
+  select.sharedMemory = options.sharedMemory;
   pm.addPass(createLineaSelectForms(select));
   // On the GPU each sequence's chunk loop is one block's program.
   if (options.target == TargetKind::gpu)
@@ -152,6 +153,7 @@ static void buildOptimizeForGPU(OpPassManager &pm,
   optimize.form = options.form;
   optimize.chunkSize = options.chunkSize;
   optimize.runtimeChecks = options.runtimeChecks;
+  optimize.sharedMemory = linea::sharedMemoryForChip(options.chip);
   linea::buildOptimizePipeline(pm, optimize);
 }
 
@@ -173,6 +175,7 @@ void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
   }
   LineaMapToGPUOptions map;
   map.blockSize = options.blockSize;
+  map.sharedMemory = linea::sharedMemoryForChip(options.chip);
   pm.addPass(createLineaMapToGPU(map));
   // Folds the tiled bounds to constants: launch sizes must be known on the
   // host before each launch.
@@ -219,6 +222,7 @@ void mlir::linea::buildGPUMappedOnCPUPipeline(OpPassManager &pm,
   buildReferenceToBuffers(pm, options.runtimeChecks);
   LineaMapToGPUOptions map;
   map.blockSize = options.blockSize;
+  map.sharedMemory = linea::sharedMemoryForChip(options.chip);
   pm.addPass(createLineaMapToGPU(map));
   pm.addPass(createCanonicalizerPass());
   buildBuffersToLLVM(pm);

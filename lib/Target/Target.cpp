@@ -2,6 +2,7 @@
 
 #include "linea/Target/Target.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace mlir::linea;
@@ -29,8 +30,8 @@ const TargetDescription kCPU = {
 };
 
 /// An H100 SXM: dense f16/bf16 tensor cores, f32 CUDA cores, HBM3, 132 SMs,
-/// 48 KiB of static shared memory per block, and the cost of one
-/// synchronized chunk step inside a block.
+/// 227 KiB of (dynamic, opted-in) shared memory per block, and the cost of
+/// one synchronized chunk step inside a block.
 const TargetDescription kGPU = {
     TargetKind::gpu,
     "gpu",
@@ -41,12 +42,26 @@ const TargetDescription kGPU = {
     /*contractionTile=*/64,
     /*parallelUnits=*/132,
     /*threadsPerBlock=*/256,
-    /*sharedMemoryPerBlock=*/48 * 1024,
+    /*sharedMemoryPerBlock=*/227 * 1024,
     /*valueTile=*/64,
     kGPUChunks,
 };
 
 } // namespace
+
+int64_t mlir::linea::sharedMemoryForChip(llvm::StringRef chip) {
+  llvm::StringRef arch = chip;
+  if (!arch.consume_front("sm_"))
+    return 48 * 1024;
+  arch = arch.take_while(llvm::isDigit);
+  if (arch == "90" || arch == "100" || arch == "103")
+    return 227 * 1024;
+  if (arch == "80" || arch == "87")
+    return 163 * 1024;
+  if (arch == "86" || arch == "89" || arch == "120")
+    return 99 * 1024;
+  return 48 * 1024;
+}
 
 const TargetDescription &TargetDescription::get(TargetKind kind) {
   switch (kind) {

@@ -25,7 +25,12 @@ struct LineaSelectFormsPass
       return signalPassFailure();
     if (failed(recordTarget()))
       return signalPassFailure();
-    const TargetDescription &description = TargetDescription::get(target);
+    if (failed(verifyFormSizeOption(getOperation(), "shared-memory",
+                                    sharedMemory)))
+      return signalPassFailure();
+    TargetDescription description = TargetDescription::get(target);
+    if (sharedMemory > 0 && description.sharedMemoryPerBlock > 0)
+      description.sharedMemoryPerBlock = sharedMemory;
     std::optional<FormKind> forced = forcedForm(form);
     getOperation()->walk([&](FormOpInterface op) {
       // Already decided (linea-optimize runs this pass again for the presums

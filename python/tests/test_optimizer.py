@@ -56,7 +56,16 @@ DISTRIBUTED = ("linea-split-prefix,canonicalize,linea-select-forms{form=chunked}
                "linea-distribute-sequences{value-tile=2},linea-prefix-to-oneshot,"
                "linea-causal-to-chunked{chunk-size=3}")
 ATTENTION_OPS = ("linear_attention", "gated_linear_attention")
-RUNS = ([(spec, FULL_CHAIN) for spec in cases.edge_cases()]
+# Head dim 128 at chunk 64: the sequence block's temporaries (over 100 KiB)
+# fit only the dynamic shared memory of sm_90a (227 KiB per block).
+GPU_MAPPED_WIDE = "linea-gpu-mapped-to-cpu{chip=sm_90a form=chunked chunk-size=64}"
+WIDE = [dict(op="gated_linear_attention", batch=[2], dk=128, dv=128, L=131, mask="causal",
+             final=True),
+        dict(op="gated_linear_attention", batch=[2], dk=128, dv=128, L=131, mask="prefix",
+             prefix=50, scalar_gate=True, init=True),
+        dict(op="linear_attention", batch=[2], dk=128, dv=128, L=131, mask="prefix", prefix=50,
+             dyn_prefix=True, init=True, final=True)]
+RUNS = ([(spec, GPU_MAPPED_WIDE) for spec in WIDE] + [(spec, FULL_CHAIN) for spec in cases.edge_cases()]
         + [(spec, GPU_MAPPED) for spec in cases.edge_cases()]
         + [(spec, pipeline) for spec in cases.edge_cases()
            if spec["op"] in ATTENTION_OPS

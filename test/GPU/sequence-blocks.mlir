@@ -1,5 +1,5 @@
-// RUN: linea-opt %s -linea-map-to-gpu=block-size=64 -canonicalize -split-input-file -verify-diagnostics | FileCheck %s
-// RUN: linea-opt %s -linea-map-to-gpu=block-size=64 -canonicalize -linea-sequence-blocks-to-launch -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=LAUNCH
+// RUN: linea-opt %s "-linea-map-to-gpu=block-size=64 shared-memory=49152" -canonicalize -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: linea-opt %s "-linea-map-to-gpu=block-size=64 shared-memory=49152" -canonicalize -linea-sequence-blocks-to-launch -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=LAUNCH
 
 // A sequence block (a forall of 2 x 3 iterations mapped to GPU blocks)
 // whose temporaries fit in shared memory: it stays, one block per
@@ -19,15 +19,17 @@
 // CHECK: } {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]}
 
 // The launch: 6 blocks of 64 threads (the two loop dims linearized), a
-// barrier after each op, the temporary a view of the block's shared memory,
-// its dealloc gone.
+// barrier after each op, the temporary a view of the block's dynamic shared
+// memory (1024 bytes, given at launch), its dealloc gone.
 // LAUNCH-LABEL: func.func @sequence_block
-// LAUNCH: %[[GRID:.+]] = arith.constant 6 : index
+// LAUNCH-DAG: %[[GRID:.+]] = arith.constant 6 : index
+// LAUNCH-DAG: %[[BYTES:.+]] = arith.constant 1024 : i32
 // LAUNCH: gpu.launch blocks(%[[BX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[GRID]],
 // LAUNCH-SAME: threads(%[[TX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %c64
-// LAUNCH-SAME: workgroup(%[[SHARED:[a-z0-9_]+]] : memref<1024xi8, #gpu.address_space<workgroup>>)
+// LAUNCH-SAME: dynamic_shared_memory_size %[[BYTES]]
+// LAUNCH:   %[[SHARED:.+]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // LAUNCH:   scf.for
-// LAUNCH:     %[[VIEW:.+]] = memref.view %[[SHARED]][%{{.+}}][] : memref<1024xi8, #gpu.address_space<workgroup>> to memref<32x8xf32, #gpu.address_space<workgroup>>
+// LAUNCH:     %[[VIEW:.+]] = memref.view %[[SHARED]][%{{.+}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x8xf32, #gpu.address_space<workgroup>>
 // LAUNCH:     %[[TMP:.+]] = memref.memory_space_cast %[[VIEW]] : memref<32x8xf32, #gpu.address_space<workgroup>> to memref<32x8xf32>
 // LAUNCH:     scf.for %{{.+}} = %[[TX]] to
 // LAUNCH:     gpu.barrier
@@ -93,7 +95,7 @@ func.func @dynamic_temporary(%x: memref<4x?xf32>, %y: memref<4x?xf32>) {
 
 // -----
 
-// Temporaries beyond the shared-memory budget (64 KiB here) likewise.
+// Temporaries beyond the shared-memory budget (48 KiB here) likewise.
 // CHECK-LABEL: func.func @too_big
 // CHECK-NOT: scf.forall
 // CHECK: scf.for

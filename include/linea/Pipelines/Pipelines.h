@@ -35,6 +35,11 @@ struct OptimizeOptions : public PassPipelineOptions<OptimizeOptions> {
       llvm::cl::desc("Assert dynamic shape relations and prefix ranges at "
                      "run time (linea-insert-runtime-checks)"),
       llvm::cl::init(true)};
+  Option<int64_t> sharedMemory{
+      *this, "shared-memory",
+      llvm::cl::desc("Shared memory per GPU block the cost model may plan "
+                     "for (0 = the target's)"),
+      llvm::cl::init(0)};
 };
 
 /// linea-optimize: fold to loops, split prefixes, choose forms with the cost

@@ -41,7 +41,8 @@ struct TargetDescription {
   int64_t parallelUnits;
   /// Threads of a GPU block.
   int64_t threadsPerBlock;
-  /// Shared memory one block may use by default (0: the target has none).
+  /// Shared memory one block may use (0: the target has none): the
+  /// described GPU's opt-in maximum; `sharedMemoryForChip` gives others'.
   int64_t sharedMemoryPerBlock;
   /// Value columns per sequence block: wider values are split into tiles
   /// of this many columns, each its own block.
@@ -51,6 +52,12 @@ struct TargetDescription {
 
   static const TargetDescription &get(TargetKind kind);
 };
+
+/// The most shared memory one block may use on an NVIDIA chip (`sm_XX`), with
+/// the opt-in to dynamic shared memory above 48 KiB that Linea's CUDA
+/// runtime library makes at launch: 227 KiB on sm_90/sm_100, 163 KiB on
+/// sm_80/sm_87, 99 KiB on sm_86/sm_89, 48 KiB elsewhere.
+int64_t sharedMemoryForChip(llvm::StringRef chip);
 
 llvm::StringRef stringifyTargetKind(TargetKind kind);
 llvm::StringRef stringifyPrecision(Precision precision);

@@ -2,10 +2,11 @@
 
 usage: ptxas_check.py PTXAS CHIP FILE.mlir
 
-Prints one line per kernel (threads per block, registers, shared memory,
-spills, and the occupancy those allow on an sm_80/sm_90 SM: 64K registers,
-64 warps, 32 blocks) and a summary line; exits 1 if a kernel fails to
-assemble.
+Prints one line per kernel (threads per block, registers, static shared
+memory from ptxas and dynamic shared memory from the host's launch, spills,
+and the occupancy those allow on an sm_80/sm_90 SM: 64K registers, 64
+warps, 32 blocks, 228 KiB of shared memory) and a summary line; exits 1 if
+a kernel fails to assemble.
 """
 import re
 import subprocess
@@ -25,13 +26,25 @@ assemblies = [unescape(m) for m in re.findall(r'assembly = "((?:[^"\\]|\\.)*)"',
 kernels, spilling = 0, 0
 
 
-def occupancy(registers, threads):
+def dynamic_shared_memory():
+    """Kernel name -> the bytes of dynamic shared memory its launch asks for
+    (an llvm.mlir.constant operand of gpu.launch_func)."""
+    constants = dict(re.findall(r"(%\w+) = llvm\.mlir\.constant\((\d+) : i32\)", text))
+    return {kernel: int(constants.get(value, 0)) for kernel, value in re.findall(
+        r"gpu\.launch_func\s+@\w+::@(\w+).*?dynamic_shared_memory_size (%\w+)", text)}
+
+
+def occupancy(registers, threads, shared):
     """Resident warps / 64 on an SM, limited by registers (allocated per
-    warp in units of 256), warps and blocks."""
+    warp in units of 256), warps, blocks and shared memory."""
     warps = -(-threads // 32)
     per_warp = -(-max(registers, 1) * 32 // 256) * 256
-    blocks = min(65536 // (per_warp * warps), 64 // warps, 32)
+    blocks = min(65536 // (per_warp * warps), 64 // warps, 32,
+                 228 * 1024 // shared if shared else 32)
     return blocks * warps / 64
+
+
+dynamic = dynamic_shared_memory()
 with tempfile.TemporaryDirectory() as tmp:
     for index, ptx in enumerate(assemblies):
         ptx_path = f"{tmp}/kernel{index}.ptx"
@@ -54,7 +67,9 @@ with tempfile.TemporaryDirectory() as tmp:
             kernels += 1
             spilling += stores + loads > 0
             registers = int(regs.group(1)) if regs else 0
+            static = int(smem.group(1)) if smem else 0
             print(f"{name}: {threads} threads/block, {registers} registers, "
-                  f"{smem.group(1) if smem else 0} bytes smem, spills {stores}/{loads}, "
-                  f"occupancy {occupancy(registers, threads):.0%}")
+                  f"{static} bytes smem + {dynamic.get(name, 0)} dynamic, "
+                  f"spills {stores}/{loads}, "
+                  f"occupancy {occupancy(registers, threads, static + dynamic.get(name, 0)):.0%}")
 print(f"{chip}: {kernels} kernels assembled, {spilling} with spills")
