@@ -39,4 +39,35 @@ def ConvertLineaToLinalg : Pass<"convert-linea-to-linalg"> {
                            "::mlir::math::MathDialect"];
 }
 
+def LineaRouteChecks : Pass<"linea-route-checks", "::mlir::ModuleOp"> {
+  let summary = "Failed run-time checks call a handler instead of aborting";
+  let description = [{
+    Every `cf.assert` (the run-time checks of `linea-insert-runtime-checks`,
+    or any other) becomes a branch that, when the condition is false, calls
+    `void HANDLER(const char *message)` with the assert's message as a
+    NUL-terminated constant string; the handler decides what a failed check
+    does. Upstream lowers `cf.assert` to `puts` and `abort`, which ends the
+    calling process: linea-run's handler prints one line and exits with 1,
+    and linea-compile's libraries return an error from `linea_checked_F`.
+
+    ```mlir
+    cf.assert %same, "f.mlir:2:6: linea.linear_attention: 'key' sequence length does not match 'query' sequence length"
+    // becomes
+    %failed = arith.xori %same, %true : i1
+    scf.if %failed {
+      %message = llvm.mlir.addressof @linea_check_message_0 : !llvm.ptr
+      func.call @linea_check_failed(%message) : (!llvm.ptr) -> ()
+    }
+    ```
+  }];
+  let options = [
+    Option<"handler", "handler", "std::string", /*default=*/"\"linea_check_failed\"",
+           "The function a failed check calls with its message">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 #endif // LINEA_CONVERSION_PASSES_TD

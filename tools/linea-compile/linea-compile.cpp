@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../common/CommandLine.h"
+#include "linea/Conversion/Passes.h"
 #include "linea/Dialect/LineaDialect.h"
 #include "linea/Pipelines/Pipelines.h"
 #include "linea/Target/HostCompile.h"
@@ -331,45 +332,6 @@ void writeHeader(StringRef path, StringRef guard, StringRef library,
      << "\n#ifdef __cplusplus\n}\n#endif\n\n#endif // " << guard << "\n";
 }
 
-/// Each run-time check (`cf.assert`) becomes a call to
-/// `linea_check_failed(message)`, which the library's shim defines: inside a
-/// `linea_checked_F` call it returns the error to the caller; a direct
-/// `_mlir_ciface_F` call prints the message and aborts, as cf.assert would.
-void routeChecksToShim(ModuleOp module) {
-  MLIRContext *context = module.getContext();
-  context->loadDialect<LLVM::LLVMDialect, scf::SCFDialect, arith::ArithDialect,
-                       func::FuncDialect>();
-  OpBuilder b(context);
-  b.setInsertionPointToStart(module.getBody());
-  auto ptr = LLVM::LLVMPointerType::get(context);
-  auto handler = func::FuncOp::create(
-      b, module.getLoc(), "linea_check_failed", b.getFunctionType({ptr}, {}));
-  handler.setPrivate();
-  SmallVector<cf::AssertOp> asserts;
-  module.walk([&](cf::AssertOp op) { asserts.push_back(op); });
-  for (auto [k, op] : llvm::enumerate(asserts)) {
-    std::string text = op.getMsg().str();
-    text.push_back('\0');
-    b.setInsertionPointToStart(module.getBody());
-    auto type = LLVM::LLVMArrayType::get(IntegerType::get(context, 8),
-                                         text.size());
-    auto global = LLVM::GlobalOp::create(
-        b, op.getLoc(), type, /*isConstant=*/true, LLVM::Linkage::Internal,
-        "linea_check_message_" + std::to_string(k), b.getStringAttr(text));
-    b.setInsertionPoint(op);
-    Value ok = op.getArg();
-    Value failed = arith::XOrIOp::create(
-        b, op.getLoc(), ok, arith::ConstantIntOp::create(b, op.getLoc(), 1, 1));
-    auto branch = scf::IfOp::create(b, op.getLoc(), failed);
-    b.setInsertionPointToStart(&branch.getThenRegion().front());
-    Value message = LLVM::AddressOfOp::create(b, op.getLoc(), global);
-    func::CallOp::create(b, op.getLoc(), handler, ValueRange{message});
-    op.erase();
-  }
-}
-
-/// C source of the shim: the check handler and a `linea_checked_F` per entry
-/// that returns 0, or 1 after a failed check (message: linea_last_error()).
 /// With `cuda`, a driver failure during the call (kept by the runtime
 /// library) is an error return too, and results are freed by the runtime.
 std::string shimSource(ArrayRef<Signature> signatures, StringRef header,
@@ -431,6 +393,16 @@ std::string shimSource(ArrayRef<Signature> signatures, StringRef header,
     os << "  return 0;\n}\n";
   }
   return text;
+}
+
+/// Each run-time check (`cf.assert`) calls the shim's
+/// `linea_check_failed(message)` (linea-route-checks): inside a
+/// `linea_checked_F` call it returns the error to the caller; a direct
+/// `_mlir_ciface_F` call prints the message and aborts, as cf.assert would.
+LogicalResult routeChecksToShim(ModuleOp module) {
+  PassManager route(module.getContext());
+  route.addPass(linea::createLineaRouteChecks());
+  return route.run(module);
 }
 
 /// linea-lower-to-nvvm with the --options given, for --chip, into a cubin;
@@ -541,7 +513,8 @@ int main(int argc, char **argv) {
   if (failed(checks.run(*module)))
     return 1;
   if (options.cuda()) {
-    routeChecksToShim(*module);
+    if (failed(routeChecksToShim(*module)))
+      return 1;
     if (failed(lowerForCUDA(*module, options)))
       return 1;
   } else {
@@ -551,7 +524,8 @@ int main(int argc, char **argv) {
       die("cannot parse pipeline '" + options.pipeline + "'");
     if (failed(optimize.run(*module)))
       return 1;
-    routeChecksToShim(*module);
+    if (failed(routeChecksToShim(*module)))
+      return 1;
     PassManager lower(&context);
     linea::LowerToCPUOptions lowerOptions;
     lowerOptions.runtimeChecks = false;
