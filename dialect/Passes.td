@@ -249,7 +249,9 @@ def LineaInsertRuntimeChecks : Pass<"linea-insert-runtime-checks"> {
 def LineaOutlineOps : Pass<"linea-outline-ops", "::mlir::ModuleOp"> {
   let summary = "Move each top-level Linea op into a function of its own";
   let description = [{
-    Each Linea op directly in a function body becomes a call to a private
+    Each Linea op directly in a function body, and each elementwise op or
+    linalg op without regions on tensors between them (a residual add),
+    becomes a call to a private
     function `@F__linea_N` holding just that op: its operands become the
     function's arguments (constants are cloned in instead, so a constant
     prefix length still folds to `prefix(j)`), its results the function's.

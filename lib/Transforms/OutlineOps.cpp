@@ -11,6 +11,7 @@
 #include "linea/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
@@ -119,6 +120,20 @@ private:
   llvm::StringMap<func::FuncOp> functions;
 };
 
+/// Linea ops, and the tensor computations between them (a residual add,
+/// a projection): in one function, those grow the caller's bufferization
+/// faster than linearly too.
+bool isOutlined(Operation *op) {
+  if (isa_and_nonnull<LineaDialect>(op->getDialect()))
+    return true;
+  bool tensorResult = llvm::any_of(op->getResultTypes(), [](Type type) {
+    return isa<RankedTensorType>(type);
+  });
+  return tensorResult && op->getNumRegions() == 0 &&
+         (op->hasTrait<OpTrait::Elementwise>() || isa<linalg::LinalgOp>(op)) &&
+         !matchPattern(op, m_Constant());
+}
+
 struct OutlineOpsPass
     : public linea::impl::LineaOutlineOpsBase<OutlineOpsPass> {
   void runOnOperation() override {
@@ -129,7 +144,7 @@ struct OutlineOpsPass
       SmallVector<Operation *> ops;
       for (Block &block : function.getBody())
         for (Operation &op : block)
-          if (isa_and_nonnull<LineaDialect>(op.getDialect()))
+          if (isOutlined(&op))
             ops.push_back(&op);
       for (auto [index, op] : llvm::enumerate(ops))
         outliner.outline(op, function, index);

@@ -1,6 +1,7 @@
 // RUN: linea-opt %s -linea-outline-ops -split-input-file | FileCheck %s
 
-// Each top-level Linea op becomes a call to a private function holding it;
+// Each top-level Linea op (and elementwise op on tensors) becomes a call to
+// a private function holding it;
 // static ops that differ only in operands share one function, and a
 // constant operand is cloned in (it still folds to prefix(3)).
 // CHECK-LABEL: func.func @model
@@ -8,13 +9,16 @@
 // CHECK: %[[Y0:.+]] = call @[[PRESUM:model__linea_0]](%[[X]])
 // CHECK: %[[Y1:.+]] = call @[[PRESUM]](%[[Y0]])
 // CHECK: %[[O:.+]] = call @[[LA:model__linea_2]](%[[Y1]], %[[X]])
-// CHECK: return %[[O]]
+// CHECK: %[[R:.+]] = call @[[ADD:model__linea_3]](%[[O]], %[[X]])
+// CHECK: return %[[R]]
 // CHECK: func.func private @[[PRESUM]](%[[A:.+]]: tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
 // CHECK-NEXT: %[[P:.+]] = linea.presum %[[A]]
 // CHECK-NEXT: return %[[P]]
 // CHECK: func.func private @[[LA]](%[[Q:[a-z0-9_]+]]: tensor<2x16x8xf32>, %[[V:[a-z0-9_]+]]: tensor<2x16x8xf32>)
 // CHECK-NEXT: %[[C3:.+]] = arith.constant 3 : index
 // CHECK-NEXT: linea.linear_attention %[[Q]], %[[Q]], %[[V]] mask = prefix(%[[C3]])
+// CHECK: func.func private @[[ADD]]
+// CHECK-NEXT: arith.addf
 // CHECK-NOT: func.func
 func.func @model(%x: tensor<2x16x8xf32>) -> tensor<2x16x8xf32> {
   %c3 = arith.constant 3 : index
@@ -22,7 +26,8 @@ func.func @model(%x: tensor<2x16x8xf32>) -> tensor<2x16x8xf32> {
   %y1 = linea.presum %y0 : tensor<2x16x8xf32>
   %o = linea.linear_attention %y1, %y1, %x mask = prefix(%c3)
       : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x8xf32> -> tensor<2x16x8xf32>
-  return %o : tensor<2x16x8xf32>
+  %r = arith.addf %o, %x : tensor<2x16x8xf32>
+  return %r : tensor<2x16x8xf32>
 }
 
 // -----
