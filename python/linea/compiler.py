@@ -328,7 +328,9 @@ class Kernel:
             owner = buffers.get(allocated)
             free = None if allocated in inputs or owner is not None else \
                 self._lib.linea_free_result
-            buffer = _CudaBuffer(owner, free, allocated, desc.aligned + desc.offset * size,
+            # (A zero-size result may have no buffer: ctypes gives None.)
+            pointer = (desc.aligned or 0) + desc.offset * size
+            buffer = _CudaBuffer(owner, free if allocated else None, allocated, pointer,
                                  [desc.sizes[d] for d in range(rank)],
                                  [desc.strides[d] * size for d in range(rank)],
                                  _TYPESTR[spec["dtype"]])
