@@ -1,7 +1,8 @@
 //===- CommandLine.h - what linea-run and linea-compile parse alike -*- C++ -*-===//
 //
 // Both tools read `--flag value` or `--flag=value`, answer `--help` and
-// `--version`, and end every user error as one line and exit code 1.
+// `--version`, take one input file and a choice of pipeline, and end every
+// user error as one line and exit code 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,6 +10,9 @@
 #define LINEA_TOOLS_COMMON_COMMANDLINE_H
 
 #include "linea/Version.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
@@ -68,6 +72,46 @@ private:
   int argc;
   char **argv;
   int index = 0;
+};
+
+/// The input file and the optimizing pipeline, read alike by both tools:
+/// `FILE`, `--pipeline P` (default linea-optimize) or `--no-optimize`.
+struct ProgramOptions {
+  std::string file;
+  std::string pipeline = "linea-optimize";
+  bool noOptimize = false, pipelineGiven = false;
+
+  /// Takes the current argument, the tool's own flags being read already:
+  /// one of the flags above or the input file; anything else starting with
+  /// `-` (but `-`, standard input) is an error naming the usage.
+  void take(Arguments &arguments, llvm::StringRef tool, llvm::StringRef usage) {
+    llvm::StringRef arg = arguments.current();
+    if (arg == "--no-optimize") {
+      noOptimize = true;
+    } else if (auto v = arguments.value("--pipeline")) {
+      pipeline = *v;
+      pipelineGiven = true;
+    } else if (arg.starts_with("-") && arg != "-") {
+      fail(tool, "unknown option '" + arg + "'; " + usage);
+    } else if (file.empty()) {
+      file = arg.str();
+    } else {
+      fail(tool, "more than one input file ('" + file + "' and '" + arg + "')");
+    }
+  }
+
+  /// After the last argument: --pipeline and --no-optimize exclude each other.
+  void check(llvm::StringRef tool) const {
+    if (noOptimize && pipelineGiven)
+      fail(tool, "--pipeline and --no-optimize exclude each other");
+  }
+
+  /// The chosen pipeline added to `pm` (nothing with --no-optimize).
+  void addTo(mlir::OpPassManager &pm, llvm::StringRef tool) const {
+    if (!noOptimize && mlir::failed(mlir::parsePassPipeline(pipeline, pm,
+                                                            llvm::errs())))
+      fail(tool, "cannot parse pipeline '" + pipeline + "'");
+  }
 };
 
 } // namespace mlir::linea::tools

@@ -70,10 +70,9 @@ namespace {
 }
 
 struct Options {
-  std::string file, output;
+  linea::tools::ProgramOptions program;
+  std::string output;
   std::vector<std::string> entries;
-  std::string pipeline = "linea-optimize";
-  bool noOptimize = false, pipelineGiven = false;
   std::string target = "cpu";
   std::string chip = "sm_90a";
   std::string gpuOptions;
@@ -92,16 +91,10 @@ Options parseOptions(int argc, char **argv) {
   linea::tools::Arguments arguments("linea-compile", kUsage, argc, argv);
   auto value = [&](StringRef flag) { return arguments.value(flag); };
   while (arguments.next()) {
-    StringRef arg = arguments.current();
-    if (arg == "--no-optimize") {
-      options.noOptimize = true;
-    } else if (auto v = value("-o")) {
+    if (auto v = value("-o")) {
       options.output = *v;
     } else if (auto v = value("--entry")) {
       options.entries.push_back(*v);
-    } else if (auto v = value("--pipeline")) {
-      options.pipeline = *v;
-      options.pipelineGiven = true;
     } else if (auto v = value("--target")) {
       options.target = *v;
     } else if (auto v = value("--chip")) {
@@ -109,22 +102,17 @@ Options parseOptions(int argc, char **argv) {
       options.chipGiven = true;
     } else if (auto v = value("--options")) {
       options.gpuOptions = *v;
-    } else if (arg.starts_with("-")) {
-      die("unknown option '" + arg + "'; " + kUsage);
-    } else if (options.file.empty()) {
-      options.file = arg.str();
     } else {
-      die("more than one input file ('" + options.file + "' and '" + arg +
-          "')");
+      options.program.take(arguments, "linea-compile", kUsage);
     }
   }
-  if (options.file.empty() || options.output.empty())
+  if (options.program.file.empty() || options.output.empty())
     die(Twine("an input file and -o are needed; ") + kUsage);
-  if (options.noOptimize && options.pipelineGiven)
-    die("--pipeline and --no-optimize exclude each other");
+  options.program.check("linea-compile");
   if (options.target != "cpu" && options.target != "cuda")
     die("unknown target '" + options.target + "'; expected cpu or cuda");
-  if (options.cuda() && (options.noOptimize || options.pipelineGiven))
+  if (options.cuda() &&
+      (options.program.noOptimize || options.program.pipelineGiven))
     die("--target cuda runs linea-lower-to-nvvm; give its options with "
         "--options, not --pipeline or --no-optimize");
   if (!options.cuda() && (options.chipGiven || !options.gpuOptions.empty()))
@@ -486,7 +474,7 @@ int main(int argc, char **argv) {
   linea::registerAllPasses();
   MLIRContext context(registry);
 
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(options.file, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(options.program.file, &context);
   if (!module)
     return 1;
   SmallVector<func::FuncOp> entries = findEntries(*module, options.entries);
@@ -519,9 +507,7 @@ int main(int argc, char **argv) {
       return 1;
   } else {
     PassManager optimize(&context);
-    if (!options.noOptimize &&
-        failed(parsePassPipeline(options.pipeline, optimize, llvm::errs())))
-      die("cannot parse pipeline '" + options.pipeline + "'");
+    options.program.addTo(optimize, "linea-compile");
     if (failed(optimize.run(*module)))
       return 1;
     if (failed(routeChecksToShim(*module)))

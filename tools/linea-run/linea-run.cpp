@@ -57,11 +57,8 @@ namespace {
 }
 
 struct Options {
-  std::string file;
+  linea::tools::ProgramOptions program;
   std::string entry;
-  std::string pipeline = "linea-optimize";
-  bool noOptimize = false;
-  bool pipelineGiven = false;
   std::vector<std::string> args;
   std::string outputDir = ".";
   int repeat = 0;
@@ -76,14 +73,8 @@ Options parseOptions(int argc, char **argv) {
   linea::tools::Arguments arguments("linea-run", kUsage, argc, argv);
   auto value = [&](StringRef flag) { return arguments.value(flag); };
   while (arguments.next()) {
-    StringRef arg = arguments.current();
-    if (arg == "--no-optimize") {
-      options.noOptimize = true;
-    } else if (auto v = value("--entry")) {
+    if (auto v = value("--entry")) {
       options.entry = *v;
-    } else if (auto v = value("--pipeline")) {
-      options.pipeline = *v;
-      options.pipelineGiven = true;
     } else if (auto v = value("--arg")) {
       options.args.push_back(*v);
     } else if (auto v = value("--output-dir")) {
@@ -91,19 +82,13 @@ Options parseOptions(int argc, char **argv) {
     } else if (auto v = value("--repeat")) {
       if (StringRef(*v).getAsInteger(10, options.repeat) || options.repeat < 1)
         die("--repeat needs a positive integer, got '" + *v + "'");
-    } else if (arg.starts_with("-") && arg != "-") {
-      die("unknown option '" + arg + "'; " + kUsage);
-    } else if (options.file.empty()) {
-      options.file = arg.str();
     } else {
-      die("more than one input file ('" + options.file + "' and '" + arg +
-          "')");
+      options.program.take(arguments, "linea-run", kUsage);
     }
   }
-  if (options.file.empty())
+  if (options.program.file.empty())
     die(Twine("no input file; ") + kUsage);
-  if (options.noOptimize && options.pipelineGiven)
-    die("--pipeline and --no-optimize exclude each other");
+  options.program.check("linea-run");
   return options;
 }
 
@@ -354,10 +339,10 @@ int main(int argc, char **argv) {
     return success();
   });
 
-  if (!llvm::sys::fs::exists(options.file))
-    die("cannot open input file '" + options.file + "'");
+  if (!llvm::sys::fs::exists(options.program.file))
+    die("cannot open input file '" + options.program.file + "'");
   OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(options.file, &context);
+      parseSourceFile<ModuleOp>(options.program.file, &context);
   if (!module)
     return 1;
 
@@ -394,9 +379,7 @@ int main(int argc, char **argv) {
   // Each op in a function of its own first: compile time linear in the
   // number of ops.
   optimize.addPass(linea::createLineaOutlineOps());
-  if (!options.noOptimize &&
-      failed(parsePassPipeline(options.pipeline, optimize, llvm::errs())))
-    die("cannot parse pipeline '" + options.pipeline + "'");
+  options.program.addTo(optimize, "linea-run");
   if (failed(optimize.run(*module)))
     return 1;
   // A --pipeline that already reached the LLVM dialect (such as
