@@ -18,27 +18,18 @@ import os
 import pathlib
 import re
 import subprocess
+import sys
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BUILD = pathlib.Path(os.environ.get("LINEA_BUILD_DIR", ROOT / "build")).resolve()
+sys.path.insert(0, str(ROOT / "bench"))
+from gpu import SHAPES, linear_program  # noqa: E402  (the kit's programs)
 
-# fla's benchmark shapes (B, T, H, D) with fla's and flash-attn's published
-# forward times on one GB200, in ms (chunk GLA / flash-attn).
-SHAPES = [((1, 8192, 96, 128), 1.765, 3.753), ((2, 16384, 16, 128), 1.445, 5.035),
-          ((8, 1024, 8, 64), 0.358, 0.157)]
-
-
-def program(shape, gated):
-    B, T, H, D = shape
-    t = f"tensor<{B}x{H}x{T}x{D}xf32>"
-    if gated:
-        return (f"func.func @main(%q: {t}, %k: {t}, %v: {t}, %g: {t}) -> {t} {{\n"
-                f"  %o = linea.gated_linear_attention %q, %k, %v, %g mask = causal"
-                f" : {t}, {t}, {t}, {t} -> {t}\n  return %o : {t}\n}}\n")
-    return (f"func.func @main(%q: {t}, %k: {t}, %v: {t}) -> {t} {{\n"
-            f"  %o = linea.linear_attention %q, %k, %v mask = causal : {t}, {t}, {t} -> {t}\n"
-            f"  return %o : {t}\n}}\n")
+# The published forward times on one GB200, in ms, of fla's chunk GLA and of
+# flash-attn, per fla benchmark shape (B, T, H, D).
+PUBLISHED = {(1, 8192, 96, 128): (1.765, 3.753), (2, 16384, 16, 128): (1.445, 5.035),
+             (8, 1024, 8, 64): (0.358, 0.157)}
 
 
 def report(text):
@@ -59,7 +50,7 @@ def report(text):
 
 def row(name, shape, gated, published):
     B, T, H, D = shape
-    kernels, launches, host_loops = report(program(shape, gated))
+    kernels, launches, host_loops = report(linear_program(*shape, gated))
     blocks = sum(int(threads) for threads, _, _, _ in kernels) // 256
     moved = sum(float(b) for _, _, b, _ in kernels)
     us = sum(float(t) for _, _, _, t in kernels)
@@ -97,7 +88,8 @@ def main():
     rows = ["| op | (B, T, H, D) | launches | host loop | blocks | bytes moved | "
             "moved / minimal (bf16 I/O) | H100 estimate ms | published GB200 ms |",
             "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | --- |"]
-    for shape, fla, flash in SHAPES:
+    for shape in SHAPES:
+        fla, flash = PUBLISHED[shape]
         published = f"fla {fla}, flash-attn {flash}"
         rows.append(row("chunk GLA (per-dim gate)", shape, True, published))
         rows.append(row("causal linear attention", shape, False, published))
