@@ -10,6 +10,7 @@ installs both), limited to one thread like Linea's CPU code. Timings are medians
 """
 
 import argparse
+import ctypes
 import datetime
 import os
 import pathlib
@@ -27,8 +28,32 @@ sys.path.insert(0, str(ROOT / "python"))
 from linea import run as linea_run  # noqa: E402
 from linea.runner import linea_run_path  # noqa: E402
 
-torch.set_num_threads(1)
 RNG = np.random.default_rng(0)
+
+
+def _openblas():
+    """The OpenBLAS that torch loaded, or None. torch.set_num_threads does
+    not reach it: its own thread pool would run a "one-thread" torch.mm on
+    every core."""
+    for line in open("/proc/self/maps"):
+        fields = line.split()
+        if len(fields) >= 6 and ("openblas" in fields[5] or "libblas" in fields[5]):
+            library = ctypes.CDLL(fields[5])
+            if hasattr(library, "openblas_set_num_threads"):
+                return library
+    return None
+
+
+OPENBLAS = _openblas()
+
+
+def set_threads(threads):
+    torch.set_num_threads(threads)
+    if OPENBLAS is not None:
+        OPENBLAS.openblas_set_num_threads(threads)
+
+
+set_threads(1)
 
 
 def median_ms(fn, repeat):
@@ -41,8 +66,13 @@ def median_ms(fn, repeat):
     return float(np.median(times))
 
 
-def linea_ms(program, args, repeat, pipeline=None):
-    _, ms = linea_run(program, args, pipeline=pipeline, repeat=repeat)
+def linea_ms(program, args, repeat, optimize="linea-optimize", threads=1,
+             reuse_memory=False):
+    """Median ms of `program` through `optimize` and linea-lower-to-cpu on
+    `threads` threads (0: every core)."""
+    pipeline = f"{optimize},linea-lower-to-cpu{{threads={threads}}}"
+    _, ms = linea_run(program, args, pipeline=pipeline, repeat=repeat,
+                      reuse_memory=reuse_memory)
     return ms
 
 
@@ -90,40 +120,65 @@ def bench_presum(table, L, repeat):
     x = RNG.standard_normal(shape).astype(np.float32)
     program = (f"func.func @f(%x: {ttype(shape)}) -> {ttype(shape)} {{\n"
                f"  %y = linea.presum %x : {ttype(shape)}\n  return %y : {ttype(shape)}\n}}\n")
-    ours = linea_ms(program, [x], repeat)
+    ours = linea_ms(program, [x], repeat, reuse_memory=True)
+    fresh = linea_ms(program, [x], repeat)
     tx = torch.from_numpy(x)
     out = torch.empty_like(tx)
     copy = median_ms(lambda: tx.clone(), repeat)
     copy_into = median_ms(lambda: out.copy_(tx), repeat)
     cumsum = median_ms(lambda: torch.cumsum(tx, dim=1), repeat)
-    # Linea's result is a fresh buffer each call, as the clone's: both pay
-    # the page faults of 64 MB of new memory. The copy into an existing
-    # buffer is the bandwidth ceiling without them.
-    table.add(f"presum [16, {L}, 64]", ours, copy, "memory copy into a fresh tensor",
-              "both pay page faults of a new 64 MB buffer")
-    table.add(f"presum [16, {L}, 64]", ours, copy_into, "memory copy into an existing buffer",
-              "the bandwidth ceiling (issue 15)")
-    table.add(f"presum [16, {L}, 64]", ours, cumsum, "torch.cumsum")
+    name = f"presum [16, {L}, 64]"
+    table.add(name, ours, copy_into, "memory copy into an existing buffer",
+              "the bandwidth ceiling; goal <= 1/0.7 = 1.43")
+    table.add(name, ours, cumsum, "torch.cumsum")
+    # A fresh result pays the page faults of new memory, as a
+    # clone does.
+    table.add(name + ", fresh result buffer", fresh, copy, "memory copy into a fresh tensor",
+              f"both pay page faults of a new {x.nbytes >> 20} MB buffer")
 
 
-def bench_linear(table, L, repeat, rate):
-    H, D, C = 16, 64, 64
+def torch_ms(fn, repeat, threads=1):
+    """`fn` timed with torch on `threads` threads (0: every core)."""
+    set_threads(threads or os.cpu_count())
+    try:
+        return median_ms(fn, repeat)
+    finally:
+        set_threads(1)
+
+
+def bench_linear(table, L, D, repeat, rate):
+    H, C = 16, 64
     shape = (H, L, D)
     q, k, v = (RNG.standard_normal(shape).astype(np.float32) for _ in range(3))
     tq, tk, tv = (torch.from_numpy(a) for a in (q, k, v))
+    cores = os.cpu_count()
 
-    none_ms = linea_ms(attention_program(shape, "none"), [q, k, v], repeat)
+    # Linea's rows reuse the buffers one run frees (linea-run
+    # --reuse-memory): the work without the page faults of a fresh result,
+    # which the "fresh result buffers" row shows.
+    none_program = attention_program(shape, "none")
+    none_ms = linea_ms(none_program, [q, k, v], repeat, reuse_memory=True)
     oneshot_flops = 4 * L * D * D * H
-    table.add(f"bidirectional one-shot L={L}", none_ms, oneshot_flops / rate * 1e3,
-              "sgemm ceiling, same FLOPs")
-    table.add(f"bidirectional one-shot L={L}", none_ms,
-              median_ms(lambda: tq @ (tk.transpose(1, 2) @ tv), repeat),
-              "torch q @ (k^T @ v)")
+    name = f"bidirectional one-shot L={L} D={D}"
+    table.add(name, none_ms, oneshot_flops / rate * 1e3, "sgemm ceiling, same FLOPs",
+              "goal <= 1/0.6 = 1.67")
+    torch_oneshot = lambda: tq @ (tk.transpose(1, 2) @ tv)  # noqa: E731
+    table.add(name, none_ms, torch_ms(torch_oneshot, repeat), "torch q @ (k^T @ v), 1 thread",
+              "goal <= 1/1.5 = 0.67")
+    table.add(name, none_ms, torch_ms(torch_oneshot, repeat, threads=0),
+              f"torch q @ (k^T @ v), {cores} threads")
+    table.add(name + f", {cores} threads",
+              linea_ms(none_program, [q, k, v], repeat, threads=0, reuse_memory=True),
+              none_ms, "Linea, 1 thread", "thread scaling (threads=0: every core)")
+    table.add(name + ", fresh result buffers", linea_ms(none_program, [q, k, v], repeat),
+              none_ms, "the same, buffers reused", "the page faults of a new result")
 
-    causal_ms = linea_ms(attention_program(shape, "causal"), [q, k, v], repeat)
+    causal_program = attention_program(shape, "causal")
+    causal_ms = linea_ms(causal_program, [q, k, v], repeat, reuse_memory=True)
     chunked_flops = H * L * (2 * C * 2 * D + 4 * D * D)
-    table.add(f"causal chunked L={L}", causal_ms, chunked_flops / rate * 1e3,
-              "sgemm ceiling, same FLOPs (C=64)")
+    name = f"causal chunked L={L} D={D}"
+    table.add(name, causal_ms, chunked_flops / rate * 1e3, "sgemm ceiling, same FLOPs (C=64)",
+              "full C x C scores counted; goal <= 1.67")
 
     def torch_chunked():
         state = torch.zeros(H, D, D)
@@ -136,20 +191,25 @@ def bench_linear(table, L, repeat, rate):
             state = state + kc.transpose(1, 2) @ vc
         return out
 
-    table.add(f"causal chunked L={L}", causal_ms, median_ms(torch_chunked, repeat),
-              "torch chunked (C=64, python loop)")
+    table.add(name, causal_ms, torch_ms(torch_chunked, repeat),
+              "torch chunked (C=64, python loop), 1 thread", "goal <= 0.5")
+    table.add(name, causal_ms, torch_ms(torch_chunked, repeat, threads=0),
+              f"torch chunked (C=64, python loop), {cores} threads")
+    table.add(name + f", {cores} threads",
+              linea_ms(causal_program, [q, k, v], repeat, threads=0, reuse_memory=True),
+              causal_ms, "Linea, 1 thread", "thread scaling")
+    if D != 64:
+        return
 
     # A ratio of two Linea runs: measured in alternating rounds so that the
     # machine's drift hits both sides alike.
-    causal_program = attention_program(shape, "causal")
     prefix_program = attention_program(shape, f"prefix({L // 2})")
-    rounds = [(linea_ms(causal_program, [q, k, v], 3),
-               linea_ms(prefix_program, [q, k, v], 3)) for _ in range(3)]
+    rounds = [(linea_ms(causal_program, [q, k, v], 3, reuse_memory=True),
+               linea_ms(prefix_program, [q, k, v], 3, reuse_memory=True)) for _ in range(3)]
     table.add(f"seed 001: causal / prefix(L/2), L={L}",
               float(np.median([c for c, _ in rounds])),
               float(np.median([p for _, p in rounds])),
               "Linea prefix(L/2)", "ratio > 1: PrefixLM is faster (alternating rounds)")
-    return q, k, v
 
 
 def bench_quadratic(table, repeat):
@@ -235,7 +295,7 @@ def bench_runtime_checks(table, L, repeat):
     q, k, v = (RNG.standard_normal((H, L, D)).astype(np.float32) for _ in range(3))
     args = [q, k, v, L // 2]
     rounds = [(linea_ms(program, args, repeat),
-               linea_ms(program, args, repeat, pipeline="linea-optimize{runtime-checks=0}"))
+               linea_ms(program, args, repeat, optimize="linea-optimize{runtime-checks=0}"))
               for _ in range(3)]
     table.add(f"run-time checks on, dynamic prefix(L/2), L={L}",
               float(np.median([on for on, _ in rounds])),
@@ -272,7 +332,8 @@ def main():
     rate = sgemm_rate(opts.repeat)
     table = Table()
     bench_presum(table, L, opts.repeat)
-    bench_linear(table, L, opts.repeat, rate)
+    for D in (64, 128):
+        bench_linear(table, L, D, opts.repeat, rate)
     bench_quadratic(table, opts.repeat)
     bench_gated(table, L, opts.repeat)
     bench_runtime_checks(table, L, opts.repeat)
@@ -280,7 +341,9 @@ def main():
     fold = bench_fold_memory(fold_lengths)
 
     text = (f"Measured {datetime.date.today()} on {machine()}.\n"
-            f"One thread each; sgemm ceiling rate {rate / 1e9:.1f} GFLOP/s (torch.mm 1024^3); "
+            f"One thread each unless a row says otherwise (torch's OpenBLAS pinned too: "
+            f"{'yes' if OPENBLAS is not None else 'no OpenBLAS found'}); "
+            f"sgemm ceiling rate {rate / 1e9:.1f} GFLOP/s (torch.mm 1024^3, one thread); "
             f"medians of {opts.repeat} runs.\n\n"
             f"{table.render()}\n\nFold (folded_attention, D=64, l=64, 4 heads) peak memory:\n\n"
             f"{fold}\n")

@@ -3,6 +3,7 @@
 #include "linea/Pipelines/Pipelines.h"
 
 #include "linea/Bufferization/Passes.h"
+#include "linea/CPU/Passes.h"
 #include "linea/Conversion/Passes.h"
 #include "linea/GPU/Passes.h"
 #include "linea/Transforms/Passes.h"
@@ -188,11 +189,23 @@ void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
   buildKernelsToBinary(pm, options);
 }
 
-/// Loops and buffers to the LLVM dialect; scf.parallel runs sequentially.
-static void buildBuffersToLLVM(OpPassManager &pm) {
+/// Loops, vectors and buffers to the LLVM dialect. scf.parallel runs on
+/// `threads` OpenMP threads (0: the runtime's default), or in order where
+/// `threads` is 1.
+static void buildBuffersToLLVM(OpPassManager &pm, unsigned threads = 1) {
   pm.addPass(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  if (threads != 1) {
+    ConvertSCFToOpenMPPassOptions openmp;
+    openmp.numThreads = threads;
+    pm.addPass(createConvertSCFToOpenMPPass(openmp));
+    // Inlines the memref.alloca_scope around each loop body (nothing in it
+    // is on the stack), which the CFG of scf-to-cf could not live in.
+    pm.addPass(createCanonicalizerPass());
+  }
+  pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertMathToLLVMPass());
@@ -207,13 +220,23 @@ static void buildBuffersToLLVM(OpPassManager &pm) {
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  if (threads != 1)
+    pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm,
                                           const LowerToCPUOptions &options) {
   buildReferenceToBuffers(pm, options.runtimeChecks);
-  buildBuffersToLLVM(pm);
+  if (options.vectorize) {
+    LineaVectorizeContractionsOptions kernels;
+    kernels.vectorWidth =
+        options.vectorWidth > 0 ? options.vectorWidth : hostVectorWidth();
+    pm.addNestedPass<func::FuncOp>(createLineaVectorizeContractions(kernels));
+    pm.addPass(createCanonicalizerPass());
+  }
+  buildBuffersToLLVM(pm, options.threads);
 }
 
 void mlir::linea::buildGPUMappedOnCPUPipeline(OpPassManager &pm,
@@ -261,5 +284,6 @@ void mlir::linea::registerAllPasses() {
   registerLineaConversionPasses();
   registerLineaBufferizationPasses();
   registerLineaGPUPasses();
+  registerLineaCPUPasses();
   registerPipelines();
 }

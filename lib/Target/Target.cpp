@@ -4,6 +4,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/TargetParser/Host.h"
 
 using namespace mlir::linea;
 
@@ -48,6 +50,15 @@ const TargetDescription kGPU = {
 };
 
 } // namespace
+
+int64_t mlir::linea::hostVectorWidth() {
+  auto features = llvm::sys::getHostCPUFeatures();
+  if (features.lookup("avx512f"))
+    return 16;
+  if (features.lookup("avx2") || features.lookup("avx"))
+    return 8;
+  return 4;
+}
 
 int64_t mlir::linea::sharedMemoryForChip(llvm::StringRef chip) {
   llvm::StringRef arch = chip;

@@ -39,11 +39,14 @@ def linea_run_path():
     return build_dir() / "bin" / "linea-run"
 
 
-def run(program, args, entry=None, pipeline=None, no_optimize=False, repeat=None):
+def run(program, args, entry=None, pipeline=None, no_optimize=False, repeat=None,
+        reuse_memory=False):
     """Runs `program` (MLIR text) on `args` (numpy arrays and ints).
 
     Returns the list of results (float32 arrays); with `repeat`, returns
-    (results, median milliseconds).
+    (results, median milliseconds). `reuse_memory`: the buffers one run
+    frees serve the next (linea-run --reuse-memory), so the timings leave
+    out the page faults of fresh result buffers.
     """
     with tempfile.TemporaryDirectory(prefix="linea-") as tmp:
         tmp = pathlib.Path(tmp)
@@ -58,6 +61,8 @@ def run(program, args, entry=None, pipeline=None, no_optimize=False, repeat=None
             cmd += ["--no-optimize"]
         if repeat:
             cmd += ["--repeat", str(repeat)]
+        if reuse_memory:
+            cmd += ["--reuse-memory"]
         for k, arg in enumerate(args):
             if isinstance(arg, np.ndarray):
                 path = tmp / f"arg{k}.npy"

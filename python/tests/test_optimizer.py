@@ -65,7 +65,15 @@ WIDE = [dict(op="gated_linear_attention", batch=[2], dk=128, dv=128, L=131, mask
              prefix=50, scalar_gate=True, init=True),
         dict(op="linear_attention", batch=[2], dk=128, dv=128, L=131, mask="prefix", prefix=50,
              dyn_prefix=True, init=True, final=True)]
-RUNS = ([(spec, GPU_MAPPED_WIDE) for spec in WIDE] + [(spec, FULL_CHAIN) for spec in cases.edge_cases()]
+# The CPU lowering's contraction kernels (linea-vectorize-contractions) off,
+# and at vector widths that leave partial column tiles everywhere (3: tiles
+# of 6 columns) or are wider than the machine's registers (16); threads off
+# (1), and more of them than cores (3). The other runs use every core.
+CPU_KERNELS = ["linea-optimize,linea-lower-to-cpu{vectorize=0 threads=1}",
+               "linea-optimize{chunk-size=5},linea-lower-to-cpu{vector-width=3 threads=1}",
+               "linea-optimize,linea-lower-to-cpu{vector-width=16 threads=3}"]
+RUNS = ([(spec, GPU_MAPPED_WIDE) for spec in WIDE]
+        + [(spec, pipeline) for spec in cases.edge_cases() for pipeline in CPU_KERNELS] + [(spec, FULL_CHAIN) for spec in cases.edge_cases()]
         + [(spec, GPU_MAPPED) for spec in cases.edge_cases()]
         + [(spec, pipeline) for spec in cases.edge_cases()
            if spec["op"] in ATTENTION_OPS

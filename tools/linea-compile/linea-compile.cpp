@@ -436,24 +436,28 @@ std::string cudaRuntimeLibrary(const char *argv0) {
 }
 
 /// Links the object and the shim into a shared library with the system C
-/// compiler. On the CPU, MLIR's C runner utilities provide memrefCopy for
-/// strided copies; with CUDA, Linea's runtime library provides the mgpu*
-/// calls and nothing else is needed.
+/// compiler, against `runtimes` (found again at load time through rpaths).
+/// On the CPU, MLIR's C runner utilities provide memrefCopy for strided
+/// copies and LLVM's OpenMP runtime the threads of parallel loops; with
+/// CUDA, Linea's runtime library provides the mgpu* calls.
 void link(StringRef object, StringRef shim, StringRef exports,
-          StringRef includeDir, StringRef output, StringRef runtime) {
+          StringRef includeDir, StringRef output,
+          ArrayRef<std::string> runtimes) {
   auto cc = llvm::sys::findProgramByName("cc");
   if (!cc)
     die("no C compiler ('cc') to link with");
-  std::string rpath =
-      "-Wl,-rpath," + llvm::sys::path::parent_path(runtime).str();
   std::string include = ("-I" + includeDir).str();
   // Only the C interface is exported: the program's own functions (an
   // `@main` among them) bind inside the library, never to the host's.
   std::string versionScript = ("-Wl,--version-script=" + exports).str();
-  SmallVector<StringRef> argv = {*cc,    "-shared", "-fPIC",       "-O2",
-                                 include, "-o",     output,        object,
-                                 shim,   runtime,   versionScript, rpath,
+  std::vector<std::string> rpaths;
+  for (const std::string &runtime : runtimes)
+    rpaths.push_back("-Wl,-rpath," + llvm::sys::path::parent_path(runtime).str());
+  SmallVector<StringRef> argv = {*cc,    "-shared", "-fPIC", "-O2",  include,
+                                 "-o",   output,    object,  shim,   versionScript,
                                  "-Wl,--no-undefined", "-lm"};
+  argv.append(runtimes.begin(), runtimes.end());
+  argv.append(rpaths.begin(), rpaths.end());
   std::string message;
   if (llvm::sys::ExecuteAndWait(*cc, argv, std::nullopt, {}, 0, 0, &message))
     die("linking '" + output + "' failed" +
@@ -570,6 +574,8 @@ int main(int argc, char **argv) {
           "linea_free_result;\n"
        << "  local: *;\n};\n";
   }
+  // Parallel loops became calls into the OpenMP runtime.
+  bool usesOpenMP = llvmModule->getFunction("__kmpc_fork_call") != nullptr;
   emitObject(*llvmModule, *machine, object);
   {
     std::error_code ec;
@@ -579,8 +585,11 @@ int main(int argc, char **argv) {
     os << shimSource(signatures, llvm::sys::path::filename(header),
                      options.cuda());
   }
-  link(object, shim, exports, directory, options.output,
-       options.cuda() ? cudaRuntimeLibrary(argv[0]) : LINEA_C_RUNNER_UTILS);
+  std::vector<std::string> runtimes = {
+      options.cuda() ? cudaRuntimeLibrary(argv[0]) : LINEA_C_RUNNER_UTILS};
+  if (usesOpenMP)
+    runtimes.push_back(LINEA_OPENMP_RUNTIME);
+  link(object, shim, exports, directory, options.output, runtimes);
   for (StringRef temporary : {object.str(), shim.str(), exports.str()})
     llvm::sys::fs::remove(temporary);
   return 0;

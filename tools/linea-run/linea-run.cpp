@@ -1,7 +1,7 @@
 //===- linea-run.cpp - run a Linea program on the CPU ---------------------===//
 //
 //   linea-run FILE.mlir [--entry NAME] [--pipeline P | --no-optimize]
-//             [--arg A]... [--output-dir DIR] [--repeat N]
+//             [--arg A]... [--output-dir DIR] [--repeat N] [--reuse-memory]
 //
 // Optimizes (linea-optimize, or P), lowers to the LLVM dialect
 // (linea-lower-to-cpu), JIT-compiles with MLIR's ExecutionEngine and calls
@@ -41,6 +41,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <limits>
+#include <malloc.h>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -62,11 +64,12 @@ struct Options {
   std::vector<std::string> args;
   std::string outputDir = ".";
   int repeat = 0;
+  bool reuseMemory = false;
 };
 
 constexpr const char *kUsage =
     "usage: linea-run FILE.mlir [--entry NAME] [--pipeline P | --no-optimize] "
-    "[--arg A]... [--output-dir DIR] [--repeat N] [--version]";
+    "[--arg A]... [--output-dir DIR] [--repeat N] [--reuse-memory] [--version]";
 
 Options parseOptions(int argc, char **argv) {
   Options options;
@@ -82,6 +85,8 @@ Options parseOptions(int argc, char **argv) {
     } else if (auto v = value("--repeat")) {
       if (StringRef(*v).getAsInteger(10, options.repeat) || options.repeat < 1)
         die("--repeat needs a positive integer, got '" + *v + "'");
+    } else if (arguments.current() == "--reuse-memory") {
+      options.reuseMemory = true;
     } else {
       options.program.take(arguments, "linea-run", kUsage);
     }
@@ -403,7 +408,9 @@ int main(int argc, char **argv) {
   };
   // memref.copy of non-contiguous views lowers to a call into MLIR's C
   // runner utilities.
-  SmallVector<StringRef> sharedLibs = {LINEA_C_RUNNER_UTILS};
+  // The OpenMP runtime serves the parallel loops of the CPU lowering.
+  SmallVector<StringRef> sharedLibs = {LINEA_C_RUNNER_UTILS,
+                                       LINEA_OPENMP_RUNTIME};
   ExecutionEngineOptions engineOptions;
   engineOptions.sharedLibPaths = sharedLibs;
   engineOptions.transformer = transformer;
@@ -429,6 +436,13 @@ int main(int argc, char **argv) {
   if (!resultTypes.empty())
     packed.push_back(resultBuffer.data());
 
+  // glibc maps every large block afresh and unmaps it when freed, so each
+  // run would pay the page faults of new result buffers; kept in the heap,
+  // the buffers one run frees serve the next.
+  if (options.reuseMemory) {
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+  }
   int runs = std::max(options.repeat, 1);
   std::vector<double> millis;
   SmallVector<ResultView> views;

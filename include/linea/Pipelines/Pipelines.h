@@ -54,6 +54,22 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       llvm::cl::desc("Assert the dynamic shape relations of the Linea ops "
                      "still present (linea-insert-runtime-checks)"),
       llvm::cl::init(true)};
+  Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("Register-tiled vector kernels for the contractions "
+                     "(linea-vectorize-contractions); off: plain loops"),
+      llvm::cl::init(true)};
+  Option<int64_t> vectorWidth{
+      *this, "vector-width",
+      llvm::cl::desc("f32 lanes of a vector register for the kernels "
+                     "(0: the host's, 16 with AVX-512, 8 with AVX)"),
+      llvm::cl::init(0)};
+  Option<unsigned> threads{
+      *this, "threads",
+      llvm::cl::desc("Threads for the parallel loops (the heads of each "
+                     "contraction), through the OpenMP runtime: 0 every "
+                     "core (or OMP_NUM_THREADS), 1 none (no OpenMP)"),
+      llvm::cl::init(0)};
 };
 
 /// linea-lower-to-cpu: every Linea op through the reference lowering, one-shot

@@ -59,6 +59,10 @@ struct TargetDescription {
 /// sm_80/sm_87, 99 KiB on sm_86/sm_89, 48 KiB elsewhere.
 int64_t sharedMemoryForChip(llvm::StringRef chip);
 
+/// The f32 lanes of one vector register of the machine this runs on: 16 with
+/// AVX-512, 8 with AVX, else 4. Linea's CPU code is compiled for the host.
+int64_t hostVectorWidth();
+
 llvm::StringRef stringifyTargetKind(TargetKind kind);
 llvm::StringRef stringifyPrecision(Precision precision);
 

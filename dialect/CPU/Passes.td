@@ -1,0 +1,67 @@
+//===- Passes.td - Linea's CPU code generation ------------------*- tablegen -*-===//
+//
+// Passes that shape buffer-level loops for a CPU's vector units and caches.
+// They run in linea-lower-to-cpu between bufferization and the loops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LINEA_CPU_PASSES_TD
+#define LINEA_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def LineaVectorizeContractions : Pass<"linea-vectorize-contractions"> {
+  let summary = "Register-tiled vector kernels for the attention forms' contractions";
+  let description = [{
+    Rewrites each `linalg.generic` on buffers that is a contraction
+    `C[b.., m, n] += A[b.., m|k] * B[b.., k|n]` (a multiply-add body, one m,
+    one n and one reduced k dim, any number of batch dims, all f32) into
+    loops around a register tile: `register-rows` rows of C by two vectors
+    of `vector-width` lanes, held in registers while the reduction streams
+    through a row of B and a column of A (an outer-product kernel with one
+    `vector.fma` per row and k). The reduction is blocked by
+    `reduction-block` so that the A and B panels of one block stay in cache
+    across the tiles of C (the one-shot state `K^T V` reduces over the whole
+    sequence).
+
+    Where B's contiguous dim is k (the scores `Q K^T`), each batch's B is
+    first packed into a k-major buffer with 2-D vector transposes. A masked
+    body, `out + select(visible(m, n), a * b, 0)` with `visible` built from
+    `linalg.index` and index arithmetic (the causal and prefix masks), is
+    computed unmasked and the mask is applied to the finished tile; a tile
+    whose every entry is invisible is skipped, which halves the work of a
+    causal chunk's scores.
+
+    Contractions of other shapes, element types or layouts (a non-unit
+    innermost stride of B or C) are left to `convert-linalg-to-loops`.
+
+    ```mlir
+    linalg.generic {indexing_maps = [(b, t, d, e) -> (b, t, d), (b, t, d, e) -> (b, t, e),
+                                     (b, t, d, e) -> (b, d, e)], ...}
+        ins(%k, %v : memref<16x16384x64xf32>, memref<16x16384x64xf32>)
+        outs(%s : memref<16x64x64xf32>)
+    // becomes, per batch, reduction block, 4-row tile and 16-column tile:
+    %acc = scf.for %t = %t0 to %t1 step %c1 iter_args(%r0 = ..., %r3 = ...) {
+      %b = vector.transfer_read %v[%i, %t, %e] ... : vector<16xf32>
+      %a0 = memref.load %k[%i, %t, %d] : memref<16x16384x64xf32>
+      %s0 = vector.broadcast %a0 : f32 to vector<16xf32>
+      %f0 = vector.fma %s0, %b, %r0 : vector<16xf32>
+      ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
+           "f32 lanes of one vector register (8: AVX2, 16: AVX-512)">,
+    Option<"registerRows", "register-rows", "int64_t", /*default=*/"4",
+           "Rows of C held in registers by one tile">,
+    Option<"reductionBlock", "reduction-block", "int64_t", /*default=*/"256",
+           "Reduction steps per cache block">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+#endif // LINEA_CPU_PASSES_TD

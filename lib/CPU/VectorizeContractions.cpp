@@ -1,0 +1,722 @@
+//===- VectorizeContractions.cpp - register-tiled CPU contraction kernels -===//
+//
+// The attention forms spend their time in contractions: K^T V over a whole
+// sequence, Q S down it, and the four small products of a chunk. Lowered by
+// convert-linalg-to-loops, the accumulator of such a loop nest lives in
+// memory and is loaded and stored at every step. This pass writes the kernel
+// a BLAS micro-kernel is: a tile of C held in vector registers while the
+// reduction streams one row of B and one column of A through it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "linea/CPU/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::linea {
+#define GEN_PASS_DEF_LINEAVECTORIZECONTRACTIONS
+#include "linea/CPU/Passes.h.inc"
+} // namespace mlir::linea
+
+using namespace mlir;
+
+namespace {
+
+/// The part each loop of a contraction generic plays, and its operands:
+/// `C[batch.., m, n] += A[batch.., m, k] * B[batch.., k, n]`, each operand's
+/// dims in any order except that n is C's innermost dim.
+struct ContractionLayout {
+  SmallVector<unsigned> batch;
+  unsigned m = 0, n = 0, k = 0;
+  OpOperand *a = nullptr;
+  OpOperand *b = nullptr;
+  OpOperand *c = nullptr;
+  /// B's contiguous dim is k (the scores' keys): B is packed k-major first.
+  bool packB = false;
+  /// The i1 that masks a product in the body (`select(visible, a*b, 0)`),
+  /// or null.
+  Value visible;
+  /// The body ops that compute `visible`, in order.
+  SmallVector<Operation *> predicate;
+  /// A fill of C with zeros just before the op, which the kernel can fold
+  /// into its accumulators, or null.
+  linalg::FillOp zeroFill;
+};
+
+struct KernelShape {
+  int64_t width;     // lanes of one vector register
+  int64_t rows;      // rows of C held in registers
+  int64_t block;     // reduction steps per cache block
+  int64_t columns() const { return 2 * width; }
+};
+
+//===----------------------------------------------------------------------===//
+// Matching
+//===----------------------------------------------------------------------===//
+
+bool hasUnitInnermostStride(Value memref) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type || type.getRank() == 0 || !type.getElementType().isF32())
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  return strides.back() == 1;
+}
+
+/// The ops computing `visible` if it is a predicate of loop indices only:
+/// `linalg.index` of dims other than `k`, values from outside the body and
+/// integer arithmetic, as the causal and prefix masks are written.
+FailureOr<SmallVector<Operation *>> indexPredicate(Value visible, Block &body,
+                                                   unsigned k) {
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> work{visible};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (isa<BlockArgument>(v)) {
+      if (cast<BlockArgument>(v).getOwner() == &body)
+        return failure(); // depends on an operand's element
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (def->getBlock() != &body || slice.contains(def))
+      continue;
+    if (auto index = dyn_cast<linalg::IndexOp>(def)) {
+      if (index.getDim() == k)
+        return failure();
+    } else if (!isa<arith::CmpIOp, arith::AddIOp, arith::SubIOp, arith::MulIOp,
+                    arith::AndIOp, arith::OrIOp, arith::XOrIOp, arith::MinSIOp,
+                    arith::MaxSIOp, arith::SelectOp, arith::ConstantOp>(def)) {
+      return failure();
+    }
+    slice.insert(def);
+    llvm::append_range(work, def->getOperands());
+  }
+  SmallVector<Operation *> ordered(slice.begin(), slice.end());
+  llvm::sort(ordered, [](Operation *x, Operation *y) {
+    return x->isBeforeInBlock(y);
+  });
+  return ordered;
+}
+
+/// Matches the body `yield(out + a * b)` or `yield(out + select(p, a * b,
+/// 0))` with nothing else in it but the predicate's index arithmetic.
+LogicalResult matchMultiplyAccumulate(linalg::GenericOp op,
+                                      ContractionLayout &layout) {
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return failure();
+  Value out = body.getArgument(2);
+  Value term = add.getLhs() == out   ? add.getRhs()
+               : add.getRhs() == out ? add.getLhs()
+                                     : Value();
+  if (!term)
+    return failure();
+  SmallVector<Operation *> expected{yield, add};
+  if (auto select = term.getDefiningOp<arith::SelectOp>()) {
+    if (!matchPattern(select.getFalseValue(), m_AnyZeroFloat()))
+      return failure();
+    layout.visible = select.getCondition();
+    term = select.getTrueValue();
+    expected.push_back(select);
+  }
+  auto mul = term.getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    return failure();
+  expected.push_back(mul);
+  Value x = body.getArgument(0), y = body.getArgument(1);
+  if (!((mul.getLhs() == x && mul.getRhs() == y) ||
+        (mul.getLhs() == y && mul.getRhs() == x)))
+    return failure();
+  if (layout.visible) {
+    FailureOr<SmallVector<Operation *>> predicate =
+        indexPredicate(layout.visible, body, layout.k);
+    if (failed(predicate))
+      return failure();
+    layout.predicate = *predicate;
+  }
+  // A zero constant for the select may sit in the body too.
+  size_t others = llvm::count_if(body, [&](Operation &o) {
+    return !llvm::is_contained(expected, &o) &&
+           !llvm::is_contained(layout.predicate, &o) &&
+           !(isa<arith::ConstantOp>(o) && o.getResult(0).hasOneUse() &&
+             llvm::is_contained(expected, *o.getUsers().begin()));
+  });
+  return success(others == 0);
+}
+
+/// Sorts the loops into batch, m, n and k by the operands that index them.
+LogicalResult matchLoops(linalg::GenericOp op, ContractionLayout &layout) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (AffineMap map : maps)
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false) ||
+        map.getNumResults() == 0)
+      return failure();
+  AffineMap cMap = maps[2];
+  layout.n = cast<AffineDimExpr>(cMap.getResults().back()).getPosition();
+  auto indexes = [&](unsigned operand, unsigned dim) {
+    return maps[operand].getResultPosition(getAffineDimExpr(dim, op.getContext()))
+        .has_value();
+  };
+  // B is the input indexed by n.
+  unsigned bIndex = indexes(0, layout.n) ? 0 : 1;
+  unsigned aIndex = 1 - bIndex;
+  if (indexes(aIndex, layout.n) || !indexes(bIndex, layout.n))
+    return failure();
+  int mCount = 0, kCount = 0;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned d = 0, e = op.getNumLoops(); d < e; ++d) {
+    bool inA = indexes(aIndex, d), inB = indexes(bIndex, d), inC = indexes(2, d);
+    bool parallel = iterators[d] == utils::IteratorType::parallel;
+    if (d == layout.n)
+      continue;
+    if (inA && inB && inC && parallel) {
+      layout.batch.push_back(d);
+    } else if (inA && !inB && inC && parallel) {
+      layout.m = d;
+      ++mCount;
+    } else if (inA && inB && !inC && !parallel) {
+      layout.k = d;
+      ++kCount;
+    } else {
+      return failure();
+    }
+  }
+  if (mCount != 1 || kCount != 1)
+    return failure();
+  layout.a = op.getDpsInputOperand(aIndex);
+  layout.b = op.getDpsInputOperand(bIndex);
+  layout.c = op.getDpsInitOperand(0);
+  unsigned bInnermost =
+      cast<AffineDimExpr>(maps[bIndex].getResults().back()).getPosition();
+  if (bInnermost != layout.n && bInnermost != layout.k)
+    return failure();
+  layout.packB = bInnermost == layout.k;
+  return success();
+}
+
+FailureOr<ContractionLayout> matchContraction(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1)
+    return failure();
+  ContractionLayout layout;
+  if (failed(matchLoops(op, layout)) ||
+      failed(matchMultiplyAccumulate(op, layout)))
+    return failure();
+  if (!isa<MemRefType>(layout.a->get().getType()) ||
+      !cast<MemRefType>(layout.a->get().getType()).getElementType().isF32() ||
+      !hasUnitInnermostStride(layout.b->get()) ||
+      !hasUnitInnermostStride(layout.c->get()))
+    return failure();
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (fill && fill.hasPureBufferSemantics() &&
+      fill.getDpsInits()[0] == layout.c->get() &&
+      matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+    layout.zeroFill = fill;
+  return layout;
+}
+
+//===----------------------------------------------------------------------===//
+// Emission
+//===----------------------------------------------------------------------===//
+
+class KernelBuilder {
+public:
+  KernelBuilder(OpBuilder &b, linalg::GenericOp op,
+                const ContractionLayout &layout, KernelShape shape)
+      : b(b), loc(op.getLoc()), op(op), layout(layout), shape(shape) {}
+
+  void build() {
+    for (Range range : cast<linalg::LinalgOp>(op.getOperation())
+                           .createLoopRanges(b, loc))
+      sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, range.size));
+    loopValues.assign(op.getNumLoops(), Value());
+    startsFromZero = layout.zeroFill && finishesInOnePass();
+    if (layout.batch.empty()) {
+      buildBatch();
+      return;
+    }
+    // The batches (heads) are independent: one scf.parallel over all of
+    // them, which linea-lower-to-cpu runs on threads.
+    SmallVector<Value> lbs, ubs, steps;
+    for (unsigned d : layout.batch) {
+      lbs.push_back(constant(0));
+      ubs.push_back(sizes[d]);
+      steps.push_back(constant(1));
+    }
+    scf::ParallelOp::create(
+        b, loc, lbs, ubs, steps,
+        [&](OpBuilder &nested, Location, ValueRange ivs) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          for (auto [d, iv] : llvm::zip(layout.batch, ivs))
+            loopValues[d] = iv;
+          buildBatch();
+        });
+  }
+
+private:
+  Value constant(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+  Value ceilDiv(Value x, int64_t d) {
+    return arith::CeilDivUIOp::create(b, loc, x, constant(d));
+  }
+
+public:
+  /// Whether the zero fill of C before the op is folded into the kernel
+  /// (its accumulators start from zero, and C is never read).
+  bool foldsZeroFill() const { return startsFromZero; }
+
+private:
+  /// Whether each tile of C is finished by one pass over k: masked, or a
+  /// reduction no longer than one block.
+  bool finishesInOnePass() {
+    if (layout.visible)
+      return true;
+    std::optional<int64_t> k = getConstantIntValue(sizes[layout.k]);
+    return k && *k <= shape.block;
+  }
+
+  /// Over a long reduction, A and B are copied block by block into panels
+  /// that the tiles then read in order (as a BLAS packs them): the
+  /// unpacked rows of the one-shot state's K and V sit a row of the
+  /// sequence apart and thrash the cache. A's rows are copied as vectors,
+  /// so only where its contiguous dim is m.
+  bool usesPanels() {
+    if (layout.visible)
+      return false;
+    std::optional<int64_t> k = getConstantIntValue(sizes[layout.k]);
+    if (k && *k <= shape.block)
+      return false;
+    AffineMap aMap = op.getMatchingIndexingMap(layout.a);
+    return cast<AffineDimExpr>(aMap.getResults().back()).getPosition() ==
+               layout.m &&
+           hasUnitInnermostStride(layout.a->get());
+  }
+
+  /// A buffer of the given sizes, static where they are constants.
+  Value allocate(ArrayRef<Value> dims) {
+    SmallVector<int64_t> shapeDims;
+    SmallVector<Value> dynamic;
+    for (Value d : dims) {
+      std::optional<int64_t> v = getConstantIntValue(d);
+      shapeDims.push_back(v ? *v : ShapedType::kDynamic);
+      if (!v)
+        dynamic.push_back(d);
+    }
+    return memref::AllocOp::create(
+        b, loc, MemRefType::get(shapeDims, b.getF32Type()), dynamic);
+  }
+
+  /// A `for` loop from `lb` to `ub` whose body `fn` builds at the loop's
+  /// induction variable.
+  void forLoop(Value lb, Value ub, Value step, function_ref<void(Value)> fn) {
+    scf::ForOp::create(b, loc, lb, ub, step, ValueRange{},
+                       [&](OpBuilder &nested, Location, Value iv, ValueRange) {
+                         OpBuilder::InsertionGuard guard(b);
+                         b.setInsertionPointToStart(nested.getInsertionBlock());
+                         fn(iv);
+                         scf::YieldOp::create(b, loc);
+                       });
+  }
+
+  void ifThen(Value condition, function_ref<void()> fn) {
+    scf::IfOp::create(b, loc, condition, [&](OpBuilder &nested, Location) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(nested.getInsertionBlock());
+      fn();
+      scf::YieldOp::create(b, loc);
+    });
+  }
+
+  /// One batch's contraction, with buffers of its own for the packed
+  /// operands (batches may run on different threads).
+  void buildBatch() {
+    SmallVector<Value> buffers;
+    if (layout.packB) {
+      kMajorB = allocate({sizes[layout.k], sizes[layout.n]});
+      buffers.push_back(kMajorB);
+      packKMajor();
+    } else if (usesPanels()) {
+      Value block = constant(shape.block);
+      panelA = allocate({ceilDiv(sizes[layout.m], shape.rows), block,
+                         constant(shape.rows)});
+      panelB = allocate({ceilDiv(sizes[layout.n], shape.columns()), block,
+                         constant(shape.columns())});
+      buffers = {panelA, panelB};
+    }
+    buildReductionBlocks();
+    for (Value buffer : buffers)
+      memref::DeallocOp::create(b, loc, buffer);
+  }
+
+  SmallVector<Value> indicesOf(OpOperand *operand) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    SmallVector<Value> indices;
+    for (AffineExpr e : map.getResults())
+      indices.push_back(loopValues[cast<AffineDimExpr>(e).getPosition()]);
+    return indices;
+  }
+
+  Value zeroF32() {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  }
+
+  /// B[batch.., n, k] -> kMajorB[k, n], a square of `width` at a time
+  /// through a 2-D vector transpose.
+  void packKMajor() {
+    int64_t w = shape.width;
+    AffineMap bMap = op.getMatchingIndexingMap(layout.b);
+    MLIRContext *ctx = b.getContext();
+    unsigned nPos = *bMap.getResultPosition(getAffineDimExpr(layout.n, ctx));
+    unsigned kPos = *bMap.getResultPosition(getAffineDimExpr(layout.k, ctx));
+    AffineMap readMap =
+        AffineMap::get(bMap.getNumResults(), 0,
+                       {b.getAffineDimExpr(nPos), b.getAffineDimExpr(kPos)}, ctx);
+    auto squareType = VectorType::get({w, w}, b.getF32Type());
+    forLoop(constant(0), sizes[layout.n], constant(w), [&](Value n0) {
+      forLoop(constant(0), sizes[layout.k], constant(w), [&](Value k0) {
+        loopValues[layout.n] = n0;
+        loopValues[layout.k] = k0;
+        Value square = vector::TransferReadOp::create(
+            b, loc, squareType, layout.b->get(), indicesOf(layout.b),
+            AffineMapAttr::get(readMap), zeroF32(), /*mask=*/Value(),
+            b.getBoolArrayAttr({false, false}));
+        Value transposed = vector::TransposeOp::create(b, loc, square,
+                                                       ArrayRef<int64_t>{1, 0});
+        vector::TransferWriteOp::create(b, loc, transposed, kMajorB,
+                                        ValueRange{k0, n0},
+                                        ArrayRef<bool>{false, false});
+      });
+    });
+  }
+
+  /// Copies `lanes` consecutive elements of `operand` along its contiguous
+  /// dim `dim`, for every tile and every step of the block, into
+  /// panel[tile, step, lane] (zeros past the operand's end).
+  void packPanel(OpOperand *operand, Value panel, unsigned dim, int64_t lanes,
+                 Value k0, Value length) {
+    auto laneType = VectorType::get({lanes}, b.getF32Type());
+    Value tiles = ceilDiv(sizes[dim], lanes);
+    // Step by step: each step reads one contiguous row of the operand.
+    forLoop(constant(0), length, constant(1), [&](Value step) {
+      forLoop(constant(0), tiles, constant(1), [&](Value tile) {
+        loopValues[layout.k] = arith::AddIOp::create(b, loc, k0, step);
+        loopValues[dim] = arith::MulIOp::create(b, loc, tile, constant(lanes));
+        Value lane = vector::TransferReadOp::create(
+            b, loc, laneType, operand->get(), indicesOf(operand), zeroF32(),
+            ArrayRef<bool>{false});
+        vector::TransferWriteOp::create(b, loc, lane, panel,
+                                        ValueRange{tile, step, constant(0)},
+                                        ArrayRef<bool>{true});
+      });
+    });
+  }
+
+  void buildReductionBlocks() {
+    Value kSize = sizes[layout.k];
+    if (layout.visible) {
+      // A masked tile is finished in one pass over k: the mask applies to
+      // the whole sum.
+      buildTiles(constant(0), kSize);
+      return;
+    }
+    Value block = constant(shape.block);
+    forLoop(constant(0), kSize, block, [&](Value k0) {
+      Value k1 = arith::MinSIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, k0, block), kSize);
+      if (!panelA) {
+        buildTiles(k0, k1);
+        return;
+      }
+      Value length = arith::SubIOp::create(b, loc, k1, k0);
+      packPanel(layout.a, panelA, layout.m, shape.rows, k0, length);
+      packPanel(layout.b, panelB, layout.n, shape.columns(), k0, length);
+      buildTiles(constant(0), length);
+    });
+  }
+
+  /// Every tile of C: full tiles of `rows` x `columns`, then the rows left
+  /// one at a time and the columns left in one masked vector. The reduction
+  /// runs from k0 to k1 (steps of the panels where there are panels).
+  void buildTiles(Value k0, Value k1) {
+    auto rowTiles = [&](function_ref<void(Value, int64_t)> fn) {
+      Value mSize = sizes[layout.m];
+      Value full = roundDown(mSize, shape.rows);
+      forLoop(constant(0), full, constant(shape.rows),
+              [&](Value m0) { fn(m0, shape.rows); });
+      forLoop(full, mSize, constant(1), [&](Value m0) { fn(m0, 1); });
+    };
+    auto columnTiles = [&](function_ref<void(Value, bool)> fn) {
+      Value nSize = sizes[layout.n];
+      Value full = roundDown(nSize, shape.columns());
+      forLoop(constant(0), full, constant(shape.columns()),
+              [&](Value n0) { fn(n0, /*inBounds=*/true); });
+      ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, full,
+                                   nSize),
+             [&] { fn(full, /*inBounds=*/false); });
+    };
+    // With panels, one panel of B stays in cache while A's panels stream
+    // past it; without, a few rows of A (the queries of `Q S`, read
+    // straight from the sequence) do while B's rows stream.
+    if (panelA) {
+      columnTiles([&](Value n0, bool inBounds) {
+        rowTiles([&](Value m0, int64_t rows) {
+          buildTile(k0, k1, m0, n0, rows, inBounds);
+        });
+      });
+      return;
+    }
+    rowTiles([&](Value m0, int64_t rows) {
+      columnTiles([&](Value n0, bool inBounds) {
+        buildTile(k0, k1, m0, n0, rows, inBounds);
+      });
+    });
+  }
+
+  Value roundDown(Value x, int64_t multiple) {
+    return arith::SubIOp::create(
+        b, loc, x, arith::RemUIOp::create(b, loc, x, constant(multiple)));
+  }
+
+  VectorType rowType() {
+    return VectorType::get({shape.columns()}, b.getF32Type());
+  }
+
+  Value readRow(Value memref, ValueRange indices, bool inBounds) {
+    return vector::TransferReadOp::create(b, loc, rowType(), memref, indices,
+                                          zeroF32(), ArrayRef<bool>{inBounds});
+  }
+
+  Value rowIndex(Value m0, int64_t r) {
+    return r == 0 ? m0 : arith::AddIOp::create(b, loc, m0, constant(r));
+  }
+
+  /// C's rows m0 .. m0+rows-1 at columns n0 .., as vectors.
+  SmallVector<Value> readC(Value m0, Value n0, int64_t rows, bool inBounds) {
+    SmallVector<Value> result;
+    for (int64_t r = 0; r < rows; ++r) {
+      loopValues[layout.m] = rowIndex(m0, r);
+      loopValues[layout.n] = n0;
+      result.push_back(readRow(layout.c->get(), indicesOf(layout.c), inBounds));
+    }
+    return result;
+  }
+
+  void writeC(ArrayRef<Value> rows, Value m0, Value n0, bool inBounds) {
+    for (auto [r, row] : llvm::enumerate(rows)) {
+      loopValues[layout.m] = rowIndex(m0, r);
+      loopValues[layout.n] = n0;
+      vector::TransferWriteOp::create(b, loc, row, layout.c->get(),
+                                      indicesOf(layout.c),
+                                      ArrayRef<bool>{inBounds});
+    }
+  }
+
+  /// The tile's reduction over k0 .. k1: one row of B and one scalar of A
+  /// per row of C at each step, the sums in registers.
+  SmallVector<Value> reduce(Value k0, Value k1, Value m0, Value n0,
+                            ArrayRef<Value> init, bool inBounds) {
+    // Where the tile's rows and columns sit in the panels.
+    Value rowTile, rowLane, columnTile;
+    if (panelA) {
+      rowTile = arith::DivUIOp::create(b, loc, m0, constant(shape.rows));
+      rowLane = arith::RemUIOp::create(b, loc, m0, constant(shape.rows));
+      columnTile = arith::DivUIOp::create(b, loc, n0, constant(shape.columns()));
+    }
+    auto loop = scf::ForOp::create(
+        b, loc, k0, k1, constant(1), init,
+        [&](OpBuilder &nested, Location, Value k, ValueRange acc) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nested.getInsertionBlock());
+          loopValues[layout.k] = k;
+          loopValues[layout.n] = n0;
+          Value row;
+          if (panelB)
+            row = readRow(panelB, ValueRange{columnTile, k, constant(0)},
+                          /*inBounds=*/true);
+          else if (kMajorB)
+            row = readRow(kMajorB, ValueRange{k, n0}, inBounds);
+          else
+            row = readRow(layout.b->get(), indicesOf(layout.b), inBounds);
+          SmallVector<Value> next;
+          for (auto [r, sum] : llvm::enumerate(acc)) {
+            Value a;
+            if (panelA) {
+              a = memref::LoadOp::create(
+                  b, loc, panelA,
+                  ValueRange{rowTile, k, rowIndex(rowLane, r)});
+            } else {
+              loopValues[layout.m] = rowIndex(m0, r);
+              a = memref::LoadOp::create(b, loc, layout.a->get(),
+                                         indicesOf(layout.a));
+            }
+            Value splat = vector::BroadcastOp::create(b, loc, rowType(), a);
+            next.push_back(vector::FMAOp::create(b, loc, splat, row, sum));
+          }
+          scf::YieldOp::create(b, loc, next);
+        });
+    return SmallVector<Value>(loop.getResults());
+  }
+
+  void buildTile(Value k0, Value k1, Value m0, Value n0, int64_t rows,
+                 bool inBounds) {
+    Value zeros = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(rowType(), b.getF32FloatAttr(0)));
+    if (!layout.visible) {
+      SmallVector<Value> acc = startsFromZero
+                                   ? SmallVector<Value>(rows, zeros)
+                                   : readC(m0, n0, rows, inBounds);
+      writeC(reduce(k0, k1, m0, n0, acc, inBounds), m0, n0, inBounds);
+      return;
+    }
+    SmallVector<Value> masks;
+    Value anyVisible;
+    for (int64_t r = 0; r < rows; ++r) {
+      masks.push_back(visibleRow(rowIndex(m0, r), n0));
+      Value some = vector::ReductionOp::create(b, loc, vector::CombiningKind::OR,
+                                               masks.back());
+      anyVisible =
+          anyVisible ? arith::OrIOp::create(b, loc, anyVisible, some) : some;
+    }
+    // A tile the mask hides entirely adds nothing to C (but is zeros,
+    // where the kernel stands in for C's zero fill).
+    auto finish = [&] {
+      SmallVector<Value> init(rows, zeros);
+      SmallVector<Value> sums = reduce(k0, k1, m0, n0, init, inBounds);
+      SmallVector<Value> old = startsFromZero ? SmallVector<Value>()
+                                              : readC(m0, n0, rows, inBounds);
+      SmallVector<Value> result;
+      for (int64_t r = 0; r < rows; ++r) {
+        Value kept = arith::SelectOp::create(b, loc, masks[r], sums[r], zeros);
+        result.push_back(startsFromZero
+                             ? kept
+                             : arith::AddFOp::create(b, loc, old[r], kept));
+      }
+      writeC(result, m0, n0, inBounds);
+    };
+    if (!startsFromZero) {
+      ifThen(anyVisible, finish);
+      return;
+    }
+    scf::IfOp::create(
+        b, loc, anyVisible,
+        [&](OpBuilder &nested, Location) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nested.getInsertionBlock());
+          finish();
+          scf::YieldOp::create(b, loc);
+        },
+        [&](OpBuilder &nested, Location) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nested.getInsertionBlock());
+          writeC(SmallVector<Value>(rows, zeros), m0, n0, inBounds);
+          scf::YieldOp::create(b, loc);
+        });
+  }
+
+  /// The body's predicate for row `m` and the columns n0 .. n0+columns-1:
+  /// its index arithmetic replayed on vectors of column indices.
+  Value visibleRow(Value m, Value n0) {
+    auto indexVector = VectorType::get({shape.columns()}, b.getIndexType());
+    Value columns = arith::AddIOp::create(
+        b, loc, vector::StepOp::create(b, loc, indexVector),
+        vector::BroadcastOp::create(b, loc, indexVector, n0));
+    IRMapping mapping;
+    for (Operation *o : layout.predicate) {
+      if (auto index = dyn_cast<linalg::IndexOp>(o)) {
+        unsigned d = index.getDim();
+        mapping.map(index.getResult(),
+                    d == layout.n ? columns : d == layout.m ? m : loopValues[d]);
+        continue;
+      }
+      bool vectorized = llvm::any_of(o->getOperands(), [&](Value v) {
+        return isa<VectorType>(mapping.lookupOrDefault(v).getType());
+      });
+      if (!vectorized || isa<arith::ConstantOp>(o)) {
+        mapping.map(o->getResults(), b.clone(*o, mapping)->getResults());
+        continue;
+      }
+      SmallVector<Value> operands;
+      for (Value v : o->getOperands()) {
+        Value mapped = mapping.lookupOrDefault(v);
+        if (!isa<VectorType>(mapped.getType()))
+          mapped = vector::BroadcastOp::create(
+              b, loc, VectorType::get({shape.columns()}, mapped.getType()),
+              mapped);
+        operands.push_back(mapped);
+      }
+      OperationState state(loc, o->getName(), operands,
+                           {VectorType::get({shape.columns()},
+                                            o->getResult(0).getType())},
+                           o->getAttrs());
+      mapping.map(o->getResult(0), b.create(state)->getResult(0));
+    }
+    Value visible = mapping.lookupOrDefault(layout.visible);
+    if (!isa<VectorType>(visible.getType()))
+      visible = vector::BroadcastOp::create(
+          b, loc, VectorType::get({shape.columns()}, b.getI1Type()), visible);
+    return visible;
+  }
+
+  OpBuilder &b;
+  Location loc;
+  linalg::GenericOp op;
+  const ContractionLayout &layout;
+  KernelShape shape;
+  SmallVector<Value> sizes;
+  /// The current value of each loop of the generic, as the kernel's loops
+  /// reach it.
+  SmallVector<Value> loopValues;
+  /// B transposed to [k, n] (the scores' keys), or null.
+  Value kMajorB;
+  /// A and B of one reduction block as [tile, step, lane] panels, or null.
+  Value panelA, panelB;
+  bool startsFromZero = false;
+};
+
+struct LineaVectorizeContractionsPass
+    : linea::impl::LineaVectorizeContractionsBase<
+          LineaVectorizeContractionsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    // Each tile is unrolled into registers: bounds keep the IR small.
+    auto check = [&](StringRef name, int64_t value, int64_t max) {
+      if (value >= 1 && value <= max)
+        return true;
+      getOperation()->emitError() << name << " must be in [1, " << max
+                                  << "], got " << value;
+      return false;
+    };
+    if (!check("vector-width", vectorWidth, 64) ||
+        !check("register-rows", registerRows, 16) ||
+        !check("reduction-block", reductionBlock, 1 << 24))
+      return signalPassFailure();
+    KernelShape shape{vectorWidth, registerRows, reductionBlock};
+    SmallVector<std::pair<linalg::GenericOp, ContractionLayout>> matched;
+    getOperation()->walk([&](linalg::GenericOp op) {
+      FailureOr<ContractionLayout> layout = matchContraction(op);
+      if (succeeded(layout))
+        matched.emplace_back(op, std::move(*layout));
+    });
+    for (auto &[op, layout] : matched) {
+      OpBuilder builder(op);
+      KernelBuilder kernel(builder, op, layout, shape);
+      kernel.build();
+      if (kernel.foldsZeroFill())
+        layout.zeroFill.erase();
+      op.erase();
+    }
+  }
+};
+
+} // namespace

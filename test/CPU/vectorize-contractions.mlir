@@ -1,0 +1,183 @@
+// RUN: linea-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(linea-vectorize-contractions{vector-width=4 register-rows=2 reduction-block=32}),canonicalize)' | FileCheck %s
+
+// The one-shot state K^T V over a reduction longer than one block: each
+// block of K and V is copied into panels ([tile, step, lane]) that the
+// tiles read in order; two rows of 2 x 4 lanes stay in registers while the
+// block's steps run.
+
+// CHECK-LABEL: func.func @state
+// CHECK-SAME: (%[[K:.*]]: memref<3x100x16xf32>, %[[V:.*]]: memref<3x100x16xf32>, %[[S:.*]]: memref<3x16x16xf32>)
+// The batches run in parallel, each with panels of its own.
+// CHECK: scf.parallel (%[[B:.*]]) =
+// CHECK-DAG: %[[PA:.*]] = memref.alloc() : memref<8x32x2xf32>
+// CHECK-DAG: %[[PB:.*]] = memref.alloc() : memref<2x32x8xf32>
+// CHECK: %[[KROW:.*]] = vector.transfer_read %[[K]][%[[B]], {{.*}} : memref<3x100x16xf32>, vector<2xf32>
+// CHECK: vector.transfer_write %[[KROW]], %[[PA]]
+// CHECK: %[[VROW:.*]] = vector.transfer_read %[[V]][%[[B]], {{.*}} : memref<3x100x16xf32>, vector<8xf32>
+// CHECK: vector.transfer_write %[[VROW]], %[[PB]]
+// CHECK: %[[C0:.*]] = vector.transfer_read %[[S]][%[[B]], %[[M:.*]], %[[N:.*]]], %{{.*}} {in_bounds = [true]} : memref<3x16x16xf32>, vector<8xf32>
+// CHECK: %[[SUM:.*]]:2 = scf.for {{.*}} iter_args(%[[R0:.*]] = %[[C0]], %{{.*}} = %{{.*}}) -> (vector<8xf32>, vector<8xf32>)
+// CHECK: %[[ROW:.*]] = vector.transfer_read %[[PB]]
+// CHECK: %[[A0:.*]] = memref.load %[[PA]]
+// CHECK: %[[SPLAT:.*]] = vector.broadcast %[[A0]] : f32 to vector<8xf32>
+// CHECK: vector.fma %[[SPLAT]], %[[ROW]], %[[R0]] : vector<8xf32>
+// CHECK: vector.fma
+// CHECK: vector.transfer_write %[[SUM]]#0, %[[S]][%[[B]], %[[M]], %[[N]]] {in_bounds = [true]}
+// CHECK: memref.dealloc %[[PA]]
+// CHECK-NOT: linalg.generic
+func.func @state(%k: memref<3x100x16xf32>, %v: memref<3x100x16xf32>, %s: memref<3x16x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, t, d, e) -> (b, t, d)>,
+                                   affine_map<(b, t, d, e) -> (b, t, e)>,
+                                   affine_map<(b, t, d, e) -> (b, d, e)>],
+                  iterator_types = ["parallel", "reduction", "parallel", "parallel"]}
+      ins(%k, %v : memref<3x100x16xf32>, memref<3x100x16xf32>) outs(%s : memref<3x16x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// The queries times the state, Q S: a short reduction (16 <= one block)
+// read in place; the rows of Q are broadcast a scalar at a time, the rows of
+// S are the vectors, and the 5 x 16 output leaves one row to a tile of its
+// own.
+
+// CHECK-LABEL: func.func @query_state
+// CHECK-SAME: (%[[Q:.*]]: memref<5x16xf32>, %[[S:.*]]: memref<16x16xf32>, %[[O:.*]]: memref<5x16xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK: scf.for %[[M:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %[[C0:.*]] = vector.transfer_read %[[O]][%[[M]], %[[N]]]
+// CHECK: scf.for %[[D:.*]] = {{.*}} iter_args(%[[R0:.*]] = %[[C0]], %{{.*}} = %{{.*}}) -> (vector<8xf32>, vector<8xf32>)
+// CHECK: %[[ROW:.*]] = vector.transfer_read %[[S]][%[[D]], %[[N]]]
+// CHECK: %[[A0:.*]] = memref.load %[[Q]][%[[M]], %[[D]]]
+// CHECK: %[[SPLAT:.*]] = vector.broadcast %[[A0]] : f32 to vector<8xf32>
+// CHECK: vector.fma %[[SPLAT]], %[[ROW]], %[[R0]] : vector<8xf32>
+// The fifth row, alone:
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<8xf32>)
+func.func @query_state(%q: memref<5x16xf32>, %s: memref<16x16xf32>, %o: memref<5x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, e, d) -> (i, d)>,
+                                   affine_map<(i, e, d) -> (d, e)>,
+                                   affine_map<(i, e, d) -> (i, e)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %s : memref<5x16xf32>, memref<16x16xf32>) outs(%o : memref<5x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A chunk's causal scores Q K^T: the keys' contiguous dim is the reduced d,
+// so they are packed d-major through 4 x 4 transposes; the mask is replayed
+// on a vector of column indices, and a tile it hides entirely is skipped.
+
+// CHECK-LABEL: func.func @scores
+// CHECK-SAME: (%[[Q:.*]]: memref<?x?xf32>, %[[K:.*]]: memref<?x?xf32>, %[[P:.*]]: memref<?x?xf32>)
+// CHECK: %[[PACKED:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?xf32>
+// CHECK: %[[SQUARE:.*]] = vector.transfer_read %[[K]]{{.*}} : memref<?x?xf32>, vector<4x4xf32>
+// CHECK: %[[T:.*]] = vector.transpose %[[SQUARE]], [1, 0]
+// CHECK: vector.transfer_write %[[T]], %[[PACKED]]
+// CHECK: %[[STEP:.*]] = vector.step : vector<8xindex>
+// CHECK: %[[COLS:.*]] = arith.addi %[[STEP]]
+// CHECK: %[[SEEN:.*]] = arith.cmpi sle, %[[COLS]], %{{.*}} : vector<8xindex>
+// CHECK: vector.reduction <or>, %[[SEEN]] : vector<8xi1> into i1
+// CHECK: scf.if
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: vector.transfer_read %[[PACKED]]
+// CHECK: arith.select %[[SEEN]]
+// CHECK: memref.dealloc %[[PACKED]]
+// CHECK-NOT: linalg.generic
+func.func @scores(%q: memref<?x?xf32>, %k: memref<?x?xf32>, %p: memref<?x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(i, t, d) -> (i, d)>,
+                                   affine_map<(i, t, d) -> (t, d)>,
+                                   affine_map<(i, t, d) -> (i, t)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<?x?xf32>, memref<?x?xf32>) outs(%p : memref<?x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %t = linalg.index 1 : index
+    %i = linalg.index 0 : index
+    %seen = arith.cmpi sle, %t, %i : index
+    %prod = arith.mulf %a, %b : f32
+    %masked = arith.select %seen, %prod, %zero : f32
+    %r = arith.addf %acc, %masked : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Not a multiply-accumulate (the decayed scores): left to the loops.
+
+// CHECK-LABEL: func.func @decayed
+// CHECK: linalg.generic
+// CHECK-NOT: vector.fma
+func.func @decayed(%q: memref<8x8xf32>, %k: memref<8x8xf32>, %p: memref<8x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, t, d) -> (i, d)>,
+                                   affine_map<(i, t, d) -> (t, d)>,
+                                   affine_map<(i, t, d) -> (i, t)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<8x8xf32>, memref<8x8xf32>) outs(%p : memref<8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %prod = arith.mulf %a, %b : f32
+    %e = math.exp %prod : f32
+    %r = arith.addf %acc, %e : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A mask that reads the reduced dim is not a mask of the finished sum.
+
+// CHECK-LABEL: func.func @mask_on_k
+// CHECK: linalg.generic
+func.func @mask_on_k(%q: memref<8x8xf32>, %k: memref<8x8xf32>, %p: memref<8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(i, t, d) -> (i, d)>,
+                                   affine_map<(i, t, d) -> (t, d)>,
+                                   affine_map<(i, t, d) -> (i, t)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<8x8xf32>, memref<8x8xf32>) outs(%p : memref<8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %d = linalg.index 2 : index
+    %i = linalg.index 0 : index
+    %seen = arith.cmpi sle, %d, %i : index
+    %prod = arith.mulf %a, %b : f32
+    %masked = arith.select %seen, %prod, %zero : f32
+    %r = arith.addf %acc, %masked : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// C's rows strided in their innermost dim: no vector rows to read.
+
+// CHECK-LABEL: func.func @strided_output
+// CHECK: linalg.generic
+func.func @strided_output(%a: memref<8x8xf32>, %b: memref<8x8xf32>,
+                          %c: memref<8x8xf32, strided<[1, 8]>>) {
+  linalg.generic {indexing_maps = [affine_map<(i, t, e) -> (i, t)>,
+                                   affine_map<(i, t, e) -> (t, e)>,
+                                   affine_map<(i, t, e) -> (i, e)>],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32, strided<[1, 8]>>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
