@@ -54,6 +54,8 @@ def set_threads(threads):
 
 
 set_threads(1)
+# The target description `python3 -m linea.calibrate` measured first.
+CALIBRATED = None
 
 
 def median_ms(fn, repeat):
@@ -198,6 +200,12 @@ def bench_linear(table, L, D, repeat, rate):
     table.add(name + f", {cores} threads",
               linea_ms(causal_program, [q, k, v], repeat, threads=0, reuse_memory=True),
               causal_ms, "Linea, 1 thread", "thread scaling")
+    if CALIBRATED:
+        table.add(name + ", calibrated cost model",
+                  linea_ms(causal_program, [q, k, v], repeat, reuse_memory=True,
+                           optimize=f"linea-optimize{{target-description={CALIBRATED}}}"),
+                  causal_ms, "built-in estimates (chunk 64)",
+                  "forms and chunk from `python3 -m linea.calibrate` on this machine")
     if D != 64:
         return
 
@@ -329,6 +337,11 @@ def main():
     L = 2048 if opts.quick else 16384
     fold_lengths = [4096, 16384] if opts.quick else [4096, 16384, 65536, 262144]
 
+    global CALIBRATED
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as out:
+        CALIBRATED = out.name
+    from linea import calibrate
+    calibrate.main(["--quick" if opts.quick else "--repeat=5", "-o", CALIBRATED])
     rate = sgemm_rate(opts.repeat)
     table = Table()
     bench_presum(table, L, opts.repeat)

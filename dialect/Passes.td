@@ -325,7 +325,11 @@ def LineaSelectForms : Pass<"linea-select-forms"> {
            "Emit a remark per op with the choice and the alternatives">,
     Option<"sharedMemory", "shared-memory", "int64_t", /*default=*/"0",
            "Shared memory per GPU block to plan for (0 = the target's; "
-           "linea-lower-to-nvvm passes its chip's)">
+           "linea-lower-to-nvvm passes its chip's)">,
+    Option<"targetDescription", "target-description", "std::string",
+           /*default=*/"\"\"",
+           "A JSON file with the target's measured rates (written by "
+           "`python3 -m linea.calibrate`); empty: the built-in estimates">
   ];
 }
 

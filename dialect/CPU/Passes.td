@@ -64,4 +64,44 @@ def LineaVectorizeContractions : Pass<"linea-vectorize-contractions"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def LineaVectorizeScans : Pass<"linea-vectorize-scans"> {
+  let summary = "Sequential presums as streaming vector scans";
+  let description = [{
+    Rewrites each `linea.presum` on f32 whose form is the sequential scan
+    (or not chosen yet) and that has a dim after the scanned one into loops
+    that stream the tensor once: for every index of the leading dims and
+    every tile of up to `registers` vectors of `vector-width` lanes of the
+    innermost dim, a running sum held in registers walks the scanned dim,
+    reading one row of the input and writing one row of the result per
+    step. Exclusive and reverse presums are the same walk with the store
+    before the add, or backwards. The reference lowering's scan instead
+    steps all leading indices together, one strided slice per step.
+
+    A presum along the innermost dim, or on another element type, is left
+    to `convert-linea-to-linalg`. Part of `linea-lower-to-cpu`.
+
+    ```mlir
+    %y = linea.presum %x : tensor<16x16384x64xf32>
+    // becomes, per head and 64-lane tile of the last dim:
+    %r:2 = scf.for %t = %c0 to %c16384 step %c1
+        iter_args(%sum = %zeros, %out = %acc) -> (vector<64xf32>, tensor<16x16384x64xf32>) {
+      %row = vector.transfer_read %x[%h, %t, %e], %pad : tensor<16x16384x64xf32>, vector<64xf32>
+      %next = arith.addf %sum, %row : vector<64xf32>
+      %w = vector.transfer_write %next, %out[%h, %t, %e] : vector<64xf32>, tensor<16x16384x64xf32>
+      scf.yield %next, %w : vector<64xf32>, tensor<16x16384x64xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
+           "f32 lanes of one vector register (8: AVX2, 16: AVX-512)">,
+    Option<"registers", "registers", "int64_t", /*default=*/"8",
+           "Vector registers of running sums per tile">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // LINEA_CPU_PASSES_TD

@@ -689,17 +689,11 @@ struct LineaVectorizeContractionsPass
   using Base::Base;
 
   void runOnOperation() override {
-    // Each tile is unrolled into registers: bounds keep the IR small.
-    auto check = [&](StringRef name, int64_t value, int64_t max) {
-      if (value >= 1 && value <= max)
-        return true;
-      getOperation()->emitError() << name << " must be in [1, " << max
-                                  << "], got " << value;
-      return false;
-    };
-    if (!check("vector-width", vectorWidth, 64) ||
-        !check("register-rows", registerRows, 16) ||
-        !check("reduction-block", reductionBlock, 1 << 24))
+    Operation *root = getOperation();
+    if (failed(linea::checkTileOption(root, "vector-width", vectorWidth, 64)) ||
+        failed(linea::checkTileOption(root, "register-rows", registerRows, 16)) ||
+        failed(linea::checkTileOption(root, "reduction-block", reductionBlock,
+                                      1 << 24)))
       return signalPassFailure();
     KernelShape shape{vectorWidth, registerRows, reductionBlock};
     SmallVector<std::pair<linalg::GenericOp, ContractionLayout>> matched;
@@ -720,3 +714,11 @@ struct LineaVectorizeContractionsPass
 };
 
 } // namespace
+
+LogicalResult mlir::linea::checkTileOption(Operation *op, StringRef name,
+                                           int64_t value, int64_t max) {
+  if (value >= 1 && value <= max)
+    return success();
+  return op->emitError() << name << " must be in [1, " << max << "], got "
+                         << value;
+}

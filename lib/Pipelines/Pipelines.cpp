@@ -41,6 +41,7 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
   select.chunkSize = options.chunkSize;
   select.explain = options.explain;
   select.sharedMemory = options.sharedMemory;
+  select.targetDescription = options.targetDescription;
   pm.addPass(createLineaSelectForms(select));
   // On the GPU each sequence's chunk loop is one block's program.
   if (options.target == TargetKind::gpu)
@@ -228,11 +229,17 @@ static void buildBuffersToLLVM(OpPassManager &pm, unsigned threads = 1) {
 
 void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm,
                                           const LowerToCPUOptions &options) {
+  int64_t vectorWidth =
+      options.vectorWidth > 0 ? options.vectorWidth : hostVectorWidth();
+  if (options.vectorize) {
+    LineaVectorizeScansOptions scans;
+    scans.vectorWidth = vectorWidth;
+    pm.addNestedPass<func::FuncOp>(createLineaVectorizeScans(scans));
+  }
   buildReferenceToBuffers(pm, options.runtimeChecks);
   if (options.vectorize) {
     LineaVectorizeContractionsOptions kernels;
-    kernels.vectorWidth =
-        options.vectorWidth > 0 ? options.vectorWidth : hostVectorWidth();
+    kernels.vectorWidth = vectorWidth;
     pm.addNestedPass<func::FuncOp>(createLineaVectorizeContractions(kernels));
     pm.addPass(createCanonicalizerPass());
   }

@@ -3,9 +3,13 @@
 #include "linea/Target/Target.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/ErrorHandling.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/TargetParser/Host.h"
+
+#include <cmath>
 
 using namespace mlir::linea;
 
@@ -82,6 +86,50 @@ const TargetDescription &TargetDescription::get(TargetKind kind) {
     return kGPU;
   }
   llvm_unreachable("unknown target");
+}
+
+llvm::Expected<TargetDescription>
+TargetDescription::load(TargetKind kind, llvm::StringRef path) {
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "target description '" + path + "': " + why);
+  };
+  auto file = llvm::MemoryBuffer::getFile(path);
+  if (!file)
+    return fail(file.getError().message());
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse((*file)->getBuffer());
+  if (!json)
+    return fail(llvm::toString(json.takeError()));
+  const llvm::json::Object *object = json->getAsObject();
+  if (!object)
+    return fail("not a JSON object");
+  TargetDescription description = get(kind);
+  if (std::optional<llvm::StringRef> target = object->getString("target");
+      !target || *target != description.name)
+    return fail("describes target '" + target.value_or("?") +
+                "', not '" + description.name + "'");
+  std::pair<llvm::StringRef, double *> numbers[] = {
+      {"matrixFlopsPerSecond", &description.matrixFlopsPerSecond},
+      {"scalarFlopsPerSecond", &description.scalarFlopsPerSecond},
+      {"bytesPerSecond", &description.bytesPerSecond},
+      {"secondsPerIteration", &description.secondsPerIteration},
+      {"contractionTile", &description.contractionTile}};
+  for (auto [key, field] : numbers) {
+    if (!object->get(key))
+      continue;
+    std::optional<double> value = object->getNumber(key);
+    if (!value || !(*value > 0) || !std::isfinite(*value))
+      return fail(key + " must be a positive number");
+    *field = *value;
+  }
+  if (object->get("parallelUnits")) {
+    std::optional<int64_t> units = object->getInteger("parallelUnits");
+    if (!units || *units < 1)
+      return fail("parallelUnits must be a positive integer");
+    description.parallelUnits = *units;
+  }
+  return description;
 }
 
 llvm::StringRef mlir::linea::stringifyTargetKind(TargetKind kind) {

@@ -28,7 +28,10 @@ struct LineaSelectFormsPass
     if (failed(verifyFormSizeOption(getOperation(), "shared-memory",
                                     sharedMemory)))
       return signalPassFailure();
-    TargetDescription description = TargetDescription::get(target);
+    FailureOr<TargetDescription> loaded = describeTarget();
+    if (failed(loaded))
+      return signalPassFailure();
+    TargetDescription description = *loaded;
     if (sharedMemory > 0 && description.sharedMemoryPerBlock > 0)
       description.sharedMemoryPerBlock = sharedMemory;
     std::optional<FormKind> forced = forcedForm(form);
@@ -45,6 +48,18 @@ struct LineaSelectFormsPass
       if (explain)
         op->emitRemark() << describeChoice(*choice);
     });
+  }
+
+  /// The built-in description of the target, or the measured one of
+  /// `target-description`.
+  FailureOr<TargetDescription> describeTarget() {
+    if (targetDescription.empty())
+      return TargetDescription::get(target);
+    llvm::Expected<TargetDescription> loaded =
+        TargetDescription::load(target, targetDescription);
+    if (!loaded)
+      return getOperation()->emitError() << llvm::toString(loaded.takeError());
+    return *loaded;
   }
 
   /// Forms planned for one target are not re-planned for another: by then

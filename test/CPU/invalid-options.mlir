@@ -3,11 +3,13 @@
 // RUN: not linea-opt %s --pass-pipeline='builtin.module(func.func(linea-vectorize-contractions{register-rows=17}))' 2>&1 | FileCheck %s --check-prefix=ROWS
 // RUN: not linea-opt %s --pass-pipeline='builtin.module(func.func(linea-vectorize-contractions{reduction-block=-3}))' 2>&1 | FileCheck %s --check-prefix=BLOCK
 // RUN: not linea-opt %s --linea-lower-to-cpu=vector-width=65 2>&1 | FileCheck %s --check-prefix=PIPELINE
+// RUN: not linea-opt %s --pass-pipeline='builtin.module(func.func(linea-vectorize-scans{registers=0}))' 2>&1 | FileCheck %s --check-prefix=SCAN
 
 // WIDTH: error: vector-width must be in [1, 64], got 0
 // ROWS: error: register-rows must be in [1, 16], got 17
 // BLOCK: error: reduction-block must be in [1, 16777216], got -3
 // PIPELINE: error: vector-width must be in [1, 64], got 65
+// SCAN: error: registers must be in [1, 32], got 0
 
 func.func @f() {
   return

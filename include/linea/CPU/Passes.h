@@ -17,6 +17,11 @@ namespace mlir::linea {
 #define GEN_PASS_REGISTRATION
 #include "linea/CPU/Passes.h.inc"
 
+/// Emits "`name` must be in [1, max], got `value`" on `op` unless `value`
+/// is in range: the CPU passes unroll tiles of these sizes into registers.
+LogicalResult checkTileOption(Operation *op, StringRef name, int64_t value,
+                              int64_t max);
+
 } // namespace mlir::linea
 
 #endif // LINEA_CPU_PASSES_H

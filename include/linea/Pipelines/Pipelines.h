@@ -40,6 +40,12 @@ struct OptimizeOptions : public PassPipelineOptions<OptimizeOptions> {
       llvm::cl::desc("Shared memory per GPU block the cost model may plan "
                      "for (0 = the target's)"),
       llvm::cl::init(0)};
+  Option<std::string> targetDescription{
+      *this, "target-description",
+      llvm::cl::desc("The target's measured rates, a JSON file written by "
+                     "`python3 -m linea.calibrate` (empty: the built-in "
+                     "estimates)"),
+      llvm::cl::init("")};
 };
 
 /// linea-optimize: fold to loops, split prefixes, choose forms with the cost

@@ -13,6 +13,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
 
 #include <cstdint>
 
@@ -51,6 +52,15 @@ struct TargetDescription {
   llvm::ArrayRef<int64_t> chunkCandidates;
 
   static const TargetDescription &get(TargetKind kind);
+
+  /// The description of `kind` with the numbers measured on a machine read
+  /// from `path`, a JSON object as `python3 -m linea.calibrate` writes it:
+  /// `{"target": "cpu", "matrixFlopsPerSecond": ..., ...}` with any of the
+  /// fields `matrixFlopsPerSecond`, `scalarFlopsPerSecond`,
+  /// `bytesPerSecond`, `secondsPerIteration`, `contractionTile` (positive
+  /// numbers) and `parallelUnits` (a positive integer).
+  static llvm::Expected<TargetDescription> load(TargetKind kind,
+                                                llvm::StringRef path);
 };
 
 /// The most shared memory one block may use on an NVIDIA chip (`sm_XX`), with
