@@ -104,4 +104,26 @@ def LineaVectorizeScans : Pass<"linea-vectorize-scans"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def LineaApproximateExp : Pass<"linea-approximate-exp"> {
+  let summary = "f32 math.exp as MLIR's polynomial approximation";
+  let description = [{
+    The gated forms take an `exp` of a log-decay difference for every pair
+    of positions in a chunk (and every key dim with per-key gates). Lowered
+    to LLVM's `llvm.exp`, each is a call into libm that no loop vectorizer
+    can widen. MLIR's polynomial approximation (range reduction, a
+    polynomial and exponent arithmetic) is plain arithmetic, so LLVM
+    vectorizes the loops around it. The gated differential suites (gates
+    down to -20, long sequences, NaN propagation) hold to the float64
+    oracle through it. f64 exps are left alone. Part of `linea-lower-to-cpu`.
+
+    ```mlir
+    %d = math.exp %x : f32
+    // becomes a few dozen arith ops: clamps, fma, bitcasts, no call
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 #endif // LINEA_CPU_PASSES_TD

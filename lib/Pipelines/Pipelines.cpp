@@ -241,6 +241,7 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm,
     LineaVectorizeContractionsOptions kernels;
     kernels.vectorWidth = vectorWidth;
     pm.addNestedPass<func::FuncOp>(createLineaVectorizeContractions(kernels));
+    pm.addNestedPass<func::FuncOp>(createLineaApproximateExp());
     pm.addPass(createCanonicalizerPass());
   }
   buildBuffersToLLVM(pm, options.threads);

@@ -224,10 +224,12 @@ Value mlir::linea::decayedScores(OpBuilder &b, Location loc, int64_t numBatch,
         Value diff = arith::SubFOp::create(nb, l, args[2], args[3]);
         Value decay = math::ExpOp::create(
             nb, l, arith::SelectOp::create(nb, l, seen, diff, zero));
+        auto fm = contractionFastMath(nb);
         Value prod = arith::MulFOp::create(
-            nb, l, arith::MulFOp::create(nb, l, args[0], args[1]), decay);
+            nb, l, arith::MulFOp::create(nb, l, args[0], args[1], fm), decay,
+            fm);
         Value masked = arith::SelectOp::create(nb, l, seen, prod, zero);
-        return arith::AddFOp::create(nb, l, args[4], masked);
+        return arith::AddFOp::create(nb, l, args[4], masked, fm);
       });
 }
 
@@ -242,10 +244,11 @@ Value mlir::linea::decayedQueryTimesState(OpBuilder &b, Location loc,
       b, loc, {q, rowLog, state}, init,
       {s.map({i, d}), logMap, s.map({d, e}), s.map({i, e})}, s.iterators(),
       [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        auto fm = contractionFastMath(nb);
         Value decayed = arith::MulFOp::create(
             nb, l, args[0], math::ExpOp::create(nb, l, args[1]));
-        Value prod = arith::MulFOp::create(nb, l, decayed, args[2]);
-        return arith::AddFOp::create(nb, l, args[3], prod);
+        Value prod = arith::MulFOp::create(nb, l, decayed, args[2], fm);
+        return arith::AddFOp::create(nb, l, args[3], prod, fm);
       });
 }
 
