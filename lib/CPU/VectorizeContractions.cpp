@@ -328,13 +328,23 @@ private:
                        });
   }
 
-  void ifThen(Value condition, function_ref<void()> fn) {
-    scf::IfOp::create(b, loc, condition, [&](OpBuilder &nested, Location) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(nested.getInsertionBlock());
-      fn();
-      scf::YieldOp::create(b, loc);
-    });
+  /// `scf.if condition { then } else { otherwise }`, no else without
+  /// `otherwise`.
+  void ifThen(Value condition, function_ref<void()> then,
+              function_ref<void()> otherwise = nullptr) {
+    auto branch = [&](function_ref<void()> fn) {
+      return [&, fn](OpBuilder &nested, Location) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(nested.getInsertionBlock());
+        fn();
+        scf::YieldOp::create(b, loc);
+      };
+    };
+    if (!otherwise) {
+      scf::IfOp::create(b, loc, condition, branch(then));
+      return;
+    }
+    scf::IfOp::create(b, loc, condition, branch(then), branch(otherwise));
   }
 
   /// One batch's contraction, with buffers of its own for the packed
@@ -607,20 +617,9 @@ private:
       ifThen(anyVisible, finish);
       return;
     }
-    scf::IfOp::create(
-        b, loc, anyVisible,
-        [&](OpBuilder &nested, Location) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(nested.getInsertionBlock());
-          finish();
-          scf::YieldOp::create(b, loc);
-        },
-        [&](OpBuilder &nested, Location) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(nested.getInsertionBlock());
-          writeC(SmallVector<Value>(rows, zeros), m0, n0, inBounds);
-          scf::YieldOp::create(b, loc);
-        });
+    ifThen(anyVisible, finish, [&] {
+      writeC(SmallVector<Value>(rows, zeros), m0, n0, inBounds);
+    });
   }
 
   /// The body's predicate for row `m` and the columns n0 .. n0+columns-1:

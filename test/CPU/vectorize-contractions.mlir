@@ -181,3 +181,40 @@ func.func @strided_output(%a: memref<8x8xf32>, %b: memref<8x8xf32>,
   }
   return
 }
+
+// -----
+
+// The zero fill of C just before a masked contraction is folded into the
+// kernel: the accumulators start from zero, C is never read, and a tile
+// the mask hides is written as zeros.
+
+// CHECK-LABEL: func.func @filled_scores
+// CHECK-SAME: (%[[Q:.*]]: memref<8x8xf32>, %[[K:.*]]: memref<8x8xf32>, %[[P:.*]]: memref<8x8xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: vector.transfer_read %[[P]]
+// CHECK: %[[SEEN:.*]] = vector.reduction <or>
+// CHECK: scf.if
+// CHECK: %[[KEPT:.*]] = arith.select
+// CHECK: vector.transfer_write %[[KEPT]], %[[P]]
+// CHECK: } else {
+// CHECK: vector.transfer_write %[[ZEROS:.*]], %[[P]]
+// CHECK-NOT: linalg
+func.func @filled_scores(%q: memref<8x8xf32>, %k: memref<8x8xf32>, %p: memref<8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%p : memref<8x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, t, d) -> (i, d)>,
+                                   affine_map<(i, t, d) -> (t, d)>,
+                                   affine_map<(i, t, d) -> (i, t)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<8x8xf32>, memref<8x8xf32>) outs(%p : memref<8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %t = linalg.index 1 : index
+    %i = linalg.index 0 : index
+    %seen = arith.cmpi sle, %t, %i : index
+    %prod = arith.mulf %a, %b : f32
+    %masked = arith.select %seen, %prod, %zero : f32
+    %r = arith.addf %acc, %masked : f32
+    linalg.yield %r : f32
+  }
+  return
+}
