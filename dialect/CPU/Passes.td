@@ -54,7 +54,8 @@ def LineaVectorizeContractions : Pass<"linea-vectorize-contractions"> {
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
            "f32 lanes of one vector register (8: AVX2, 16: AVX-512)">,
     Option<"registerRows", "register-rows", "int64_t", /*default=*/"4",
-           "Rows of C held in registers by one tile">,
+           "Rows of C held in registers by one tile (8 accumulators with "
+           "two vectors per row: what two FMA units of latency 4 need)">,
     Option<"reductionBlock", "reduction-block", "int64_t", /*default=*/"256",
            "Reduction steps per cache block">,
   ];

@@ -240,6 +240,7 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm,
   if (options.vectorize) {
     LineaVectorizeContractionsOptions kernels;
     kernels.vectorWidth = vectorWidth;
+    kernels.registerRows = options.registerRows;
     pm.addNestedPass<func::FuncOp>(createLineaVectorizeContractions(kernels));
     pm.addNestedPass<func::FuncOp>(createLineaApproximateExp());
     pm.addPass(createCanonicalizerPass());

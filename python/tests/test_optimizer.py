@@ -68,10 +68,11 @@ WIDE = [dict(op="gated_linear_attention", batch=[2], dk=128, dv=128, L=131, mask
 # The CPU lowering's contraction kernels (linea-vectorize-contractions) off,
 # and at vector widths that leave partial column tiles everywhere (3: tiles
 # of 6 columns) or are wider than the machine's registers (16); threads off
-# (1), and more of them than cores (3). The other runs use every core.
+# (1), and more of them than cores (3), with 3-row tiles. The other runs use
+# every core.
 CPU_KERNELS = ["linea-optimize,linea-lower-to-cpu{vectorize=0 threads=1}",
                "linea-optimize{chunk-size=5},linea-lower-to-cpu{vector-width=3 threads=1}",
-               "linea-optimize,linea-lower-to-cpu{vector-width=16 threads=3}"]
+               "linea-optimize,linea-lower-to-cpu{vector-width=16 register-rows=3 threads=3}"]
 RUNS = ([(spec, GPU_MAPPED_WIDE) for spec in WIDE]
         + [(spec, pipeline) for spec in cases.edge_cases() for pipeline in CPU_KERNELS] + [(spec, FULL_CHAIN) for spec in cases.edge_cases()]
         + [(spec, GPU_MAPPED) for spec in cases.edge_cases()]

@@ -70,6 +70,11 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       llvm::cl::desc("f32 lanes of a vector register for the kernels "
                      "(0: the host's, 16 with AVX-512, 8 with AVX)"),
       llvm::cl::init(0)};
+  Option<int64_t> registerRows{
+      *this, "register-rows",
+      llvm::cl::desc("Rows of C one contraction tile holds in registers "
+                     "(linea-vectorize-contractions)"),
+      llvm::cl::init(4)};
   Option<unsigned> threads{
       *this, "threads",
       llvm::cl::desc("Threads for the parallel loops (the heads of each "
