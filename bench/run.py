@@ -54,8 +54,6 @@ def set_threads(threads):
 
 
 set_threads(1)
-# The target description `python3 -m linea.calibrate` measured first.
-CALIBRATED = None
 
 
 def median_ms(fn, repeat):
@@ -148,7 +146,9 @@ def torch_ms(fn, repeat, threads=1):
         set_threads(1)
 
 
-def bench_linear(table, L, D, repeat, rate):
+def bench_linear(table, L, D, repeat, rate, calibrated):
+    """`calibrated`: a target description `python3 -m linea.calibrate` wrote
+    for this machine."""
     H, C = 16, 64
     shape = (H, L, D)
     q, k, v = (RNG.standard_normal(shape).astype(np.float32) for _ in range(3))
@@ -200,12 +200,11 @@ def bench_linear(table, L, D, repeat, rate):
     table.add(name + f", {cores} threads",
               linea_ms(causal_program, [q, k, v], repeat, threads=0, reuse_memory=True),
               causal_ms, "Linea, 1 thread", "thread scaling")
-    if CALIBRATED:
-        table.add(name + ", calibrated cost model",
-                  linea_ms(causal_program, [q, k, v], repeat, reuse_memory=True,
-                           optimize=f"linea-optimize{{target-description={CALIBRATED}}}"),
-                  causal_ms, "built-in estimates (chunk 64)",
-                  "forms and chunk from `python3 -m linea.calibrate` on this machine")
+    table.add(name + ", calibrated cost model",
+              linea_ms(causal_program, [q, k, v], repeat, reuse_memory=True,
+                       optimize=f"linea-optimize{{target-description={calibrated}}}"),
+              causal_ms, "built-in estimates (chunk 64)",
+              "forms and chunk from `python3 -m linea.calibrate` on this machine")
     if D != 64:
         return
 
@@ -337,16 +336,14 @@ def main():
     L = 2048 if opts.quick else 16384
     fold_lengths = [4096, 16384] if opts.quick else [4096, 16384, 65536, 262144]
 
-    global CALIBRATED
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as out:
-        CALIBRATED = out.name
     from linea import calibrate
-    calibrate.main(["--quick" if opts.quick else "--repeat=5", "-o", CALIBRATED])
+    calibrated = pathlib.Path(tempfile.mkdtemp()) / "cpu.json"
+    calibrate.main(["--quick" if opts.quick else "--repeat=5", "-o", str(calibrated)])
     rate = sgemm_rate(opts.repeat)
     table = Table()
     bench_presum(table, L, opts.repeat)
     for D in (64, 128):
-        bench_linear(table, L, D, opts.repeat, rate)
+        bench_linear(table, L, D, opts.repeat, rate, calibrated)
     bench_quadratic(table, opts.repeat)
     bench_gated(table, L, opts.repeat)
     bench_runtime_checks(table, L, opts.repeat)

@@ -58,9 +58,17 @@ struct KernelShape {
 // Matching
 //===----------------------------------------------------------------------===//
 
+bool isF32Buffer(Value value) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  return type && type.getElementType().isF32();
+}
+
+/// An f32 buffer whose innermost dim is contiguous (rows load as vectors).
 bool hasUnitInnermostStride(Value memref) {
-  auto type = dyn_cast<MemRefType>(memref.getType());
-  if (!type || type.getRank() == 0 || !type.getElementType().isF32())
+  if (!isF32Buffer(memref))
+    return false;
+  auto type = cast<MemRefType>(memref.getType());
+  if (type.getRank() == 0)
     return false;
   SmallVector<int64_t> strides;
   int64_t offset;
@@ -210,8 +218,7 @@ FailureOr<ContractionLayout> matchContraction(linalg::GenericOp op) {
   if (failed(matchLoops(op, layout)) ||
       failed(matchMultiplyAccumulate(op, layout)))
     return failure();
-  if (!isa<MemRefType>(layout.a->get().getType()) ||
-      !cast<MemRefType>(layout.a->get().getType()).getElementType().isF32() ||
+  if (!isF32Buffer(layout.a->get()) ||
       !hasUnitInnermostStride(layout.b->get()) ||
       !hasUnitInnermostStride(layout.c->get()))
     return failure();
@@ -263,6 +270,10 @@ public:
         });
   }
 
+  /// Whether the zero fill of C before the op is folded into the kernel
+  /// (its accumulators start from zero, and C is never read).
+  bool foldsZeroFill() const { return startsFromZero; }
+
 private:
   Value constant(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
@@ -270,12 +281,6 @@ private:
     return arith::CeilDivUIOp::create(b, loc, x, constant(d));
   }
 
-public:
-  /// Whether the zero fill of C before the op is folded into the kernel
-  /// (its accumulators start from zero, and C is never read).
-  bool foldsZeroFill() const { return startsFromZero; }
-
-private:
   /// Whether each tile of C is finished by one pass over k: masked, or a
   /// reduction no longer than one block.
   bool finishesInOnePass() {
@@ -535,13 +540,20 @@ private:
   /// per row of C at each step, the sums in registers.
   SmallVector<Value> reduce(Value k0, Value k1, Value m0, Value n0,
                             ArrayRef<Value> init, bool inBounds) {
-    // Where the tile's rows and columns sit in the panels.
-    Value rowTile, rowLane, columnTile;
+    // Where the tile's rows and columns sit: in the panels, or in A.
+    Value rowTile, columnTile;
+    SmallVector<Value> rows;
     if (panelA) {
       rowTile = arith::DivUIOp::create(b, loc, m0, constant(shape.rows));
-      rowLane = arith::RemUIOp::create(b, loc, m0, constant(shape.rows));
       columnTile = arith::DivUIOp::create(b, loc, n0, constant(shape.columns()));
+      Value lane = arith::RemUIOp::create(b, loc, m0, constant(shape.rows));
+      for (size_t r = 0; r < init.size(); ++r)
+        rows.push_back(rowIndex(lane, r));
+    } else {
+      for (size_t r = 0; r < init.size(); ++r)
+        rows.push_back(rowIndex(m0, r));
     }
+    Value zero = constant(0);
     auto loop = scf::ForOp::create(
         b, loc, k0, k1, constant(1), init,
         [&](OpBuilder &nested, Location, Value k, ValueRange acc) {
@@ -551,7 +563,7 @@ private:
           loopValues[layout.n] = n0;
           Value row;
           if (panelB)
-            row = readRow(panelB, ValueRange{columnTile, k, constant(0)},
+            row = readRow(panelB, ValueRange{columnTile, k, zero},
                           /*inBounds=*/true);
           else if (kMajorB)
             row = readRow(kMajorB, ValueRange{k, n0}, inBounds);
@@ -561,11 +573,10 @@ private:
           for (auto [r, sum] : llvm::enumerate(acc)) {
             Value a;
             if (panelA) {
-              a = memref::LoadOp::create(
-                  b, loc, panelA,
-                  ValueRange{rowTile, k, rowIndex(rowLane, r)});
+              a = memref::LoadOp::create(b, loc, panelA,
+                                         ValueRange{rowTile, k, rows[r]});
             } else {
-              loopValues[layout.m] = rowIndex(m0, r);
+              loopValues[layout.m] = rows[r];
               a = memref::LoadOp::create(b, loc, layout.a->get(),
                                          indicesOf(layout.a));
             }
@@ -713,11 +724,3 @@ struct LineaVectorizeContractionsPass
 };
 
 } // namespace
-
-LogicalResult mlir::linea::checkTileOption(Operation *op, StringRef name,
-                                           int64_t value, int64_t max) {
-  if (value >= 1 && value <= max)
-    return success();
-  return op->emitError() << name << " must be in [1, " << max << "], got "
-                         << value;
-}
