@@ -33,6 +33,9 @@ def Linea_Dialect : Dialect {
   let hasCanonicalizer = 1;
   // `linea.target`: the target the module's forms were planned for.
   let hasOperationAttrVerify = 1;
+  // `linea.sharded_dim` on function arguments and results.
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Registers the attributes (defined with them, in LineaOps.cpp).
     void registerAttributes();
@@ -40,6 +43,11 @@ def Linea_Dialect : Dialect {
     /// The discardable attribute linea-select-forms records on the op it
     /// runs on: "cpu" or "gpu", the target its forms were planned for.
     static constexpr ::llvm::StringLiteral kTargetAttrName = "linea.target";
+
+    /// On an argument or result of a function that linea-sequence-parallel
+    /// rewrote: the dim along which the value's rows are split across ranks.
+    static constexpr ::llvm::StringLiteral kShardedDimAttrName =
+        "linea.sharded_dim";
   }];
 }
 

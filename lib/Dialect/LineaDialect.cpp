@@ -1,6 +1,7 @@
 //===- LineaDialect.cpp - the Linea dialect -------------------------------===//
 
 #include "linea/Dialect/LineaDialect.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "linea/Dialect/LineaOps.h"
 
 using namespace mlir;
@@ -14,6 +15,44 @@ void LineaDialect::initialize() {
 #define GET_OP_LIST
 #include "linea/Dialect/LineaOps.cpp.inc"
       >();
+}
+
+/// `linea.sharded_dim = d`: an i64 naming a dim of the ranked tensor it is on.
+static LogicalResult verifyShardedDim(Operation *op, Type type,
+                                      NamedAttribute attribute,
+                                      StringRef where) {
+  if (attribute.getName() != LineaDialect::kShardedDimAttrName)
+    return op->emitError() << "unknown Linea attribute '"
+                           << attribute.getName().getValue() << "' on "
+                           << where;
+  auto dim = dyn_cast<IntegerAttr>(attribute.getValue());
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!dim || !tensor || dim.getInt() < 0 || dim.getInt() >= tensor.getRank())
+    return op->emitError() << "'" << LineaDialect::kShardedDimAttrName
+                           << "' on " << where
+                           << " must name a dim of a ranked tensor, got "
+                           << attribute.getValue() << " on " << type;
+  return success();
+}
+
+LogicalResult LineaDialect::verifyRegionArgAttribute(Operation *op,
+                                                     unsigned region,
+                                                     unsigned argIndex,
+                                                     NamedAttribute attribute) {
+  Type type = op->getRegion(region).getArgument(argIndex).getType();
+  return verifyShardedDim(op, type, attribute,
+                          ("argument #" + Twine(argIndex)).str());
+}
+
+LogicalResult LineaDialect::verifyRegionResultAttribute(
+    Operation *op, unsigned region, unsigned resultIndex,
+    NamedAttribute attribute) {
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    return op->emitError() << "'" << attribute.getName().getValue()
+                           << "' belongs on a function's results";
+  return verifyShardedDim(op, function.getResultTypes()[resultIndex], attribute,
+                          ("result #" + Twine(resultIndex)).str());
 }
 
 LogicalResult LineaDialect::verifyOperationAttribute(Operation *op,

@@ -5,6 +5,7 @@
 #include "linea/Bufferization/Passes.h"
 #include "linea/CPU/Passes.h"
 #include "linea/Conversion/Passes.h"
+#include "linea/Distributed/Passes.h"
 #include "linea/GPU/Passes.h"
 #include "linea/Transforms/Passes.h"
 
@@ -218,6 +219,8 @@ static void buildBuffersToLLVM(OpPassManager &pm, unsigned threads = 1) {
   pm.addPass(arith::createArithExpandOpsPass(expand));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
+  // A sequence-parallel program's mpi ops (linea-sequence-parallel).
+  pm.addPass(linea::createLineaConvertMPIToLLVM());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
@@ -294,5 +297,6 @@ void mlir::linea::registerAllPasses() {
   registerLineaBufferizationPasses();
   registerLineaGPUPasses();
   registerLineaCPUPasses();
+  registerLineaDistributedPasses();
   registerPipelines();
 }

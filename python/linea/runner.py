@@ -39,20 +39,39 @@ def linea_run_path():
     return build_dir() / "bin" / "linea-run"
 
 
+def mpirun_command(ranks):
+    """`mpirun -np ranks` on this machine: more ranks than cores allowed
+    (--oversubscribe), and as root where the caller is root (CI)."""
+    cmd = ["mpirun", "-np", str(ranks), "--oversubscribe"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    return cmd
+
+
 def run(program, args, entry=None, pipeline=None, no_optimize=False, repeat=None,
-        reuse_memory=False):
+        reuse_memory=False, ranks=None, stats=False):
     """Runs `program` (MLIR text) on `args` (numpy arrays and ints).
 
     Returns the list of results (float32 arrays); with `repeat`, returns
     (results, median milliseconds). `reuse_memory`: the buffers one run
     frees serve the next (linea-run --reuse-memory), so the timings leave
     out the page faults of fresh result buffers.
+
+    `ranks=P` runs the sequence-parallel program on P MPI processes
+    (`mpirun -np P linea-run --sequence-parallel`): every rank gets the same
+    full inputs and keeps its rows; the results are the full arrays, as one
+    process would compute them. With `stats`, returns (results, bytes sent
+    by each rank's program, a list indexed by rank).
     """
     with tempfile.TemporaryDirectory(prefix="linea-") as tmp:
         tmp = pathlib.Path(tmp)
         source = tmp / "program.mlir"
         source.write_text(program)
         cmd = [str(linea_run_path()), str(source), "--output-dir", str(tmp / "out")]
+        if ranks:
+            cmd = mpirun_command(ranks) + cmd + ["--sequence-parallel"]
+            if stats:
+                cmd.append("--stats")
         if entry:
             cmd += ["--entry", entry]
         if pipeline:
@@ -78,4 +97,8 @@ def run(program, args, entry=None, pipeline=None, no_optimize=False, repeat=None
         if repeat:
             median = float(done.stdout.split()[1])
             return results, median
+        if ranks and stats:
+            sent = [int(line.split()[3]) for line in done.stdout.splitlines()
+                    if line.startswith("rank ")]
+            return results, sent
         return results

@@ -2,6 +2,7 @@
 //
 //   linea-run FILE.mlir [--entry NAME] [--pipeline P | --no-optimize]
 //             [--arg A]... [--output-dir DIR] [--repeat N] [--reuse-memory]
+//             [--sequence-parallel [--stats]]
 //
 // --repeat N times N calls after an untimed first one and prints their
 // median; --reuse-memory keeps freed buffers for the next call.
@@ -12,12 +13,21 @@
 // integer arguments from the command line; result k is written to
 // DIR/result{k}.npy. Every user error is one line on stderr and exit code 1.
 //
+// Under `mpirun -np P`, --sequence-parallel runs linea-sequence-parallel
+// first: each rank takes its rows of the sharded arguments, and rank 0
+// writes the full results (SequenceParallel.h). --stats prints the bytes
+// each rank's program sent.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Npy.h"
+#ifdef LINEA_HAVE_MPI
+#include "SequenceParallel.h"
+#endif
 #include "../common/CommandLine.h"
 
 #include "linea/Dialect/LineaDialect.h"
+#include "linea/Distributed/Passes.h"
 #include "linea/Pipelines/Pipelines.h"
 #include "linea/Transforms/Passes.h"
 #include "linea/Target/HostCompile.h"
@@ -57,7 +67,17 @@ using llvm::Twine;
 
 namespace {
 
+/// Set once this process is one rank of a --sequence-parallel job: an error
+/// on one rank must stop the others, which would wait for it forever.
+bool inJob = false;
+
 [[noreturn]] void die(const Twine &message) {
+#ifdef LINEA_HAVE_MPI
+  if (inJob) {
+    llvm::errs() << "linea-run: error: " << message << "\n";
+    linea::run::abortJob();
+  }
+#endif
   linea::tools::fail("linea-run", message);
 }
 
@@ -68,11 +88,13 @@ struct Options {
   std::string outputDir = ".";
   int repeat = 0;
   bool reuseMemory = false;
+  bool sequenceParallel = false, stats = false;
 };
 
 constexpr const char *kUsage =
     "usage: linea-run FILE.mlir [--entry NAME] [--pipeline P | --no-optimize] "
-    "[--arg A]... [--output-dir DIR] [--repeat N] [--reuse-memory] [--version]";
+    "[--arg A]... [--output-dir DIR] [--repeat N] [--reuse-memory] "
+    "[--sequence-parallel [--stats]] [--version]";
 
 Options parseOptions(int argc, char **argv) {
   Options options;
@@ -90,6 +112,10 @@ Options parseOptions(int argc, char **argv) {
         die("--repeat needs a positive integer, got '" + *v + "'");
     } else if (arguments.current() == "--reuse-memory") {
       options.reuseMemory = true;
+    } else if (arguments.current() == "--sequence-parallel") {
+      options.sequenceParallel = true;
+    } else if (arguments.current() == "--stats") {
+      options.stats = true;
     } else {
       options.program.take(arguments, "linea-run", kUsage);
     }
@@ -97,6 +123,9 @@ Options parseOptions(int argc, char **argv) {
   if (options.program.file.empty())
     die(Twine("no input file; ") + kUsage);
   options.program.check("linea-run");
+  if (options.stats && !options.sequenceParallel)
+    die("--stats counts the bytes of a --sequence-parallel run; add "
+        "--sequence-parallel");
   return options;
 }
 
@@ -316,6 +345,10 @@ static int printFailedCheck(const char *message) {
 }
 [[noreturn]] static void stopAfterFailedCheck() {
   llvm::errs().flush();
+#ifdef LINEA_HAVE_MPI
+  if (inJob)
+    linea::run::abortJob();
+#endif
   std::_Exit(1);
 }
 static void interceptFailedChecks(ExecutionEngine &engine) {
@@ -331,8 +364,49 @@ static void interceptFailedChecks(ExecutionEngine &engine) {
   });
 }
 
+/// The sharded dim of argument or result attributes, if any.
+std::optional<int64_t> shardedDim(DictionaryAttr attrs) {
+  if (!attrs)
+    return std::nullopt;
+  if (auto dim = attrs.getAs<IntegerAttr>(linea::kShardedDimAttrName))
+    return dim.getInt();
+  return std::nullopt;
+}
+
+#ifdef LINEA_HAVE_MPI
+/// linea-sequence-parallel on the module, then this rank's rows of every
+/// argument it shards (the full arrays were checked against the original
+/// signature already).
+void shardArguments(ModuleOp module, func::FuncOp entry,
+                    std::deque<BoundArg> &bound, const linea::run::Job &job) {
+  PassManager distribute(module.getContext());
+  distribute.addPass(linea::createLineaSequenceParallel());
+  if (failed(distribute.run(module)))
+    std::exit(1);
+  for (auto [k, arg] : llvm::enumerate(bound)) {
+    std::optional<int64_t> dim = shardedDim(entry.getArgAttrDict(k));
+    if (!dim)
+      continue;
+    arg.array.data = linea::run::takeRows(arg.array.data, arg.array.shape,
+                                          *dim, job);
+    arg.slots = tensorDescriptor(arg.array.data, arg.array.shape);
+  }
+}
+#endif
+
 int main(int argc, char **argv) {
   Options options = parseOptions(argc, argv);
+#ifdef LINEA_HAVE_MPI
+  linea::run::Job job;
+  if (options.sequenceParallel) {
+    job = linea::run::beginJob();
+    inJob = true;
+  }
+#else
+  if (options.sequenceParallel)
+    die("--sequence-parallel needs MPI, and this linea-run was built "
+        "without it (install libopenmpi-dev and rebuild)");
+#endif
 
   DialectRegistry registry;
   registry.insert<linea::LineaDialect>();
@@ -360,13 +434,11 @@ int main(int argc, char **argv) {
   if (options.args.size() != signature.getNumInputs())
     die("@" + entryName + " takes " + Twine(signature.getNumInputs()) +
         " arguments, given " + Twine(options.args.size()) + " --arg");
-  SmallVector<RankedTensorType> resultTypes;
   for (auto [k, type] : llvm::enumerate(signature.getResults())) {
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor || !tensor.getElementType().isF32())
       die("result " + Twine(k) + " has type " + typeString(type) +
           "; linea-run returns f32 tensors only");
-    resultTypes.push_back(tensor);
   }
 
   // Bind every argument before compiling so bad input fails fast.
@@ -381,6 +453,18 @@ int main(int argc, char **argv) {
     } else {
       bound.push_back(BoundArg{{}, scalarSlot(type, options.args[k], k)});
     }
+  }
+
+#ifdef LINEA_HAVE_MPI
+  if (options.sequenceParallel)
+    shardArguments(*module, entry, bound, job);
+#endif
+  // The result ranks (a sharded result's sequence dim is dynamic now).
+  SmallVector<RankedTensorType> resultTypes;
+  SmallVector<std::optional<int64_t>> resultShards;
+  for (auto [k, type] : llvm::enumerate(entry.getFunctionType().getResults())) {
+    resultTypes.push_back(cast<RankedTensorType>(type));
+    resultShards.push_back(shardedDim(entry.getResultAttrDict(k)));
   }
 
   PassManager optimize(&context);
@@ -423,6 +507,17 @@ int main(int argc, char **argv) {
   if (!engine)
     die("JIT compilation failed: " + llvm::toString(engine.takeError()));
   interceptFailedChecks(**engine);
+#ifdef LINEA_HAVE_MPI
+  // The program's all-reduces count their bytes for --stats.
+  if (options.sequenceParallel)
+    (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+      llvm::orc::SymbolMap symbols;
+      symbols[interner("MPI_Allreduce")] = {
+          llvm::orc::ExecutorAddr::fromPtr(linea::run::countingAllreduce()),
+          llvm::JITSymbolFlags::Exported};
+      return symbols;
+    });
+#endif
 
   SmallVector<void *> packed;
   llvm::DenseSet<void *> inputBuffers;
@@ -464,24 +559,45 @@ int main(int argc, char **argv) {
     views = readResults(resultBuffer, resultTypes);
   }
 
-  if (!llvm::sys::fs::is_directory(options.outputDir))
+  bool writes = true;
+#ifdef LINEA_HAVE_MPI
+  writes = job.rank == 0;
+#endif
+  if (writes && !llvm::sys::fs::is_directory(options.outputDir))
     if (std::error_code ec = llvm::sys::fs::create_directories(options.outputDir))
       die("cannot create output directory '" + options.outputDir +
           "': " + ec.message());
   for (auto [k, view] : llvm::enumerate(views)) {
+    std::vector<float> scratch;
+    ArrayRef<float> elements = denseElements(view, scratch);
+    SmallVector<int64_t> shape(view.sizes);
+#ifdef LINEA_HAVE_MPI
+    // Every rank's rows to rank 0, in rank order.
+    std::vector<float> full;
+    if (resultShards[k]) {
+      full = linea::run::gatherRows(elements, shape, *resultShards[k], job);
+      elements = full;
+    }
+#endif
+    if (!writes)
+      continue;
     llvm::SmallString<256> path(options.outputDir);
     llvm::sys::path::append(path, "result" + std::to_string(k) + ".npy");
-    std::vector<float> scratch;
-    if (llvm::Error error = linea::npy::write(path, view.sizes,
-                                              denseElements(view, scratch)))
+    if (llvm::Error error = linea::npy::write(path, shape, elements))
       die(llvm::toString(std::move(error)));
   }
   freeResults(views, inputBuffers);
 
-  if (options.repeat > 0) {
+  if (options.repeat > 0 && writes) {
     std::sort(millis.begin(), millis.end());
     llvm::outs() << llvm::format("median %.3f ms over %d runs\n",
                                  millis[millis.size() / 2], options.repeat);
   }
+#ifdef LINEA_HAVE_MPI
+  if (options.stats)
+    linea::run::printBytesSent(job);
+  if (options.sequenceParallel)
+    linea::run::endJob();
+#endif
   return 0;
 }

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -443,7 +444,19 @@ struct ConvertLineaToLinalgPass
     populateLineaToLinalgPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    dropShardedDims();
+  }
+
+  /// Linea leaves the program here, its function attributes too: hosts read
+  /// `linea.sharded_dim` before lowering, and LLVM has no use for it.
+  void dropShardedDims() {
+    getOperation()->walk([](FunctionOpInterface function) {
+      for (unsigned i = 0; i < function.getNumArguments(); ++i)
+        function.removeArgAttr(i, LineaDialect::kShardedDimAttrName);
+      for (unsigned i = 0; i < function.getNumResults(); ++i)
+        function.removeResultAttr(i, LineaDialect::kShardedDimAttrName);
+    });
   }
 };
 

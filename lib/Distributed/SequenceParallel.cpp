@@ -1,0 +1,635 @@
+//===- SequenceParallel.cpp - one sequence across the ranks of MPI --------===//
+//
+// Linear attention needs from the rows before a rank only their state, a
+// `Dk x Dv` matrix, so a sequence split across ranks exchanges states, never
+// activations. Each rank summarises its rows as records (state from zero,
+// and for a gate the sum of its log-decays), one all-gather shares them, and
+// every rank folds the records of the ranks before it onto the initial state:
+// an exclusive scan over ranks (seed 000 again, one level up). Its own rows
+// then run as ordinary Linea ops seeded with that state, so the optimizer
+// picks their forms as for any other op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "linea/Distributed/Passes.h"
+#include "linea/Distributed/RankCollectives.h"
+
+#include "linea/Dialect/LineaOps.h"
+#include "linea/Transforms/FormUtils.h"
+#include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/StructuredBuilders.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+
+namespace mlir::linea {
+#define GEN_PASS_DEF_LINEASEQUENCEPARALLEL
+#include "linea/Distributed/Passes.h.inc"
+} // namespace mlir::linea
+
+using namespace mlir;
+using namespace mlir::linea;
+
+namespace {
+
+/// The values of a function that hold only this rank's rows, and the dim
+/// those rows run along. Everything else is the same on every rank.
+using ShardedDims = llvm::DenseMap<Value, int64_t>;
+
+/// The dim along which `op` reads `operand` as a sequence, if it does.
+std::optional<int64_t> sequenceDimOf(Operation *op, Value operand) {
+  if (auto attention = dyn_cast<LinearAttentionOpInterface>(op)) {
+    // q, k, v and the gate (per dim or scalar) all have L after the batch.
+    if (operand == attention.getQuery() || operand == attention.getKey() ||
+        operand == attention.getValue() || operand == attention.getGate())
+      return numBatchDims(attention.getQuery().getType());
+    return std::nullopt;
+  }
+  if (auto presum = dyn_cast<PresumOp>(op))
+    return presum.getScanDim();
+  return std::nullopt;
+}
+
+RankedTensorType withDynamicDim(Type type, int64_t dim) {
+  auto tensor = cast<RankedTensorType>(type);
+  SmallVector<int64_t> shape(tensor.getShape());
+  shape[dim] = ShapedType::kDynamic;
+  return tensor.clone(shape);
+}
+
+Value index(OpBuilder &b, Location loc, OpFoldResult value) {
+  return getValueOrCreateConstantIndexOp(b, loc, value);
+}
+
+OpFoldResult addSizes(OpBuilder &b, Location loc, OpFoldResult x,
+                      OpFoldResult y) {
+  std::optional<int64_t> cx = getConstantIntValue(x), cy = getConstantIntValue(y);
+  if (cx && cy)
+    return b.getIndexAttr(*cx + *cy);
+  return arith::AddIOp::create(b, loc, index(b, loc, x), index(b, loc, y))
+      .getResult();
+}
+
+/// `x + y`, written into `x` (a loop's accumulator stays in its buffer).
+Value addInto(OpBuilder &b, Location loc, Value x, Value y) {
+  return linalg::AddOp::create(b, loc, ValueRange{x, y}, ValueRange{x})
+      .getResult(0);
+}
+
+/// Several tensors packed into one flat f32 record per rank, and read back
+/// from the all-gathered `[P, n]` records.
+class Records {
+public:
+  /// Appends `part`; returns its position for `read`.
+  unsigned add(Value part) {
+    parts.push_back(part);
+    return parts.size() - 1;
+  }
+
+  /// Every rank's record on every rank.
+  void gather(OpBuilder &b, Location loc, ModuleOp module, Value numRanks) {
+    OpFoldResult total = b.getIndexAttr(0);
+    SmallVector<Value> flats;
+    for (Value part : parts) {
+      Value flat = flatten(b, loc, part);
+      flats.push_back(flat);
+      offsets.push_back(total);
+      sizes.push_back(tensor::getMixedSize(b, loc, flat, 0));
+      total = addSizes(b, loc, total, sizes.back());
+    }
+    Value record = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{total},
+                                           b.getF32Type());
+    for (auto [flat, offset, size] : llvm::zip(flats, offsets, sizes))
+      record = tensor::InsertSliceOp::create(
+          b, loc, flat, record, ArrayRef<OpFoldResult>{offset},
+          ArrayRef<OpFoldResult>{size},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+    gathered = allGather(b, loc, module, record, numRanks);
+  }
+
+  /// Part `which` of rank `rank`'s record, shaped like this rank's.
+  Value read(OpBuilder &b, Location loc, Value rank, unsigned which) const {
+    OpFoldResult size = sizes[which];
+    std::optional<int64_t> staticSize = getConstantIntValue(size);
+    auto type = RankedTensorType::get(
+        {staticSize ? *staticSize : ShapedType::kDynamic}, b.getF32Type());
+    Value one = tensor::ExtractSliceOp::create(
+        b, loc, type, gathered, ArrayRef<OpFoldResult>{rank, offsets[which]},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), size},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+    return unflattenLike(b, loc, one, parts[which]);
+  }
+
+private:
+  SmallVector<Value> parts;
+  SmallVector<OpFoldResult> offsets, sizes;
+  Value gathered;
+};
+
+/// `state` with `step(state, s)` applied for the ranks `s` in [lo, hi).
+Value foldOverRanks(OpBuilder &b, Location loc, Value lo, Value hi, Value state,
+                    function_ref<Value(OpBuilder &, Location, Value, Value)> step) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(
+      b, loc, lo, hi, one, ValueRange{state},
+      [&](OpBuilder &nested, Location nestedLoc, Value rank, ValueRange iter) {
+        scf::YieldOp::create(nested, nestedLoc,
+                             step(nested, nestedLoc, iter.front(), rank));
+      });
+  return loop.getResult(0);
+}
+
+/// This rank's first row along the sequence: the row counts of the ranks
+/// before it, from an all-gather of every rank's count.
+Value rowOffset(OpBuilder &b, Location loc, ModuleOp module, const Ranks &ranks,
+                Value rows) {
+  Value count = arith::IndexCastOp::create(b, loc, b.getI64Type(), rows);
+  Value record = tensor::FromElementsOp::create(
+      b, loc, RankedTensorType::get({1}, b.getI64Type()), ValueRange{count});
+  Value counts = allGather(b, loc, module, record, ranks.size);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(
+      b, loc, zero, ranks.rank, one, ValueRange{zero},
+      [&](OpBuilder &nested, Location nestedLoc, Value s, ValueRange iter) {
+        Value before = tensor::ExtractOp::create(nested, nestedLoc, counts,
+                                                 ValueRange{s, zero});
+        before = arith::IndexCastOp::create(nested, nestedLoc,
+                                            nested.getIndexType(), before);
+        scf::YieldOp::create(
+            nested, nestedLoc,
+            ValueRange{arith::AddIOp::create(nested, nestedLoc, iter.front(),
+                                             before)
+                           .getResult()});
+      });
+  return loop.getResult(0);
+}
+
+/// One linear-attention op (gated or not) rewritten for this rank's rows.
+class DistributedAttention {
+public:
+  DistributedAttention(OpBuilder &b, ModuleOp module, const Ranks &ranks,
+                       LinearAttentionOpInterface op)
+      : b(b), loc(op.getLoc()), module(module), ranks(ranks), op(op),
+        numBatch(numBatchDims(op.getQuery().getType())),
+        scalarGate(op.getGate() && op.hasScalarGate()) {}
+
+  /// The op's results: this rank's output rows, the final state.
+  SmallVector<Value> build();
+
+private:
+  /// A contiguous range of this rank's rows.
+  struct Rows {
+    Value q, k, v, g;
+    OpFoldResult offset, size;
+  };
+  /// What a range of rows contributes to the state from zero.
+  struct Summary {
+    Value state, logDecay; // logDecay: null without a gate
+  };
+
+  Rows rows(const FormOperands &all, OpFoldResult offset,
+            OpFoldResult size) const;
+  Summary summarize(const Rows &part, Value zeroState) const;
+  Value localPrefixLength(OpFoldResult localRows) const;
+  Value stateAfter(Value state, Value logDecay, Value contribution,
+                   OpBuilder &nested, Location nestedLoc) const;
+  Value readState(const Rows &part, Value state) const;
+  Value causalRows(const Rows &part, Value initial) const;
+  Value joinRows(const FormOperands &all, const Rows &head, Value headRows,
+                 const Rows &tail, Value tailRows) const;
+
+  OpBuilder &b;
+  Location loc;
+  ModuleOp module;
+  const Ranks &ranks;
+  // Interface methods are not const.
+  mutable LinearAttentionOpInterface op;
+  int64_t numBatch;
+  bool scalarGate;
+};
+
+DistributedAttention::Rows
+DistributedAttention::rows(const FormOperands &all, OpFoldResult offset,
+                           OpFoldResult size) const {
+  auto slice = [&](Value x) {
+    return x ? sliceAlong(b, loc, x, numBatch, offset, size) : x;
+  };
+  return {slice(all.q), slice(all.k), slice(all.v), slice(all.g), offset, size};
+}
+
+DistributedAttention::Summary
+DistributedAttention::summarize(const Rows &part, Value zeroState) const {
+  if (!part.g)
+    return {transposedMatmulAccumulate(b, loc, numBatch, part.k, part.v,
+                                       zeroState),
+            Value()};
+  // diag-decayed to the last row of the part: every exponent is a sum of
+  // the part's own gates.
+  return {gatedStateUpdate(b, loc, numBatch, part.k, part.v, part.g, zeroState,
+                           scalarGate, /*stateIsZero=*/true),
+          sumOverSequence(b, loc, numBatch, part.g, scalarGate)};
+}
+
+/// The global prefix length `j` as this rank's: `clamp(j - offset, 0, n)`.
+Value DistributedAttention::localPrefixLength(OpFoldResult localRows) const {
+  Value rowsHere = index(b, loc, localRows);
+  Value global;
+  if (std::optional<int64_t> length = op.getStaticPrefixLength())
+    global = arith::ConstantIndexOp::create(b, loc, *length);
+  else
+    global = op.getPrefixIndex();
+  Value offset = rowOffset(b, loc, module, ranks, rowsHere);
+  Value local = arith::SubIOp::create(b, loc, global, offset);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  local = arith::MaxSIOp::create(b, loc, local, zero);
+  return arith::MinSIOp::create(b, loc, local, rowsHere);
+}
+
+/// The state after a rank's rows: `diag(exp(a)) S + H`, or `S + H`.
+Value DistributedAttention::stateAfter(Value state, Value logDecay,
+                                       Value contribution, OpBuilder &nested,
+                                       Location nestedLoc) const {
+  if (logDecay)
+    state = decayState(nested, nestedLoc, numBatch, state, logDecay, scalarGate);
+  return addInto(nested, nestedLoc, state, contribution);
+}
+
+/// Rows that all read `state`: `phi(q) state` (one matmul).
+Value DistributedAttention::readState(const Rows &part, Value state) const {
+  Value init = zerosWithBatchOf(
+      b, loc, part.q, numBatch,
+      {part.size, tensor::getMixedSize(b, loc, state, numBatch + 1)});
+  return matmulAccumulate(b, loc, numBatch, part.q, state, init);
+}
+
+/// Causal rows seeded with `initial`: a Linea op of the same kind on f32
+/// operands (feature map, scale and normalizer already applied), so the
+/// optimizer picks its form.
+Value DistributedAttention::causalRows(const Rows &part, Value initial) const {
+  auto qType = cast<RankedTensorType>(part.q.getType());
+  SmallVector<int64_t> shape(qType.getShape());
+  shape.back() = cast<RankedTensorType>(part.v.getType()).getShape().back();
+  LinearAttentionSpec spec;
+  spec.query = part.q;
+  spec.key = part.k;
+  spec.value = part.v;
+  spec.gate = part.g;
+  spec.initialState = initial;
+  spec.mask = Mask::causal;
+  spec.outputType = RankedTensorType::get(shape, b.getF32Type());
+  return op.createLike(b, loc, spec)->getResult(0);
+}
+
+Value DistributedAttention::joinRows(const FormOperands &all, const Rows &head,
+                                     Value headRows, const Rows &tail,
+                                     Value tailRows) const {
+  if (!headRows)
+    return tailRows;
+  if (!tailRows)
+    return headRows;
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, all.q);
+  sizes.back() = tensor::getMixedSize(b, loc, all.v, numBatch + 1);
+  Value out = tensor::EmptyOp::create(b, loc, sizes, b.getF32Type());
+  out = insertAlong(b, loc, headRows, out, numBatch, head.offset);
+  return insertAlong(b, loc, tailRows, out, numBatch, tail.offset);
+}
+
+SmallVector<Value> DistributedAttention::build() {
+  FormOperands all = prepareOperands(b, loc, op);
+  Mask mask = op.getEffectiveMask();
+  bool hasHead = mask != Mask::causal, hasTail = mask != Mask::none;
+
+  // This rank's rows: [0, split) read the prefix state, [split, n) are causal.
+  OpFoldResult localRows = tensor::getMixedSize(b, loc, all.q, numBatch);
+  OpFoldResult split = mask == Mask::none     ? localRows
+                       : mask == Mask::causal ? OpFoldResult(b.getIndexAttr(0))
+                                              : localPrefixLength(localRows);
+  OpFoldResult tailRows =
+      hasTail ? OpFoldResult(arith::SubIOp::create(b, loc, index(b, loc, localRows),
+                                                   index(b, loc, split))
+                                 .getResult())
+              : OpFoldResult(b.getIndexAttr(0));
+  Rows head = rows(all, b.getIndexAttr(0), split);
+  Rows tail = rows(all, split, tailRows);
+
+  Value zero = initialStateOrZeros(b, loc, Value(), all.q, all.v);
+  Value initial = initialStateOrZeros(b, loc, op.getInitialState(), all.q, all.v);
+  Value prefixState = initial, tailState, finalState;
+  if (mask == Mask::none && !all.g) {
+    // Order does not matter: the states just add up.
+    Summary mine = summarize(head, zero);
+    prefixState = addInto(b, loc, initial, allReduceSum(b, loc, mine.state));
+    finalState = prefixState;
+  } else {
+    Records records;
+    std::optional<unsigned> headLog, headState, tailLog, tailStateAt;
+    if (hasHead) {
+      Summary mine = summarize(head, zero);
+      headState = records.add(mine.state);
+      if (mine.logDecay)
+        headLog = records.add(mine.logDecay);
+    }
+    if (hasTail) {
+      Summary mine = summarize(tail, zero);
+      tailStateAt = records.add(mine.state);
+      if (mine.logDecay)
+        tailLog = records.add(mine.logDecay);
+    }
+    records.gather(b, loc, module, ranks.size);
+    auto stepWith = [&](std::optional<unsigned> log, unsigned state) {
+      return [&, log, state](OpBuilder &nested, Location nestedLoc, Value s,
+                             Value rank) {
+        Value logDecay = log ? records.read(nested, nestedLoc, rank, *log) : Value();
+        Value contribution = records.read(nested, nestedLoc, rank, state);
+        return stateAfter(s, logDecay, contribution, nested, nestedLoc);
+      };
+    };
+    Value first = arith::ConstantIndexOp::create(b, loc, 0);
+    // The state after the whole prefix: every rank's prefix rows in order.
+    if (hasHead)
+      prefixState = foldOverRanks(b, loc, first, ranks.size, initial,
+                                  stepWith(headLog, *headState));
+    finalState = prefixState;
+    if (hasTail) {
+      // Then the causal rows of the ranks before this one, and after it.
+      tailState = foldOverRanks(b, loc, first, ranks.rank, prefixState,
+                                stepWith(tailLog, *tailStateAt));
+      finalState = foldOverRanks(b, loc, ranks.rank, ranks.size, tailState,
+                                 stepWith(tailLog, *tailStateAt));
+    }
+  }
+
+  Value rowsOut = joinRows(all, head, hasHead ? readState(head, prefixState) : Value(),
+                           tail, hasTail ? causalRows(tail, tailState) : Value());
+  SmallVector<Value> results{finishRows(b, loc, op, rowsOut)};
+  if (op.getFinalState()) {
+    // Drop the normalizer's column again.
+    if (op.getNormalize()) {
+      auto type = cast<RankedTensorType>(finalState.getType());
+      finalState = sliceAlong(b, loc, finalState, type.getRank() - 1,
+                              b.getIndexAttr(0),
+                              b.getIndexAttr(type.getShape().back() - 1));
+    }
+    results.push_back(finalState);
+  }
+  return results;
+}
+
+/// presum along the sharded dim: the local scan plus the totals of the
+/// ranks before this one (after it, when reversed).
+Value distributePresum(OpBuilder &b, ModuleOp module, const Ranks &ranks,
+                       PresumOp presum) {
+  Location loc = presum.getLoc();
+  Value x = presum.getInput();
+  int64_t dim = presum.getScanDim();
+  auto type = cast<RankedTensorType>(x.getType());
+  Value local = PresumOp::create(b, loc, type, x, presum.getDimAttr(),
+                                 presum.getExclusiveAttr(),
+                                 presum.getReverseAttr(), presum.getFormAttr());
+
+  // This rank's total along `dim`.
+  SmallVector<OpFoldResult> totalSizes = tensor::getMixedSizes(b, loc, x);
+  totalSizes.erase(totalSizes.begin() + dim);
+  Value zeros = buildFilled(b, loc, totalSizes, type.getElementType(), 0.0);
+  Value total =
+      linalg::ReduceOp::create(
+          b, loc, ValueRange{x}, ValueRange{zeros}, ArrayRef<int64_t>{dim},
+          [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+            Value sum = arith::AddFOp::create(nested, nestedLoc, args[0], args[1]);
+            linalg::YieldOp::create(nested, nestedLoc, sum);
+          })
+          .getResult(0);
+
+  Records records;
+  unsigned mine = records.add(castToF32(b, loc, total));
+  records.gather(b, loc, module, ranks.size);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value lo = presum.getReverse()
+                 ? arith::AddIOp::create(b, loc, ranks.rank, one).getResult()
+                 : arith::ConstantIndexOp::create(b, loc, 0).getResult();
+  Value hi = presum.getReverse() ? ranks.size : ranks.rank;
+  Value before = foldOverRanks(
+      b, loc, lo, hi, castToF32(b, loc, zeros),
+      [&](OpBuilder &nested, Location nestedLoc, Value sum, Value rank) {
+        return addInto(nested, nestedLoc, sum,
+                          records.read(nested, nestedLoc, rank, mine));
+      });
+
+  // local + before, broadcast along `dim`.
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = type.getRank();
+  SmallVector<AffineExpr> kept;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != dim)
+      kept.push_back(getAffineDimExpr(d, ctx));
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap broadcast = AffineMap::get(rank, 0, kept, ctx);
+  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, x),
+                                       type.getElementType());
+  SmallVector<utils::IteratorType> parallel(rank, kPar);
+  return buildGeneric(
+      b, loc, ValueRange{local, before}, init, {identity, broadcast, identity},
+      parallel, [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value offset = args[1];
+        if (offset.getType() != args[0].getType())
+          offset = arith::TruncFOp::create(nested, nestedLoc, args[0].getType(),
+                                           offset);
+        return arith::AddFOp::create(nested, nestedLoc, args[0], offset)
+            .getResult();
+      });
+}
+
+/// Rewrites one function for this rank's rows.
+class FunctionDistributor {
+public:
+  FunctionDistributor(func::FuncOp func, ModuleOp module)
+      : func(func), module(module), builder(func.getContext()) {}
+
+  /// False when no argument is a sequence (the function stays as it is).
+  FailureOr<bool> run();
+
+private:
+  LogicalResult shardArguments();
+  LogicalResult distribute(Operation *op);
+  LogicalResult requireSharded(Operation *op, Value operand, int64_t dim);
+  void updateSignature();
+
+  func::FuncOp func;
+  ModuleOp module;
+  OpBuilder builder;
+  ShardedDims sharded;
+  std::optional<Ranks> ranks;
+};
+
+LogicalResult FunctionDistributor::shardArguments() {
+  for (BlockArgument arg : func.getArguments()) {
+    std::optional<int64_t> dim;
+    for (OpOperand &use : arg.getUses()) {
+      std::optional<int64_t> useDim = sequenceDimOf(use.getOwner(), arg);
+      if (!useDim)
+        continue;
+      if (dim && *dim != *useDim)
+        return func.emitError() << "argument #" << arg.getArgNumber()
+                                << " is a sequence along dim " << *dim
+                                << " for one op and along dim " << *useDim
+                                << " for another";
+      dim = useDim;
+    }
+    if (!dim)
+      continue;
+    sharded[arg] = *dim;
+    arg.setType(withDynamicDim(arg.getType(), *dim));
+  }
+  return success();
+}
+
+LogicalResult FunctionDistributor::requireSharded(Operation *op, Value operand,
+                                                  int64_t dim) {
+  auto it = sharded.find(operand);
+  if (it == sharded.end())
+    return op->emitError()
+           << "reads a replicated sequence operand next to sharded ones: "
+              "linea-sequence-parallel needs every sequence operand of an op "
+              "split across the ranks";
+  if (it->second != dim)
+    return op->emitError() << "reads a value split along dim " << it->second
+                           << " as a sequence along dim " << dim;
+  return success();
+}
+
+LogicalResult FunctionDistributor::distribute(Operation *op) {
+  bool readsSharded = llvm::any_of(
+      op->getOperands(), [&](Value v) { return sharded.contains(v); });
+  bool nestedReadsSharded = false;
+  for (Region &region : op->getRegions())
+    region.walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        nestedReadsSharded |= sharded.contains(v);
+    });
+  if (isa<func::ReturnOp>(op) || (!readsSharded && !nestedReadsSharded))
+    return success();
+  if (nestedReadsSharded || isa<AttentionOp, FoldOp, FoldedAttentionOp>(op))
+    return op->emitError()
+           << "cannot run sequence-parallel: its rows read keys from every "
+              "rank; give it replicated operands (it then runs on every rank)";
+
+  builder.setInsertionPoint(op);
+  if (!ranks)
+    ranks = buildRanks(builder, func.getLoc());
+  if (auto attention = dyn_cast<LinearAttentionOpInterface>(op)) {
+    int64_t seq = numBatchDims(attention.getQuery().getType());
+    for (Value operand :
+         SmallVector<Value>{attention.getQuery(), attention.getKey(),
+                            attention.getValue(), attention.getGate()})
+      if (operand && failed(requireSharded(op, operand, seq)))
+        return failure();
+    for (Value operand : SmallVector<Value>{attention.getInitialState(),
+                                            attention.getPrefixIndex()})
+      if (operand && sharded.contains(operand))
+        return op->emitError() << "reads a sequence-sharded value as its "
+                                  "initial state or prefix length";
+    SmallVector<Value> results =
+        DistributedAttention(builder, module, *ranks, attention).build();
+    sharded[results.front()] = seq;
+    op->replaceAllUsesWith(results);
+    op->erase();
+    return success();
+  }
+  if (auto presum = dyn_cast<PresumOp>(op)) {
+    int64_t dim = presum.getScanDim();
+    if (failed(requireSharded(op, presum.getInput(), dim)))
+      return failure();
+    Value result = distributePresum(builder, module, *ranks, presum);
+    sharded[result] = dim;
+    presum.replaceAllUsesWith(result);
+    presum.erase();
+    return success();
+  }
+  return op->emitError() << "reads a sequence-sharded value, which "
+                            "linea-sequence-parallel splits only for Linea's "
+                            "linear attention ops and presum";
+}
+
+void FunctionDistributor::updateSignature() {
+  Operation *terminator = func.getBody().front().getTerminator();
+  func.setType(FunctionType::get(func.getContext(),
+                                 func.getBody().front().getArgumentTypes(),
+                                 terminator->getOperandTypes()));
+  Type i64 = builder.getI64Type();
+  for (BlockArgument arg : func.getArguments())
+    if (auto it = sharded.find(arg); it != sharded.end())
+      func.setArgAttr(arg.getArgNumber(), kShardedDimAttrName,
+                      IntegerAttr::get(i64, it->second));
+  for (OpOperand &result : terminator->getOpOperands())
+    if (auto it = sharded.find(result.get()); it != sharded.end())
+      func.setResultAttr(result.getOperandNumber(), kShardedDimAttrName,
+                         IntegerAttr::get(i64, it->second));
+}
+
+FailureOr<bool> FunctionDistributor::run() {
+  if (!func.getBody().hasOneBlock())
+    return func.emitError() << "linea-sequence-parallel needs a function "
+                               "body of one block";
+  if (failed(shardArguments()))
+    return failure();
+  if (sharded.empty())
+    return false;
+  SmallVector<Operation *> ops;
+  for (Operation &op : func.getBody().front())
+    ops.push_back(&op);
+  for (Operation *op : ops)
+    if (failed(distribute(op)))
+      return failure();
+  updateSignature();
+  return true;
+}
+
+struct LineaSequenceParallelPass
+    : linea::impl::LineaSequenceParallelBase<LineaSequenceParallelPass> {
+  using LineaSequenceParallelBase::LineaSequenceParallelBase;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    LineaSequenceParallelBase::getDependentDialects(registry);
+    registerMPIMemoryEffects(registry);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (mpiImplementation != "OpenMPI" && mpiImplementation != "MPICH") {
+      module.emitError() << "mpi-implementation must be OpenMPI or MPICH, got '"
+                         << mpiImplementation << "'";
+      return signalPassFailure();
+    }
+    bool distributed = false;
+    for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      if (func.isExternal() || !func.isPublic())
+        continue;
+      FailureOr<bool> changed = FunctionDistributor(func, module).run();
+      if (failed(changed))
+        return signalPassFailure();
+      distributed |= *changed;
+    }
+    if (distributed)
+      declareImplementation(module);
+  }
+
+  /// The DLTI entry the mpi dialect's lowering reads, unless one is there.
+  void declareImplementation(ModuleOp module) {
+    MLIRContext *ctx = module.getContext();
+    StringAttr key = StringAttr::get(ctx, "MPI:Implementation");
+    auto existing = module->getAttrOfType<MapAttr>(DLTIDialect::kMapAttrName);
+    SmallVector<DataLayoutEntryInterface> entries;
+    if (existing) {
+      for (DataLayoutEntryInterface entry : existing.getEntries())
+        if (auto name = dyn_cast<StringAttr>(entry.getKey()); name && name == key)
+          return;
+      llvm::append_range(entries, existing.getEntries());
+    }
+    entries.push_back(DataLayoutEntryAttr::get(
+        key, StringAttr::get(ctx, mpiImplementation)));
+    module->setAttr(DLTIDialect::kMapAttrName, MapAttr::get(ctx, entries));
+  }
+};
+
+} // namespace
