@@ -73,7 +73,8 @@ def LineaSequenceParallel : Pass<"linea-sequence-parallel", "ModuleOp"> {
   ];
   let dependentDialects = [
     "::mlir::mpi::MPIDialect", "::mlir::DLTIDialect",
-    "::mlir::bufferization::BufferizationDialect", "::mlir::func::FuncDialect",
+    "::mlir::bufferization::BufferizationDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::func::FuncDialect",
     "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
   ];

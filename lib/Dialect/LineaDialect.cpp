@@ -39,7 +39,12 @@ LogicalResult LineaDialect::verifyRegionArgAttribute(Operation *op,
                                                      unsigned region,
                                                      unsigned argIndex,
                                                      NamedAttribute attribute) {
-  Type type = op->getRegion(region).getArgument(argIndex).getType();
+  // A declaration has no block: its function type has the argument.
+  Type type;
+  if (auto function = dyn_cast<FunctionOpInterface>(op))
+    type = function.getArgumentTypes()[argIndex];
+  else
+    type = op->getRegion(region).getArgument(argIndex).getType();
   return verifyShardedDim(op, type, attribute,
                           ("argument #" + Twine(argIndex)).str());
 }

@@ -20,6 +20,7 @@
 #include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 
 namespace mlir::linea {
@@ -139,9 +140,12 @@ Value foldOverRanks(OpBuilder &b, Location loc, Value lo, Value hi, Value state,
   return loop.getResult(0);
 }
 
-/// This rank's first row along the sequence: the row counts of the ranks
-/// before it, from an all-gather of every rank's count.
-Value rowOffset(OpBuilder &b, Location loc, ModuleOp module, const Ranks &ranks,
+/// Where this rank's rows sit in the whole sequence: the row counts of the
+/// ranks before it, and of all ranks, from an all-gather of every count.
+struct RowSpan {
+  Value offset, total;
+};
+RowSpan rowSpan(OpBuilder &b, Location loc, ModuleOp module, const Ranks &ranks,
                 Value rows) {
   Value count = arith::IndexCastOp::create(b, loc, b.getI64Type(), rows);
   Value record = tensor::FromElementsOp::create(
@@ -150,19 +154,23 @@ Value rowOffset(OpBuilder &b, Location loc, ModuleOp module, const Ranks &ranks,
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   auto loop = scf::ForOp::create(
-      b, loc, zero, ranks.rank, one, ValueRange{zero},
+      b, loc, zero, ranks.size, one, ValueRange{zero, zero},
       [&](OpBuilder &nested, Location nestedLoc, Value s, ValueRange iter) {
-        Value before = tensor::ExtractOp::create(nested, nestedLoc, counts,
-                                                 ValueRange{s, zero});
-        before = arith::IndexCastOp::create(nested, nestedLoc,
-                                            nested.getIndexType(), before);
+        Value rowsOfS = tensor::ExtractOp::create(nested, nestedLoc, counts,
+                                                  ValueRange{s, zero});
+        rowsOfS = arith::IndexCastOp::create(nested, nestedLoc,
+                                             nested.getIndexType(), rowsOfS);
+        Value before = arith::CmpIOp::create(
+            nested, nestedLoc, arith::CmpIPredicate::slt, s, ranks.rank);
+        Value addend = arith::SelectOp::create(nested, nestedLoc, before,
+                                               rowsOfS, zero);
         scf::YieldOp::create(
             nested, nestedLoc,
-            ValueRange{arith::AddIOp::create(nested, nestedLoc, iter.front(),
-                                             before)
-                           .getResult()});
+            ValueRange{arith::AddIOp::create(nested, nestedLoc, iter[0], addend),
+                       arith::AddIOp::create(nested, nestedLoc, iter[1],
+                                             rowsOfS)});
       });
-  return loop.getResult(0);
+  return {loop.getResult(0), loop.getResult(1)};
 }
 
 /// One linear-attention op (gated or not) rewritten for this rank's rows.
@@ -232,16 +240,29 @@ DistributedAttention::summarize(const Rows &part, Value zeroState) const {
 }
 
 /// The global prefix length `j` as this rank's: `clamp(j - offset, 0, n)`.
+/// A dynamic `j` (or one with the whole length dynamic) is checked against
+/// the rows of all ranks first, as the op's own run-time check would.
 Value DistributedAttention::localPrefixLength(OpFoldResult localRows) const {
   Value rowsHere = index(b, loc, localRows);
-  Value global;
-  if (std::optional<int64_t> length = op.getStaticPrefixLength())
-    global = arith::ConstantIndexOp::create(b, loc, *length);
-  else
-    global = op.getPrefixIndex();
-  Value offset = rowOffset(b, loc, module, ranks, rowsHere);
-  Value local = arith::SubIOp::create(b, loc, global, offset);
+  std::optional<int64_t> staticLength = op.getStaticPrefixLength();
+  Value global = staticLength
+                     ? arith::ConstantIndexOp::create(b, loc, *staticLength)
+                     : op.getPrefixIndex();
+  RowSpan span = rowSpan(b, loc, module, ranks, rowsHere);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  if (!staticLength || op.getQuery().getType().isDynamicDim(numBatch)) {
+    Value inRange = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, global, zero),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, global,
+                              span.total));
+    cf::AssertOp::create(
+        b, loc, inRange,
+        (op->getName().getStringRef() +
+         ": prefix length is outside [0, L] of 'query' (L of all ranks)")
+            .str());
+  }
+  Value local = arith::SubIOp::create(b, loc, global, span.offset);
   local = arith::MaxSIOp::create(b, loc, local, zero);
   return arith::MinSIOp::create(b, loc, local, rowsHere);
 }

@@ -1,0 +1,142 @@
+"""Sequence parallelism over MPI (linea-sequence-parallel, issue 13).
+
+Every program runs once in one process and under `mpirun -np P linea-run
+--sequence-parallel`: the P-rank results must equal the one-process ones
+within 1e-5 and the float64 oracle within SPEC's 1e-4, and the bytes each
+rank's program sends must not grow with L.
+"""
+
+import functools
+import shutil
+
+import numpy as np
+import pytest
+
+import linea
+from linea import reference as ref
+from linea.runner import build_dir
+
+import programs
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("mpirun") is None
+    or not (build_dir() / "lib" / "libLineaMpiRuntime.so").exists(),
+    reason="needs OpenMPI (mpirun) and Linea's MPI runtime library")
+
+SAME_AS_ONE_PROCESS = 1e-5
+
+LA = dict(op="linear_attention", batch=[2], dk=4, dv=3)
+GA = dict(op="gated_linear_attention", batch=[2], dk=4, dv=3)
+
+# (case, rank counts). L = 37 over 4 ranks: 9, 9, 9, 10 rows (L % P != 0).
+CASES = [
+    (dict(LA, L=37, mask="causal", init=True, final=True), [1, 2, 3, 4]),
+    (dict(LA, batch=[2, 3], L=29, mask="causal", init=True, final=True,
+          dyn_batch=True, dyn_L=True), [3]),
+    (dict(LA, L=1, mask="causal", final=True), [2]),
+    (dict(LA, L=3, mask="causal", final=True), [4]),  # P > L: empty ranks
+    (dict(GA, L=257, mask="causal", init=True, final=True), [1, 2, 3, 4]),
+    (dict(GA, L=61, mask="causal", scalar_gate=True, final=True), [2, 3]),
+    (dict(GA, batch=[], L=41, mask="causal", final=True, dyn_L=True), [3]),
+    # prefix: inside rank 0, spanning ranks, 0 and L, static and dynamic
+    (dict(LA, L=37, mask="prefix", prefix=5, final=True), [2, 4]),
+    (dict(LA, L=37, mask="prefix", prefix=30, final=True, init=True), [2, 3, 4]),
+    (dict(LA, L=37, mask="prefix", prefix=0, dyn_prefix=True, final=True), [3]),
+    (dict(LA, L=37, mask="prefix", prefix=37, dyn_prefix=True, final=True), [3]),
+    (dict(LA, L=41, mask="prefix", prefix=20, dyn_prefix=True, dyn_L=True,
+          final=True), [1, 2, 3, 4]),
+    (dict(LA, L=31, mask="prefix", prefix=17, feature_map="relu", scale=0.125,
+          normalize=True), [3]),
+    (dict(GA, L=41, mask="prefix", prefix=20, init=True, final=True), [1, 2, 3, 4]),
+    (dict(GA, L=41, mask="prefix", prefix=1, scalar_gate=True, init=True), [3]),
+    (dict(GA, L=41, mask="prefix", prefix=33, dyn_prefix=True, final=True), [4]),
+    # bidirectional
+    (dict(LA, L=31, mask="none", feature_map="elu_plus_one", normalize=True), [2, 3]),
+    (dict(LA, L=31, mask="none", init=True, final=True), [1, 2, 4]),
+    (dict(GA, L=31, mask="none", init=True, final=True), [3]),
+    # presum, every flavour
+    (dict(op="presum", shape=[2, 37, 4]), [1, 3]),
+    (dict(op="presum", shape=[2, 37, 4], exclusive=True), [2, 4]),
+    (dict(op="presum", shape=[2, 37, 4], reverse=True), [3]),
+    (dict(op="presum", shape=[2, 37, 4], exclusive=True, reverse=True), [2, 3, 4]),
+    (dict(op="presum", shape=[13, 5], dim=0, exclusive=True, dynamic=[0]), [3]),
+]
+
+
+def case_id(spec):
+    return "-".join(f"{k}={v}" for k, v in spec.items() if k not in ("dk", "dv"))
+
+
+@functools.lru_cache(maxsize=None)
+def one_process(index):
+    spec = CASES[index][0]
+    program, inputs, want = programs.build(spec, seed=13 + index)
+    return program, inputs, want, linea.run(program, inputs)
+
+
+PARAMS = [pytest.param(i, p, id=f"{case_id(spec)}-np{p}")
+          for i, (spec, ranks) in enumerate(CASES) for p in ranks]
+
+
+@pytest.mark.parametrize("index,ranks", PARAMS)
+def test_same_as_one_process(index, ranks):
+    program, inputs, want, single = one_process(index)
+    got = linea.run(program, inputs, ranks=ranks)
+    programs.assert_matches(got, want)
+    for k, (g, s) in enumerate(zip(got, single)):
+        err = ref.rel_l2(g, s)
+        assert err <= SAME_AS_ONE_PROCESS, f"result {k}: {err:.3g} from one process"
+
+
+CAUSAL = """
+func.func @main(%q: tensor<2x{L}x8xf32>, %k: tensor<2x{L}x8xf32>,
+                %v: tensor<2x{L}x4xf32>, %g: tensor<2x{L}x8xf32>)
+    -> (tensor<2x{L}x4xf32>, tensor<2x{L}x4xf32>, tensor<2x8x4xf32>) {{
+  %o = linea.linear_attention %q, %k, %v mask = prefix({j}) :
+      tensor<2x{L}x8xf32>, tensor<2x{L}x8xf32>, tensor<2x{L}x4xf32> -> tensor<2x{L}x4xf32>
+  %p, %s = linea.gated_linear_attention %q, %k, %v, %g mask = causal :
+      tensor<2x{L}x8xf32>, tensor<2x{L}x8xf32>, tensor<2x{L}x4xf32>, tensor<2x{L}x8xf32>
+      -> tensor<2x{L}x4xf32>, tensor<2x8x4xf32>
+  return %o, %p, %s : tensor<2x{L}x4xf32>, tensor<2x{L}x4xf32>, tensor<2x8x4xf32>
+}}
+"""
+
+
+def test_bytes_sent_do_not_depend_on_length():
+    rng = np.random.default_rng(5)
+    sent = {}
+    for L in (64, 640):
+        inputs = [rng.standard_normal((2, L, d)) for d in (8, 8, 4)]
+        inputs.append(programs.gate_values(rng, (2, L, 8)))
+        program = CAUSAL.format(L=L, j=L // 2)
+        _, sent[L] = linea.run(program, inputs, ranks=3, stats=True)
+    assert len(sent[64]) == 3 and all(b > 0 for b in sent[64])
+    assert sent[64] == sent[640]
+    # Row counts (8 bytes), the prefix op's two states and the gated op's
+    # state with its log-decays, per batch: O(P Dk Dv), no rows.
+    state = 2 * 8 * 4 * 4
+    assert sent[64][0] == 8 + 2 * state + state + 2 * 8 * 4
+
+
+def test_softmax_attention_is_refused():
+    program = """
+func.func @main(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x8xf32>)
+    -> tensor<2x16x8xf32> {
+  %y = linea.presum %q : tensor<2x16x8xf32>
+  %o = linea.attention %y, %k, %v mask = causal :
+      tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x8xf32> -> tensor<2x16x8xf32>
+  return %o : tensor<2x16x8xf32>
+}
+"""
+    rng = np.random.default_rng(0)
+    inputs = [rng.standard_normal((2, 16, 8)) for _ in range(3)]
+    with pytest.raises(linea.LineaError, match="cannot run sequence-parallel"):
+        linea.run(program, inputs, ranks=2)
+
+
+def test_prefix_past_the_sequence_stops_every_rank():
+    spec = dict(LA, L=37, mask="prefix", prefix=5, dyn_prefix=True)
+    program, inputs, _ = programs.build(spec, seed=3)
+    inputs[-1] = 38
+    with pytest.raises(linea.LineaError, match="prefix length is outside"):
+        linea.run(program, inputs, ranks=2)

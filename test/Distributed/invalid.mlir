@@ -1,0 +1,59 @@
+// RUN: linea-opt %s --linea-sequence-parallel -split-input-file -verify-diagnostics
+// RUN: not linea-opt %s --linea-sequence-parallel=mpi-implementation=LAM 2>&1 | FileCheck %s --check-prefix=IMPL
+
+// IMPL: error: mpi-implementation must be OpenMPI or MPICH, got 'LAM'
+
+// Softmax attention reads every key: not on a split sequence.
+func.func @softmax(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x8xf32>)
+    -> tensor<2x16x8xf32> {
+  %y = linea.presum %q : tensor<2x16x8xf32>
+  // expected-error @below {{cannot run sequence-parallel: its rows read keys from every rank}}
+  %o = linea.attention %y, %k, %v mask = causal
+      : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x8xf32> -> tensor<2x16x8xf32>
+  return %o : tensor<2x16x8xf32>
+}
+
+// -----
+
+// A sequence and a replicated tensor as operands of one op.
+func.func @mixed(%x: tensor<16x8xf32>, %k: tensor<16x8xf32>, %v: tensor<16x8xf32>)
+    -> tensor<16x8xf32> {
+  %q = linea.presum %x : tensor<16x8xf32>
+  %w = arith.constant dense<1.0> : tensor<16x8xf32>
+  // expected-error @below {{reads a replicated sequence operand next to sharded ones}}
+  %o = linea.linear_attention %q, %w, %v mask = causal
+      : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+  return %o : tensor<16x8xf32>
+}
+
+// -----
+
+// Row-wise arithmetic on a split sequence is not distributed (yet): an error
+// naming the op, never a silent replicated answer.
+func.func @elementwise(%x: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  %y = linea.presum %x : tensor<16x8xf32>
+  // expected-error @below {{reads a sequence-sharded value, which linea-sequence-parallel splits only for Linea's linear attention ops and presum}}
+  %z = arith.addf %y, %y : tensor<16x8xf32>
+  return %z : tensor<16x8xf32>
+}
+
+// -----
+
+// One argument, two sequence dims.
+// expected-error @below {{argument #0 is a sequence along dim 0 for one op and along dim 1 for another}}
+func.func @two_dims(%x: tensor<16x16x8xf32>) -> (tensor<16x16x8xf32>, tensor<16x16x8xf32>) {
+  %a = linea.presum %x : tensor<16x16x8xf32>
+  %b = linea.presum %x dim = 0 : tensor<16x16x8xf32>
+  return %a, %b : tensor<16x16x8xf32>, tensor<16x16x8xf32>
+}
+
+// -----
+
+// The attribute names a dim of the value it is on.
+// expected-error @below {{'linea.sharded_dim' on argument #0 must name a dim of a ranked tensor, got 2 : i64 on 'tensor<4x8xf32>'}}
+func.func private @bad_dim(tensor<4x8xf32> {linea.sharded_dim = 2 : i64})
+
+// -----
+
+// expected-error @below {{unknown Linea attribute 'linea.shards' on result #0}}
+func.func private @bad_name() -> (tensor<4x8xf32> {linea.shards = 0 : i64})

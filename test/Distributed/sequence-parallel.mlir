@@ -1,0 +1,104 @@
+// RUN: linea-opt %s --linea-sequence-parallel -split-input-file | FileCheck %s
+
+// A causal op: the sequence operands become this rank's rows (dynamic L,
+// `linea.sharded_dim`), one all-gather shares the ranks' states, the ranks
+// before this one seed a local causal op, and every rank folds all of them
+// into the final state (replicated, no attribute).
+
+// CHECK: module attributes {dlti.map = #dlti.map<"MPI:Implementation" = "OpenMPI">}
+// CHECK: func.func private @linea_mpi_allgather_f32(memref<?xf32>, memref<?x?xf32>) attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func @causal(
+// CHECK-SAME: %[[Q:.*]]: tensor<2x?x8xf32> {linea.sharded_dim = 1 : i64}
+// CHECK-SAME: %[[V:.*]]: tensor<2x?x4xf32> {linea.sharded_dim = 1 : i64}
+// CHECK-SAME: -> (tensor<2x?x4xf32> {linea.sharded_dim = 1 : i64}, tensor<2x8x4xf32>)
+// CHECK: %[[WORLD:.*]] = mpi.comm_world : !mpi.comm
+// CHECK: %[[RANK:.*]] = mpi.comm_rank(%[[WORLD]]) : i32
+// CHECK: %[[SIZE:.*]] = mpi.comm_size(%[[WORLD]]) : i32
+// CHECK-DAG: %[[R:.*]] = arith.index_cast %[[RANK]] : i32 to index
+// CHECK-DAG: %[[P:.*]] = arith.index_cast %[[SIZE]] : i32 to index
+// CHECK: %[[MINE:.*]] = linalg.generic
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[MINE]] {{\[}}[0, 1, 2]] : tensor<2x8x4xf32> into tensor<64xf32>
+// CHECK: %[[SEND:.*]] = memref.alloc() : memref<64xf32>
+// CHECK: bufferization.materialize_in_destination %{{.*}} in writable %[[SEND]]
+// CHECK: %[[RECV:.*]] = memref.alloc(%[[P]]) : memref<?x64xf32>
+// CHECK: call @linea_mpi_allgather_f32(
+// CHECK: %[[ALL:.*]] = bufferization.to_tensor %[[RECV]] restrict writable
+// CHECK: %[[BEFORE:.*]] = scf.for %{{.*}} = %{{.*}} to %[[R]]
+// CHECK:   tensor.extract_slice %[[ALL]]
+// CHECK:   linalg.add
+// CHECK: %[[FINAL:.*]] = scf.for %{{.*}} = %[[R]] to %[[P]]
+// CHECK: %[[O:.*]] = linea.linear_attention %{{.*}}, %{{.*}}, %{{.*}} init(%[[BEFORE]]) mask = causal
+// CHECK: return %[[O]], %[[FINAL]]
+func.func @causal(%q: tensor<2x64x8xf32>, %k: tensor<2x64x8xf32>, %v: tensor<2x64x4xf32>)
+    -> (tensor<2x64x4xf32>, tensor<2x8x4xf32>) {
+  %o, %s = linea.linear_attention %q, %k, %v mask = causal
+      : tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x64x4xf32>
+      -> tensor<2x64x4xf32>, tensor<2x8x4xf32>
+  return %o, %s : tensor<2x64x4xf32>, tensor<2x8x4xf32>
+}
+
+// -----
+
+// Bidirectional and ungated: the states only add up, one mpi.allreduce;
+// every row reads the sum (one matmul, no Linea op left).
+
+// CHECK-LABEL: func.func @bidirectional(
+// CHECK: mpi.allreduce(%{{.*}}, %{{.*}}, MPI_SUM, %{{.*}}) : memref<64xf32>, memref<64xf32>
+// CHECK-NOT: linea.linear_attention
+// CHECK: return
+func.func @bidirectional(%q: tensor<2x64x8xf32>, %k: tensor<2x64x8xf32>, %v: tensor<2x64x4xf32>)
+    -> tensor<2x64x4xf32> {
+  %o = linea.linear_attention %q, %k, %v mask = none
+      : tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x64x4xf32> -> tensor<2x64x4xf32>
+  return %o : tensor<2x64x4xf32>
+}
+
+// -----
+
+// PrefixLM with a gate: the ranks' row counts come first (an i64
+// all-gather) to place j; the record holds the prefix and causal states and
+// their log-decays; the prefix rows read the folded prefix state, the
+// causal rows run as a gated causal op.
+
+// CHECK-LABEL: func.func @gated_prefix(
+// CHECK-SAME: %{{.*}}: tensor<?x8xf32> {linea.sharded_dim = 0 : i64}
+// CHECK-SAME: %{{.*}}: tensor<?xf32> {linea.sharded_dim = 0 : i64}
+// CHECK: call @linea_mpi_allgather_i64(
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+// CHECK: call @linea_mpi_allgather_f32(
+// CHECK: linea.gated_linear_attention {{.*}} init(%{{.*}}) mask = causal
+func.func @gated_prefix(%q: tensor<40x8xf32>, %k: tensor<40x8xf32>, %v: tensor<40x4xf32>,
+                        %g: tensor<40xf32>) -> tensor<40x4xf32> {
+  %o = linea.gated_linear_attention %q, %k, %v, %g mask = prefix(25)
+      : tensor<40x8xf32>, tensor<40x8xf32>, tensor<40x4xf32>, tensor<40xf32> -> tensor<40x4xf32>
+  return %o : tensor<40x4xf32>
+}
+
+// -----
+
+// presum along dim 0, reversed: the totals of the ranks after this one.
+
+// CHECK-LABEL: func.func @presum(
+// CHECK-SAME: %{{.*}}: tensor<?x5xf32> {linea.sharded_dim = 0 : i64}) -> (tensor<?x5xf32> {linea.sharded_dim = 0 : i64})
+// CHECK: %[[LOCAL:.*]] = linea.presum %{{.*}} dim = 0 exclusive reverse : tensor<?x5xf32>
+// CHECK: linalg.reduce
+// CHECK: call @linea_mpi_allgather_f32(
+// CHECK: %[[NEXT:.*]] = arith.addi %{{.*}}, %c1
+// CHECK: scf.for %{{.*}} = %[[NEXT]] to
+// CHECK: linalg.generic {{.*}} ins(%[[LOCAL]]
+func.func @presum(%x: tensor<13x5xf32>) -> tensor<13x5xf32> {
+  %y = linea.presum %x dim = 0 exclusive reverse : tensor<13x5xf32>
+  return %y : tensor<13x5xf32>
+}
+
+// -----
+
+// Nothing is a sequence: the function and the module stay as they are.
+
+// CHECK-NOT: dlti.map
+// CHECK-LABEL: func.func @replicated(%{{.*}}: tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+// CHECK-NOT: mpi.
+func.func @replicated(%s: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  return %s : tensor<2x8x4xf32>
+}
