@@ -1,5 +1,5 @@
 // RUN: linea-opt %s --linea-sequence-parallel -split-input-file -verify-diagnostics
-// RUN: not linea-opt %s --linea-sequence-parallel=mpi-implementation=LAM 2>&1 | FileCheck %s --check-prefix=IMPL
+// RUN: not linea-opt %s -split-input-file --linea-sequence-parallel=mpi-implementation=LAM 2>&1 | FileCheck %s --check-prefix=IMPL
 
 // IMPL: error: mpi-implementation must be OpenMPI or MPICH, got 'LAM'
 
