@@ -73,9 +73,12 @@ def _option_text(options):
     return " ".join(f"{k.replace('_', '-')}={value(v)}" for k, v in sorted(options.items()))
 
 
-def _linea_compile_command(entry, target, pipeline, chip, options):
+def _linea_compile_command(entry, target, pipeline, chip, options,
+                           sequence_parallel=False):
     """linea-compile's arguments past the input and output."""
     cmd = ["--entry", entry] if entry else []
+    if sequence_parallel:
+        cmd.append("--sequence-parallel")
     if target == "cuda":
         if pipeline:
             raise LineaError(1, "target='cuda' takes pipeline options as keywords, "
@@ -97,16 +100,18 @@ def _linea_compile_command(entry, target, pipeline, chip, options):
 
 
 def compile_library(source_or_path, entry=None, target="cpu", pipeline=None,
-                    chip="sm_90a", **options):
+                    chip="sm_90a", sequence_parallel=False, **options):
     """The cached library of a program (compiled on a miss): the path of
     `libkernel.so`, with `kernel.json` and `kernel.h` beside it. Arguments as
-    for `compile`; a GPU-less machine builds CUDA libraries this way."""
+    for `compile`; a GPU-less machine builds CUDA libraries this way.
+    `sequence_parallel`: linea-sequence-parallel first (each rank's rows)."""
     text = source_or_path
     if isinstance(source_or_path, pathlib.Path) or (
             isinstance(source_or_path, str) and "\n" not in source_or_path
             and source_or_path.endswith(".mlir")):
         text = pathlib.Path(source_or_path).read_text()
-    args = _linea_compile_command(entry, target, pipeline, chip, options)
+    args = _linea_compile_command(entry, target, pipeline, chip, options,
+                                  sequence_parallel)
     key = hashlib.sha256("\0".join([text, *args, __version__]).encode()).hexdigest()[:32]
     directory = cache_dir() / key
     library = directory / "libkernel.so"
@@ -132,14 +137,24 @@ def compile_library(source_or_path, entry=None, target="cpu", pipeline=None,
 
 
 def compile(source_or_path, entry=None, target="cpu", pipeline=None,  # noqa: A001
-            chip="sm_90a", **options):
+            chip="sm_90a", comm=None, **options):
     """Compiles MLIR text (or a path to a .mlir file) and returns a Kernel for
     `entry` (default: the only public function).
 
     target="cpu": `pipeline` replaces linea-optimize, or keywords set its
     options (`form="chunked", chunk_size=128`). target="cuda": the kernels
     for `chip`; keywords set linea-lower-to-nvvm's options
-    (`precision="bf16"`)."""
+    (`precision="bf16"`).
+
+    `comm` (an mpi4py communicator spanning MPI.COMM_WORLD, the compiled
+    code's): a SequenceParallelKernel, the sequences split across its
+    ranks (linea-sequence-parallel)."""
+    if comm is not None:
+        if target != "cpu":
+            raise LineaError(1, "comm= (sequence parallelism) builds for target='cpu'")
+        library = compile_library(source_or_path, entry, target, pipeline, chip,
+                                  sequence_parallel=True, **options)
+        return SequenceParallelKernel(Kernel(library, entry), comm)
     return Kernel(compile_library(source_or_path, entry, target, pipeline, chip, **options),
                   entry)
 
@@ -364,3 +379,63 @@ class Kernel:
             owned.add(desc.allocated)
             self._lib.linea_free_result(desc.allocated)
         return out
+
+
+class SequenceParallelKernel:
+    """A sequence-parallel Kernel on the ranks of an mpi4py communicator.
+
+    Every rank calls it with the same full inputs: each keeps its rows
+    `[floor(r L / P), floor((r + 1) L / P))` of the sharded arguments (the
+    manifest's `sharded_dim`), runs, and rank 0 receives the full results,
+    the other ranks' rows gathered (the other ranks get None): what one
+    process would return. `local(...)` runs on rows a rank already holds
+    and returns its own rows (no gather), as a training loop would.
+    Only `Dk x Dv` states cross the network inside the kernel.
+    """
+
+    def __init__(self, kernel, comm):
+        from mpi4py import MPI  # the caller passed a communicator: mpi4py is there
+        if MPI.Comm.Compare(comm, MPI.COMM_WORLD) not in (MPI.IDENT, MPI.CONGRUENT):
+            raise LineaError(1, "comm must span MPI.COMM_WORLD (the compiled code's "
+                                "communicator) in the same rank order")
+        self.kernel = kernel
+        self.comm = comm
+        self.rank, self.size = comm.Get_rank(), comm.Get_size()
+        self.signature = kernel.signature
+
+    def local(self, *args):
+        """This rank's rows in, this rank's rows out."""
+        return self.kernel(*args)
+
+    def _rows(self, length):
+        return (length * self.rank // self.size, length * (self.rank + 1) // self.size)
+
+    def __call__(self, *args):
+        specs = self.signature["args"]
+        if len(args) != len(specs):
+            raise LineaError(1, f"expected {len(specs)} arguments, given {len(args)}")
+        mine = []
+        for k, (spec, arg) in enumerate(zip(specs, args)):
+            dim = spec.get("sharded_dim")
+            if dim is None:
+                mine.append(arg)
+                continue
+            if not hasattr(arg, "shape") or len(arg.shape) <= dim:
+                raise LineaError(1, f"argument {k}: expected a rank-{len(spec['shape'])} "
+                                    f"array split along dim {dim}")
+            first, last = self._rows(arg.shape[dim])
+            index = (slice(None),) * dim + (slice(first, last),)
+            mine.append(arg[index])
+        out = self.kernel(*mine)
+        results = out if isinstance(out, tuple) else (out,)
+        full = []
+        for spec, result in zip(self.signature["results"], results):
+            dim = spec.get("sharded_dim")
+            if dim is None:
+                full.append(result)
+                continue
+            parts = self.comm.gather(np.asarray(result), root=0)
+            full.append(np.concatenate(parts, axis=dim) if self.rank == 0 else None)
+        if self.rank != 0:
+            return None
+        return full[0] if len(full) == 1 else tuple(full)

@@ -35,6 +35,13 @@ def gated(rng):
     return [q, k, v, g, s0, j], [o, s]
 
 
+def causal(rng):
+    q, k, v = (rng.standard_normal((4, 1000, 32)).astype(np.float32) for _ in range(3))
+    s0 = rng.standard_normal((4, 32, 32)).astype(np.float32)
+    o, s = ref.linear_attention(q, k, v, mask="causal", scale=0.125, initial_state=s0)
+    return [q, k, v, s0], [o, s]
+
+
 def folded(rng):
     x = rng.standard_normal((2, 256, 32)).astype(np.float32)
     m0 = rng.standard_normal((2, 16, 32)).astype(np.float32)
@@ -44,7 +51,7 @@ def folded(rng):
 
 
 @pytest.mark.parametrize("name, make", [("prefixlm", prefixlm), ("gated", gated),
-                                        ("folded", folded)])
+                                        ("causal", causal), ("folded", folded)])
 def test_example_gpu_algorithm_on_cpu(name, make):
     args, expected = make(np.random.default_rng(5))
     program = (EXAMPLES / f"{name}.mlir").read_text()

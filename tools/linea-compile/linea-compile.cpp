@@ -22,6 +22,7 @@
 #include "../common/CommandLine.h"
 #include "linea/Conversion/Passes.h"
 #include "linea/Dialect/LineaDialect.h"
+#include "linea/Distributed/Passes.h"
 #include "linea/Pipelines/Pipelines.h"
 #include "linea/Target/HostCompile.h"
 #include "linea/Transforms/Passes.h"
@@ -78,13 +79,15 @@ struct Options {
   std::string gpuOptions;
   bool chipGiven = false;
 
+  bool sequenceParallel = false;
+
   bool cuda() const { return target == "cuda"; }
 };
 
 constexpr const char *kUsage =
     "usage: linea-compile FILE.mlir -o LIB.so [--entry F]... "
     "[--pipeline P | --no-optimize] [--target cpu|cuda] [--chip sm_XX] "
-    "[--options O] [--version]";
+    "[--options O] [--sequence-parallel] [--version]";
 
 Options parseOptions(int argc, char **argv) {
   Options options;
@@ -102,6 +105,8 @@ Options parseOptions(int argc, char **argv) {
       options.chipGiven = true;
     } else if (auto v = value("--options")) {
       options.gpuOptions = *v;
+    } else if (arguments.current() == "--sequence-parallel") {
+      options.sequenceParallel = true;
     } else {
       options.program.take(arguments, "linea-compile", kUsage);
     }
@@ -115,6 +120,8 @@ Options parseOptions(int argc, char **argv) {
       (options.program.noOptimize || options.program.pipelineGiven))
     die("--target cuda runs linea-lower-to-nvvm; give its options with "
         "--options, not --pipeline or --no-optimize");
+  if (options.cuda() && options.sequenceParallel)
+    die("--sequence-parallel builds for the CPU; drop --target cuda");
   if (!options.cuda() && (options.chipGiven || !options.gpuOptions.empty()))
     die("--chip and --options go with --target cuda");
   if (!llvm::Regex("^sm_[0-9]{2,3}[af]?$").match(options.chip))
@@ -157,7 +164,17 @@ struct ValueSpec {
   std::string kind; // "tensor" or "scalar"
   std::string dtype;
   SmallVector<int64_t> shape; // ShapedType::kDynamic for `?`
+  /// linea-sequence-parallel: the dim split across ranks, if any.
+  std::optional<int64_t> shardedDim;
 };
+
+std::optional<int64_t> shardedDimIn(DictionaryAttr attrs) {
+  if (auto dim = attrs ? attrs.getAs<IntegerAttr>(
+                             linea::LineaDialect::kShardedDimAttrName)
+                       : IntegerAttr())
+    return dim.getInt();
+  return std::nullopt;
+}
 
 std::string dtypeOf(Type type) {
   if (type.isF32())
@@ -198,15 +215,18 @@ struct Signature {
 Signature signatureOf(func::FuncOp func) {
   Signature signature{func.getName().str(), {}, {}};
   FunctionType type = func.getFunctionType();
-  for (auto [k, arg] : llvm::enumerate(type.getInputs()))
+  for (auto [k, arg] : llvm::enumerate(type.getInputs())) {
     signature.args.push_back(
         describe(arg, "@" + func.getName() + " argument " + Twine(k)));
+    signature.args.back().shardedDim = shardedDimIn(func.getArgAttrDict(k));
+  }
   for (auto [k, result] : llvm::enumerate(type.getResults())) {
     ValueSpec value =
         describe(result, "@" + func.getName() + " result " + Twine(k));
     if (value.kind != "tensor")
       die("@" + func.getName() + " result " + Twine(k) +
           " is a scalar; exported functions return tensors");
+    value.shardedDim = shardedDimIn(func.getResultAttrDict(k));
     signature.results.push_back(value);
   }
   return signature;
@@ -218,7 +238,11 @@ llvm::json::Value toJSON(const ValueSpec &value) {
     shape.push_back(ShapedType::isDynamic(size) ? llvm::json::Value("?")
                                                 : llvm::json::Value(size));
   return llvm::json::Object{
-      {"kind", value.kind}, {"dtype", value.dtype}, {"shape", std::move(shape)}};
+      {"kind", value.kind},
+      {"dtype", value.dtype},
+      {"shape", std::move(shape)},
+      {"sharded_dim", value.shardedDim ? llvm::json::Value(*value.shardedDim)
+                                       : llvm::json::Value(nullptr)}};
 }
 
 void writeManifest(StringRef path, ArrayRef<Signature> signatures,
@@ -435,6 +459,20 @@ std::string cudaRuntimeLibrary(const char *argv0) {
   return path.str().str();
 }
 
+/// libLineaMpiRuntime.so beside linea-compile's own lib/ directory: the
+/// all-gather of sequence-parallel code, and through it libmpi.
+std::string mpiRuntimeLibrary(const char *argv0) {
+  std::string executable =
+      llvm::sys::fs::getMainExecutable(argv0, (void *)&mpiRuntimeLibrary);
+  llvm::SmallString<256> path(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(executable)));
+  llvm::sys::path::append(path, "lib", "libLineaMpiRuntime.so");
+  if (!llvm::sys::fs::exists(path))
+    die("--sequence-parallel needs Linea's MPI runtime library, '" + path +
+        "', which is built only where MPI is installed");
+  return path.str().str();
+}
+
 /// Links the object and the shim into a shared library with the system C
 /// compiler, against `runtimes` (found again at load time through rpaths).
 /// On the CPU, MLIR's C runner utilities provide memrefCopy for strided
@@ -481,6 +519,14 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(options.program.file, &context);
   if (!module)
     return 1;
+  // Each rank's rows of the sequences: the signatures below are the
+  // rewritten ones, with `sharded_dim` in the manifest.
+  if (options.sequenceParallel) {
+    PassManager distribute(&context);
+    distribute.addPass(linea::createLineaSequenceParallel());
+    if (failed(distribute.run(*module)))
+      return 1;
+  }
   SmallVector<func::FuncOp> entries = findEntries(*module, options.entries);
   SmallVector<Signature> signatures;
   for (func::FuncOp entry : entries) {
@@ -589,6 +635,12 @@ int main(int argc, char **argv) {
       options.cuda() ? cudaRuntimeLibrary(argv[0]) : LINEA_C_RUNNER_UTILS};
   if (usesOpenMP)
     runtimes.push_back(LINEA_OPENMP_RUNTIME);
+  if (options.sequenceParallel) {
+    runtimes.push_back(mpiRuntimeLibrary(argv[0]));
+#ifdef LINEA_MPI_LIBRARY
+    runtimes.push_back(LINEA_MPI_LIBRARY);
+#endif
+  }
   link(object, shim, exports, directory, options.output, runtimes);
   for (StringRef temporary : {object.str(), shim.str(), exports.str()})
     llvm::sys::fs::remove(temporary);

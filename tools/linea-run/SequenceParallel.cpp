@@ -108,9 +108,9 @@ std::vector<float> mlir::linea::run::gatherRows(llvm::ArrayRef<float> local,
   return full;
 }
 
-void mlir::linea::run::printBytesSent(const Job &job) {
+void mlir::linea::run::printBytesSent(const Job &job, int calls) {
   std::vector<int64_t> bytes(job.size);
-  linea_mpi_gather_i64(linea_mpi_bytes_sent(), bytes.data());
+  linea_mpi_gather_i64(linea_mpi_bytes_sent() / calls, bytes.data());
   if (job.rank != 0)
     return;
   for (int s = 0; s < job.size; ++s)

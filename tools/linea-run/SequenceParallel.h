@@ -42,8 +42,9 @@ std::vector<float> gatherRows(llvm::ArrayRef<float> local,
                               int64_t dim, const Job &job);
 
 /// Rank 0 prints one line per rank: `rank R sent N bytes`, the bytes the
-/// program's own MPI calls sent (not linea-run's gathers).
-void printBytesSent(const Job &job);
+/// program's own MPI calls sent in one call of it (of `calls`, all alike;
+/// linea-run's own gathers not counted).
+void printBytesSent(const Job &job, int calls);
 
 /// The counting MPI_Allreduce the JIT binds in place of MPI's.
 void *countingAllreduce();

@@ -595,7 +595,7 @@ int main(int argc, char **argv) {
   }
 #ifdef LINEA_HAVE_MPI
   if (options.stats)
-    linea::run::printBytesSent(job);
+    linea::run::printBytesSent(job, runs);
   if (options.sequenceParallel)
     linea::run::endJob();
 #endif
