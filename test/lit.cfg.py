@@ -50,3 +50,12 @@ if os.path.exists(cuobjdump) and os.path.exists(os.path.join(cuda_tools, "nvdisa
     config.environment["PATH"] = cuda_tools + os.pathsep + config.environment.get("PATH", "")
 if os.path.exists(os.path.join(config.linea_obj_root, "lib", "libLineaCudaRuntime.so")):
     config.available_features.add("linea-cuda-runtime")
+
+# Sequence-parallel runs: OpenMPI's mpirun and Linea's MPI runtime library.
+# More ranks than cores, and as root where CI runs as root.
+mpirun = shutil.which("mpirun")
+if mpirun and os.path.exists(os.path.join(config.linea_obj_root, "lib", "libLineaMpiRuntime.so")):
+    config.available_features.add("mpi")
+    root = ["--allow-run-as-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
+    config.substitutions.append(
+        ("%{mpirun}", " ".join([mpirun, "--oversubscribe"] + root)))

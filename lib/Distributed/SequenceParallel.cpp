@@ -509,12 +509,12 @@ LogicalResult FunctionDistributor::requireSharded(Operation *op, Value operand,
                                                   int64_t dim) {
   auto it = sharded.find(operand);
   if (it == sharded.end())
-    return op->emitError()
+    return op->emitOpError()
            << "reads a replicated sequence operand next to sharded ones: "
               "linea-sequence-parallel needs every sequence operand of an op "
               "split across the ranks";
   if (it->second != dim)
-    return op->emitError() << "reads a value split along dim " << it->second
+    return op->emitOpError() << "reads a value split along dim " << it->second
                            << " as a sequence along dim " << dim;
   return success();
 }
@@ -531,7 +531,7 @@ LogicalResult FunctionDistributor::distribute(Operation *op) {
   if (isa<func::ReturnOp>(op) || (!readsSharded && !nestedReadsSharded))
     return success();
   if (nestedReadsSharded || isa<AttentionOp, FoldOp, FoldedAttentionOp>(op))
-    return op->emitError()
+    return op->emitOpError()
            << "cannot run sequence-parallel: its rows read keys from every "
               "rank; give it replicated operands (it then runs on every rank)";
 
@@ -548,7 +548,7 @@ LogicalResult FunctionDistributor::distribute(Operation *op) {
     for (Value operand : SmallVector<Value>{attention.getInitialState(),
                                             attention.getPrefixIndex()})
       if (operand && sharded.contains(operand))
-        return op->emitError() << "reads a sequence-sharded value as its "
+        return op->emitOpError() << "reads a sequence-sharded value as its "
                                   "initial state or prefix length";
     SmallVector<Value> results =
         DistributedAttention(builder, module, *ranks, attention).build();
@@ -567,7 +567,7 @@ LogicalResult FunctionDistributor::distribute(Operation *op) {
     presum.erase();
     return success();
   }
-  return op->emitError() << "reads a sequence-sharded value, which "
+  return op->emitOpError() << "reads a sequence-sharded value, which "
                             "linea-sequence-parallel splits only for Linea's "
                             "linear attention ops and presum";
 }
