@@ -191,19 +191,20 @@ private:
     Value q, k, v, g;
     OpFoldResult offset, size;
   };
-  /// What a range of rows contributes to the state from zero.
+  /// A range of rows run from a zero state: its output rows, its state
+  /// (what it adds to any state before it) and the sum of its log-decays.
   struct Summary {
-    Value state, logDecay; // logDecay: null without a gate
+    Value rows, state, logDecay; // logDecay: null without a gate
   };
 
   Rows rows(const FormOperands &all, OpFoldResult offset,
             OpFoldResult size) const;
-  Summary summarize(const Rows &part, Value zeroState) const;
+  Summary fromZero(const Rows &part, Mask mask) const;
   Value localPrefixLength(OpFoldResult localRows) const;
   Value stateAfter(Value state, Value logDecay, Value contribution,
                    OpBuilder &nested, Location nestedLoc) const;
   Value readState(const Rows &part, Value state) const;
-  Value causalRows(const Rows &part, Value initial) const;
+  Value seeded(const Rows &part, Value rowsFromZero, Value initial) const;
   Value joinRows(const FormOperands &all, const Rows &head, Value headRows,
                  const Rows &tail, Value tailRows) const;
 
@@ -226,17 +227,32 @@ DistributedAttention::rows(const FormOperands &all, OpFoldResult offset,
   return {slice(all.q), slice(all.k), slice(all.v), slice(all.g), offset, size};
 }
 
+/// The rows as a Linea op of this op's kind on f32 operands (feature map
+/// and normalizer column applied, scale left for the end), from a zero
+/// state: the optimizer picks its form (one-shot for `none`, chunked for
+/// `causal`), and its final state is the part's contribution, decayed to
+/// the part's last row when gated.
 DistributedAttention::Summary
-DistributedAttention::summarize(const Rows &part, Value zeroState) const {
-  if (!part.g)
-    return {transposedMatmulAccumulate(b, loc, numBatch, part.k, part.v,
-                                       zeroState),
-            Value()};
-  // diag-decayed to the last row of the part: every exponent is a sum of
-  // the part's own gates.
-  return {gatedStateUpdate(b, loc, numBatch, part.k, part.v, part.g, zeroState,
-                           scalarGate, /*stateIsZero=*/true),
-          sumOverSequence(b, loc, numBatch, part.g, scalarGate)};
+DistributedAttention::fromZero(const Rows &part, Mask mask) const {
+  auto qType = cast<RankedTensorType>(part.q.getType());
+  auto vType = cast<RankedTensorType>(part.v.getType());
+  SmallVector<int64_t> rowsShape(qType.getShape());
+  rowsShape.back() = vType.getShape().back();
+  SmallVector<int64_t> stateShape(qType.getShape().drop_back(2));
+  stateShape.push_back(qType.getShape().back());
+  stateShape.push_back(vType.getShape().back());
+  LinearAttentionSpec spec;
+  spec.query = part.q;
+  spec.key = part.k;
+  spec.value = part.v;
+  spec.gate = part.g;
+  spec.mask = mask;
+  spec.outputType = RankedTensorType::get(rowsShape, b.getF32Type());
+  spec.finalStateType = RankedTensorType::get(stateShape, b.getF32Type());
+  Operation *local = op.createLike(b, loc, spec);
+  Value logDecay =
+      part.g ? sumOverSequence(b, loc, numBatch, part.g, scalarGate) : Value();
+  return {local->getResult(0), local->getResult(1), logDecay};
 }
 
 /// The global prefix length `j` as this rank's: `clamp(j - offset, 0, n)`.
@@ -284,22 +300,17 @@ Value DistributedAttention::readState(const Rows &part, Value state) const {
   return matmulAccumulate(b, loc, numBatch, part.q, state, init);
 }
 
-/// Causal rows seeded with `initial`: a Linea op of the same kind on f32
-/// operands (feature map, scale and normalizer already applied), so the
-/// optimizer picks its form.
-Value DistributedAttention::causalRows(const Rows &part, Value initial) const {
-  auto qType = cast<RankedTensorType>(part.q.getType());
-  SmallVector<int64_t> shape(qType.getShape());
-  shape.back() = cast<RankedTensorType>(part.v.getType()).getShape().back();
-  LinearAttentionSpec spec;
-  spec.query = part.q;
-  spec.key = part.k;
-  spec.value = part.v;
-  spec.gate = part.g;
-  spec.initialState = initial;
-  spec.mask = Mask::causal;
-  spec.outputType = RankedTensorType::get(shape, b.getF32Type());
-  return op.createLike(b, loc, spec)->getResult(0);
+/// Causal rows run from zero, moved onto the state `initial` they really
+/// start from: the output is linear in the state, so row `i` gains
+/// `q_i initial`, or `q_i diag(exp(b_i)) initial` with `b_i` the sum of the
+/// part's gates up to row `i` (a presum local to the rank: `<= 0`).
+Value DistributedAttention::seeded(const Rows &part, Value rowsFromZero,
+                                   Value initial) const {
+  if (!part.g)
+    return matmulAccumulate(b, loc, numBatch, part.q, initial, rowsFromZero);
+  Value decayUpTo = gatePresum(b, loc, part.g, numBatch, /*suffix=*/false);
+  return decayedQueryTimesState(b, loc, numBatch, part.q, decayUpTo, initial,
+                                scalarGate, rowsFromZero);
 }
 
 Value DistributedAttention::joinRows(const FormOperands &all, const Rows &head,
@@ -334,25 +345,26 @@ SmallVector<Value> DistributedAttention::build() {
   Rows head = rows(all, b.getIndexAttr(0), split);
   Rows tail = rows(all, split, tailRows);
 
-  Value zero = initialStateOrZeros(b, loc, Value(), all.q, all.v);
   Value initial = initialStateOrZeros(b, loc, op.getInitialState(), all.q, all.v);
   Value prefixState = initial, tailState, finalState;
+  Summary causal;
   if (mask == Mask::none && !all.g) {
     // Order does not matter: the states just add up.
-    Summary mine = summarize(head, zero);
+    Summary mine = fromZero(head, Mask::none);
     prefixState = addInto(b, loc, initial, allReduceSum(b, loc, mine.state));
     finalState = prefixState;
   } else {
     Records records;
     std::optional<unsigned> headLog, headState, tailLog, tailStateAt;
     if (hasHead) {
-      Summary mine = summarize(head, zero);
+      Summary mine = fromZero(head, Mask::none);
       headState = records.add(mine.state);
       if (mine.logDecay)
         headLog = records.add(mine.logDecay);
     }
     if (hasTail) {
-      Summary mine = summarize(tail, zero);
+      causal = fromZero(tail, Mask::causal);
+      Summary &mine = causal;
       tailStateAt = records.add(mine.state);
       if (mine.logDecay)
         tailLog = records.add(mine.logDecay);
@@ -381,8 +393,9 @@ SmallVector<Value> DistributedAttention::build() {
     }
   }
 
-  Value rowsOut = joinRows(all, head, hasHead ? readState(head, prefixState) : Value(),
-                           tail, hasTail ? causalRows(tail, tailState) : Value());
+  Value rowsOut = joinRows(
+      all, head, hasHead ? readState(head, prefixState) : Value(), tail,
+      hasTail ? seeded(tail, causal.rows, tailState) : Value());
   SmallVector<Value> results{finishRows(b, loc, op, rowsOut)};
   if (op.getFinalState()) {
     // Drop the normalizer's column again.

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
@@ -37,18 +38,36 @@ public:
 
   /// Replaces `op` by a call. Constant operands are cloned into the
   /// function rather than passed, so that what folds on constants still
-  /// folds.
+  /// folds. So are the slices it reads (`tensor.extract_slice`): the callee
+  /// gets the whole tensor and the slice's offsets, because a view passed
+  /// as an argument would be copied into a buffer of its own (function
+  /// boundaries bufferize to identity layouts).
   void outline(Operation *op, func::FuncOp parent, unsigned index) {
     SmallVector<Value> arguments;
-    SmallVector<Operation *> constants;
-    for (Value operand : op->getOperands()) {
+    SmallVector<Operation *> cloned; // constants first, then slices
+    SmallVector<Operation *> slices;
+    auto take = [&](Value operand) {
       Operation *producer = operand.getDefiningOp();
-      if (producer && matchPattern(producer, m_Constant()))
-        constants.push_back(producer);
-      else if (!llvm::is_contained(arguments, operand))
+      if (producer && matchPattern(producer, m_Constant())) {
+        if (!llvm::is_contained(cloned, producer))
+          cloned.push_back(producer);
+      } else if (!llvm::is_contained(arguments, operand)) {
         arguments.push_back(operand);
+      }
+    };
+    for (Value operand : op->getOperands()) {
+      auto slice = operand.getDefiningOp<tensor::ExtractSliceOp>();
+      if (!slice) {
+        take(operand);
+        continue;
+      }
+      if (!llvm::is_contained(slices, slice.getOperation()))
+        slices.push_back(slice);
+      for (Value sliceOperand : slice->getOperands())
+        take(sliceOperand);
     }
-    func::FuncOp callee = createFunction(op, arguments, constants);
+    llvm::append_range(cloned, slices);
+    func::FuncOp callee = createFunction(op, arguments, cloned);
     std::string key = bodyKey(callee);
     // A run-time check inserted later names its op's location: ops with
     // dynamic sizes (the ones that get checks) keep functions of their own.
@@ -70,7 +89,7 @@ public:
 
 private:
   func::FuncOp createFunction(Operation *op, ArrayRef<Value> arguments,
-                              ArrayRef<Operation *> constants) {
+                              ArrayRef<Operation *> producers) {
     OpBuilder b(op->getContext());
     b.setInsertionPointToEnd(module.getBody());
     auto type = b.getFunctionType(ValueRange(arguments).getTypes(),
@@ -81,8 +100,8 @@ private:
     b.setInsertionPointToStart(body);
     IRMapping mapping;
     mapping.map(arguments, body->getArguments());
-    for (Operation *constant : constants)
-      b.clone(*constant, mapping);
+    for (Operation *producer : producers)
+      b.clone(*producer, mapping);
     Operation *moved = b.clone(*op, mapping);
     func::ReturnOp::create(b, op->getLoc(), moved->getResults());
     return callee;

@@ -1,9 +1,11 @@
 // RUN: linea-opt %s --linea-sequence-parallel -split-input-file | FileCheck %s
 
 // A causal op: the sequence operands become this rank's rows (dynamic L,
-// `linea.sharded_dim`), one all-gather shares the ranks' states, the ranks
-// before this one seed a local causal op, and every rank folds all of them
-// into the final state (replicated, no attribute).
+// `linea.sharded_dim`). The rows run as a causal op from a zero state; one
+// all-gather shares the ranks' states; the ranks before this one give the
+// state its rows really start from, added to the output as `Q S` (the
+// output is linear in the state), and every rank folds all the states into
+// the final state (replicated: no attribute).
 
 // CHECK: module attributes {dlti.map = #dlti.map<"MPI:Implementation" = "OpenMPI">}
 // CHECK: func.func private @linea_mpi_allgather_f32(memref<?xf32>, memref<?x?xf32>) attributes {llvm.emit_c_interface}
@@ -16,7 +18,7 @@
 // CHECK: %[[SIZE:.*]] = mpi.comm_size(%[[WORLD]]) : i32
 // CHECK-DAG: %[[R:.*]] = arith.index_cast %[[RANK]] : i32 to index
 // CHECK-DAG: %[[P:.*]] = arith.index_cast %[[SIZE]] : i32 to index
-// CHECK: %[[MINE:.*]] = linalg.generic
+// CHECK: %[[ROWS:.*]], %[[MINE:.*]] = linea.linear_attention %[[QR:.*]], %{{.*}}, %{{.*}} mask = causal : {{.*}} -> tensor<2x?x4xf32>, tensor<2x8x4xf32>
 // CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[MINE]] {{\[}}[0, 1, 2]] : tensor<2x8x4xf32> into tensor<64xf32>
 // CHECK: %[[SEND:.*]] = memref.alloc() : memref<64xf32>
 // CHECK: bufferization.materialize_in_destination %{{.*}} in writable %[[SEND]]
@@ -27,7 +29,7 @@
 // CHECK:   tensor.extract_slice %[[ALL]]
 // CHECK:   linalg.add
 // CHECK: %[[FINAL:.*]] = scf.for %{{.*}} = %[[R]] to %[[P]]
-// CHECK: %[[O:.*]] = linea.linear_attention %{{.*}}, %{{.*}}, %{{.*}} init(%[[BEFORE]]) mask = causal
+// CHECK: %[[O:.*]] = linalg.generic {{.*}} ins(%[[QR]], %[[BEFORE]] : {{.*}}) outs(%[[ROWS]] : tensor<2x?x4xf32>)
 // CHECK: return %[[O]], %[[FINAL]]
 func.func @causal(%q: tensor<2x64x8xf32>, %k: tensor<2x64x8xf32>, %v: tensor<2x64x4xf32>)
     -> (tensor<2x64x4xf32>, tensor<2x8x4xf32>) {
@@ -58,7 +60,8 @@ func.func @bidirectional(%q: tensor<2x64x8xf32>, %k: tensor<2x64x8xf32>, %v: ten
 // PrefixLM with a gate: the ranks' row counts come first (an i64
 // all-gather) to place j; the record holds the prefix and causal states and
 // their log-decays; the prefix rows read the folded prefix state, the
-// causal rows run as a gated causal op.
+// causal rows run as a gated causal op from zero, then gain
+// `q_i diag(exp(b_i)) S` with `b` the rank's own presum of the gate.
 
 // CHECK-LABEL: func.func @gated_prefix(
 // CHECK-SAME: %{{.*}}: tensor<?x8xf32> {linea.sharded_dim = 0 : i64}
@@ -66,8 +69,11 @@ func.func @bidirectional(%q: tensor<2x64x8xf32>, %k: tensor<2x64x8xf32>, %v: ten
 // CHECK: call @linea_mpi_allgather_i64(
 // CHECK: arith.maxsi
 // CHECK: arith.minsi
+// CHECK: linea.gated_linear_attention {{.*}} mask = none
+// CHECK: linea.gated_linear_attention {{.*}} mask = causal
 // CHECK: call @linea_mpi_allgather_f32(
-// CHECK: linea.gated_linear_attention {{.*}} init(%{{.*}}) mask = causal
+// CHECK: linea.presum
+// CHECK: math.exp
 func.func @gated_prefix(%q: tensor<40x8xf32>, %k: tensor<40x8xf32>, %v: tensor<40x4xf32>,
                         %g: tensor<40xf32>) -> tensor<40x4xf32> {
   %o = linea.gated_linear_attention %q, %k, %v, %g mask = prefix(25)

@@ -55,3 +55,23 @@ func.func @dynamic(%x: tensor<?x4xf32>, %m: tensor<2x4xf32>) -> tensor<?x4xf32> 
   }
   return %y : tensor<?x4xf32>
 }
+
+// -----
+
+// A slice an op reads goes into the op's function with it: the callee gets
+// the whole tensor and the offset (a view passed as an argument would be
+// copied, function arguments bufferizing to identity layouts).
+
+// CHECK-LABEL: func.func @sliced(
+// CHECK-SAME: %[[X:.*]]: tensor<2x?x8xf32>, %[[AT:.*]]: index, %[[N:.*]]: index
+// CHECK: %[[Y:.*]] = call @sliced__linea_0(%[[X]], %[[AT]], %[[N]])
+// CHECK: return %[[Y]]
+// CHECK: func.func private @sliced__linea_0(%[[WHOLE:.*]]: tensor<2x?x8xf32>, %[[OFF:.*]]: index, %[[SIZE:.*]]: index)
+// CHECK: %[[VIEW:.*]] = tensor.extract_slice %[[WHOLE]][0, %[[OFF]], 0] [2, %[[SIZE]], 8] [1, 1, 1]
+// CHECK: linea.presum %[[VIEW]]
+func.func @sliced(%x: tensor<2x?x8xf32>, %at: index, %n: index) -> tensor<2x?x8xf32> {
+  %view = tensor.extract_slice %x[0, %at, 0] [2, %n, 8] [1, 1, 1]
+      : tensor<2x?x8xf32> to tensor<2x?x8xf32>
+  %y = linea.presum %view : tensor<2x?x8xf32>
+  return %y : tensor<2x?x8xf32>
+}
