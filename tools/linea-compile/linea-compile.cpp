@@ -445,31 +445,19 @@ void emitObject(llvm::Module &module, llvm::TargetMachine &machine,
   out.keep();
 }
 
-/// libLineaCudaRuntime.so beside linea-compile's own lib/ directory (the
-/// build tree and an install tree alike).
-std::string cudaRuntimeLibrary(const char *argv0) {
+/// Linea's runtime library `file` beside linea-compile's own lib/
+/// directory (the build tree and an install tree alike). Missing, an error
+/// saying which `option` needs it and which toolkit builds it (`needs`).
+std::string runtimeLibrary(const char *argv0, StringRef file, StringRef option,
+                           StringRef needs) {
   std::string executable =
-      llvm::sys::fs::getMainExecutable(argv0, (void *)&cudaRuntimeLibrary);
+      llvm::sys::fs::getMainExecutable(argv0, (void *)&runtimeLibrary);
   llvm::SmallString<256> path(
       llvm::sys::path::parent_path(llvm::sys::path::parent_path(executable)));
-  llvm::sys::path::append(path, "lib", "libLineaCudaRuntime.so");
+  llvm::sys::path::append(path, "lib", file);
   if (!llvm::sys::fs::exists(path))
-    die("--target cuda needs the CUDA runtime library, '" + path +
-        "', which is built only where a CUDA toolkit is installed");
-  return path.str().str();
-}
-
-/// libLineaMpiRuntime.so beside linea-compile's own lib/ directory: the
-/// all-gather of sequence-parallel code, and through it libmpi.
-std::string mpiRuntimeLibrary(const char *argv0) {
-  std::string executable =
-      llvm::sys::fs::getMainExecutable(argv0, (void *)&mpiRuntimeLibrary);
-  llvm::SmallString<256> path(
-      llvm::sys::path::parent_path(llvm::sys::path::parent_path(executable)));
-  llvm::sys::path::append(path, "lib", "libLineaMpiRuntime.so");
-  if (!llvm::sys::fs::exists(path))
-    die("--sequence-parallel needs Linea's MPI runtime library, '" + path +
-        "', which is built only where MPI is installed");
+    die(option + " needs Linea's runtime library '" + path +
+        "', which is built only where " + needs + " is installed");
   return path.str().str();
 }
 
@@ -632,11 +620,15 @@ int main(int argc, char **argv) {
                      options.cuda());
   }
   std::vector<std::string> runtimes = {
-      options.cuda() ? cudaRuntimeLibrary(argv[0]) : LINEA_C_RUNNER_UTILS};
+      options.cuda() ? runtimeLibrary(argv[0], "libLineaCudaRuntime.so",
+                                     "--target cuda", "a CUDA toolkit")
+                    : LINEA_C_RUNNER_UTILS};
   if (usesOpenMP)
     runtimes.push_back(LINEA_OPENMP_RUNTIME);
   if (options.sequenceParallel) {
-    runtimes.push_back(mpiRuntimeLibrary(argv[0]));
+    // The all-gather of sequence-parallel code.
+    runtimes.push_back(runtimeLibrary(argv[0], "libLineaMpiRuntime.so",
+                                      "--sequence-parallel", "MPI"));
 #ifdef LINEA_MPI_LIBRARY
     runtimes.push_back(LINEA_MPI_LIBRARY);
 #endif
