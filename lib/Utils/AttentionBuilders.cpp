@@ -237,19 +237,11 @@ Value mlir::linea::decayedQueryTimesState(OpBuilder &b, Location loc,
                                           int64_t numBatch, Value q,
                                           Value rowLog, Value state,
                                           bool scalarGate, Value init) {
-  LoopSpace s(b.getContext(), numBatch, {kPar, kPar, kRed});
-  AffineExpr i = s[0], e = s[1], d = s[2];
-  AffineMap logMap = scalarGate ? s.map({i}) : s.map({i, d});
-  return buildGeneric(
-      b, loc, {q, rowLog, state}, init,
-      {s.map({i, d}), logMap, s.map({d, e}), s.map({i, e})}, s.iterators(),
-      [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        auto fm = contractionFastMath(nb);
-        Value decayed = arith::MulFOp::create(
-            nb, l, args[0], math::ExpOp::create(nb, l, args[1]));
-        Value prod = arith::MulFOp::create(nb, l, decayed, args[2], fm);
-        return arith::AddFOp::create(nb, l, args[3], prod, fm);
-      });
+  // The decay depends on (i, d) only: applied to the rows once (L x Dk
+  // exponentials, not L x Dk x Dv), it leaves a plain contraction, which
+  // the CPU kernels register-tile and the GPU puts on tensor cores.
+  Value decayed = decayRows(b, loc, numBatch, q, rowLog, scalarGate);
+  return matmulAccumulate(b, loc, numBatch, decayed, state, init);
 }
 
 Value mlir::linea::decayRows(OpBuilder &b, Location loc, int64_t numBatch,
