@@ -19,12 +19,17 @@ def LineaSequenceParallel : Pass<"linea-sequence-parallel", "ModuleOp"> {
     cross the network, never the `L x D` activations (LASP-2's scheme; seed
     000's prefix sum once more, at the level of ranks).
 
-    A function argument read by a Linea op as a sequence (`q`, `k`, `v`, the
-    gate, presum's input along its `dim`) is *sharded*: its sequence dim
-    becomes dynamic and carries the argument attribute
-    `linea.sharded_dim = <dim>`; so does every result computed from one.
-    Everything else (initial states, prefix lengths, weights, final states)
-    is replicated: the same on every rank.
+    A value a Linea op reads as a sequence (`q`, `k`, `v`, the gate,
+    presum's input along its `dim`) is *sharded*, and so, traced backwards,
+    is every value it is computed from row by row: the input rows of a
+    projection (a linalg op whose loop over the rows is parallel, such as
+    `linalg.matmul` of `x` by a weight) and the operands of an elementwise
+    map. Sharded function arguments get a dynamic sequence dim and the
+    attribute `linea.sharded_dim = <dim>`; so does every result computed
+    from one. Row-local ops on sharded values run on this rank's rows (their
+    `tensor.empty` / `linalg.fill` inits resized). Everything else
+    (initial states, prefix lengths, weights, final states) is replicated:
+    the same on every rank.
 
     - `linear_attention` / `gated_linear_attention`, any mask: the local rows
       split at the prefix boundary (`[0, j)` bidirectional, `[j, L)` causal;
@@ -45,7 +50,8 @@ def LineaSequenceParallel : Pass<"linea-sequence-parallel", "ModuleOp"> {
       the ranks before (after, when `reverse`), from an all-gather.
     - `attention`, `fold` and `folded_attention` read every key: with a
       sharded operand they are an error; with replicated operands they run
-      replicated. Any other op reading a sharded value is an error too.
+      replicated. Any other op reading a sharded value (a reduction over the
+      rows, a slice, a concat) is an error too.
 
     Rank and size are `mpi.comm_rank` / `mpi.comm_size` of `mpi.comm_world`,
     the all-reduce is `mpi.allreduce` (MLIR's mpi dialect, lowered by

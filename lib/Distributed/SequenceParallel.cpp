@@ -51,6 +51,42 @@ std::optional<int64_t> sequenceDimOf(Operation *op, Value operand) {
   return std::nullopt;
 }
 
+/// An elementwise op on tensors (arith on tensors, math): row `i` of its
+/// result reads row `i` of each operand.
+bool isElementwiseOnTensors(Operation *op) {
+  return op->hasTrait<OpTrait::Elementwise>() && op->getNumRegions() == 0 &&
+         op->getNumResults() > 0 &&
+         llvm::all_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>);
+}
+
+/// The loop of `op` that position `pos` of `operand` is indexed by, when
+/// that is one parallel loop: then each step of it reads and writes only
+/// its own row (a projection's rows, an elementwise map's).
+std::optional<unsigned> parallelLoopAt(linalg::LinalgOp op, OpOperand *operand,
+                                       int64_t pos) {
+  AffineMap map = op.getMatchingIndexingMap(operand);
+  auto loop = dyn_cast<AffineDimExpr>(map.getResult(pos));
+  if (!loop || op.getIteratorTypesArray()[loop.getPosition()] !=
+                   utils::IteratorType::parallel)
+    return std::nullopt;
+  return loop.getPosition();
+}
+
+/// Where `operand` is indexed by loop `loop` alone, if it is; failure if
+/// the loop appears inside a compound index (not one row per step).
+FailureOr<std::optional<int64_t>> positionOfLoop(linalg::LinalgOp op,
+                                                 OpOperand *operand,
+                                                 unsigned loop) {
+  AffineMap map = op.getMatchingIndexingMap(operand);
+  if (!map.isFunctionOfDim(loop))
+    return std::optional<int64_t>();
+  for (auto [position, expr] : llvm::enumerate(map.getResults()))
+    if (auto dim = dyn_cast<AffineDimExpr>(expr);
+        dim && dim.getPosition() == loop)
+      return std::optional<int64_t>(position);
+  return failure();
+}
+
 RankedTensorType withDynamicDim(Type type, int64_t dim) {
   auto tensor = cast<RankedTensorType>(type);
   SmallVector<int64_t> shape(tensor.getShape());
@@ -485,7 +521,12 @@ public:
 
 private:
   LogicalResult shardArguments();
+  LogicalResult demand(Value value, int64_t dim);
   LogicalResult distribute(Operation *op);
+  LogicalResult distributeRowLocal(linalg::LinalgOp op);
+  LogicalResult distributeElementwise(Operation *op);
+  FailureOr<Value> localInit(Operation *op, Value init, int64_t pos,
+                             Value rows, int64_t rowsPos);
   LogicalResult requireSharded(Operation *op, Value operand, int64_t dim);
   void updateSignature();
 
@@ -493,27 +534,68 @@ private:
   ModuleOp module;
   OpBuilder builder;
   ShardedDims sharded;
+  /// What the Linea ops need split, traced back through row-local ops.
+  ShardedDims wanted;
   std::optional<Ranks> ranks;
 };
 
+/// `value` must hold only this rank's rows along `dim`: so must the values
+/// a row-local op computes it from (a projection's input rows, an
+/// elementwise map's operands), back to the function's arguments.
+LogicalResult FunctionDistributor::demand(Value value, int64_t dim) {
+  if (auto it = wanted.find(value); it != wanted.end()) {
+    if (it->second == dim)
+      return success();
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      return func.emitError() << "argument #" << arg.getArgNumber()
+                              << " is a sequence along dim " << it->second
+                              << " for one op and along dim " << dim
+                              << " for another";
+    return value.getDefiningOp()->emitOpError()
+           << "computes a sequence split along dim " << it->second
+           << " for one op and along dim " << dim << " for another";
+  }
+  wanted[value] = dim;
+  Operation *producer = value.getDefiningOp();
+  if (!producer)
+    return success();
+  if (isElementwiseOnTensors(producer)) {
+    for (Value operand : producer->getOperands())
+      if (isa<RankedTensorType>(operand.getType()) &&
+          failed(demand(operand, dim)))
+        return failure();
+    return success();
+  }
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(producer);
+  if (!linalgOp || !linalgOp.hasPureTensorSemantics())
+    return success(); // not row-local: distribute() says so if it matters
+  OpOperand *init =
+      linalgOp.getDpsInitOperand(cast<OpResult>(value).getResultNumber());
+  std::optional<unsigned> loop = parallelLoopAt(linalgOp, init, dim);
+  if (!loop)
+    return success();
+  for (OpOperand *input : linalgOp.getDpsInputOperands()) {
+    FailureOr<std::optional<int64_t>> position =
+        positionOfLoop(linalgOp, input, *loop);
+    if (succeeded(position) && *position &&
+        failed(demand(input->get(), **position)))
+      return failure();
+  }
+  return success();
+}
+
 LogicalResult FunctionDistributor::shardArguments() {
+  for (Operation &op : func.getBody().front())
+    for (Value operand : op.getOperands())
+      if (std::optional<int64_t> dim = sequenceDimOf(&op, operand))
+        if (failed(demand(operand, *dim)))
+          return failure();
   for (BlockArgument arg : func.getArguments()) {
-    std::optional<int64_t> dim;
-    for (OpOperand &use : arg.getUses()) {
-      std::optional<int64_t> useDim = sequenceDimOf(use.getOwner(), arg);
-      if (!useDim)
-        continue;
-      if (dim && *dim != *useDim)
-        return func.emitError() << "argument #" << arg.getArgNumber()
-                                << " is a sequence along dim " << *dim
-                                << " for one op and along dim " << *useDim
-                                << " for another";
-      dim = useDim;
-    }
-    if (!dim)
+    auto it = wanted.find(arg);
+    if (it == wanted.end())
       continue;
-    sharded[arg] = *dim;
-    arg.setType(withDynamicDim(arg.getType(), *dim));
+    sharded[arg] = it->second;
+    arg.setType(withDynamicDim(arg.getType(), it->second));
   }
   return success();
 }
@@ -580,9 +662,114 @@ LogicalResult FunctionDistributor::distribute(Operation *op) {
     presum.erase();
     return success();
   }
-  return op->emitOpError() << "reads a sequence-sharded value, which "
-                            "linea-sequence-parallel splits only for Linea's "
-                            "linear attention ops and presum";
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+      linalgOp && linalgOp.hasPureTensorSemantics())
+    return distributeRowLocal(linalgOp);
+  if (isElementwiseOnTensors(op))
+    return distributeElementwise(op);
+  return op->emitOpError()
+         << "reads a sequence-sharded value, which linea-sequence-parallel "
+            "splits only for Linea's linear attention ops and presum, and "
+            "for ops that compute each row from the same rows (elementwise "
+            "maps, projections)";
+}
+
+/// A linalg op that runs a parallel loop along the split rows (a projection
+/// `x W`, an elementwise generic): the same op on this rank's rows, its
+/// init resized to them.
+LogicalResult FunctionDistributor::distributeRowLocal(linalg::LinalgOp op) {
+  std::optional<unsigned> loop;
+  Value rows;
+  int64_t rowsPos = 0;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto it = sharded.find(input->get());
+    if (it == sharded.end())
+      continue;
+    std::optional<unsigned> inputLoop = parallelLoopAt(op, input, it->second);
+    if (!inputLoop || (loop && *loop != *inputLoop))
+      return op->emitOpError()
+             << "mixes the rows of the split sequence (operand #"
+             << input->getOperandNumber()
+             << " is reduced over, or indexed across its rows)";
+    loop = inputLoop;
+    rows = input->get();
+    rowsPos = it->second;
+  }
+  if (!loop)
+    return op->emitOpError() << "writes into a sequence-sharded init; "
+                                "linea-sequence-parallel splits its inputs";
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    FailureOr<std::optional<int64_t>> position =
+        positionOfLoop(op, input, *loop);
+    if (failed(position))
+      return op->emitOpError() << "indexes operand #"
+                               << input->getOperandNumber()
+                               << " across the rows of the split sequence";
+    if (*position && failed(requireSharded(op, input->get(), **position)))
+      return failure();
+  }
+  builder.setInsertionPoint(op);
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    FailureOr<std::optional<int64_t>> position =
+        positionOfLoop(op, &init, *loop);
+    if (failed(position) || !*position)
+      return op->emitOpError() << "does not write the rows of the split "
+                                  "sequence one to one";
+    FailureOr<Value> local = localInit(op, init.get(), **position, rows, rowsPos);
+    if (failed(local))
+      return failure();
+    init.set(*local);
+    OpResult result = op->getResult(init.getOperandNumber() - op.getNumDpsInputs());
+    result.setType(local->getType());
+    sharded[result] = **position;
+  }
+  return success();
+}
+
+/// `init` with this rank's rows along `pos` (`rows` has them along
+/// `rowsPos`): a fresh `tensor.empty` (or the fill of one) of that size.
+FailureOr<Value> FunctionDistributor::localInit(Operation *op, Value init,
+                                                int64_t pos, Value rows,
+                                                int64_t rowsPos) {
+  if (auto it = sharded.find(init); it != sharded.end() && it->second == pos)
+    return init;
+  Location loc = op->getLoc();
+  if (auto empty = init.getDefiningOp<tensor::EmptyOp>()) {
+    SmallVector<OpFoldResult> sizes = empty.getMixedSizes();
+    sizes[pos] = tensor::getMixedSize(builder, loc, rows, rowsPos);
+    return tensor::EmptyOp::create(builder, loc, sizes,
+                                   empty.getType().getElementType())
+        .getResult();
+  }
+  if (auto fill = init.getDefiningOp<linalg::FillOp>();
+      fill && fill.hasPureTensorSemantics()) {
+    FailureOr<Value> target =
+        localInit(op, fill.getOutputs().front(), pos, rows, rowsPos);
+    if (failed(target))
+      return failure();
+    return linalg::FillOp::create(builder, loc, fill.getInputs(), *target)
+        .getResult(0);
+  }
+  return op->emitOpError()
+         << "writes into an init that linea-sequence-parallel cannot give "
+            "this rank's rows (a tensor.empty or its linalg.fill can be)";
+}
+
+/// An elementwise map: every tensor operand split alike, the result too.
+LogicalResult FunctionDistributor::distributeElementwise(Operation *op) {
+  std::optional<int64_t> dim;
+  for (Value operand : op->getOperands())
+    if (auto it = sharded.find(operand); it != sharded.end())
+      dim = it->second;
+  for (Value operand : op->getOperands())
+    if (isa<RankedTensorType>(operand.getType()) &&
+        failed(requireSharded(op, operand, *dim)))
+      return failure();
+  for (OpResult result : op->getResults()) {
+    result.setType(withDynamicDim(result.getType(), *dim));
+    sharded[result] = *dim;
+  }
+  return success();
 }
 
 void FunctionDistributor::updateSignature() {

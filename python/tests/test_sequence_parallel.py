@@ -181,3 +181,51 @@ def test_shipped_layers_across_ranks(name, ranks):
     programs.assert_matches(got, expected)
     for g, s in zip(got, single):
         assert ref.rel_l2(g, s) <= SAME_AS_ONE_PROCESS
+
+
+LAYER = """
+func.func @layer(%x: tensor<40x16xf32>, %wq: tensor<16x8xf32>, %wk: tensor<16x8xf32>,
+                 %wv: tensor<16x16xf32>, %g: tensor<40xf32>)
+    -> (tensor<40x16xf32>, tensor<40x16xf32>) {
+  %c0 = arith.constant 0.0 : f32
+  %e8 = tensor.empty() : tensor<40x8xf32>
+  %f8 = linalg.fill ins(%c0 : f32) outs(%e8 : tensor<40x8xf32>) -> tensor<40x8xf32>
+  %e16 = tensor.empty() : tensor<40x16xf32>
+  %f16 = linalg.fill ins(%c0 : f32) outs(%e16 : tensor<40x16xf32>) -> tensor<40x16xf32>
+  %q = linalg.matmul ins(%x, %wq : tensor<40x16xf32>, tensor<16x8xf32>)
+      outs(%f8 : tensor<40x8xf32>) -> tensor<40x8xf32>
+  %k = linalg.matmul ins(%x, %wk : tensor<40x16xf32>, tensor<16x8xf32>)
+      outs(%f8 : tensor<40x8xf32>) -> tensor<40x8xf32>
+  %v = linalg.matmul ins(%x, %wv : tensor<40x16xf32>, tensor<16x16xf32>)
+      outs(%f16 : tensor<40x16xf32>) -> tensor<40x16xf32>
+  %o = linea.linear_attention %q, %k, %v mask = prefix(13) feature_map = elu_plus_one normalize
+      : tensor<40x8xf32>, tensor<40x8xf32>, tensor<40x16xf32> -> tensor<40x16xf32>
+  %p = linea.gated_linear_attention %q, %k, %v, %g mask = causal
+      : tensor<40x8xf32>, tensor<40x8xf32>, tensor<40x16xf32>, tensor<40xf32> -> tensor<40x16xf32>
+  %y = arith.addf %o, %x : tensor<40x16xf32>
+  %z = math.tanh %p : tensor<40x16xf32>
+  return %y, %z : tensor<40x16xf32>, tensor<40x16xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("ranks", [2, 3, 4])
+def test_layer_with_projections(ranks):
+    """Projections (x W), a residual add and an elementwise map around the
+    Linea ops: traced back to the input rows, split with them; the weights
+    stay replicated."""
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((40, 16))
+    wq, wk = (rng.standard_normal((16, 8)) / 4 for _ in range(2))
+    wv = rng.standard_normal((16, 16)) / 4
+    g = programs.gate_values(rng, (40,))
+    q, k, v = x @ wq, x @ wk, x @ wv
+    o, _ = ref.linear_attention(q, k, v, mask="prefix", prefix_length=13,
+                                feature_map="elu_plus_one", normalize=True)
+    p, _ = ref.gated_linear_attention(q, k, v, g, mask="causal")
+    args = [a.astype(np.float32) for a in (x, wq, wk, wv, g)]
+    got, sent = linea.run(LAYER, args, ranks=ranks, stats=True)
+    programs.assert_matches(got, [o + x, np.tanh(p)])
+    for g_, s in zip(got, linea.run(LAYER, args)):
+        assert ref.rel_l2(g_, s) <= SAME_AS_ONE_PROCESS
+    assert all(b > 0 for b in sent)

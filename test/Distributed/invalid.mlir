@@ -28,19 +28,35 @@ func.func @mixed(%x: tensor<16x8xf32>, %k: tensor<16x8xf32>, %v: tensor<16x8xf32
 
 // -----
 
-// Row-wise arithmetic on a split sequence is not distributed (yet): an error
-// naming the op, never a silent replicated answer.
-func.func @elementwise(%x: tensor<16x8xf32>) -> tensor<16x8xf32> {
+// A sum over the split rows needs every rank's rows: not a row-local op.
+func.func @reduction(%x: tensor<16x8xf32>) -> tensor<8xf32> {
   %y = linea.presum %x : tensor<16x8xf32>
-  // expected-error @below {{reads a sequence-sharded value, which linea-sequence-parallel splits only for Linea's linear attention ops and presum}}
-  %z = arith.addf %y, %y : tensor<16x8xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  // expected-error @below {{mixes the rows of the split sequence (operand #0 is reduced over, or indexed across its rows)}}
+  %s = linalg.reduce ins(%y : tensor<16x8xf32>) outs(%init : tensor<8xf32>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %t = arith.addf %a, %b : f32
+      linalg.yield %t : f32
+    }
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+// Row-local, but into an init the pass cannot resize.
+func.func @init(%x: tensor<16x8xf32>, %out: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  %y = linea.presum %x : tensor<16x8xf32>
+  // expected-error @below {{writes into an init that linea-sequence-parallel cannot give this rank's rows}}
+  %z = linalg.copy ins(%y : tensor<16x8xf32>) outs(%out : tensor<16x8xf32>) -> tensor<16x8xf32>
   return %z : tensor<16x8xf32>
 }
 
 // -----
 
 // One argument, two sequence dims.
-// expected-error @below {{argument #0 is a sequence along dim 0 for one op and along dim 1 for another}}
+// expected-error @below {{argument #0 is a sequence along dim 1 for one op and along dim 0 for another}}
 func.func @two_dims(%x: tensor<16x16x8xf32>) -> (tensor<16x16x8xf32>, tensor<16x16x8xf32>) {
   %a = linea.presum %x : tensor<16x16x8xf32>
   %b = linea.presum %x dim = 0 : tensor<16x16x8xf32>

@@ -100,6 +100,34 @@ func.func @presum(%x: tensor<13x5xf32>) -> tensor<13x5xf32> {
 
 // -----
 
+// Row-local ops around a Linea op: the projections' inputs are traced back
+// to the argument, which is split; the weights stay replicated; the inits
+// take this rank's rows; the residual add is split like its operands.
+
+// CHECK-LABEL: func.func @projected(
+// CHECK-SAME: %[[X:.*]]: tensor<?x16xf32> {linea.sharded_dim = 0 : i64}, %[[W:.*]]: tensor<16x8xf32>)
+// CHECK-SAME: -> (tensor<?x8xf32> {linea.sharded_dim = 0 : i64})
+// CHECK: %[[ROWS:.*]] = tensor.dim %[[X]], %c0
+// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[ROWS]]) : tensor<?x8xf32>
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<?x8xf32>)
+// CHECK: %[[Q:.*]] = linalg.matmul ins(%[[X]], %[[W]] : tensor<?x16xf32>, tensor<16x8xf32>) outs(%[[FILL]] : tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK: call @linea_mpi_allgather_f32(
+// CHECK: %[[SUM:.*]] = arith.addf %{{.*}}, %[[Q]] : tensor<?x8xf32>
+// CHECK: return %[[SUM]]
+func.func @projected(%x: tensor<40x16xf32>, %w: tensor<16x8xf32>) -> tensor<40x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<40x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<40x8xf32>) -> tensor<40x8xf32>
+  %q = linalg.matmul ins(%x, %w : tensor<40x16xf32>, tensor<16x8xf32>)
+      outs(%init : tensor<40x8xf32>) -> tensor<40x8xf32>
+  %o = linea.linear_attention %q, %q, %q mask = causal
+      : tensor<40x8xf32>, tensor<40x8xf32>, tensor<40x8xf32> -> tensor<40x8xf32>
+  %y = arith.addf %o, %q : tensor<40x8xf32>
+  return %y : tensor<40x8xf32>
+}
+
+// -----
+
 // Nothing is a sequence: the function and the module stay as they are.
 
 // CHECK-NOT: dlti.map
