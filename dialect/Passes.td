@@ -137,7 +137,12 @@ def LineaCausalToChunked : Pass<"linea-causal-to-chunked"> {
     (`b = presum(g_c)` within the chunk): the inter-chunk term uses
     `exp(b_i)`, the intra-chunk term `exp(b_i - b_t)` for `t <= i`, and the
     state update `exp(b_last - b_t)` and `exp(b_last)`: every exponent is
-    `<= 0`, so nothing overflows for `g` down to -20.
+    `<= 0`, so nothing overflows for `g` down to -20. On the CPU (outside a
+    sequence block, not planned for the GPU) a chunk whose `|b|` stays
+    within 30 computes the intra-chunk scores as one masked contraction of
+    `q_i exp(b_i)` and `k_t exp(-b_t)` (the decay folded into the operands,
+    as fla does), chosen at run time by an `scf.if`; steeper chunks keep
+    the exact form.
 
     The chunk size is the op's form (`#linea.form<chunked, C>`, chosen by
     `linea-select-forms`), else the `chunk-size` option; with neither

@@ -40,12 +40,23 @@ func.func @causal(%q: tensor<2x?x8xf32>, %v: tensor<2x?x4xf32>) -> (tensor<2x?x4
 // Gated: decays relative to the chunk start. presum of the chunk's gates
 // (inclusive for the rows, exclusive reverse for the state update), the
 // inter-chunk term q .* exp(b), and S decayed by exp(sum of the chunk's g).
+// The intra-chunk scores: where the chunk's |b| <= 30, q .* exp(b) and
+// k .* exp(-b) in one masked contraction; else the exact exp(b_i - b_t).
 // CHECK-LABEL: func.func @gated
 // CHECK: scf.for
 // CHECK:   %[[GC:.+]] = tensor.extract_slice %{{.+}} : tensor<100xf32> to tensor<32xf32>
 // CHECK:   %[[B:.+]] = linea.presum %[[GC]] dim = 0 : tensor<32xf32>
-// CHECK:   linalg.generic {{.*}} ins(%{{.+}}, %{{.+}}, %[[B]], %[[B]] :
-// CHECK:     math.exp
+// CHECK:   linalg.reduce
+// CHECK:     math.absf
+// CHECK:   %[[SMALL:.+]] = arith.cmpf ole, %{{.+}}, %cst{{.*}} : f32
+// CHECK:   scf.if %[[SMALL]] -> (tensor<32x32xf32>)
+// CHECK:     arith.negf
+// CHECK:     %[[QD:.+]] = linalg.generic {{.*}} ins(%{{.+}}, %[[B]] :
+// CHECK:     %[[KD:.+]] = linalg.generic
+// CHECK:     linalg.generic {{.*}} ins(%[[QD]], %[[KD]] :
+// CHECK:   } else {
+// CHECK:     linalg.generic {{.*}} ins(%{{.+}}, %{{.+}}, %[[B]], %[[B]] :
+// CHECK:       math.exp
 // CHECK:   linea.presum %[[GC]] dim = 0 exclusive reverse : tensor<32xf32>
 // CHECK:   scf.yield
 // CHECK-NOT: linea.gated_linear_attention
@@ -53,6 +64,22 @@ func.func @gated(%q: tensor<100x8xf32>, %v: tensor<100x4xf32>, %g: tensor<100xf3
   %o = linea.gated_linear_attention %q, %q, %v, %g mask = causal
       : tensor<100x8xf32>, tensor<100x8xf32>, tensor<100x4xf32>, tensor<100xf32> -> tensor<100x4xf32>
   return %o : tensor<100x4xf32>
+}
+
+// -----
+
+// Planned for the GPU: no data-dependent branch, the exact scores only.
+// CHECK-LABEL: func.func @gated_for_gpu
+// CHECK: scf.for
+// CHECK-NOT: scf.if
+// CHECK:   linalg.generic {{.*}} ins(%{{.+}}, %{{.+}}, %[[B:.+]], %[[B]] :
+// CHECK:   scf.yield
+module attributes {linea.target = "gpu"} {
+func.func @gated_for_gpu(%q: tensor<100x8xf32>, %v: tensor<100x4xf32>, %g: tensor<100xf32>) -> tensor<100x4xf32> {
+  %o = linea.gated_linear_attention %q, %q, %v, %g mask = causal
+      : tensor<100x8xf32>, tensor<100x8xf32>, tensor<100x4xf32>, tensor<100xf32> -> tensor<100x4xf32>
+  return %o : tensor<100x4xf32>
+}
 }
 
 // -----
