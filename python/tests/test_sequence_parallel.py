@@ -65,6 +65,12 @@ CASES = [
     (dict(op="presum", shape=[2, 37, 4], reverse=True), [3]),
     (dict(op="presum", shape=[2, 37, 4], exclusive=True, reverse=True), [2, 3, 4]),
     (dict(op="presum", shape=[13, 5], dim=0, exclusive=True, dynamic=[0]), [3]),
+    # more ranks than rows, with a prefix, a gate and a normalizer
+    (dict(GA, L=2, mask="prefix", prefix=1, init=True, final=True), [4]),
+    (dict(LA, L=2, mask="prefix", prefix=1, dyn_prefix=True, normalize=True), [4]),
+    (dict(GA, L=3, mask="causal", scalar_gate=True, final=True), [5]),
+    (dict(GA, batch=[2, 3], L=19, mask="prefix", prefix=7, dyn_prefix=True, dyn_L=True,
+          dyn_batch=True, init=True, final=True), [3]),
 ]
 
 
