@@ -2,12 +2,15 @@
 //
 // Linear attention needs from the rows before a rank only their state, a
 // `Dk x Dv` matrix, so a sequence split across ranks exchanges states, never
-// activations. Each rank summarises its rows as records (state from zero,
-// and for a gate the sum of its log-decays), one all-gather shares them, and
-// every rank folds the records of the ranks before it onto the initial state:
-// an exclusive scan over ranks (seed 000 again, one level up). Its own rows
-// then run as ordinary Linea ops seeded with that state, so the optimizer
-// picks their forms as for any other op.
+// activations. Each rank runs its rows as ordinary Linea ops from a zero
+// state (the optimizer picks their forms as for any other op); their final
+// states, and for a gate the sums of their log-decays, are the rank's
+// record. One all-gather shares the records, and every rank folds those of
+// the ranks before it onto the initial state: an exclusive scan over ranks
+// (seed 000 again, one level up). The output is linear in the state, so
+// `Q S` (decayed, with a gate) then moves the rows onto the state they
+// really start from. Row-local ops around the Linea ops (projections,
+// elementwise maps) are split along with them.
 //
 //===----------------------------------------------------------------------===//
 
