@@ -1,5 +1,5 @@
 """The native half of `pip install .`: builds linea-compile, linea-run and
-the CUDA runtime library with CMake (in $LINEA_BUILD_DIR, default build/,
+the CUDA and MPI runtime libraries with CMake (in $LINEA_BUILD_DIR, default build/,
 reusing what is built there) and ships them inside the package as
 linea/_native/{bin,lib}, where `linea.runner.build_dir()` finds them.
 
@@ -17,7 +17,7 @@ from setuptools.command.build_py import build_py
 
 ROOT = pathlib.Path(__file__).resolve().parent
 TOOLS = ["linea-compile", "linea-run"]
-LIBRARIES = ["libLineaCudaRuntime.so"]
+LIBRARIES = ["libLineaCudaRuntime.so", "libLineaMpiRuntime.so"]
 
 
 class BuildNative(build_py):
