@@ -242,7 +242,6 @@ private:
   Value localPrefixLength(OpFoldResult localRows) const;
   Value stateAfter(Value state, Value logDecay, Value contribution,
                    OpBuilder &nested, Location nestedLoc) const;
-  Value readState(const Rows &part, Value state) const;
   Value seeded(const Rows &part, Value rowsFromZero, Value initial) const;
   Value joinRows(const FormOperands &all, const Rows &head, Value headRows,
                  const Rows &tail, Value tailRows) const;
@@ -329,14 +328,6 @@ Value DistributedAttention::stateAfter(Value state, Value logDecay,
   if (logDecay)
     state = decayState(nested, nestedLoc, numBatch, state, logDecay, scalarGate);
   return addInto(nested, nestedLoc, state, contribution);
-}
-
-/// Rows that all read `state`: `phi(q) state` (one matmul).
-Value DistributedAttention::readState(const Rows &part, Value state) const {
-  Value init = zerosWithBatchOf(
-      b, loc, part.q, numBatch,
-      {part.size, tensor::getMixedSize(b, loc, state, numBatch + 1)});
-  return matmulAccumulate(b, loc, numBatch, part.q, state, init);
 }
 
 /// Causal rows run from zero, moved onto the state `initial` they really
@@ -433,7 +424,8 @@ SmallVector<Value> DistributedAttention::build() {
   }
 
   Value rowsOut = joinRows(
-      all, head, hasHead ? readState(head, prefixState) : Value(), tail,
+      all, head, hasHead ? queryTimesState(b, loc, numBatch, head.q, prefixState)
+              : Value(), tail,
       hasTail ? seeded(tail, causal.rows, tailState) : Value());
   SmallVector<Value> results{finishRows(b, loc, op, rowsOut)};
   if (op.getFinalState()) {
@@ -634,7 +626,8 @@ LogicalResult FunctionDistributor::distribute(Operation *op) {
               "rank; give it replicated operands (it then runs on every rank)";
 
   builder.setInsertionPoint(op);
-  if (!ranks)
+  // Rank and size once, before the first op that exchanges anything.
+  if (!ranks && isa<LinearAttentionOpInterface, PresumOp>(op))
     ranks = buildRanks(builder, func.getLoc());
   if (auto attention = dyn_cast<LinearAttentionOpInterface>(op)) {
     int64_t seq = numBatchDims(attention.getQuery().getType());

@@ -29,16 +29,6 @@ using namespace mlir::linea;
 
 namespace {
 
-/// `O = phi(Q) S` into a fresh `[B..., L, Dv]`.
-Value queryTimesState(OpBuilder &b, Location loc, Value q, Value state) {
-  int64_t numBatch = numBatchDims(cast<RankedTensorType>(q.getType()));
-  Value init = zerosWithBatchOf(
-      b, loc, q, numBatch,
-      {tensor::getMixedSize(b, loc, q, numBatch),
-       tensor::getMixedSize(b, loc, state, numBatch + 1)});
-  return matmulAccumulate(b, loc, numBatch, q, state, init);
-}
-
 struct ToOneShot : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
 
@@ -62,7 +52,7 @@ struct ToOneShot : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
                                op.hasScalarGate(), /*stateIsZero=*/!init);
     else
       state = transposedMatmulAccumulate(rewriter, loc, numBatch, k, v, state);
-    replaceWithForm(rewriter, op, queryTimesState(rewriter, loc, q, state),
+    replaceWithForm(rewriter, op, queryTimesState(rewriter, loc, numBatch, q, state),
                     state);
     return success();
   }

@@ -233,6 +233,15 @@ Value mlir::linea::decayedScores(OpBuilder &b, Location loc, int64_t numBatch,
       });
 }
 
+Value mlir::linea::queryTimesState(OpBuilder &b, Location loc,
+                                   int64_t numBatch, Value q, Value state) {
+  Value init = zerosWithBatchOf(
+      b, loc, q, numBatch,
+      {tensor::getMixedSize(b, loc, q, numBatch),
+       tensor::getMixedSize(b, loc, state, numBatch + 1)});
+  return matmulAccumulate(b, loc, numBatch, q, state, init);
+}
+
 Value mlir::linea::decayedQueryTimesState(OpBuilder &b, Location loc,
                                           int64_t numBatch, Value q,
                                           Value rowLog, Value state,

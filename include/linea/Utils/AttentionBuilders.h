@@ -32,6 +32,11 @@ Value applyFeatureMap(OpBuilder &b, Location loc, Value x, FeatureMap map);
 Value matmulAccumulate(OpBuilder &b, Location loc, int64_t numBatch, Value a,
                        Value m, Value init);
 
+/// Rows that all read one state: `O = q S` into a fresh `[B..., rows, Dv]`
+/// (the one-shot form's output, a rank's prefix rows).
+Value queryTimesState(OpBuilder &b, Location loc, int64_t numBatch, Value q,
+                      Value state);
+
 /// `out[B..., d, e] = init[B..., d, e] + sum_t a[B..., t, d] * m[B..., t, e]`,
 /// the state update `S += K^T V`.
 Value transposedMatmulAccumulate(OpBuilder &b, Location loc, int64_t numBatch,
