@@ -46,7 +46,7 @@ def Linea_PresumOp : Linea_Op<"presum", !listconcat([Pure,
     AllTypesMatch<["input", "output"]>,
     DeclareOpInterfaceMethods<Linea_FormOpInterface, ["getLegalForms"]>],
     Linea_Tileable)> {
-  let summary = "prefix sum along one dimension (seed 000)";
+  let summary = "prefix sum along one dimension (seed 000), optionally decayed";
   let description = [{
     Inclusive: `y_i = sum_{j <= i} x_j`; exclusive: `y_i = sum_{j < i} x_j`
     (so `y_0 = 0`). `reverse` sums from the end instead (`j >= i`, or `j > i`
@@ -56,22 +56,40 @@ def Linea_PresumOp : Linea_Op<"presum", !listconcat([Pure,
     The seed's causal layer is `linea.presum ... exclusive`: token `i` sees
     the sum of the tokens before it, in one linear pass.
 
-    Forms: `#linea.form<scan>` (sequential) or `#linea.form<blocked_scan>`.
-    Tiling: the iteration domain is every dim but `dim`, all parallel.
+    With a `decay` operand `a` (log-space, `<= 0` by the caller's promise),
+    the running sum decays at every step: inclusive
+    `y_i = exp(a_i) y_{i-1} + x_i` with `y_{-1} = 0` (reverse: the same
+    walking from the end, `y_i = exp(a_i) y_{i+1} + x_i`); exclusive
+    `y_i` is the inclusive result one step earlier (`0` at the start). So
+    `y_i = sum_{j <= i} exp(a_{j+1} + ... + a_i) x_j`: every weight is a sum
+    of log-decays over its own interval, a product of factors `<= 1`, and
+    nothing overflows for any `a <= 0`. The decay's shape is a leading part
+    of the input's that includes `dim` (`[B..., N, Dk]` or `[B..., N]` for an
+    input `[B..., N, Dk, Dv]` scanned along `N`); it is broadcast over the
+    input's remaining dims. This is the gated state passing of the
+    chunk-parallel form: `S_c = diag(exp(G_c)) S_{c-1} + H_c`.
+
+    Forms: `#linea.form<scan>` (sequential) or `#linea.form<blocked_scan>`
+    (without `decay` only). Tiling: the iteration domain is every dim but
+    `dim`, all parallel.
 
     ```mlir
     %y = linea.presum %x exclusive : tensor<2x128x64xf32>
     %r = linea.presum %x dim = 0 reverse : tensor<2x128x64xf32>
+    %s = linea.presum %h decay(%g : tensor<8x16x64xf32>) dim = 1
+           : tensor<8x16x64x64xf32>
     ```
   }];
   let arguments = (ins Linea_FloatTensor:$input,
+                       Optional<Linea_FloatTensor>:$decay,
                        OptionalAttr<I64Attr>:$dim,
                        UnitAttr:$exclusive,
                        UnitAttr:$reverse,
                        OptionalAttr<Linea_FormAttr>:$form);
   let results = (outs Linea_FloatTensor:$output);
   let assemblyFormat = [{
-    $input (`dim` `=` $dim^)? (`exclusive` $exclusive^)? (`reverse` $reverse^)?
+    $input (`decay` `(` $decay^ `:` type($decay) `)`)?
+    (`dim` `=` $dim^)? (`exclusive` $exclusive^)? (`reverse` $reverse^)?
     (custom<PresumForm>($form)^)?
     attr-dict `:` type($input)
   }];
@@ -79,6 +97,8 @@ def Linea_PresumOp : Linea_Op<"presum", !listconcat([Pure,
   let extraClassDeclaration = [{
     /// The dimension summed along: `dim` when given, else the sequence dim.
     int64_t getScanDim();
+    /// Checks the decay's shape against the input's (its leading dims).
+    ::mlir::LogicalResult verifyDecay();
   }];
 }
 

@@ -129,7 +129,9 @@ private:
 
 bool isVectorizable(PresumOp op) {
   RankedTensorType type = op.getInput().getType();
-  if (!type.getElementType().isF32() ||
+  // A decayed scan takes the reference lowering: each step is one
+  // elementwise map over a whole [B..., Dk, Dv] slice, already vector code.
+  if (!type.getElementType().isF32() || op.getDecay() ||
       op.getScanDim() == type.getRank() - 1)
     return false;
   FormAttr form = op.getFormAttr();

@@ -576,10 +576,35 @@ LogicalResult PresumOp::verify() {
                          << "rank " << rank;
   if (failed(checkNonEmpty(*this, Named{"input", getInput().getType()})))
     return failure();
+  if (failed(verifyDecay()))
+    return failure();
   return verifyFormIsLegal(*this);
 }
 
+/// The decay's shape is the input's leading dims, through the scanned one.
+LogicalResult PresumOp::verifyDecay() {
+  TypedValue<RankedTensorType> decay = getDecay();
+  if (!decay)
+    return success();
+  Named input{"input", getInput().getType()};
+  Named named{"decay", decay.getType()};
+  int64_t rank = input.type.getRank(), decayRank = named.type.getRank();
+  int64_t dim = getScanDim();
+  if (decayRank <= dim || decayRank > rank)
+    return emitOpError() << "'decay' must have rank " << dim + 1 << " to "
+                         << rank << " (the leading dims of 'input' through "
+                         << "dim " << dim << "), but has rank " << decayRank;
+  for (int64_t i = 0; i < decayRank; ++i)
+    if (failed(checkDim(*this, named, i, input, i,
+                        "dim " + std::to_string(i))))
+      return failure();
+  return success();
+}
+
 SmallVector<FormKind> PresumOp::getLegalForms() {
+  // The blocked scan's block totals carry no decay.
+  if (getDecay())
+    return {FormKind::scan};
   return {FormKind::scan, FormKind::blocked_scan};
 }
 
@@ -621,9 +646,21 @@ PresumOp::getTiledImplementation(OpBuilder &b, ArrayRef<OpFoldResult> offsets,
   SmallVector<OpFoldResult> strides(inputOffsets.size(), b.getIndexAttr(1));
   auto slice = tensor::ExtractSliceOp::create(b, getLoc(), getInput(),
                                               inputOffsets, inputSizes, strides);
-  Operation *tiled = mlir::clone(b, *this, {slice.getType()}, {slice});
+  SmallVector<Value> operands{slice};
+  SmallVector<Operation *> slices{slice};
+  // The decay covers the input's leading dims: the same tile of those.
+  if (Value decay = getDecay()) {
+    int64_t rank = getDecay().getType().getRank();
+    auto decaySlice = tensor::ExtractSliceOp::create(
+        b, getLoc(), decay, ArrayRef(inputOffsets).take_front(rank),
+        ArrayRef(inputSizes).take_front(rank),
+        ArrayRef(strides).take_front(rank));
+    operands.push_back(decaySlice);
+    slices.push_back(decaySlice);
+  }
+  Operation *tiled = mlir::clone(b, *this, {slice.getType()}, operands);
   return TilingResult{{tiled}, SmallVector<Value>(tiled->getResults()),
-                      {slice}};
+                      slices};
 }
 
 FailureOr<TilingResult>

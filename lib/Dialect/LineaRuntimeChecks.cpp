@@ -162,9 +162,17 @@ void checkFold(FoldLike op, RuntimeChecks &checks) {
 } // namespace
 
 void PresumOp::generateRuntimeVerification(
-    OpBuilder &, Location,
-    function_ref<std::string(Operation *, StringRef)>) {
-  // One operand, and the result has its type: nothing can disagree.
+    OpBuilder &b, Location loc,
+    function_ref<std::string(Operation *, StringRef)> message) {
+  // The result has the input's type: only a decay can disagree.
+  Value decay = getDecay();
+  if (!decay)
+    return;
+  RuntimeChecks checks(b, loc, *this, message);
+  for (int64_t i = 0, e = getDecay().getType().getRank(); i < e; ++i) {
+    std::string what = "dim " + std::to_string(i);
+    checks.sameSize({"decay", decay, i, what}, {"input", getInput(), i, what});
+  }
 }
 
 void LinearAttentionOp::generateRuntimeVerification(

@@ -449,7 +449,8 @@ Value distributePresum(OpBuilder &b, ModuleOp module, const Ranks &ranks,
   Value x = presum.getInput();
   int64_t dim = presum.getScanDim();
   auto type = cast<RankedTensorType>(x.getType());
-  Value local = PresumOp::create(b, loc, type, x, presum.getDimAttr(),
+  Value local = PresumOp::create(b, loc, type, x, /*decay=*/Value(),
+                                 presum.getDimAttr(),
                                  presum.getExclusiveAttr(),
                                  presum.getReverseAttr(), presum.getFormAttr());
 
@@ -652,6 +653,10 @@ LogicalResult FunctionDistributor::distribute(Operation *op) {
     int64_t dim = presum.getScanDim();
     if (failed(requireSharded(op, presum.getInput(), dim)))
       return failure();
+    if (presum.getDecay())
+      return op->emitOpError()
+             << "cannot run sequence-parallel: a decayed presum's ranks would "
+                "exchange decayed totals, which this pass does not build";
     Value result = distributePresum(builder, module, *ranks, presum);
     sharded[result] = dim;
     presum.replaceAllUsesWith(result);

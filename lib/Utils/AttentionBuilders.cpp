@@ -315,7 +315,8 @@ Value mlir::linea::gatedStateUpdate(OpBuilder &b, Location loc,
 Value mlir::linea::gatePresum(OpBuilder &b, Location loc, Value g,
                               int64_t seq, bool suffix) {
   UnitAttr flag = suffix ? b.getUnitAttr() : UnitAttr();
-  return PresumOp::create(b, loc, g.getType(), g, b.getI64IntegerAttr(seq),
+  return PresumOp::create(b, loc, g.getType(), g, /*decay=*/Value(),
+                          b.getI64IntegerAttr(seq),
                           /*exclusive=*/flag, /*reverse=*/flag,
                           /*form=*/FormAttr());
 }
@@ -332,9 +333,29 @@ static Value accumulateInto(OpBuilder &b, Location loc, Value slice,
                       });
 }
 
+/// `running = exp(decay) * running + slice`, written into `running`; the
+/// decay slice covers the leading dims of the others and is broadcast.
+static Value decayAndAccumulateInto(OpBuilder &b, Location loc, Value slice,
+                                    Value decay, Value running) {
+  auto type = cast<RankedTensorType>(slice.getType());
+  int64_t rank = type.getRank();
+  int64_t decayRank = cast<RankedTensorType>(decay.getType()).getRank();
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap leading = AffineMap::get(
+      rank, 0, identity.getResults().take_front(decayRank), b.getContext());
+  SmallVector<utils::IteratorType> iterators(rank, kPar);
+  return buildGeneric(
+      b, loc, ValueRange{slice, decay}, running, {identity, leading, identity},
+      iterators, [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value factor = math::ExpOp::create(nb, l, args[1]);
+        Value decayed = arith::MulFOp::create(nb, l, factor, args[2]);
+        return arith::AddFOp::create(nb, l, decayed, args[0]);
+      });
+}
+
 Value mlir::linea::buildSequentialScan(OpBuilder &b, Location loc, Value x,
                                        int64_t dim, bool exclusive,
-                                       bool reverse, Value seed) {
+                                       bool reverse, Value seed, Value decay) {
   auto type = cast<RankedTensorType>(x.getType());
   int64_t rank = type.getRank();
   SmallVector<OpFoldResult> sliceSizes = tensor::getMixedSizes(b, loc, x);
@@ -368,7 +389,17 @@ Value mlir::linea::buildSequentialScan(OpBuilder &b, Location loc, Value x,
                                                offsets, sliceSizes, strides);
         };
         Value updated = exclusive ? store(carried[0]) : Value();
-        Value sum = accumulateInto(nb, l, slice, carried[0]);
+        Value sum;
+        if (decay) {
+          int64_t decayRank = cast<RankedTensorType>(decay.getType()).getRank();
+          auto decaySlice = tensor::ExtractSliceOp::create(
+              nb, l, decay, ArrayRef(offsets).take_front(decayRank),
+              ArrayRef(sliceSizes).take_front(decayRank),
+              ArrayRef(strides).take_front(decayRank));
+          sum = decayAndAccumulateInto(nb, l, slice, decaySlice, carried[0]);
+        } else {
+          sum = accumulateInto(nb, l, slice, carried[0]);
+        }
         if (!exclusive)
           updated = store(sum);
         scf::YieldOp::create(nb, l, ValueRange{sum, updated});

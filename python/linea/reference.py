@@ -28,15 +28,21 @@ def _f64(x):
 # ----------------------------------------------------------------------------------------------
 # linea.presum
 # ----------------------------------------------------------------------------------------------
-def presum(x, dim=None, exclusive=False, reverse=False):
+def presum(x, dim=None, exclusive=False, reverse=False, decay=None):
     """Prefix sum along `dim` (default: the sequence dim, x.ndim - 2; 0 for a 1-D x).
 
     inclusive: y_i = sum_{j <= i} x_j      exclusive: y_i = sum_{j < i} x_j (y_0 = 0)
     reverse:   y_i = sum_{j >= i} x_j      (or j > i when exclusive)
+
+    With a log-space `decay` a (its shape: the leading dims of x, through `dim`), the running
+    sum decays at every step: inclusive y_i = exp(a_i) y_{i-1} + x_i (walking from the end when
+    reversed); exclusive y_i is the inclusive result one step earlier (0 at the start).
     """
     x = _f64(x)
     if dim is None:
         dim = x.ndim - 2 if x.ndim >= 2 else 0
+    if decay is not None:
+        return _decayed_presum(x, dim, exclusive, reverse, _f64(decay))
     x = np.moveaxis(x, dim, 0)  # work along axis 0
     if reverse:
         x = x[::-1]
@@ -45,6 +51,22 @@ def presum(x, dim=None, exclusive=False, reverse=False):
         y = np.concatenate([np.zeros_like(y[:1]), y[:-1]], axis=0)
     if reverse:
         y = y[::-1]
+    return np.ascontiguousarray(np.moveaxis(y, 0, dim))
+
+
+def _decayed_presum(x, dim, exclusive, reverse, a):
+    """The decayed running sum, one step at a time."""
+    if a.ndim <= dim or a.ndim > x.ndim or a.shape != x.shape[:a.ndim]:
+        raise ValueError(f"decay shape {a.shape} is not a leading part of {x.shape} through dim {dim}")
+    a = np.broadcast_to(a.reshape(a.shape + (1,) * (x.ndim - a.ndim)), x.shape)
+    x, a = np.moveaxis(x, dim, 0), np.moveaxis(a, dim, 0)
+    y = np.zeros_like(x)
+    running = np.zeros_like(x[0])
+    order = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
+    for i in order:
+        before = running
+        running = np.exp(a[i]) * running + x[i]
+        y[i] = before if exclusive else running
     return np.ascontiguousarray(np.moveaxis(y, 0, dim))
 
 

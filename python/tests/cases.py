@@ -20,6 +20,14 @@ def edge_cases():
         dict(op="presum", shape=[2, 3, 1000, 4], reverse=True),
         dict(op="presum", shape=[2, 3, 17, 4], dim=1, exclusive=True, dynamic=[0, 2]),
         dict(op="presum", shape=[11], exclusive=True),
+        # decayed (the chunk-parallel form's state passing): per-dim and
+        # scalar decays, one step, dynamic sizes, every direction
+        dict(op="presum", shape=[2, 5, 3, 4], dim=1, exclusive=True, decay_rank=3),
+        dict(op="presum", shape=[2, 7, 3, 4], dim=1, reverse=True, decay_rank=2,
+             dynamic=[1]),
+        dict(op="presum", shape=[3, 1, 4, 2], dim=1, decay_rank=2),
+        dict(op="presum", shape=[13, 5], dim=0, exclusive=True, reverse=True, decay_rank=1),
+        dict(op="presum", shape=[2, 97, 3], decay_rank=3, dynamic=[0, 1]),
         dict(la, L=1, mask="none"), dict(la, L=1, mask="causal"),
         dict(la, L=1, mask="prefix", prefix=1), dict(la, L=1, mask="prefix", prefix=0),
         dict(la, L=13, mask="prefix", prefix=0), dict(la, L=13, mask="prefix", prefix=13),
@@ -64,6 +72,13 @@ def random_presum(r):
                 dynamic=[d for d in range(rank) if r.random() < 0.3])
     if r.random() < 0.4:
         spec["dim"] = r.randrange(rank)
+    return spec
+
+
+def random_decayed_presum(r):
+    spec = random_presum(r)
+    dim = spec.get("dim", len(spec["shape"]) - 2 if len(spec["shape"]) >= 2 else 0)
+    spec["decay_rank"] = r.randint(dim + 1, len(spec["shape"]))
     return spec
 
 
@@ -130,6 +145,7 @@ def random_cases(seed=SEED):
     cases += [random_attention(r) for _ in range(25)]
     cases += [random_fold(r) for _ in range(12)]
     cases += [random_folded(r) for _ in range(8)]
+    cases += [random_decayed_presum(r) for _ in range(10)]
     return cases
 
 

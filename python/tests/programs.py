@@ -64,11 +64,20 @@ def presum_case(spec, rng):
         attrs += " exclusive"
     if spec.get("reverse"):
         attrs += " reverse"
-    body = f"  %y = linea.presum %x{attrs} : {t}"
     x = rng.standard_normal(shape)
+    args, inputs, decay, decay_operand = [("x", t)], [x], None, ""
+    if spec.get("decay_rank"):
+        # The decay covers the leading dims of x; gates down to -20.
+        rank = spec["decay_rank"]
+        td = ttype(shape[:rank], {d for d in dyn if d < rank})
+        decay = gate_values(rng, shape[:rank])
+        args.append(("a", td))
+        inputs.append(decay)
+        decay_operand = f" decay(%a : {td})"
+    body = f"  %y = linea.presum %x{decay_operand}{attrs} : {t}"
     want = ref.presum(x, dim=spec.get("dim"), exclusive=spec.get("exclusive", False),
-                      reverse=spec.get("reverse", False))
-    return function([("x", t)], [("y", t)], body), [x], [want]
+                      reverse=spec.get("reverse", False), decay=decay)
+    return function(args, [("y", t)], body), inputs, [want]
 
 
 # ---------------------------------------------------------------------------

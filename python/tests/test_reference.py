@@ -65,6 +65,33 @@ def test_presum_default_dim_is_sequence_dim_with_batch():
     close(ref.presum(x, exclusive=True), [[[0, 0], [1, 10], [3, 30]]])
 
 
+def test_decayed_presum_three_tokens_all_directions():
+    # a = log(1/2), log(1/2), log(3): inclusive y = [1, 1/2 + 2, 3 * 5/2 + 4] = [1, 2.5, 11.5]
+    x, a = np.array([1.0, 2.0, 4.0]), np.array([LOG_HALF, LOG_HALF, LOG_3])
+    close(ref.presum(x, decay=a), [1, 2.5, 11.5])
+    close(ref.presum(x, decay=a, exclusive=True), [0, 1, 2.5])
+    # reversed: y_2 = 4, y_1 = 4/2 + 2 = 4, y_0 = 4/2 + 1 = 3
+    close(ref.presum(x, decay=a, reverse=True), [3, 4, 4])
+    close(ref.presum(x, decay=a, exclusive=True, reverse=True), [4, 4, 0])
+
+
+def test_decayed_presum_broadcasts_over_trailing_dims():
+    # x [N=2, 2, 2] along dim 0 with one decay per (step, row): row 0 halves, row 1 keeps
+    x = np.arange(8.0).reshape(2, 2, 2)
+    a = np.array([[0.0, 0.0], [LOG_HALF, 0.0]])
+    close(ref.presum(x, dim=0, decay=a), [[[0, 1], [2, 3]], [[4, 5.5], [8, 10]]])
+    with pytest.raises(ValueError):
+        ref.presum(x, dim=1, decay=np.zeros(2))  # a rank-1 decay does not reach dim 1
+
+
+def test_decayed_presum_with_zero_decay_is_presum():
+    x = np.random.default_rng(0).standard_normal((3, 7, 4))
+    for exclusive in (False, True):
+        for reverse in (False, True):
+            close(ref.presum(x, exclusive=exclusive, reverse=reverse, decay=np.zeros((3, 7))),
+                  ref.presum(x, exclusive=exclusive, reverse=reverse))
+
+
 # ----------------------------------------------------------------------------------------------
 # linear_attention, hand cases
 # ----------------------------------------------------------------------------------------------

@@ -42,6 +42,12 @@ FOLD = """func.func @main(%x: tensor<2x?x8xf32>, %m: tensor<2x?x8xf32>) -> tenso
 }
 """
 
+DECAYED = """func.func @main(%h: tensor<?x?x4xf32>, %a: tensor<?x?xf32>) -> tensor<?x?x4xf32> {
+  %y = linea.presum %h decay(%a : tensor<?x?xf32>) dim = 1 : tensor<?x?x4xf32>
+  return %y : tensor<?x?x4xf32>
+}
+"""
+
 
 def arrays(*shapes, seed=0):
     rng = np.random.default_rng(seed)
@@ -65,6 +71,10 @@ BAD = [
      "'value' sequence length does not match 'key' sequence length"),
     ("softmax-batch", SOFTMAX, arrays((2, 5, 8), (1, 7, 8), (1, 7, 4)),
      "'key' batch dim 0 does not match 'query' batch dim 0"),
+    ("decay-steps", DECAYED, arrays((2, 9, 4), (2, 8)),
+     "'decay' dim 1 does not match 'input' dim 1"),
+    ("decay-batch", DECAYED, arrays((2, 9, 4), (3, 9)),
+     "'decay' dim 0 does not match 'input' dim 0"),
     ("fold-multiple", FOLD, arrays((2, 10, 8), (2, 4, 8)),
      "'input' sequence length is not a multiple of segment_length 4"),
     ("fold-memory", FOLD, arrays((2, 12, 8), (2, 1, 8)),

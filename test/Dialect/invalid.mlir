@@ -25,6 +25,30 @@ func.func @presum_element_type(%x: tensor<4x8xi32>) -> tensor<4x8xi32> {
 
 // -----
 
+func.func @presum_decay_rank(%h: tensor<2x5x3xf32>, %g: tensor<2xf32>) -> tensor<2x5x3xf32> {
+  // expected-error @+1 {{'decay' must have rank 2 to 3 (the leading dims of 'input' through dim 1), but has rank 1}}
+  %0 = linea.presum %h decay(%g : tensor<2xf32>) : tensor<2x5x3xf32>
+  return %0 : tensor<2x5x3xf32>
+}
+
+// -----
+
+func.func @presum_decay_size(%h: tensor<2x5x3x4xf32>, %g: tensor<2x6xf32>) -> tensor<2x5x3x4xf32> {
+  // expected-error @+1 {{'decay' dim 1 6 does not match 'input' dim 1 5}}
+  %0 = linea.presum %h decay(%g : tensor<2x6xf32>) dim = 1 : tensor<2x5x3x4xf32>
+  return %0 : tensor<2x5x3x4xf32>
+}
+
+// -----
+
+func.func @presum_decay_blocked(%h: tensor<2x5x3xf32>, %g: tensor<2x5xf32>) -> tensor<2x5x3xf32> {
+  // expected-error @+1 {{cannot take form #linea.form<blocked_scan>: its legal forms are scan}}
+  %0 = linea.presum %h decay(%g : tensor<2x5xf32>) form = blocked_scan : tensor<2x5x3xf32>
+  return %0 : tensor<2x5x3xf32>
+}
+
+// -----
+
 func.func @query_rank(%q: tensor<16xf32>) -> tensor<16xf32> {
   // expected-error @+1 {{'query' must have rank >= 2 ([B..., L, Dk]), but has rank 1}}
   %0 = linea.linear_attention %q, %q, %q mask = causal : tensor<16xf32>, tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>

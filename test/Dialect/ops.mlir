@@ -19,6 +19,18 @@ func.func @presum(%x: tensor<2x16x8xf32>, %h: tensor<?x8xf16>, %r: tensor<5xbf16
   return %0, %1, %2, %3 : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<?x8xf16>, tensor<5xbf16>
 }
 
+// A decayed presum: the decay is the input's leading dims.
+// CHECK-LABEL: func.func @decayed_presum
+// CHECK-SAME: (%[[H:[a-zA-Z0-9_]+]]: tensor<8x?x4x3xf32>, %[[G:[a-zA-Z0-9_]+]]: tensor<8x?x4xf32>, %[[A:[a-zA-Z0-9_]+]]: tensor<8x?xbf16>)
+// CHECK: linea.presum %[[H]] decay(%[[G]] : tensor<8x?x4xf32>) dim = 1 exclusive : tensor<8x?x4x3xf32>
+// CHECK: linea.presum %[[H]] decay(%[[A]] : tensor<8x?xbf16>) dim = 1 reverse : tensor<8x?x4x3xf32>
+func.func @decayed_presum(%h: tensor<8x?x4x3xf32>, %g: tensor<8x?x4xf32>, %a: tensor<8x?xbf16>)
+    -> (tensor<8x?x4x3xf32>, tensor<8x?x4x3xf32>) {
+  %0 = linea.presum %h decay(%g : tensor<8x?x4xf32>) dim = 1 exclusive : tensor<8x?x4x3xf32>
+  %1 = linea.presum %h decay(%a : tensor<8x?xbf16>) dim = 1 reverse : tensor<8x?x4x3xf32>
+  return %0, %1 : tensor<8x?x4x3xf32>, tensor<8x?x4x3xf32>
+}
+
 // CHECK-LABEL: func.func @linear_attention_masks
 func.func @linear_attention_masks(%q: tensor<4x32x16xf32>, %k: tensor<4x32x16xf32>,
                                   %v: tensor<4x32x8xf32>) -> (tensor<4x32x8xf32>, tensor<4x32x8xf32>, tensor<4x32x8xf32>) {

@@ -119,3 +119,25 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A decayed presum tiles its decay with the input's leading dims.
+// CHECK-LABEL: func.func @decayed_presum
+// CHECK: scf.forall (%{{.+}}, %{{.+}}) in (3, 2)
+// CHECK:   %[[H:.+]] = tensor.extract_slice %{{.+}}[%{{.+}}, 0, %{{.+}}, 0] [2, 10, 2, 4] [1, 1, 1, 1]
+// CHECK:   %[[G:.+]] = tensor.extract_slice %{{.+}}[%{{.+}}, 0, %{{.+}}] [2, 10, 2] [1, 1, 1]
+// CHECK:   linea.presum %[[H]] decay(%[[G]] : tensor<2x10x2xf32>) dim = 1 : tensor<2x10x2x4xf32>
+func.func @decayed_presum(%h: tensor<6x10x4x4xf32>, %g: tensor<6x10x4xf32>) -> tensor<6x10x4x4xf32> {
+  %y = linea.presum %h decay(%g : tensor<6x10x4xf32>) dim = 1 : tensor<6x10x4x4xf32>
+  return %y : tensor<6x10x4x4xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["linea.presum"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %loop = transform.structured.tile_using_forall %op tile_sizes [2, 2, 0]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

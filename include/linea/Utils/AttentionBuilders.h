@@ -122,9 +122,12 @@ Value gatePresum(OpBuilder &b, Location loc, Value g, int64_t seq, bool suffix);
 
 /// A sequential scan of `x` (f32) along `dim`: presum's definition. `seed`
 /// (shaped like one slice of `x`, size 1 along `dim`) starts the running
-/// sum; null means zero.
+/// sum; null means zero. With `decay` (f32, the leading dims of `x`) the
+/// running sum is multiplied by `exp(decay)` at each step before the step's
+/// slice is added.
 Value buildSequentialScan(OpBuilder &b, Location loc, Value x, int64_t dim,
-                          bool exclusive, bool reverse, Value seed);
+                          bool exclusive, bool reverse, Value seed,
+                          Value decay = Value());
 
 } // namespace mlir::linea
 

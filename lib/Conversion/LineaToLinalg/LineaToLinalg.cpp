@@ -396,7 +396,7 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
 };
 
 //===----------------------------------------------------------------------===//
-// linea.presum: a sequential scan carrying the running sum
+// linea.presum: a sequential scan carrying the running (decayed) sum
 //===----------------------------------------------------------------------===//
 
 struct LowerPresum : OpRewritePattern<PresumOp> {
@@ -406,8 +406,12 @@ struct LowerPresum : OpRewritePattern<PresumOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value x = castToF32(rewriter, loc, op.getInput());
+    Value decay;
+    if (op.getDecay())
+      decay = castToF32(rewriter, loc, op.getDecay());
     Value scan = buildSequentialScan(rewriter, loc, x, op.getScanDim(),
-                                     op.getExclusive(), op.getReverse(), {});
+                                     op.getExclusive(), op.getReverse(), {},
+                                     decay);
     rewriter.replaceOp(op, castFromF32(rewriter, loc, scan,
                                        op.getOutput().getType().getElementType()));
     return success();

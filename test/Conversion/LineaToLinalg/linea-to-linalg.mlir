@@ -23,6 +23,27 @@ func.func @presum_exclusive_reverse(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 
 // -----
 
+// A decayed scan: each step decays the running sum by exp of the step's
+// decay (broadcast over the trailing dims), then adds the step's slice.
+// CHECK-DAG: #[[ALL:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[LEAD:.+]] = affine_map<(d0, d1, d2) -> (d0)>
+// CHECK-LABEL: func.func @decayed_presum
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<?x4x3xf32>, %[[A:[a-zA-Z0-9_]+]]: tensor<?xf32>)
+// CHECK: scf.for %[[I:[a-zA-Z0-9_]+]] = {{.+}} iter_args(%[[SUM:[a-zA-Z0-9_]+]] = %{{.+}}, %[[OUT:[a-zA-Z0-9_]+]] = %{{.+}})
+// CHECK:   %[[ROW:.+]] = tensor.extract_slice %[[X]][%[[I]], 0, 0] [1, 4, 3]
+// CHECK:   tensor.insert_slice %[[SUM]] into %[[OUT]][%[[I]], 0, 0]
+// CHECK:   %[[STEP:.+]] = tensor.extract_slice %[[A]][%[[I]]] [1] [1]
+// CHECK:   linalg.generic {indexing_maps = [#[[ALL]], #[[LEAD]], #[[ALL]]]{{.*}} ins(%[[ROW]], %[[STEP]] : {{.*}}) outs(%[[SUM]] :
+// CHECK:     %[[F:.+]] = math.exp
+// CHECK:     %[[D:.+]] = arith.mulf %[[F]]
+// CHECK:     arith.addf %[[D]]
+func.func @decayed_presum(%x: tensor<?x4x3xf32>, %a: tensor<?xf32>) -> tensor<?x4x3xf32> {
+  %y = linea.presum %x decay(%a : tensor<?xf32>) dim = 0 exclusive : tensor<?x4x3xf32>
+  return %y : tensor<?x4x3xf32>
+}
+
+// -----
+
 // The masked quadratic form: scores over (b, i, t, d) masked by t <= p(i)
 // with p(i) = max(i, j - 1), then scores times values.
 // CHECK-DAG: #[[QMAP:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
