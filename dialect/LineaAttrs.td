@@ -14,7 +14,10 @@ def Linea_FormAttr : Linea_Attr<"Form", "form"> {
     - `#linea.form<oneshot>`: the one-shot state `S = phi(K)^T V`,
       `O = phi(Q) S` (bidirectional regions, the `L = 1` decode step);
     - `#linea.form<chunked, 64>`: the chunked algorithm with chunks of 64
-      rows (causal regions);
+      rows (causal regions), one chunk after the other;
+    - `#linea.form<chunk_parallel, 64>`: the same chunks in three phases
+      that are each parallel over chunks (local states, a scan of the
+      states along the chunk axis, outputs);
     - `#linea.form<quadratic>`: the masked quadratic form of the definition;
     - `#linea.form<scan>`, `#linea.form<blocked_scan>` (presum): the
       sequential scan, or the blocked two-level scan (`size` rows per block,
@@ -35,9 +38,10 @@ def Linea_FormAttr : Linea_Attr<"Form", "form"> {
   let assemblyFormat = "`<` $kind (`,` $size^)? `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// The rows per chunk of a chunked form (0 for other forms).
+    /// The rows per chunk of a chunked or chunk-parallel form (0 for other
+    /// forms).
     int64_t getChunkSize() const {
-      return getKind() == FormKind::chunked ? getSize() : 0;
+      return isChunkedKind(getKind()) ? getSize() : 0;
     }
   }];
 }

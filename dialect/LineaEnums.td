@@ -42,7 +42,8 @@ def Linea_FormKind : I32EnumAttr<"FormKind",
     I32EnumAttrCase<"chunked", 1>,
     I32EnumAttrCase<"quadratic", 2>,
     I32EnumAttrCase<"scan", 3>,
-    I32EnumAttrCase<"blocked_scan", 4>
+    I32EnumAttrCase<"blocked_scan", 4>,
+    I32EnumAttrCase<"chunk_parallel", 5>
   ]> {
   let cppNamespace = "::mlir::linea";
   let genSpecializedAttr = 0;

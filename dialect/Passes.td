@@ -169,6 +169,50 @@ def LineaCausalToChunked : Pass<"linea-causal-to-chunked"> {
                            "::mlir::bufferization::BufferizationDialect"];
 }
 
+def LineaCausalToChunkParallel : Pass<"linea-causal-to-chunk-parallel"> {
+  let summary = "Causal regions become the chunk-parallel form";
+  let description = [{
+    A causal `linear_attention` or `gated_linear_attention` whose form is
+    `#linea.form<chunk_parallel, C>` (or that has no form) becomes three
+    phases, each parallel over every chunk of every sequence: the chunk axis
+    is one more batch dim of `[B..., N, C, D]` views of q, k, v (and g),
+    padded with zero rows to `N = ceil(L / C)` chunks (zero keys add nothing
+    to a state, zero gates decay nothing; the padded output rows are
+    dropped), so any `L`, static or dynamic, takes the same code.
+    1. Each chunk's local state `H_c = K_c^T V_c` (gated: keys decayed to the
+       chunk end, `diag(exp(b_last - b_t))`, and the chunk's total log-decay
+       `G_c = sum g`).
+    2. The states entering the chunks: `linea.presum` along the chunk axis of
+       `[S0; H_0; ...; H_(N-1)]` (`[B..., N + 1, Dk, Dv]`), inclusive, with the
+       decays `[0; G_0; ...]` when gated, so `S_c = diag(exp(G_c)) S_{c-1} +
+       H_c` (seed 000 at the chunk level). Element `c` enters chunk `c`; the
+       last is the final state.
+    3. Every chunk's rows at once, `O_c = Q_c S_{c-1} + tril(Q_c K_c^T) V_c`
+       (gated: decays relative to the chunk start), the same builders as the
+       sequential chunked form (ChunkRows.h).
+    Every gate exponent is a sum over its own interval (`<= 0`), so gates
+    down to -20 a step are safe. Initial and final states, normalize (the
+    normalizer as an extra value column) and feature maps as in
+    `linea-causal-to-chunked`.
+
+    ```mlir
+    %o = linea.linear_attention %q, %k, %v mask = causal
+           form = chunk_parallel(64) : ...
+    // becomes: expand_shape to [B..., N, 64, D]; H = K^T V per chunk;
+    // linea.presum of [S0; H] along N; tril(Q K^T) V + Q S per chunk
+    ```
+  }];
+  let options = [
+    Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"0",
+           "Rows per chunk for ops without a chosen form (0 = 64)">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def LineaPresumToScan : Pass<"linea-presum-to-scan"> {
   let summary = "Presum becomes a blocked two-level scan";
   let description = [{

@@ -5,9 +5,16 @@
 //   one-shot   S = K^T V, O = Q S:          4 L Dk Dv
 //   quadratic  (Q K^T .* M) V:              2 L^2 (Dk + Dv)
 //   chunked(C) per chunk, ceil(L / C) times: 2 C^2 (Dk + Dv) + 4 C Dk Dv
+//   chunk_parallel(C): the chunked FLOPs plus the scan of the N = ceil(L / C)
+//              chunk states (N Dk Dv); its bytes add each chunk's state
+//              written, scanned (read and written) and read back (16 Dk Dv).
 // Gates add an exp per decay factor (counted as 8 FLOPs). Time is the
-// roofline max(FLOPs / peak, bytes / bandwidth) times the batch, plus a fixed
-// cost per sequential chunk.
+// roofline max(FLOPs / (peak x share of the parallel units busy),
+// bytes / bandwidth) times the batch, plus a fixed cost per sequential step.
+// The chunked form runs its chunks in order, in parallel over the sequences
+// only (on the GPU: one block per sequence and value tile); the
+// chunk-parallel form runs its two heavy phases over every chunk of every
+// sequence at once and keeps only the scan's N light steps in order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +38,8 @@ std::optional<FormKind> mlir::linea::forcedForm(FormPreference preference) {
     return FormKind::oneshot;
   case FormPreference::chunked:
     return FormKind::chunked;
+  case FormPreference::chunk_parallel:
+    return FormKind::chunk_parallel;
   case FormPreference::quadratic:
     return FormKind::quadratic;
   case FormPreference::scan:
@@ -46,6 +55,8 @@ llvm::cl::ValuesClass mlir::linea::formPreferenceValues() {
       clEnumValN(FormPreference::automatic, "auto", "the cost model chooses"),
       clEnumValN(FormPreference::oneshot, "oneshot", "the one-shot state"),
       clEnumValN(FormPreference::chunked, "chunked", "the chunked algorithm"),
+      clEnumValN(FormPreference::chunk_parallel, "chunk_parallel",
+                 "the chunk-parallel algorithm"),
       clEnumValN(FormPreference::quadratic, "quadratic",
                  "the masked quadratic form"),
       clEnumValN(FormPreference::scan, "scan", "presum: the sequential scan"),
@@ -56,7 +67,7 @@ llvm::cl::ValuesClass mlir::linea::formPreferenceValues() {
 FormAttr mlir::linea::formAttrFor(MLIRContext *ctx,
                                   const FormEstimate &estimate) {
   return FormAttr::get(ctx, estimate.kind,
-                       estimate.kind == FormKind::chunked ? estimate.size : 0);
+                       isChunkedKind(estimate.kind) ? estimate.size : 0);
 }
 
 namespace {
@@ -118,12 +129,23 @@ double sequenceBlockEfficiency(const Problem &p, const TargetDescription &target
   return std::min(1.0, blocks / target.parallelUnits);
 }
 
+/// The share of the target's parallel units that `programs` independent
+/// programs keep busy, each program split further into value tiles where the
+/// target has them.
+double parallelShare(const Problem &p, const TargetDescription &target,
+                     double programs) {
+  double tiles = 1;
+  if (target.valueTile > 0)
+    tiles = (p.valueDim - p.extraColumn) / (p.blockColumns - p.extraColumn);
+  return std::min(1.0, programs * tiles / target.parallelUnits);
+}
+
 FormEstimate estimate(const Problem &p, const TargetDescription &target,
                       FormKind kind, int64_t chunk) {
   double L = p.length, dk = p.keyDim, dv = p.valueDim;
   double decayWidth = p.scalarGate ? 1 : dk;
   double io = 4 * L * (2 * dk + 2 * dv);
-  FormEstimate e{kind, kind == FormKind::chunked ? chunk : 0};
+  FormEstimate e{kind, isChunkedKind(kind) ? chunk : 0};
   double iterations = 1, efficiency = 1;
   switch (kind) {
   case FormKind::oneshot:
@@ -138,17 +160,27 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
     e.flops += 2 * L * dk * dv * (p.hasInitialState + p.hasFinalState);
     e.bytes += 4 * dk * dv * (p.hasInitialState + p.hasFinalState);
     break;
-  case FormKind::chunked: {
+  case FormKind::chunked:
+  case FormKind::chunk_parallel: {
     double c = std::min<double>(chunk, L);
-    iterations = std::ceil(L / c);
-    e.flops = iterations * (2 * c * c * (dk + dv) + 4 * c * dk * dv +
-                            (p.gated ? 8 * c * c * decayWidth : 0));
-    e.bytes = io + iterations * (8 * dk * dv + 8 * c * c);
+    double chunks = std::ceil(L / c);
+    iterations = chunks;
+    e.flops = chunks * (2 * c * c * (dk + dv) + 4 * c * dk * dv +
+                        (p.gated ? 8 * c * c * decayWidth : 0));
     // Contractions over only C rows run below peak: vector lanes and matrix
     // tiles fill as C / (C + tile).
     efficiency = c / (c + target.contractionTile);
+    if (kind == FormKind::chunk_parallel) {
+      e.flops += chunks * dk * dv + (p.gated ? 8 * chunks * decayWidth : 0);
+      e.bytes = io + chunks * (16 * dk * dv + 8 * c * c);
+      efficiency *= parallelShare(p, target, p.batch * chunks);
+      break;
+    }
+    e.bytes = io + chunks * (8 * dk * dv + 8 * c * c);
     if (target.sharedMemoryPerBlock > 0)
       efficiency *= sequenceBlockEfficiency(p, target, c, iterations);
+    else
+      efficiency *= parallelShare(p, target, p.batch);
     break;
   }
   case FormKind::scan:
@@ -209,7 +241,11 @@ FormChoice choosePresumForm(PresumOp op, const TargetDescription &target,
                     bytes / (target.bytesPerSecond / units)};
   FormEstimate blocked{FormKind::blocked_scan, 0, 2 * elements, 2 * bytes,
                        2 * bytes / target.bytesPerSecond};
-  return pick({scan, blocked}, forced);
+  SmallVector<FormEstimate> alternatives;
+  for (const FormEstimate &e : {scan, blocked})
+    if (llvm::is_contained(op.getLegalForms(), e.kind))
+      alternatives.push_back(e);
+  return pick(std::move(alternatives), forced);
 }
 
 FormChoice chooseLinearAttentionForm(LinearAttentionOpInterface op,
@@ -223,7 +259,7 @@ FormChoice chooseLinearAttentionForm(LinearAttentionOpInterface op,
     chunks = {forcedChunk};
   SmallVector<FormEstimate> alternatives;
   for (FormKind kind : legal) {
-    if (kind != FormKind::chunked) {
+    if (!isChunkedKind(kind)) {
       alternatives.push_back(estimate(problem, target, kind, 0));
       continue;
     }
@@ -253,7 +289,7 @@ std::string mlir::linea::describeChoice(const FormChoice &choice) {
   llvm::raw_string_ostream os(text);
   auto name = [](const FormEstimate &e) {
     std::string n = stringifyFormKind(e.kind).str();
-    if (e.kind == FormKind::chunked)
+    if (isChunkedKind(e.kind))
       n += "(" + std::to_string(e.size) + ")";
     return n;
   };

@@ -370,7 +370,8 @@ static OptionalParseResult parseFormSpec(OpAsmParser &parser, FormAttr &form,
   if (parser.parseEqual() ||
       parseEnumKeyword<FormKind>(
           parser, kind, "form", symbolizeFormKind,
-          {"oneshot", "chunked", "quadratic", "scan", "blocked_scan"}))
+          {"oneshot", "chunked", "chunk_parallel", "quadratic", "scan",
+           "blocked_scan"}))
     return failure();
   int64_t size = 0;
   if (succeeded(parser.parseOptionalLParen()) &&
@@ -425,10 +426,10 @@ LogicalResult FormAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (size < 0 || size > kMaxFormSize)
     return emitError() << "form size " << size << " is out of range [0, "
                        << kMaxFormSize << "]";
-  if (kind == FormKind::chunked && size == 0)
-    return emitError() << "a chunked form needs a chunk size >= 1";
-  if (size != 0 && kind != FormKind::chunked &&
-      kind != FormKind::blocked_scan)
+  if (isChunkedKind(kind) && size == 0)
+    return emitError() << "a " << stringifyFormKind(kind)
+                       << " form needs a chunk size >= 1";
+  if (size != 0 && !isChunkedKind(kind) && kind != FormKind::blocked_scan)
     return emitError() << "form '" << stringifyFormKind(kind)
                        << "' takes no size, got " << size;
   return success();
@@ -697,8 +698,9 @@ SmallVector<FormKind> legalLinearAttentionForms(LinearAttentionOpInterface op) {
   if (op.getEffectiveMask() != Mask::causal)
     return {};
   if (op.isDecodeStep())
-    return {FormKind::oneshot, FormKind::chunked, FormKind::quadratic};
-  return {FormKind::chunked, FormKind::quadratic};
+    return {FormKind::oneshot, FormKind::chunked, FormKind::chunk_parallel,
+            FormKind::quadratic};
+  return {FormKind::chunked, FormKind::chunk_parallel, FormKind::quadratic};
 }
 
 /// Operands and results of a linear-attention op: q, k and the gate are

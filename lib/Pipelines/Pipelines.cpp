@@ -49,6 +49,7 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
     pm.addPass(createLineaDistributeSequences());
   pm.addPass(createLineaPrefixToOneShot());
   pm.addPass(createLineaCausalToChunked());
+  pm.addPass(createLineaCausalToChunkParallel());
   pm.addPass(createLineaTileAttention());
   // The forms above create presums of their own (the gates' log-decays):
   // the cost model picks the scan for those too, then the scans are built.

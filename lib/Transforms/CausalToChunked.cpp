@@ -11,6 +11,7 @@
 
 #include "linea/Dialect/LineaDialect.h"
 #include "linea/Dialect/LineaOps.h"
+#include "linea/Transforms/ChunkRows.h"
 #include "linea/Transforms/FormUtils.h"
 #include "linea/Transforms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"
@@ -20,7 +21,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
@@ -44,11 +44,6 @@ int64_t chunkSizeFor(FormOpInterface op, int64_t option) {
     return form.getChunkSize();
   return option > 0 ? option : kDefaultChunkSize;
 }
-
-/// One chunk's operands, sliced from the whole sequence.
-struct Chunk {
-  Value q, k, v, g;
-};
 
 using ChunkStep = function_ref<std::pair<Value, Value>(
     OpBuilder &, Location, const Chunk &, Value state)>;
@@ -162,14 +157,6 @@ std::pair<Value, Value> buildChunkLoop(OpBuilder &b, Location loc,
   return {tail.getResult(0), tail.getResult(1)};
 }
 
-/// Zeros `[B..., rows of x, cols of y]`.
-Value zerosFor(OpBuilder &b, Location loc, int64_t numBatch, Value x,
-               Value y) {
-  return zerosWithBatchOf(b, loc, x, numBatch,
-                          {tensor::getMixedSize(b, loc, x, numBatch),
-                           tensor::getMixedSize(b, loc, y, numBatch + 1)});
-}
-
 /// Inside a sequence block the state gets a buffer of its own, which the
 /// block keeps in shared memory. Otherwise empty-tensor
 /// elimination would place it in the final-state output, so that every
@@ -189,83 +176,14 @@ Value inOwnBuffer(RewriterBase &rewriter, Value state) {
   return state;
 }
 
-Value causalVisible(OpBuilder &b, Location loc, Value row, Value col) {
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, col, row);
-}
-
-/// The intra- and inter-chunk rows and the updated state of one chunk.
+/// One chunk: its rows from the state entering it, then the state after it.
+/// The rows are built first: they read S before the update overwrites it in
+/// place.
 std::pair<Value, Value> plainStep(OpBuilder &b, Location l, int64_t numBatch,
                                   const Chunk &c, Value s) {
-  // Inter-chunk term first: it reads S before the update below overwrites
-  // it in place.
-  Value scores = maskedScores(b, l, numBatch, c.q, c.k, causalVisible);
-  Value rows = matmulAccumulate(b, l, numBatch, scores, c.v,
-                                zerosFor(b, l, numBatch, c.q, c.v));
-  rows = matmulAccumulate(b, l, numBatch, c.q, s, rows);
+  Value rows = plainChunkRows(b, l, numBatch, c, s);
   Value next = transposedMatmulAccumulate(b, l, numBatch, c.k, c.v, s);
   return {rows, next};
-}
-
-/// The largest |b| up to which the decayed scores may factor into
-/// `(q_i exp(b_i)) (k_t exp(-b_t))`: exp(30) ~ 1e13 keeps the masked-out
-/// products (whose true decay exceeds 1) far from f32's range, and the
-/// visible ones are the exact terms up to a few ulp.
-constexpr float kFactorableLogDecay = 30.0f;
-
-/// `max |b|` over the chunk (all batches) as an f32 scalar.
-Value largestLogDecay(OpBuilder &b, Location l, Value cum) {
-  auto type = cast<RankedTensorType>(cum.getType());
-  Value init = tensor::EmptyOp::create(b, l, ArrayRef<int64_t>{}, b.getF32Type());
-  init = linalg::FillOp::create(b, l, f32Constant(b, l, 0.0f), init).getResult(0);
-  SmallVector<int64_t> dims = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-  Value largest =
-      linalg::ReduceOp::create(
-          b, l, ValueRange{cum}, ValueRange{init}, dims,
-          [](OpBuilder &nb, Location nl, ValueRange args) {
-            Value magnitude = math::AbsFOp::create(nb, nl, args[0]);
-            linalg::YieldOp::create(
-                nb, nl,
-                ValueRange{arith::MaximumFOp::create(nb, nl, magnitude, args[1])
-                               .getResult()});
-          })
-          .getResult(0);
-  return tensor::ExtractOp::create(b, l, largest, ValueRange{});
-}
-
-/// The chunk's decayed causal scores `q_i . k_t exp(b_i - b_t)`. Where every
-/// |b| in the chunk is at most kFactorableLogDecay, the decay folds into the
-/// operands (fla's form): one masked contraction of decayed queries and
-/// keys, which the CPU register-tiles (C x Dk exponentials, not C x C x Dk).
-/// Steeper gates (down to -20 a step) take the exact form, whose exponents
-/// are each a difference within the chunk, `<= 0` where visible.
-Value gatedScores(OpBuilder &b, Location l, int64_t numBatch, bool scalar,
-                  const Chunk &c, Value cum, bool mayFactor) {
-  auto exact = [&](OpBuilder &nb, Location nl) {
-    return decayedScores(nb, nl, numBatch, c.q, c.k, cum, cum, scalar,
-                         causalVisible);
-  };
-  if (!mayFactor)
-    return exact(b, l);
-  Value factorable = arith::CmpFOp::create(
-      b, l, arith::CmpFPredicate::OLE, largestLogDecay(b, l, cum),
-      f32Constant(b, l, kFactorableLogDecay));
-  auto choice = scf::IfOp::create(
-      b, l, factorable,
-      [&](OpBuilder &nb, Location nl) {
-        Value negated = buildElementwise(
-            nb, nl, cum, nb.getF32Type(),
-            [](OpBuilder &eb, Location el, Value x) -> Value {
-              return arith::NegFOp::create(eb, el, x);
-            });
-        Value q = decayRows(nb, nl, numBatch, c.q, cum, scalar);
-        Value k = decayRows(nb, nl, numBatch, c.k, negated, scalar);
-        scf::YieldOp::create(
-            nb, nl, maskedScores(nb, nl, numBatch, q, k, causalVisible));
-      },
-      [&](OpBuilder &nb, Location nl) {
-        scf::YieldOp::create(nb, nl, exact(nb, nl));
-      });
-  return choice.getResult(0);
 }
 
 /// The same with decays relative to the chunk start: b = presum(g_c).
@@ -273,24 +191,12 @@ std::pair<Value, Value> gatedStep(OpBuilder &b, Location l, int64_t numBatch,
                                   bool scalar, bool mayFactor, const Chunk &c,
                                   Value s) {
   Value cum = gatePresum(b, l, c.g, numBatch, /*suffix=*/false);
-  Value scores = gatedScores(b, l, numBatch, scalar, c, cum, mayFactor);
-  Value rows = matmulAccumulate(b, l, numBatch, scores, c.v,
-                                zerosFor(b, l, numBatch, c.q, c.v));
-  rows = decayedQueryTimesState(b, l, numBatch, c.q, cum, s, scalar, rows);
+  Value rows = gatedChunkRows(b, l, numBatch, scalar, mayFactor, c, cum, s);
   // S = diag(exp(b_last)) S + (K .* exp(b_last - b_t))^T V, with
   // b_last - b_t the suffix sums within the chunk.
   Value next = gatedStateUpdate(b, l, numBatch, c.k, c.v, c.g, s, scalar,
                                 /*stateIsZero=*/false);
   return {rows, next};
-}
-
-/// Whether linea-select-forms planned `op`'s forms for the GPU (the
-/// `linea.target` it leaves on the op it ran on).
-bool plannedForGPU(Operation *op) {
-  for (Operation *p = op; p; p = p->getParentOp())
-    if (auto target = p->getAttrOfType<StringAttr>(LineaDialect::kTargetAttrName))
-      return target.getValue() == "gpu";
-  return false;
 }
 
 struct ToChunked : OpInterfaceRewritePattern<LinearAttentionOpInterface> {

@@ -33,14 +33,16 @@ func.func @causal_lengths(%a: tensor<16x1x64xf32>, %b: tensor<16x8x64xf32>, %c: 
 // Wide heads (Dk = Dv = 256), 4 of them: a bidirectional region is always
 // the one-shot state; the causal ones take longer chunks (the state update
 // K^T V per chunk is Dk x Dv, so fewer chunks pay off). The gated form
-// pays an extra decay pass per chunk on the CPU and stays at 64 there.
+// pays an extra decay pass per chunk on the CPU and stays at 64 there. On
+// the GPU, 4 heads of 4 value tiles are 16 sequence blocks for 132 SMs: the
+// chunk-parallel form keeps every SM busy with 32 chunks per head.
 // CPU-LABEL: func.func @wide
 // CPU: linea.linear_attention {{.*}} mask = causal form = chunked(128) :
 // CPU: linea.gated_linear_attention {{.*}} mask = causal form = chunked(64) :
 // CPU: linea.linear_attention {{.*}} mask = none form = oneshot :
 // GPU-LABEL: func.func @wide
-// GPU: linea.linear_attention {{.*}} mask = causal form = chunked(128) :
-// GPU: linea.gated_linear_attention {{.*}} mask = causal form = chunked(128) :
+// GPU: linea.linear_attention {{.*}} mask = causal form = chunk_parallel(128) :
+// GPU: linea.gated_linear_attention {{.*}} mask = causal form = chunk_parallel(128) :
 // GPU: linea.linear_attention {{.*}} mask = none form = oneshot :
 func.func @wide(%q: tensor<4x4096x256xf32>, %v: tensor<4x4096x256xf32>, %g: tensor<4x4096x256xf32>) {
   %0 = linea.linear_attention %q, %q, %v mask = causal : tensor<4x4096x256xf32>, tensor<4x4096x256xf32>, tensor<4x4096x256xf32> -> tensor<4x4096x256xf32>
@@ -51,17 +53,30 @@ func.func @wide(%q: tensor<4x4096x256xf32>, %v: tensor<4x4096x256xf32>, %g: tens
 
 // -----
 
-// Dynamic sizes: the model assumes a long sequence. The presum is a
-// sequential scan on the CPU, whose loops run in order, and a blocked scan
-// on the GPU.
+// Dynamic sizes: the model assumes a long sequence (and 8 sequences: the
+// GPU takes the chunk-parallel form). The presum is a sequential scan on
+// the CPU, whose loops run in order, and a blocked scan on the GPU.
 // CPU-LABEL: func.func @dynamic
 // CPU: linea.linear_attention {{.*}} form = chunked(64) :
 // CPU: linea.presum {{.*}} form = scan :
 // GPU-LABEL: func.func @dynamic
-// GPU: linea.linear_attention {{.*}} form = chunked(128) :
+// GPU: linea.linear_attention {{.*}} form = chunk_parallel(128) :
 // GPU: linea.presum {{.*}} form = blocked_scan :
 func.func @dynamic(%q: tensor<?x?x64xf32>) {
   %0 = linea.linear_attention %q, %q, %q mask = causal : tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32> -> tensor<?x?x64xf32>
   %1 = linea.presum %q : tensor<?x?x64xf32>
+  return
+}
+
+// -----
+
+// A decayed presum has one form, the sequential scan, on either target
+// (the blocked scan's block totals carry no decay).
+// CPU-LABEL: func.func @decayed
+// CPU: linea.presum {{.*}} decay({{.*}}) dim = 1 form = scan :
+// GPU-LABEL: func.func @decayed
+// GPU: linea.presum {{.*}} decay({{.*}}) dim = 1 form = scan :
+func.func @decayed(%h: tensor<8x4096x64x64xf32>, %g: tensor<8x4096xf32>) {
+  %0 = linea.presum %h decay(%g : tensor<8x4096xf32>) dim = 1 : tensor<8x4096x64x64xf32>
   return
 }

@@ -551,7 +551,7 @@ func.func @form_takes_no_size(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
 // -----
 
 func.func @unknown_form(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
-  // expected-error @+1 {{unknown form 'fast'; expected oneshot, chunked, quadratic, scan, blocked_scan}}
+  // expected-error @+1 {{unknown form 'fast'; expected oneshot, chunked, chunk_parallel, quadratic, scan, blocked_scan}}
   %0 = linea.linear_attention %q, %q, %q mask = none form = fast : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }
@@ -559,7 +559,7 @@ func.func @unknown_form(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
 // -----
 
 func.func @oneshot_on_causal(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
-  // expected-error @+1 {{cannot take form #linea.form<oneshot>: its legal forms are chunked, quadratic}}
+  // expected-error @+1 {{cannot take form #linea.form<oneshot>: its legal forms are chunked, chunk_parallel, quadratic}}
   %0 = linea.linear_attention %q, %q, %q mask = causal form = oneshot : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }

@@ -29,6 +29,7 @@ enum class FormPreference {
   automatic,
   oneshot,
   chunked,
+  chunk_parallel,
   quadratic,
   scan,
   blocked_scan
@@ -41,7 +42,7 @@ llvm::cl::ValuesClass formPreferenceValues();
 
 struct FormEstimate {
   FormKind kind;
-  int64_t size = 0; // the chunk size of a chunked form
+  int64_t size = 0; // the chunk size of a chunked or chunk-parallel form
   double flops = 0, bytes = 0, seconds = 0;
 };
 

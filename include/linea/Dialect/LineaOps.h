@@ -15,6 +15,13 @@
 
 #include "linea/Dialect/LineaEnums.h.inc"
 
+namespace mlir::linea {
+/// The forms that run a causal region in chunks of rows (and carry a size).
+inline bool isChunkedKind(FormKind kind) {
+  return kind == FormKind::chunked || kind == FormKind::chunk_parallel;
+}
+} // namespace mlir::linea
+
 #define GET_ATTRDEF_CLASSES
 #include "linea/Dialect/LineaAttrs.h.inc"
 

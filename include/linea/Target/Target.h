@@ -28,8 +28,9 @@ enum class Precision { f32, f16, bf16 };
 struct TargetDescription {
   TargetKind kind;
   llvm::StringRef name;
-  /// The contraction rate the forms reach: tensor cores at f16/bf16 where
-  /// the target has them, else the vector units.
+  /// The contraction rate the forms reach with every parallel unit busy:
+  /// tensor cores at f16/bf16 where the target has them, else the vector
+  /// units. A form that keeps only some units busy gets that share of it.
   double matrixFlopsPerSecond;
   /// Everything else, and contractions at f32 on a GPU (CUDA cores).
   double scalarFlopsPerSecond;
@@ -38,7 +39,8 @@ struct TargetDescription {
   double secondsPerIteration;
   /// Rows at which a contraction reaches half of its peak.
   double contractionTile;
-  /// Blocks that run at once (the SMs); 1 where loops run in order.
+  /// Blocks that run at once (the SMs; the threads of a CPU's parallel
+  /// loops); 1 where loops run in order.
   int64_t parallelUnits;
   /// Threads of a GPU block.
   int64_t threadsPerBlock;

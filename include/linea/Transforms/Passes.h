@@ -34,6 +34,9 @@ void populatePrefixToOneShotPatterns(RewritePatternSet &patterns);
 /// chosen form (0: kDefaultChunkSize).
 void populateCausalToChunkedPatterns(RewritePatternSet &patterns,
                                      int64_t chunkSize);
+/// Causal regions -> the chunk-parallel form; `chunkSize` as above.
+void populateCausalToChunkParallelPatterns(RewritePatternSet &patterns,
+                                           int64_t chunkSize);
 /// The chunk size of a chunked op that has neither a form nor an option.
 constexpr int64_t kDefaultChunkSize = 64;
 /// presum -> blocked two-level scan; `blockSize` 0 chooses.

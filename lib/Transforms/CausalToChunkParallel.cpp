@@ -1,0 +1,263 @@
+//===- CausalToChunkParallel.cpp - causal regions -> chunk-parallel form --===//
+//
+// The chunked algorithm with its chunk loop taken apart: the chunk axis
+// becomes a batch dim, every chunk's local state is computed at once, the
+// states entering the chunks are a (decayed) presum along that axis, and
+// every chunk's rows are computed at once from them. Only the presum walks
+// the chunks in order, and it touches one Dk x Dv state per step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "linea/Dialect/LineaOps.h"
+#include "linea/Transforms/ChunkRows.h"
+#include "linea/Transforms/FormUtils.h"
+#include "linea/Transforms/Passes.h"
+#include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/StructuredBuilders.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::linea {
+#define GEN_PASS_DEF_LINEACAUSALTOCHUNKPARALLEL
+#include "linea/Transforms/Passes.h.inc"
+} // namespace mlir::linea
+
+using namespace mlir;
+using namespace mlir::linea;
+
+namespace {
+
+/// `type` with dim `dim` replaced by `size` (dynamic where not constant).
+RankedTensorType withDim(RankedTensorType type, int64_t dim, OpFoldResult size) {
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = getConstantIntValue(size).value_or(ShapedType::kDynamic);
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+/// How the sequence of `[B..., L, D...]` splits into chunks.
+struct ChunkGrid {
+  int64_t seq;       // the sequence dim
+  int64_t size;      // C
+  OpFoldResult length, count, paddedLength; // L, N = ceil(L / C), N C
+};
+
+ChunkGrid gridFor(OpBuilder &b, Location loc, Value q, int64_t chunk) {
+  ChunkGrid grid;
+  grid.seq = numBatchDims(cast<RankedTensorType>(q.getType()));
+  grid.size = chunk;
+  grid.length = tensor::getMixedSize(b, loc, q, grid.seq);
+  AffineExpr l = b.getAffineSymbolExpr(0);
+  grid.count = affine::makeComposedFoldedAffineApply(
+      b, loc, l.ceilDiv(chunk), {grid.length});
+  grid.paddedLength = affine::makeComposedFoldedAffineApply(
+      b, loc, l.ceilDiv(chunk) * chunk, {grid.length});
+  return grid;
+}
+
+/// `x` padded with zero rows to N C along the sequence, viewed as
+/// `[B..., N, C, D...]`.
+Value splitIntoChunks(OpBuilder &b, Location loc, Value x,
+                      const ChunkGrid &grid) {
+  auto type = cast<RankedTensorType>(x.getType());
+  if (getConstantIntValue(grid.length) != getConstantIntValue(grid.paddedLength) ||
+      !getConstantIntValue(grid.length)) {
+    RankedTensorType padded = withDim(type, grid.seq, grid.paddedLength);
+    SmallVector<Value> dynamicSizes;
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      if (padded.isDynamicDim(i))
+        dynamicSizes.push_back(getValueOrCreateConstantIndexOp(
+            b, loc,
+            i == grid.seq ? grid.paddedLength
+                          : tensor::getMixedSize(b, loc, x, i)));
+    Value zero =
+        arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
+    x = tensor::createPadHighOp(padded, x, zero, /*nofold=*/false, loc, b,
+                                dynamicSizes);
+    type = padded;
+  }
+  SmallVector<OpFoldResult> shape = tensor::getMixedSizes(b, loc, x);
+  shape[grid.seq] = grid.count;
+  shape.insert(shape.begin() + grid.seq + 1, b.getIndexAttr(grid.size));
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    int64_t first = i <= grid.seq ? i : i + 1;
+    groups.push_back(i == grid.seq ? ReassociationIndices{first, first + 1}
+                                   : ReassociationIndices{first});
+  }
+  SmallVector<int64_t> staticShape;
+  for (OpFoldResult size : shape)
+    staticShape.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
+  auto chunked = RankedTensorType::get(staticShape, type.getElementType());
+  return tensor::ExpandShapeOp::create(b, loc, chunked, x, groups, shape);
+}
+
+/// `[B..., N, C, D]` rows back to `[B..., L, D]`: the chunks joined, the
+/// padding dropped.
+Value joinChunks(OpBuilder &b, Location loc, Value rows, const ChunkGrid &grid) {
+  auto type = cast<RankedTensorType>(rows.getType());
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0; i < type.getRank() - 1; ++i)
+    groups.push_back(i == grid.seq ? ReassociationIndices{i, i + 1}
+                     : i < grid.seq ? ReassociationIndices{i}
+                                    : ReassociationIndices{i + 1});
+  Value joined = tensor::CollapseShapeOp::create(b, loc, rows, groups);
+  if (getConstantIntValue(grid.length) &&
+      getConstantIntValue(grid.length) == getConstantIntValue(grid.paddedLength))
+    return joined;
+  return sliceAlong(b, loc, joined, grid.seq, b.getIndexAttr(0), grid.length);
+}
+
+/// `[first; rest]` along `dim`: `first` lacks that dim, `rest` has it.
+Value prependAlong(OpBuilder &b, Location loc, Value first, Value rest,
+                   int64_t dim) {
+  auto restType = cast<RankedTensorType>(rest.getType());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, rest);
+  OpFoldResult count = sizes[dim];
+  AffineExpr n = b.getAffineSymbolExpr(0);
+  sizes[dim] = affine::makeComposedFoldedAffineApply(b, loc, n + 1, {count});
+  Value all = tensor::EmptyOp::create(b, loc, sizes, restType.getElementType());
+  // `first` as one step: the same sizes, 1 along `dim`.
+  SmallVector<OpFoldResult> offsets(restType.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(restType.getRank(), b.getIndexAttr(1));
+  SmallVector<OpFoldResult> oneStep(sizes);
+  oneStep[dim] = b.getIndexAttr(1);
+  all = tensor::InsertSliceOp::create(b, loc, first, all, offsets, oneStep,
+                                      strides);
+  return insertAlong(b, loc, rest, all, dim, b.getIndexAttr(1));
+}
+
+/// Step `index` of `x` along `dim`, that dim dropped.
+Value stepAlong(OpBuilder &b, Location loc, Value x, int64_t dim,
+                OpFoldResult index) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  offsets[dim] = index;
+  sizes[dim] = b.getIndexAttr(1);
+  SmallVector<int64_t> shape(type.getShape());
+  shape.erase(shape.begin() + dim);
+  auto stepType = RankedTensorType::get(shape, type.getElementType());
+  return tensor::ExtractSliceOp::create(b, loc, stepType, x, offsets, sizes,
+                                        strides);
+}
+
+/// f32 zeros of `x`'s shape without dim `dim`.
+Value zerosWithout(OpBuilder &b, Location loc, Value x, int64_t dim) {
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  sizes.erase(sizes.begin() + dim);
+  return buildFilled(b, loc, sizes, b.getF32Type(), 0.0);
+}
+
+struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
+  ToChunkParallel(MLIRContext *ctx, int64_t chunkSize)
+      : OpInterfaceRewritePattern(ctx), chunkSize(chunkSize) {}
+
+  LogicalResult matchAndRewrite(LinearAttentionOpInterface op,
+                                PatternRewriter &rewriter) const override {
+    auto form = cast<FormOpInterface>(op.getOperation());
+    if (op.getEffectiveMask() != Mask::causal ||
+        !form.formAllows(FormKind::chunk_parallel))
+      return failure();
+    Location loc = op.getLoc();
+    int64_t chunk = kDefaultChunkSize;
+    if (FormAttr attr = form.getFormAttr())
+      chunk = attr.getChunkSize();
+    else if (chunkSize > 0)
+      chunk = chunkSize;
+
+    // A static sequence shorter than a chunk is one chunk of its own length
+    // (no padding to compute and drop).
+    int64_t length = op.getQuery().getType().getDimSize(
+        numBatchDims(op.getQuery().getType()));
+    if (!ShapedType::isDynamic(length))
+      chunk = std::min(chunk, length);
+
+    auto [q, k, v, g] = prepareOperands(rewriter, loc, op);
+    ChunkGrid grid = gridFor(rewriter, loc, q, chunk);
+    // The chunk axis is one more batch dim from here on.
+    int64_t chunkAxis = grid.seq, numBatch = grid.seq + 1;
+    Chunk chunks{splitIntoChunks(rewriter, loc, q, grid),
+                 splitIntoChunks(rewriter, loc, k, grid),
+                 splitIntoChunks(rewriter, loc, v, grid),
+                 g ? splitIntoChunks(rewriter, loc, g, grid) : Value()};
+    bool scalar = op.hasScalarGate();
+
+    // (1) Every chunk's local state, from zero.
+    Value zeros = zerosWithBatchOf(
+        rewriter, loc, chunks.k, numBatch,
+        {tensor::getMixedSize(rewriter, loc, chunks.k, numBatch + 1),
+         tensor::getMixedSize(rewriter, loc, chunks.v, numBatch + 1)});
+    Value local =
+        g ? gatedStateUpdate(rewriter, loc, numBatch, chunks.k, chunks.v,
+                             chunks.g, zeros, scalar, /*stateIsZero=*/true)
+          : transposedMatmulAccumulate(rewriter, loc, numBatch, chunks.k,
+                                       chunks.v, zeros);
+
+    // (2) The states entering the chunks, and the final one: an inclusive
+    // (decayed) presum of [S0; H] along the chunk axis.
+    Value state0 =
+        initialStateOrZeros(rewriter, loc, op.getInitialState(), q, v);
+    Value states = prependAlong(rewriter, loc, state0, local, chunkAxis);
+    Value decay;
+    if (g) {
+      Value total = sumOverSequence(rewriter, loc, numBatch, chunks.g, scalar);
+      decay = prependAlong(rewriter, loc,
+                           zerosWithout(rewriter, loc, total, chunkAxis), total,
+                           chunkAxis);
+    }
+    states = PresumOp::create(rewriter, loc, states.getType(), states, decay,
+                              rewriter.getI64IntegerAttr(chunkAxis),
+                              /*exclusive=*/UnitAttr(), /*reverse=*/UnitAttr(),
+                              /*form=*/FormAttr());
+    Value entering = sliceAlong(rewriter, loc, states, chunkAxis,
+                                rewriter.getIndexAttr(0), grid.count);
+    Value finalState = stepAlong(rewriter, loc, states, chunkAxis, grid.count);
+
+    // (3) Every chunk's rows from the state entering it.
+    Value rows;
+    if (g) {
+      Value cum = gatePresum(rewriter, loc, chunks.g, numBatch, /*suffix=*/false);
+      rows = gatedChunkRows(rewriter, loc, numBatch, scalar,
+                            /*mayFactor=*/!plannedForGPU(op), chunks, cum,
+                            entering);
+    } else {
+      rows = plainChunkRows(rewriter, loc, numBatch, chunks, entering);
+    }
+    replaceWithForm(rewriter, op, joinChunks(rewriter, loc, rows, grid),
+                    finalState);
+    return success();
+  }
+
+  int64_t chunkSize;
+};
+
+struct LineaCausalToChunkParallelPass
+    : linea::impl::LineaCausalToChunkParallelBase<
+          LineaCausalToChunkParallelPass> {
+  using LineaCausalToChunkParallelBase::LineaCausalToChunkParallelBase;
+
+  void runOnOperation() override {
+    if (failed(verifyFormSizeOption(getOperation(), "chunk-size", chunkSize)))
+      return signalPassFailure();
+    RewritePatternSet patterns(&getContext());
+    populateCausalToChunkParallelPatterns(patterns, chunkSize);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::linea::populateCausalToChunkParallelPatterns(
+    RewritePatternSet &patterns, int64_t chunkSize) {
+  patterns.add<ToChunkParallel>(patterns.getContext(), chunkSize);
+}

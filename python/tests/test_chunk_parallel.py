@@ -1,0 +1,113 @@
+"""The chunk-parallel form (linea-causal-to-chunk-parallel) against the
+float64 oracle: every causal and PrefixLM case of the differential suites
+with the form forced at two chunk sizes, on the CPU and through the GPU
+mapping run on the CPU; long sequences with gates down to -20; and the
+states it passes along the chunk axis (a decayed presum) through the
+optimizer."""
+
+import subprocess
+
+import numpy as np
+import pytest
+
+import linea
+from linea import reference as ref
+from linea.runner import build_dir
+
+import cases
+import programs
+
+FORCED = {
+    "cpu-16": "linea-optimize{form=chunk_parallel chunk-size=16}",
+    "cpu-64": "linea-optimize{form=chunk_parallel chunk-size=64}",
+    "gpu-mapped-16": "linea-gpu-mapped-to-cpu{form=chunk_parallel chunk-size=16}",
+}
+
+
+def causal_cases():
+    """Cases with a causal region (causal, or a prefix whose suffix is one)."""
+    every = cases.edge_cases() + cases.random_cases(cases.SEED + 7)
+    return [spec for spec in every
+            if spec["op"] in ("linear_attention", "gated_linear_attention")
+            and spec.get("mask") in ("causal", "prefix")]
+
+
+CASES = causal_cases()
+RUNS = [(spec, name) for i, spec in enumerate(CASES) for name in FORCED
+        # every case on the CPU at chunk 16; a third of them at the others
+        if name == "cpu-16" or i % 3 == 0]
+
+
+@pytest.mark.parametrize("index", range(len(RUNS)),
+                         ids=[f"{i}-{n}-{cases.case_id(c)}" for i, (c, n) in enumerate(RUNS)])
+def test_forced_against_oracle(index):
+    spec, name = RUNS[index]
+    program, inputs, expected = programs.build(spec, seed=cases.SEED * 7919 + index)
+    programs.assert_matches(linea.run(program, inputs, pipeline=FORCED[name]), expected)
+
+
+def test_cases_cover_the_edges():
+    """L = 1, L % C != 0, prime L, dynamic L, leading dims, prefix 0 and L,
+    gates, initial and final states: each at least once."""
+    assert len(CASES) >= 60
+    assert any(s.get("L") == 1 for s in CASES)
+    assert any(s.get("L", 0) % 16 and s.get("L", 0) > 16 for s in CASES)
+    assert any(s.get("dyn_L") for s in CASES)
+    assert any(len(s.get("batch", [])) >= 2 for s in CASES)
+    assert any(s.get("mask") == "prefix" and s.get("prefix") == 0 for s in CASES)
+    assert any(s["op"] == "gated_linear_attention" and s.get("scalar_gate") for s in CASES)
+    assert any(s["op"] == "gated_linear_attention" and not s.get("scalar_gate") for s in CASES)
+    assert any(s.get("init") for s in CASES) and any(s.get("final") for s in CASES)
+
+
+LONG = [dict(op=op, batch=[2], L=L, dk=8, dv=8, mask="causal", final=True, init=True,
+             **({"scalar_gate": scalar} if op == "gated_linear_attention" else {}))
+        for L in (4099, 16384)
+        for op, scalar in (("linear_attention", False), ("gated_linear_attention", True),
+                           ("gated_linear_attention", False))]
+
+
+@pytest.mark.parametrize("index", range(len(LONG)), ids=[cases.case_id(c) for c in LONG])
+def test_long_against_oracle(index):
+    program, inputs, expected = programs.build(LONG[index], seed=16384 + index)
+    got = linea.run(program, inputs, pipeline=FORCED["cpu-64"])
+    programs.assert_matches(got, expected)
+
+
+def gated_program(L, dk, dv):
+    tq, tv, tg, ts = (f"tensor<2x{L}x{dk}xf32>", f"tensor<2x{L}x{dv}xf32>",
+                      f"tensor<2x{L}x{dk}xf32>", f"tensor<2x{dk}x{dv}xf32>")
+    return (f"func.func @main(%q: {tq}, %k: {tq}, %v: {tv}, %g: {tg}) -> ({tv}, {ts}) {{\n"
+            f"  %o, %s = linea.gated_linear_attention %q, %k, %v, %g mask = causal : "
+            f"{tq}, {tq}, {tv}, {tg} -> {tv}, {ts}\n"
+            f"  return %o, %s : {tv}, {ts}\n}}\n")
+
+
+@pytest.mark.parametrize("kind", ["mild", "steep", "mixed"])
+def test_gates_mild_steep_and_mixed(kind):
+    """Mild gates factor the intra-chunk scores; any steep chunk keeps every
+    chunk exact; the chunk-axis scan decays states by whole chunks (-20 x 16
+    per chunk at the steepest)."""
+    rng = np.random.default_rng(3)
+    L, dk, dv = 515, 8, 5
+    q, k = (rng.standard_normal((2, L, dk)) for _ in range(2))
+    v = rng.standard_normal((2, L, dv))
+    g = -0.05 * rng.uniform(0, 1, (2, L, dk))
+    if kind != "mild":
+        start = 0 if kind == "steep" else L // 2
+        g[:, start:] = -20.0 * rng.uniform(0.5, 1.0, g[:, start:].shape)
+    want = list(ref.gated_linear_attention(q, k, v, g, mask="causal"))
+    got = linea.run(gated_program(L, dk, dv), [q, k, v, g], pipeline=FORCED["cpu-16"])
+    programs.assert_matches(got, want)
+
+
+def test_form_is_the_chunk_parallel_one():
+    """The forced pipeline really takes the form: no chunk loop, and the
+    chunk states ([S0; H], N + 1 = 8 of them for L = 100 in chunks of 16)
+    pass through one decayed presum along the chunk axis."""
+    forms = subprocess.run(
+        [str(build_dir() / "bin" / "linea-opt"), "-",
+         "--linea-optimize=form=chunk_parallel chunk-size=16"],
+        input=gated_program(100, 4, 4), capture_output=True, text=True, check=True).stdout
+    assert "scf.for" not in forms, forms
+    assert "decay(" in forms and "dim = 1 form = scan : tensor<2x8x4x4xf32>" in forms, forms

@@ -1,0 +1,80 @@
+// RUN: linea-opt %s --linea-causal-to-chunk-parallel -canonicalize -cse -split-input-file | FileCheck %s
+
+// L = 37 in chunks of 16: q, k, v padded with zero rows to 48 and viewed as
+// [B, N = 3, C = 16, D]; every chunk's state K_c^T V_c at once; the states
+// entering the chunks are the inclusive presum of [S0; H] along the chunk
+// axis (element c enters chunk c, element N is the final state); every
+// chunk's rows at once; the rows joined and the padding dropped.
+// CHECK-DAG: #[[KEYS:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[VALUES:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+// CHECK-DAG: #[[STATES:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+// CHECK-LABEL: func.func @plain
+// CHECK-SAME: (%[[Q:[a-zA-Z0-9_]+]]: tensor<2x37x8xf32>, %[[K:[a-zA-Z0-9_]+]]: tensor<2x37x8xf32>, %[[V:[a-zA-Z0-9_]+]]: tensor<2x37x4xf32>)
+// CHECK-NOT: scf.for
+// CHECK: %[[QP:.+]] = tensor.pad %[[Q]] low[0, 0, 0] high[0, 11, 0]
+// CHECK: %[[QC:.+]] = tensor.expand_shape %[[QP]] {{\[}}[0], [1, 2], [3]] output_shape [2, 3, 16, 8]
+// CHECK: %[[KP:.+]] = tensor.pad %[[K]] low[0, 0, 0] high[0, 11, 0]
+// CHECK: %[[KC:.+]] = tensor.expand_shape %[[KP]]
+// CHECK: %[[VP:.+]] = tensor.pad %[[V]] low[0, 0, 0] high[0, 11, 0]
+// CHECK: %[[VC:.+]] = tensor.expand_shape %[[VP]] {{.*}} into tensor<2x3x16x4xf32>
+// CHECK: %[[H:.+]] = linalg.generic {indexing_maps = [#[[KEYS]], #[[VALUES]], #[[STATES]]], iterator_types = ["parallel", "parallel", "reduction", "parallel", "parallel"]} ins(%[[KC]], %[[VC]] : {{.*}}) outs({{.*}} : tensor<2x3x8x4xf32>)
+// CHECK: %[[WITH_S0:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0, 0] [2, 1, 8, 4]
+// CHECK: %[[ALL:.+]] = tensor.insert_slice %[[H]] into %[[WITH_S0]][0, 1, 0, 0] [2, 3, 8, 4]
+// CHECK: %[[SCAN:.+]] = linea.presum %[[ALL]] dim = 1 : tensor<2x4x8x4xf32>
+// CHECK: %[[ENTERING:.+]] = tensor.extract_slice %[[SCAN]][0, 0, 0, 0] [2, 3, 8, 4]
+// CHECK: %[[FINAL:.+]] = tensor.extract_slice %[[SCAN]][0, 3, 0, 0] [2, 1, 8, 4] {{.*}} to tensor<2x8x4xf32>
+// CHECK: %[[SCORES:.+]] = linalg.generic {{.*}} ins(%[[QC]], %[[KC]] : {{.*}}) outs({{.*}} : tensor<2x3x16x16xf32>)
+// CHECK:   arith.cmpi sle
+// CHECK: %[[INTRA:.+]] = linalg.generic {{.*}} ins(%[[SCORES]], %[[VC]] :
+// CHECK: %[[ROWS:.+]] = linalg.generic {{.*}} ins(%[[QC]], %[[ENTERING]] : {{.*}}) outs(%[[INTRA]] :
+// CHECK: %[[JOINED:.+]] = tensor.collapse_shape %[[ROWS]] {{\[}}[0], [1, 2], [3]] : tensor<2x3x16x4xf32> into tensor<2x48x4xf32>
+// CHECK: %[[O:.+]] = tensor.extract_slice %[[JOINED]][0, 0, 0] [2, 37, 4]
+// CHECK: return %[[O]], %[[FINAL]]
+func.func @plain(%q: tensor<2x37x8xf32>, %k: tensor<2x37x8xf32>, %v: tensor<2x37x4xf32>)
+    -> (tensor<2x37x4xf32>, tensor<2x8x4xf32>) {
+  %o, %s = linea.linear_attention %q, %k, %v mask = causal form = chunk_parallel(16)
+      : tensor<2x37x8xf32>, tensor<2x37x8xf32>, tensor<2x37x4xf32> -> tensor<2x37x4xf32>, tensor<2x8x4xf32>
+  return %o, %s : tensor<2x37x4xf32>, tensor<2x8x4xf32>
+}
+
+// -----
+
+// Gated, dynamic L, an initial state: the chunk count is ceil(L / 32) at
+// run time; the scan of [S0; H] decays by [0; G] with G each chunk's
+// total gate, and the rows decay relative to the chunk start.
+// CHECK-LABEL: func.func @gated
+// CHECK-SAME: (%[[Q:[a-zA-Z0-9_]+]]: tensor<3x?x8xf32>, %[[V:[a-zA-Z0-9_]+]]: tensor<3x?x4xf32>, %[[G:[a-zA-Z0-9_]+]]: tensor<3x?xf32>, %[[S0:[a-zA-Z0-9_]+]]: tensor<3x8x4xf32>)
+// CHECK-NOT: scf.for
+// CHECK: %[[L:.+]] = tensor.dim %[[Q]], %c1
+// CHECK: %[[N:.+]] = affine.apply #{{.+}}()[%[[L]]]
+// CHECK: %[[GP:.+]] = tensor.pad %[[G]]
+// CHECK: %[[GC:.+]] = tensor.expand_shape %[[GP]] {{\[}}[0], [1, 2]] output_shape [3, %[[N]], 32] : tensor<3x?xf32> into tensor<3x?x32xf32>
+// CHECK: %[[SUFFIX:.+]] = linea.presum %[[GC]] dim = 2 exclusive reverse
+// CHECK: %[[START:.+]] = linalg.copy ins(%[[S0]] :
+// CHECK: %[[WITH_S0:.+]] = tensor.insert_slice %[[START]] into
+// CHECK: %[[STATES:.+]] = tensor.insert_slice %{{.+}} into %[[WITH_S0]][0, 1, 0, 0]
+// CHECK: %[[TOTAL:.+]] = linalg.generic {{.*}} ins(%[[GC]] : tensor<3x?x32xf32>) outs(%{{.+}} : tensor<3x?xf32>)
+// CHECK: %[[DECAY:.+]] = tensor.insert_slice %[[TOTAL]] into %{{.+}}[0, 1] [3, %{{.+}}]
+// CHECK: %[[SCAN:.+]] = linea.presum %[[STATES]] decay(%[[DECAY]] : tensor<3x?xf32>) dim = 1 : tensor<3x?x8x4xf32>
+// CHECK: %[[CUM:.+]] = linea.presum %[[GC]] dim = 2 : tensor<3x?x32xf32>
+// CHECK: tensor.collapse_shape
+func.func @gated(%q: tensor<3x?x8xf32>, %v: tensor<3x?x4xf32>, %g: tensor<3x?xf32>, %s0: tensor<3x8x4xf32>)
+    -> (tensor<3x?x4xf32>, tensor<3x8x4xf32>) {
+  %o, %s = linea.gated_linear_attention %q, %q, %v, %g init(%s0) mask = causal form = chunk_parallel(32)
+      : tensor<3x?x8xf32>, tensor<3x?x8xf32>, tensor<3x?x4xf32>, tensor<3x?xf32>, tensor<3x8x4xf32>
+      -> tensor<3x?x4xf32>, tensor<3x8x4xf32>
+  return %o, %s : tensor<3x?x4xf32>, tensor<3x8x4xf32>
+}
+
+// -----
+
+// A sequence shorter than a chunk is one chunk of its own length: no pad.
+// CHECK-LABEL: func.func @short
+// CHECK-NOT: tensor.pad
+// CHECK: tensor.expand_shape %{{.+}} {{\[}}[0, 1], [2]] output_shape [1, 5, 8]
+// CHECK: linea.presum %{{.+}} dim = 0 : tensor<2x8x8xf32>
+func.func @short(%q: tensor<5x8xf32>) -> tensor<5x8xf32> {
+  %o = linea.linear_attention %q, %q, %q mask = causal form = chunk_parallel(64)
+      : tensor<5x8xf32>, tensor<5x8xf32>, tensor<5x8xf32> -> tensor<5x8xf32>
+  return %o : tensor<5x8xf32>
+}
