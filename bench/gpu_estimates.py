@@ -32,13 +32,18 @@ PUBLISHED = {(1, 8192, 96, 128): (1.765, 3.753), (2, 16384, 16, 128): (1.445, 5.
              (8, 1024, 8, 64): (0.358, 0.157)}
 
 
-def report(text):
+# The forms weighed per shape: the cost model's choice and each causal form
+# forced.
+FORMS = ("auto", "chunked", "chunk_parallel")
+
+
+def report(text, form):
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp) / "p.mlir"
         path.write_text(text)
         done = subprocess.run([str(BUILD / "bin" / "linea-opt"), str(path),
                                "--linea-lower-to-nvvm=chip=sm_90a format=isa precision=bf16 "
-                               "report=1", "-o", f"{tmp}/out.mlir"],
+                               f"report=1 form={form}", "-o", f"{tmp}/out.mlir"],
                               capture_output=True, text=True, check=True)
         lowered = (pathlib.Path(tmp) / "out.mlir").read_text()
     kernels = re.findall(r"kernel @\w+: (\d+) threads, ([\d.e+]+) FLOP, ([\d.e+]+) B, .*?"
@@ -48,15 +53,26 @@ def report(text):
     return kernels, launches, host_loops
 
 
-def row(name, shape, gated, published):
+def chosen_form(text):
+    """The form the GPU cost model picks for the program's op."""
+    done = subprocess.run([str(BUILD / "bin" / "linea-opt"), "-",
+                           "--linea-select-forms=target=gpu"],
+                          input=text, capture_output=True, text=True, check=True)
+    return re.search(r"form = (\w+\(\d+\))", done.stdout).group(1)
+
+
+def row(name, shape, gated, form, published):
     B, T, H, D = shape
-    kernels, launches, host_loops = report(linear_program(*shape, gated))
+    program = linear_program(*shape, gated)
+    kernels, launches, host_loops = report(program, form)
+    if form == "auto":
+        form = f"auto: {chosen_form(program)}"
     blocks = sum(int(threads) for threads, _, _, _ in kernels) // 256
     moved = sum(float(b) for _, _, b, _ in kernels)
     us = sum(float(t) for _, _, _, t in kernels)
     tensors = 5 if gated else 4  # q, k, v (, g) and o
     minimal_bf16 = tensors * B * T * H * D * 2
-    return (f"| {name} | {shape} | {launches} | {'yes' if host_loops else 'no'} | {blocks} | "
+    return (f"| {name} | {shape} | {form} | {launches} | {'yes' if host_loops else 'no'} | {blocks} | "
             f"{moved:.3g} | {moved / minimal_bf16:.0f} | {us / 1e3:.2f} | {published} |")
 
 
@@ -85,15 +101,16 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--results")
     opts = parser.parse_args()
-    rows = ["| op | (B, T, H, D) | launches | host loop | blocks | bytes moved | "
+    rows = ["| op | (B, T, H, D) | form | launches | host loop | blocks | bytes moved | "
             "moved / minimal (bf16 I/O) | H100 estimate ms | published GB200 ms |",
-            "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | --- |"]
+            "| --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | --- |"]
     for shape in SHAPES:
         fla, flash = PUBLISHED[shape]
         published = f"fla {fla}, flash-attn {flash}"
-        rows.append(row("chunk GLA (per-dim gate)", shape, True, published))
-        rows.append(row("causal linear attention", shape, False, published))
-        print(rows[-2] + "\n" + rows[-1], flush=True)
+        for name, gated in (("chunk GLA (per-dim gate)", True), ("causal linear attention", False)):
+            for form in FORMS:
+                rows.append(row(name, shape, gated, form, published))
+                print(rows[-1], flush=True)
     text = HEADER + "\n".join(rows) + "\n" + FOOTER
     if opts.results:
         pathlib.Path(opts.results).write_text(text)

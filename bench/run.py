@@ -244,6 +244,32 @@ def bench_gated(table, L, repeat):
               "ratio < 1: the gate does not force chunking")
 
 
+def bench_chunk_parallel(table, L, repeat):
+    """The chunk-parallel form against the sequential chunked one (both C =
+    64, both forced): few sequences on every core, where the chunked form
+    has one sequence per core at most, and 16 heads on one thread, where
+    the chunk-parallel form pays for its extra pass over the chunk states."""
+    forms = {f: f"linea-optimize{{form={f} chunk-size=64}}" for f in ("chunk_parallel", "chunked")}
+    cores = os.cpu_count()
+    D = 64
+    for H, threads, gated in ((1, 0, False), (1, 0, True), (16, 1, False), (16, 1, True)):
+        shape = (H, L, D)
+        q, k, v = (RNG.standard_normal(shape).astype(np.float32) for _ in range(3))
+        args, gshape = [q, k, v], None
+        if gated:
+            gshape = shape
+            args.append((-0.1 * RNG.uniform(size=gshape)).astype(np.float32))
+        program = attention_program(shape, "causal", gshape)
+        ms = {f: linea_ms(program, args, repeat, optimize=p, threads=threads)
+              for f, p in forms.items()}
+        where = f"{cores} threads" if threads == 0 else "1 thread"
+        table.add(f"{'gated ' if gated else ''}causal chunk-parallel, {H} head(s), L={L}, "
+                  f"D={D}, {where}", ms["chunk_parallel"], ms["chunked"],
+                  "Linea sequential chunked (C=64)",
+                  "ratio < 1: parallel over chunks pays" if H == 1
+                  else "the price of the chunk-state pass")
+
+
 def peak_rss_mb(cmd):
     """Peak RSS of `cmd`, measured by GNU time: a child forked from this big
     Python process would inherit its high-water mark."""
@@ -346,6 +372,7 @@ def main():
         bench_linear(table, L, D, opts.repeat, rate, calibrated)
     bench_quadratic(table, opts.repeat)
     bench_gated(table, L, opts.repeat)
+    bench_chunk_parallel(table, L, opts.repeat)
     bench_runtime_checks(table, L, opts.repeat)
     bench_call_overhead(table, opts.repeat)
     fold = bench_fold_memory(fold_lengths)

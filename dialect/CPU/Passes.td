@@ -75,8 +75,11 @@ def LineaVectorizeScans : Pass<"linea-vectorize-scans"> {
     innermost dim, a running sum held in registers walks the scanned dim,
     reading one row of the input and writing one row of the result per
     step. Exclusive and reverse presums are the same walk with the store
-    before the add, or backwards. The reference lowering's scan instead
-    steps all leading indices together, one strided slice per step.
+    before the add, or backwards; a decayed presum multiplies the running
+    sum by `exp` of the step's decay first (its row of lanes, or its one
+    element broadcast when it covers only leading dims). The reference
+    lowering's scan instead steps all leading indices together, one strided
+    slice per step.
 
     A presum along the innermost dim, or on another element type, is left
     to `convert-linea-to-linalg`. Part of `linea-lower-to-cpu`.
@@ -102,7 +105,8 @@ def LineaVectorizeScans : Pass<"linea-vectorize-scans"> {
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect",
                            "::mlir::tensor::TensorDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
 }
 
 def LineaApproximateExp : Pass<"linea-approximate-exp"> {

@@ -12,7 +12,7 @@
 include "mlir/Pass/PassBase.td"
 
 def LineaDistributeSequences : Pass<"linea-distribute-sequences"> {
-  let summary = "Tile chunked causal ops into one GPU block per sequence";
+  let summary = "Tile chunked causal ops and state scans into one GPU block per sequence";
   let description = [{
     A causal `linear_attention` or `gated_linear_attention` whose form is
     chunked carries its state along the sequence only: every (batch, head)
@@ -24,6 +24,12 @@ def LineaDistributeSequences : Pass<"linea-distribute-sequences"> {
     iteration is one sequence block. The chunked rewrite then builds its
     chunk loop inside, and `linea-map-to-gpu` runs each iteration as one
     block that keeps `S` in shared memory.
+
+    A `linea.presum` whose form is the sequential scan (the chunk-parallel
+    form's scan of the chunk states `[B..., N + 1, Dk, Dv]`) is distributed
+    the same way: tile size 1 over the dims before the scanned one and
+    `value-tile` over its last dim, so each block walks the steps of one
+    slice (`[Dk, tile]` of the states) instead of a launch per step.
 
     Ops of other forms are left alone, as are ops that are one sequence
     already and are not split over value tiles.

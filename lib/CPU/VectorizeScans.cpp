@@ -5,16 +5,20 @@
 // strided slice per position, with a running-sum buffer and a copy per
 // step. Here each leading index and tile of the innermost dim walks the
 // scanned dim alone, its running sum in vector registers, so the input and
-// the result stream through memory row after row.
+// the result stream through memory row after row. A decay multiplies the
+// running sum by its exponential at each step (one element broadcast, or a
+// row of lanes where the decay spans every dim).
 //
 //===----------------------------------------------------------------------===//
 
 #include "linea/CPU/Passes.h"
 #include "linea/Dialect/LineaOps.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 
 namespace mlir::linea {
 #define GEN_PASS_DEF_LINEAVECTORIZESCANS
@@ -80,6 +84,24 @@ private:
                 });
   }
 
+  /// `exp(a)` at the current position as a vector of the row's lanes: the
+  /// decay's own lanes where it spans every dim of the input, else its one
+  /// element (it covers only leading dims) broadcast.
+  Value decayFactor(Value decay, VectorType rowType) {
+    int64_t decayRank = cast<RankedTensorType>(decay.getType()).getRank();
+    ArrayRef<Value> at = ArrayRef(indices).take_front(decayRank);
+    Value factor;
+    if (decayRank == rank) {
+      Value pad = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+      factor = vector::TransferReadOp::create(b, loc, rowType, decay, at, pad,
+                                              ArrayRef<bool>{inBounds});
+    } else {
+      factor = vector::BroadcastOp::create(
+          b, loc, rowType, tensor::ExtractOp::create(b, loc, decay, at));
+    }
+    return math::ExpOp::create(b, loc, factor);
+  }
+
   /// The walk along the scanned dim with the running sum in registers.
   Value buildScan(Value result) {
     int64_t scanDim = op.getScanDim();
@@ -90,7 +112,7 @@ private:
     Value length = size(scanDim);
     Value one = constant(1);
     // The last tile of the innermost dim may be partial: masked accesses.
-    bool inBounds = false;
+    inBounds = false;
     if (std::optional<int64_t> inner = getConstantIntValue(sizes[rank - 1]))
       inBounds = *inner % lanes == 0;
     auto walk = scf::ForOp::create(
@@ -106,7 +128,11 @@ private:
           Value row = vector::TransferReadOp::create(
               b, loc, rowType, op.getInput(), indices, pad,
               ArrayRef<bool>{inBounds});
-          Value sum = arith::AddFOp::create(b, loc, carried[0], row);
+          Value running = carried[0];
+          if (Value decay = op.getDecay())
+            running = arith::MulFOp::create(b, loc, decayFactor(decay, rowType),
+                                            running);
+          Value sum = arith::AddFOp::create(b, loc, running, row);
           // Exclusive: position i holds the sum of the steps before it.
           Value stored = op.getExclusive() ? carried[0] : sum;
           Value written = vector::TransferWriteOp::create(
@@ -125,13 +151,15 @@ private:
   int64_t rank;
   SmallVector<OpFoldResult> sizes;
   SmallVector<Value> indices;
+  /// Whether every tile of the innermost dim is whole (unmasked accesses).
+  bool inBounds = false;
 };
 
 bool isVectorizable(PresumOp op) {
   RankedTensorType type = op.getInput().getType();
-  // A decayed scan takes the reference lowering: each step is one
-  // elementwise map over a whole [B..., Dk, Dv] slice, already vector code.
-  if (!type.getElementType().isF32() || op.getDecay() ||
+  Value decay = op.getDecay();
+  if (!type.getElementType().isF32() ||
+      (decay && !getElementTypeOrSelf(decay.getType()).isF32()) ||
       op.getScanDim() == type.getRank() - 1)
     return false;
   FormAttr form = op.getFormAttr();

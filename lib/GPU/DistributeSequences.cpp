@@ -6,7 +6,10 @@
 // scf::tileUsingSCF) into an scf.forall mapped to GPU blocks, before the
 // chunked rewrite, puts the chunk loop inside the forall, where the GPU
 // mapping gives it one block (state in shared memory) instead of one launch
-// per op per chunk.
+// per op per chunk. A sequential presum (the chunk-parallel form's scan of
+// chunk states) is the same kind of program: each slice of its input walks
+// the scanned dim alone, so it gets one block per slice instead of one
+// launch per step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +40,14 @@ bool isChunkedCausal(LinearAttentionOpInterface op) {
          form.getKind() == FormKind::chunked && !isInSequenceBlock(op);
 }
 
+/// A presum chosen to be a sequential scan, not yet in a sequence block (the
+/// chunk-parallel form passes its chunk states with one).
+bool isSequentialScan(PresumOp op) {
+  FormAttr form = op.getFormAttr();
+  return form && form.getKind() == FormKind::scan && !isInSequenceBlock(op) &&
+         op.getInput().getType().getRank() > 1;
+}
+
 struct LineaDistributeSequencesPass
     : linea::impl::LineaDistributeSequencesBase<LineaDistributeSequencesPass> {
   using LineaDistributeSequencesBase::LineaDistributeSequencesBase;
@@ -52,10 +63,68 @@ struct LineaDistributeSequencesPass
       if (isChunkedCausal(op))
         ops.push_back(op);
     });
+    SmallVector<PresumOp> scans;
+    getOperation()->walk([&](PresumOp op) {
+      if (isSequentialScan(op))
+        scans.push_back(op);
+    });
     IRRewriter rewriter(&getContext());
     for (LinearAttentionOpInterface op : ops)
       if (failed(distribute(rewriter, op)))
         return signalPassFailure();
+    for (PresumOp op : scans)
+      if (failed(distributeScan(rewriter, op)))
+        return signalPassFailure();
+  }
+
+  /// Tiles a sequential scan by 1 over the dims before the scanned one and
+  /// by the value tile over its last dim: each block walks the steps of one
+  /// slice (for chunk states `[B..., N + 1, Dk, Dv]`, one `[Dk, tile]`).
+  LogicalResult distributeScan(RewriterBase &rewriter, PresumOp op) {
+    RankedTensorType type = op.getInput().getType();
+    int64_t scan = op.getScanDim(), last = type.getRank() - 1;
+    SmallVector<OpFoldResult> tileSizes;
+    unsigned numLoops = 0;
+    for (int64_t d = 0; d <= last; ++d) {
+      if (d == scan)
+        continue;
+      int64_t tile = 0;
+      if (d < scan)
+        tile = 1;
+      else if (d == last && !type.isDynamicDim(d) &&
+               sequenceBlockColumns(type.getDimSize(d), valueTile) !=
+                   type.getDimSize(d))
+        tile = sequenceBlockColumns(type.getDimSize(d), valueTile);
+      numLoops += tile != 0;
+      tileSizes.push_back(rewriter.getIndexAttr(tile));
+    }
+    return tileIntoBlocks(rewriter, cast<TilingInterface>(op.getOperation()),
+                          tileSizes, numLoops);
+  }
+
+  /// Tiles `op` into an scf.forall of `numLoops` sequence blocks.
+  LogicalResult tileIntoBlocks(RewriterBase &rewriter, TilingInterface op,
+                               ArrayRef<OpFoldResult> tileSizes,
+                               unsigned numLoops) {
+    if (numLoops == 0)
+      return success(); // one sequence, one tile: nothing to distribute
+    if (numLoops > kMaxBlockLoops) {
+      op->emitRemark() << "not distributed over sequence blocks: " << numLoops
+                       << " loops exceed the " << kMaxBlockLoops
+                       << " linear block dims";
+      return success();
+    }
+    scf::SCFTilingOptions options;
+    options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp)
+        .setTileSizes(tileSizes)
+        .setMapping(sequenceBlockMapping(&getContext(), numLoops));
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled =
+        scf::tileUsingSCF(rewriter, op, options);
+    if (failed(tiled))
+      return op->emitOpError() << "could not be tiled over its sequences";
+    rewriter.replaceOp(op, tiled->replacements);
+    return success();
   }
 
   /// Tiles `op` by 1 over its batch dims and by the value tile over its
@@ -67,27 +136,10 @@ struct LineaDistributeSequencesPass
     int64_t tile = sequenceBlockColumns(columns, valueTile);
     bool splitColumns = tile != columns;
     unsigned numLoops = numBatch + (splitColumns ? 1 : 0);
-    if (numLoops == 0)
-      return success(); // one sequence, one tile: nothing to distribute
-    if (numLoops > kMaxBlockLoops) {
-      op->emitRemark() << "not distributed over sequence blocks: " << numLoops
-                       << " loops exceed the " << kMaxBlockLoops
-                       << " linear block dims";
-      return success();
-    }
     SmallVector<OpFoldResult> tileSizes(numBatch, rewriter.getIndexAttr(1));
     tileSizes.push_back(rewriter.getIndexAttr(splitColumns ? tile : 0));
-    scf::SCFTilingOptions options;
-    options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp)
-        .setTileSizes(tileSizes)
-        .setMapping(sequenceBlockMapping(&getContext(), numLoops));
-    rewriter.setInsertionPoint(op);
-    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-        rewriter, cast<TilingInterface>(op.getOperation()), options);
-    if (failed(tiled))
-      return op->emitOpError() << "could not be tiled over its sequences";
-    rewriter.replaceOp(op, tiled->replacements);
-    return success();
+    return tileIntoBlocks(rewriter, cast<TilingInterface>(op.getOperation()),
+                          tileSizes, numLoops);
   }
 };
 

@@ -54,6 +54,9 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
   // The forms above create presums of their own (the gates' log-decays):
   // the cost model picks the scan for those too, then the scans are built.
   pm.addPass(createLineaSelectForms(select));
+  // The chunk-parallel form's scan of chunk states: one block per slice.
+  if (options.target == TargetKind::gpu)
+    pm.addPass(createLineaDistributeSequences());
   pm.addPass(createLineaPresumToScan());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -214,10 +214,14 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
                            zerosWithout(rewriter, loc, total, chunkAxis), total,
                            chunkAxis);
     }
-    states = PresumOp::create(rewriter, loc, states.getType(), states, decay,
-                              rewriter.getI64IntegerAttr(chunkAxis),
-                              /*exclusive=*/UnitAttr(), /*reverse=*/UnitAttr(),
-                              /*form=*/FormAttr());
+    // A sequential scan, part of this form: N steps of independent
+    // [Dk, Dv] states (one GPU block per slice of them), not a long
+    // sequence for the blocked scan to cut.
+    states = PresumOp::create(
+        rewriter, loc, states.getType(), states, decay,
+        rewriter.getI64IntegerAttr(chunkAxis),
+        /*exclusive=*/UnitAttr(), /*reverse=*/UnitAttr(),
+        FormAttr::get(rewriter.getContext(), FormKind::scan, 0));
     Value entering = sliceAlong(rewriter, loc, states, chunkAxis,
                                 rewriter.getIndexAttr(0), grid.count);
     Value finalState = stepAlong(rewriter, loc, states, chunkAxis, grid.count);

@@ -59,3 +59,27 @@ func.func @left_alone(%q: tensor<2x16x8xf32>, %r: tensor<16x8xf32>)
   %c = linea.linear_attention %r, %r, %r mask = causal form = chunked(16) : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
   return %a, %b, %c : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<16x8xf32>
 }
+
+// -----
+
+// A sequential scan (the chunk-parallel form's scan of chunk states [B, N + 1,
+// Dk, Dv]) walks its steps per slice: one block per batch index and
+// 64-column tile, the decay tiled with the leading dims.
+// CHECK-LABEL: func.func @state_scan
+// CHECK-SAME: (%[[H:[a-z0-9_]+]]: tensor<8x17x32x128xf32>, %[[G:[a-z0-9_]+]]: tensor<8x17x32xf32>)
+// CHECK: scf.forall (%[[B:.+]], %[[COL:.+]]) = (0, 0) to (8, 128) step (1, 64)
+// CHECK:   %[[HS:.+]] = tensor.extract_slice %[[H]][%[[B]], 0, 0, %[[COL]]] [1, 17, 32, 64]
+// CHECK:   %[[GS:.+]] = tensor.extract_slice %[[G]][%[[B]], 0, 0] [1, 17, 32]
+// CHECK:   linea.presum %[[HS]] decay(%[[GS]] : tensor<1x17x32xf32>) dim = 1 form = scan : tensor<1x17x32x64xf32>
+// CHECK:   } {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]}
+// A blocked scan is left alone.
+// CHECK-LABEL: func.func @blocked_scan
+// CHECK-NOT: scf.forall
+func.func @state_scan(%h: tensor<8x17x32x128xf32>, %g: tensor<8x17x32xf32>) -> tensor<8x17x32x128xf32> {
+  %s = linea.presum %h decay(%g : tensor<8x17x32xf32>) dim = 1 form = scan : tensor<8x17x32x128xf32>
+  return %s : tensor<8x17x32x128xf32>
+}
+func.func @blocked_scan(%x: tensor<8x4096x64xf32>) -> tensor<8x4096x64xf32> {
+  %s = linea.presum %x form = blocked_scan : tensor<8x4096x64xf32>
+  return %s : tensor<8x4096x64xf32>
+}
