@@ -3,7 +3,8 @@
 // L = 37 in chunks of 16: q, k, v padded with zero rows to 48 and viewed as
 // [B, N = 3, C = 16, D]; every chunk's state K_c^T V_c at once; the states
 // entering the chunks are the inclusive presum of [S0; H] along the chunk
-// axis (element c enters chunk c, element N is the final state); every
+// axis, a sequential scan by choice of the form (element c enters chunk c,
+// element N is the final state); every
 // chunk's rows at once; the rows joined and the padding dropped.
 // CHECK-DAG: #[[KEYS:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
 // CHECK-DAG: #[[VALUES:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
@@ -20,7 +21,7 @@
 // CHECK: %[[H:.+]] = linalg.generic {indexing_maps = [#[[KEYS]], #[[VALUES]], #[[STATES]]], iterator_types = ["parallel", "parallel", "reduction", "parallel", "parallel"]} ins(%[[KC]], %[[VC]] : {{.*}}) outs({{.*}} : tensor<2x3x8x4xf32>)
 // CHECK: %[[WITH_S0:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0, 0] [2, 1, 8, 4]
 // CHECK: %[[ALL:.+]] = tensor.insert_slice %[[H]] into %[[WITH_S0]][0, 1, 0, 0] [2, 3, 8, 4]
-// CHECK: %[[SCAN:.+]] = linea.presum %[[ALL]] dim = 1 : tensor<2x4x8x4xf32>
+// CHECK: %[[SCAN:.+]] = linea.presum %[[ALL]] dim = 1 form = scan : tensor<2x4x8x4xf32>
 // CHECK: %[[ENTERING:.+]] = tensor.extract_slice %[[SCAN]][0, 0, 0, 0] [2, 3, 8, 4]
 // CHECK: %[[FINAL:.+]] = tensor.extract_slice %[[SCAN]][0, 3, 0, 0] [2, 1, 8, 4] {{.*}} to tensor<2x8x4xf32>
 // CHECK: %[[SCORES:.+]] = linalg.generic {{.*}} ins(%[[QC]], %[[KC]] : {{.*}}) outs({{.*}} : tensor<2x3x16x16xf32>)
@@ -55,7 +56,7 @@ func.func @plain(%q: tensor<2x37x8xf32>, %k: tensor<2x37x8xf32>, %v: tensor<2x37
 // CHECK: %[[STATES:.+]] = tensor.insert_slice %{{.+}} into %[[WITH_S0]][0, 1, 0, 0]
 // CHECK: %[[TOTAL:.+]] = linalg.generic {{.*}} ins(%[[GC]] : tensor<3x?x32xf32>) outs(%{{.+}} : tensor<3x?xf32>)
 // CHECK: %[[DECAY:.+]] = tensor.insert_slice %[[TOTAL]] into %{{.+}}[0, 1] [3, %{{.+}}]
-// CHECK: %[[SCAN:.+]] = linea.presum %[[STATES]] decay(%[[DECAY]] : tensor<3x?xf32>) dim = 1 : tensor<3x?x8x4xf32>
+// CHECK: %[[SCAN:.+]] = linea.presum %[[STATES]] decay(%[[DECAY]] : tensor<3x?xf32>) dim = 1 form = scan : tensor<3x?x8x4xf32>
 // CHECK: %[[CUM:.+]] = linea.presum %[[GC]] dim = 2 : tensor<3x?x32xf32>
 // CHECK: tensor.collapse_shape
 func.func @gated(%q: tensor<3x?x8xf32>, %v: tensor<3x?x4xf32>, %g: tensor<3x?xf32>, %s0: tensor<3x8x4xf32>)
@@ -72,7 +73,7 @@ func.func @gated(%q: tensor<3x?x8xf32>, %v: tensor<3x?x4xf32>, %g: tensor<3x?xf3
 // CHECK-LABEL: func.func @short
 // CHECK-NOT: tensor.pad
 // CHECK: tensor.expand_shape %{{.+}} {{\[}}[0, 1], [2]] output_shape [1, 5, 8]
-// CHECK: linea.presum %{{.+}} dim = 0 : tensor<2x8x8xf32>
+// CHECK: linea.presum %{{.+}} dim = 0 form = scan : tensor<2x8x8xf32>
 func.func @short(%q: tensor<5x8xf32>) -> tensor<5x8xf32> {
   %o = linea.linear_attention %q, %q, %q mask = causal form = chunk_parallel(64)
       : tensor<5x8xf32>, tensor<5x8xf32>, tensor<5x8xf32> -> tensor<5x8xf32>
