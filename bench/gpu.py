@@ -48,7 +48,10 @@ def linear_program(B, T, H, D, gated):
 
 
 def linea_variants():
-    return {"Linea bf16 MMA": {"precision": "bf16"}, "Linea f32": {}}
+    """The cost model's choice in bf16 and f32, and the chunk-parallel form
+    forced in bf16 (the form the estimates favour on the long shapes)."""
+    return {"Linea bf16 MMA": {"precision": "bf16"}, "Linea f32": {},
+            "Linea bf16 MMA, chunk-parallel": {"precision": "bf16", "form": "chunk_parallel"}}
 
 
 def build_all(shapes):

@@ -181,15 +181,21 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
   let summary = "Matmul contractions become warp-level tensor-core MMA (mma.sync m16n8k16)";
   let description = [{
     On buffers, before `linea-map-to-gpu`. A `linalg.generic` that is one of
-    Linea's two contraction shapes, `O[b, i, e] += A[b, i, t] M[b, t, e]`
-    (`O = Q S`, scores times values) or `S[b, d, e] += K[b, t, d] V[b, t, e]`
-    (the state update `K^T V`), with static f32 operands whose M and K are
+    Linea's three contraction shapes, `O[b, i, e] += A[b, i, t] M[b, t, e]`
+    (`O = Q S`, scores times values), `S[b, d, e] += K[b, t, d] V[b, t, e]`
+    (the state update `K^T V`) or `P[b, i, t] += Q[b, i, d] K[b, t, d]` (the
+    scores), the product optionally selected by a mask on the output's
+    indices (`select(t <= i, q k, 0)`: the causal scores), with static f32
+    operands whose M and K are
     multiples of 16 and N a multiple of 8, becomes warps of tensor-core
     steps: each warp takes 16 x 8 output tiles in turn, loads the f32
     accumulator fragment, and runs `nvvm.mma.sync` m16n8k16 (row.col, f32
     accumulation) over K. Each lane loads its own fragment elements straight
     from the operands (any strides, the transposed K included), converting
-    f32 to `precision` (f16 or bf16) on load: no converted copies.
+    f32 to `precision` (f16 or bf16) on load: no converted copies. A mask is
+    evaluated per accumulator element after the MMA steps (its computation
+    cloned from the generic's body): the new value where it holds, the
+    element's old value where it does not.
 
     Outside a sequence block the op becomes a grid of blocks of
     `block-size` threads (`block-size / 32` warps each); inside one (an

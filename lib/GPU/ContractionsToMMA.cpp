@@ -1,11 +1,14 @@
 //===- ContractionsToMMA.cpp - matmul contractions -> mma.sync warps ------===//
 //
-// Linea's forms spend their FLOPs in two contraction shapes (see
-// Utils/AttentionBuilders: matmulAccumulate and transposedMatmulAccumulate).
-// Where the sizes are static and tile evenly, warps run them as m16n8k16
+// Linea's forms spend their FLOPs in three contraction shapes (see
+// Utils/AttentionBuilders): A M (matmulAccumulate), A^T M (the state update
+// K^T V, transposedMatmulAccumulate) and A M^T (the scores Q K^T,
+// maskedScores), the last one usually masked (the causal `t <= i`). Where
+// the sizes are static and tile evenly, warps run them as m16n8k16
 // tensor-core steps: each lane loads the fragment elements PTX assigns it
 // (converting f32 to f16/bf16 on the way), the warp multiplies, and the f32
-// accumulator goes back where it came from.
+// accumulator goes back where it came from; a mask is applied to the
+// finished accumulator elements (the old value where it does not hold).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +25,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::linea {
@@ -39,12 +44,21 @@ using linea::mma::kTileN;
 constexpr int64_t kWarp = linea::mma::kWarpSize;
 
 /// A contraction `out[b, i, e] += A[b, i, t] * M[b, t, e]`; `transposedA`
-/// when the first operand is stored `[b, t, i]` (the state update K^T V).
+/// when the first operand is stored `[b, t, i]` (the state update K^T V),
+/// `transposedM` when the second is stored `[b, e, t]` (the scores Q K^T).
+/// A masked one adds only where its mask holds (`op`'s body selects the
+/// product by a condition on the output's indices, e.g. the causal
+/// `t <= i`): the warps multiply unmasked and keep the old accumulator
+/// where the mask does not hold.
 struct Contraction {
   Value a, m, out;
-  bool transposedA;
+  bool transposedA = false, transposedM = false;
   SmallVector<int64_t> batchShape;
   int64_t rows, cols, depth; // M, N, K
+  /// The generic's loops that index the output rows and columns.
+  int64_t rowLoop, colLoop;
+  /// The mask's condition in the generic's body, or null.
+  Value mask;
 
   int64_t numTiles() const {
     int64_t tiles = (rows / kTileM) * (cols / kTileN);
@@ -54,7 +68,32 @@ struct Contraction {
   }
 };
 
-bool isMultiplyAccumulate(linalg::GenericOp op) {
+bool isZero(Value v) {
+  FloatAttr attr;
+  return matchPattern(v, m_Constant(&attr)) && attr.getValue().isZero();
+}
+
+/// Whether `cond` is computed in `body` from loop indices (none of them
+/// `reductionLoop`), constants and values from above only: then it can be
+/// evaluated per output element.
+bool isIndexCondition(Value cond, Block &body, int64_t reductionLoop) {
+  Operation *def = cond.getDefiningOp();
+  if (!def || def->getBlock() != &body)
+    return !isa<BlockArgument>(cond) ||
+           cast<BlockArgument>(cond).getOwner() != &body;
+  if (auto index = dyn_cast<linalg::IndexOp>(def))
+    return int64_t(index.getDim()) != reductionLoop;
+  if (def->getNumRegions() || !isPure(def) ||
+      def->getDialect()->getNamespace() != "arith")
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value operand) {
+    return isIndexCondition(operand, body, reductionLoop);
+  });
+}
+
+/// The body `acc + a * m`, or `acc + select(mask, a * m, 0)`: returns
+/// whether it is one of them, and sets `mask` for the second.
+bool isMultiplyAccumulate(linalg::GenericOp op, Value &mask) {
   Block &body = op.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
@@ -64,6 +103,13 @@ bool isMultiplyAccumulate(linalg::GenericOp op) {
   if (add.getLhs() != acc && add.getRhs() != acc)
     return false;
   Value product = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+  mask = Value();
+  if (auto select = product.getDefiningOp<arith::SelectOp>()) {
+    if (!isZero(select.getFalseValue()))
+      return false;
+    mask = select.getCondition();
+    product = select.getTrueValue();
+  }
   auto mul = product.getDefiningOp<arith::MulFOp>();
   return mul && ((mul.getLhs() == body.getArgument(0) &&
                   mul.getRhs() == body.getArgument(1)) ||
@@ -84,8 +130,9 @@ AffineMap batchMap(MLIRContext *ctx, int64_t numBatch,
 }
 
 std::optional<Contraction> matchContraction(linalg::GenericOp op) {
+  Value mask;
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      !op.hasPureBufferSemantics() || !isMultiplyAccumulate(op))
+      !op.hasPureBufferSemantics() || !isMultiplyAccumulate(op, mask))
     return std::nullopt;
   SmallVector<Value> operands{op.getDpsInputs()[0], op.getDpsInputs()[1],
                               op.getDpsInits()[0]};
@@ -104,25 +151,42 @@ std::optional<Contraction> matchContraction(linalg::GenericOp op) {
   auto shape = [&](int k) {
     return cast<MemRefType>(operands[k].getType()).getShape();
   };
-  Contraction c{operands[0], operands[1], operands[2], false,
-                llvm::to_vector(shape(2).take_front(numBatch)), 0, 0, 0};
+  Contraction c;
+  c.a = operands[0];
+  c.m = operands[1];
+  c.out = operands[2];
+  c.batchShape = llvm::to_vector(shape(2).take_front(numBatch));
+  c.rows = shape(2)[numBatch];
+  c.cols = shape(2)[numBatch + 1];
+  int64_t reductionLoop;
   // (i, t, e): A(i, t) M(t, e) -> out(i, e).
   if (maps == SmallVector<AffineMap>{batchMap(ctx, numBatch, {0, 1}),
                                      batchMap(ctx, numBatch, {1, 2}),
                                      batchMap(ctx, numBatch, {0, 2})}) {
-    c.rows = shape(0)[numBatch];
     c.depth = shape(0)[numBatch + 1];
+    c.rowLoop = numBatch, c.colLoop = numBatch + 2, reductionLoop = numBatch + 1;
   } else if (maps == SmallVector<AffineMap>{batchMap(ctx, numBatch, {0, 1}),
                                             batchMap(ctx, numBatch, {0, 2}),
                                             batchMap(ctx, numBatch, {1, 2})}) {
     // (t, d, e): A(t, d) M(t, e) -> out(d, e).
     c.transposedA = true;
     c.depth = shape(0)[numBatch];
-    c.rows = shape(0)[numBatch + 1];
+    c.rowLoop = numBatch + 1, c.colLoop = numBatch + 2, reductionLoop = numBatch;
+  } else if (maps == SmallVector<AffineMap>{batchMap(ctx, numBatch, {0, 2}),
+                                            batchMap(ctx, numBatch, {1, 2}),
+                                            batchMap(ctx, numBatch, {0, 1})}) {
+    // (i, t, d): A(i, d) M(t, d) -> out(i, t).
+    c.transposedM = true;
+    c.depth = shape(0)[numBatch + 1];
+    c.rowLoop = numBatch, c.colLoop = numBatch + 1, reductionLoop = numBatch + 2;
   } else {
     return std::nullopt;
   }
-  c.cols = shape(1)[numBatch + 1];
+  if (mask) {
+    if (!isIndexCondition(mask, op.getRegion().front(), reductionLoop))
+      return std::nullopt;
+    c.mask = mask;
+  }
   if (c.rows % kTileM || c.cols % kTileN || c.depth % kTileK)
     return std::nullopt;
   return c;
@@ -193,9 +257,44 @@ private:
               mma(aFragment(row, kk), bFragment(kk, bCol), carried);
           scf::YieldOp::create(b, loc, next);
         });
-    for (auto [value, index] : llvm::zip(loop.getResults(), accAt))
-      memref::StoreOp::create(b, loc, value, c.out,
+    for (auto [value, old, index] : llvm::zip(loop.getResults(), acc, accAt)) {
+      Value result = value;
+      if (c.mask)
+        result = arith::SelectOp::create(
+            b, loc, maskAt(index.first, index.second), value, old);
+      memref::StoreOp::create(b, loc, result, c.out,
                               at(index.first, index.second));
+    }
+  }
+
+  /// The mask's condition at output element (i, j): its computation cloned
+  /// from the generic's body with each loop index replaced (the batch
+  /// loops by this tile's batch indices).
+  Value maskAt(Value i, Value j) {
+    IRMapping mapping;
+    return cloneCondition(c.mask, mapping, i, j);
+  }
+
+  Block *maskBlock() const { return Value(c.mask).getParentBlock(); }
+
+  Value cloneCondition(Value v, IRMapping &mapping, Value i, Value j) {
+    if (Value known = mapping.lookupOrNull(v))
+      return known;
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != maskBlock())
+      return v; // defined above the generic
+    if (auto index = dyn_cast<linalg::IndexOp>(def)) {
+      int64_t loop = index.getDim();
+      Value replacement = loop == c.rowLoop   ? i
+                          : loop == c.colLoop ? j
+                                              : batch[loop];
+      mapping.map(v, replacement);
+      return replacement;
+    }
+    for (Value operand : def->getOperands())
+      cloneCondition(operand, mapping, i, j);
+    Operation *clone = b.clone(*def, mapping);
+    return clone->getResult(cast<OpResult>(v).getResultNumber());
   }
 
   SmallVector<Value> at(Value i, Value j) {
@@ -224,6 +323,11 @@ private:
                                   c.transposedA ? at(t, i) : at(i, t));
   }
 
+  Value loadM(Value t, Value e) {
+    return memref::LoadOp::create(b, loc, c.m,
+                                  c.transposedM ? at(e, t) : at(t, e));
+  }
+
   /// A rows `row`, `row + 8`, columns `kk`, `kk + 1`, `kk + 8`, `kk + 9`.
   SmallVector<Value> aFragment(Value row, Value kk) {
     SmallVector<Value> regs;
@@ -240,9 +344,7 @@ private:
     SmallVector<Value> regs;
     for (int64_t rowOffset : {0, 8}) {
       Value t = add(kk, rowOffset);
-      regs.push_back(
-          pack(memref::LoadOp::create(b, loc, c.m, at(t, col)),
-               memref::LoadOp::create(b, loc, c.m, at(add(t, 1), col))));
+      regs.push_back(pack(loadM(t, col), loadM(add(t, 1), col)));
     }
     return regs;
   }

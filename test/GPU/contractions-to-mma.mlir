@@ -112,3 +112,64 @@ func.func @left_alone(%a: memref<24x16xf32>, %m: memref<16x16xf32>, %o: memref<2
   }
   return
 }
+
+// -----
+
+// The causal scores P[b] += select(t <= i, Q[b] K[b]^T, 0): B read from K
+// transposed (K[t, d]), the mask evaluated per accumulator element after
+// the MMA steps (its index computation cloned with i, t the element's row
+// and column), the old accumulator kept where it does not hold.
+// CHECK-LABEL: func.func @masked_scores
+// CHECK-SAME: (%[[Q:[a-z0-9_]+]]: memref<2x3x64x32xf32>, %[[K:[a-z0-9_]+]]: memref<2x3x64x32xf32>, %[[P:[a-z0-9_]+]]: memref<2x3x64x64xf32>)
+// CHECK: %[[OLD:.+]] = memref.load %[[P]][%[[B0:.+]], %[[B1:.+]], %[[ROW:.+]], %[[COL:.+]]] :
+// CHECK: %[[ACC:.+]]:4 = scf.for
+// CHECK:   memref.load %[[K]][%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}]
+// CHECK:   nvvm.mma.sync
+// CHECK: %[[VISIBLE:.+]] = arith.cmpi sle, %[[COL]], %[[ROW]] : index
+// CHECK: %[[KEPT:.+]] = arith.select %[[VISIBLE]], %[[ACC]]#0, %[[OLD]] : f32
+// CHECK: memref.store %[[KEPT]], %[[P]][%[[B0]], %[[B1]], %[[ROW]], %[[COL]]]
+// CHECK-NOT: linalg.generic
+#q = affine_map<(b, c, i, t, d) -> (b, c, i, d)>
+#k = affine_map<(b, c, i, t, d) -> (b, c, t, d)>
+#p = affine_map<(b, c, i, t, d) -> (b, c, i, t)>
+func.func @masked_scores(%q: memref<2x3x64x32xf32>, %k: memref<2x3x64x32xf32>, %p: memref<2x3x64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#q, #k, #p], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x3x64x32xf32>, memref<2x3x64x32xf32>) outs(%p : memref<2x3x64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %i = linalg.index 2 : index
+    %t = linalg.index 3 : index
+    %visible = arith.cmpi sle, %t, %i : index
+    %prod = arith.mulf %x, %y : f32
+    %masked = arith.select %visible, %prod, %zero : f32
+    %r = arith.addf %acc, %masked : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A mask that reads the reduction index is not a mask on the output: left
+// to the generic mapping.
+// CHECK-LABEL: func.func @mask_on_reduction
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: linalg.generic
+#q2 = affine_map<(i, t, d) -> (i, d)>
+#k2 = affine_map<(i, t, d) -> (t, d)>
+#p2 = affine_map<(i, t, d) -> (i, t)>
+func.func @mask_on_reduction(%q: memref<64x32xf32>, %k: memref<64x32xf32>, %p: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#q2, #k2, #p2], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<64x32xf32>, memref<64x32xf32>) outs(%p : memref<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %i = linalg.index 0 : index
+    %d = linalg.index 2 : index
+    %visible = arith.cmpi sle, %d, %i : index
+    %prod = arith.mulf %x, %y : f32
+    %masked = arith.select %visible, %prod, %zero : f32
+    %r = arith.addf %acc, %masked : f32
+    linalg.yield %r : f32
+  }
+  return
+}
