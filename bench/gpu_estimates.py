@@ -88,12 +88,18 @@ GPU check kit (`scripts/gpu-check.sh`) measures the same kernels where a GPU is 
 """
 
 FOOTER = """
-Reading it: since sequence blocks use dynamic shared memory (227 KiB on sm_90a), every shape is one
-kernel with no host loop (fla's GLA shapes were host loops of thousands of launches at 48 KiB). The
-blocks are one per (sequence, 64-column value tile): 64 for the two smaller shapes, under the 132 SMs.
-The traffic is 280-610x the minimal bytes because MMA fragments are loaded element by element from
-global memory, and the estimates are 17-103x fla's measured times: the chunk-parallel form, staged
-tiles (cp.async / TMA, ldmatrix) and wgmma (issue 10) are what closes this.
+Reading it (every number an estimate from the kernel report, nothing ran on a GPU): the `auto` row
+is the form the GPU cost model picks; the other two force each causal form. Sequence blocks use
+dynamic shared memory (227 KiB on sm_90a), so the chunked form is one kernel with no host loop; its
+blocks are one per (sequence, 64-column value tile), 64 for the two smaller shapes, under the 132
+SMs. The chunk-parallel form is 10 launches (35 gated) whatever L is: the per-chunk phases as grids
+over every chunk, the scan of chunk states as one kernel of one block per state slice; its
+"blocks" column counts each grid's threads / 256. The causal scores run on tensor cores with the
+mask applied to the finished accumulators, which took plain causal linear attention from about
+550x the minimal bytes to about 60x; the gated forms still compute their decayed scores on CUDA
+cores with element-wise loads (about 350x). Staged tiles (cp.async / TMA, ldmatrix), decays folded
+into the operands of a tensor-core contraction, and wgmma are what is left between these estimates
+and fla's measured times.
 """
 
 

@@ -12,9 +12,11 @@
 // roofline max(FLOPs / (peak x share of the parallel units busy),
 // bytes / bandwidth) times the batch, plus a fixed cost per sequential step.
 // The chunked form runs its chunks in order, in parallel over the sequences
-// only (on the GPU: one block per sequence and value tile); the
-// chunk-parallel form runs its two heavy phases over every chunk of every
-// sequence at once and keeps only the scan's N light steps in order.
+// and a chunk's rows (on the GPU: one block per sequence and value tile);
+// the chunk-parallel form runs its two heavy phases over every chunk of
+// every sequence at once and keeps only the scan's N light steps in order,
+// but its per-chunk states and scores go through memory (added to the
+// roofline time, not overlapped).
 //
 //===----------------------------------------------------------------------===//
 
@@ -146,7 +148,7 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
   double decayWidth = p.scalarGate ? 1 : dk;
   double io = 4 * L * (2 * dk + 2 * dv);
   FormEstimate e{kind, isChunkedKind(kind) ? chunk : 0};
-  double iterations = 1, efficiency = 1;
+  double iterations = 1, efficiency = 1, spilled = 0;
   switch (kind) {
   case FormKind::oneshot:
     e.flops = 4 * L * dk * dv + (p.gated ? 8 * L * decayWidth : 0);
@@ -173,14 +175,21 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
     if (kind == FormKind::chunk_parallel) {
       e.flops += chunks * dk * dv + (p.gated ? 8 * chunks * decayWidth : 0);
       e.bytes = io + chunks * (16 * dk * dv + 8 * c * c);
+      // Every chunk's state and scores are whole tensors, written by one
+      // phase and read by the next: their traffic adds to the compute
+      // instead of hiding under it as a chunk's temporaries do.
+      spilled = chunks * (16 * dk * dv + 8 * c * c);
       efficiency *= parallelShare(p, target, p.batch * chunks);
       break;
     }
     e.bytes = io + chunks * (8 * dk * dv + 8 * c * c);
+    // On the GPU a chunk loop is one block's program; on the CPU each
+    // chunk's contractions are parallel loops over the batch and the chunk's
+    // rows.
     if (target.sharedMemoryPerBlock > 0)
       efficiency *= sequenceBlockEfficiency(p, target, c, iterations);
     else
-      efficiency *= parallelShare(p, target, p.batch);
+      efficiency *= parallelShare(p, target, p.batch * c);
     break;
   }
   case FormKind::scan:
@@ -191,6 +200,7 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
   e.bytes *= p.batch;
   e.seconds = std::max(e.flops / (target.matrixFlopsPerSecond * efficiency),
                        e.bytes / target.bytesPerSecond) +
+              p.batch * spilled / target.bytesPerSecond +
               iterations * target.secondsPerIteration;
   return e;
 }
