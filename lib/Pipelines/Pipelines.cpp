@@ -238,12 +238,16 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm,
                                           const LowerToCPUOptions &options) {
   int64_t vectorWidth =
       options.vectorWidth > 0 ? options.vectorWidth : hostVectorWidth();
+  // The checks read the Linea ops (a decayed presum's sizes), so they go in
+  // before the vector scans replace any.
+  if (options.runtimeChecks)
+    pm.addPass(createLineaInsertRuntimeChecks());
   if (options.vectorize) {
     LineaVectorizeScansOptions scans;
     scans.vectorWidth = vectorWidth;
     pm.addNestedPass<func::FuncOp>(createLineaVectorizeScans(scans));
   }
-  buildReferenceToBuffers(pm, options.runtimeChecks);
+  buildReferenceToBuffers(pm, /*runtimeChecks=*/false);
   if (options.vectorize) {
     LineaVectorizeContractionsOptions kernels;
     kernels.vectorWidth = vectorWidth;
