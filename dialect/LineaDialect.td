@@ -48,6 +48,11 @@ def Linea_Dialect : Dialect {
     /// rewrote: the dim along which the value's rows are split across ranks.
     static constexpr ::llvm::StringLiteral kShardedDimAttrName =
         "linea.sharded_dim";
+
+    /// On a function linea-differentiate made: the function it is the
+    /// gradient of (a symbol reference), so a second run leaves it be.
+    static constexpr ::llvm::StringLiteral kGradientOfAttrName =
+        "linea.gradient_of";
   }];
 }
 

@@ -295,6 +295,63 @@ def LineaInsertRuntimeChecks : Pass<"linea-insert-runtime-checks"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def LineaDifferentiate : Pass<"linea-differentiate", "::mlir::ModuleOp"> {
+  let summary = "Add a reverse-mode gradient function `@f_vjp` for each public `@f`";
+  let description = [{
+    For each public function `@f` with one block, adds
+    `@f_vjp(args..., d_results...) -> (d_args...)`: one cotangent argument per
+    floating-point result of `@f` (tensor or scalar, a final state included)
+    and one result per floating-point argument, in argument order (index and
+    integer arguments are skipped on the way out; they still come in, since
+    the forward pass needs them). `@f_vjp` recomputes `@f`'s forward ops,
+    then walks them backwards, turning each op's result cotangents into
+    cotangents of its operands. Only values that depend on a floating-point
+    argument carry cotangents (activity analysis); dead forward ops fold away.
+
+    The rules build the backward pass out of ops the optimizer knows, so
+    `linea-optimize` chooses its forms as for any forward program:
+    - `linea.presum`: a presum from the other end (`reverse` flipped).
+    - `linea.linear_attention` (every mask, static and dynamic prefix,
+      feature maps, scale, initial and final state, normalize): three
+      `linea.linear_attention` ops per operand group; the keys' and values'
+      need the transposed mask: `none` stays `none`, `causal` becomes
+      anti-causal (a causal op over reversed sequences), `prefix(j)` becomes
+      a bidirectional op over `[0, j)` seeded with the state of an
+      anti-causal op over `[j, L)`.
+    - linalg ops (named ops are generalized first): one generic per
+      differentiated operand over the same loops, parallel over the
+      operand's dims and a sum over the rest, whose body recomputes the
+      forward body and differentiates it (arith and math: add, sub, mul,
+      div, neg, fma, exp, log, sqrt, rsqrt, tanh, abs, min/max, select,
+      extf/truncf). Every map must be a projected permutation and every
+      reduction a sum.
+    - tensor ops that move data: extract_slice, insert_slice, concat,
+      expand_shape, collapse_shape, cast, extract.
+
+    An op without a rule (today: `gated_linear_attention`, `attention`,
+    `fold`, `folded_attention`, a decayed presum, calls, ops with regions
+    other than linalg bodies) fails the pass with an error naming it.
+
+    ```mlir
+    func.func @f(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+      %y = linea.presum %x : tensor<8x4xf32>
+      return %y : tensor<8x4xf32>
+    }
+    // adds
+    func.func @f_vjp(%x: tensor<8x4xf32>, %dy: tensor<8x4xf32>) -> tensor<8x4xf32> {
+      %dx = linea.presum %dy reverse : tensor<8x4xf32>
+      return %dx : tensor<8x4xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
 def LineaOutlineOps : Pass<"linea-outline-ops", "::mlir::ModuleOp"> {
   let summary = "Move each top-level Linea op into a function of its own";
   let description = [{

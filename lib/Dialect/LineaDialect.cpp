@@ -62,6 +62,13 @@ LogicalResult LineaDialect::verifyRegionResultAttribute(
 
 LogicalResult LineaDialect::verifyOperationAttribute(Operation *op,
                                                      NamedAttribute attribute) {
+  if (attribute.getName() == kGradientOfAttrName) {
+    if (!isa<FunctionOpInterface>(op) ||
+        !isa<FlatSymbolRefAttr>(attribute.getValue()))
+      return op->emitError() << "'" << kGradientOfAttrName
+                             << "' belongs on a function and names one";
+    return success();
+  }
   if (attribute.getName() != kTargetAttrName)
     return op->emitError() << "unknown Linea attribute '"
                            << attribute.getName().getValue() << "'";

@@ -60,6 +60,23 @@ def _linea_compile_path():
     return (build_dir() / "bin" / "linea-compile").resolve()
 
 
+def differentiate(source_or_path):
+    """The program with a gradient function `@f_vjp(args..., d_results...) ->
+    (d_args...)` added for each public `@f` (linea-opt --linea-differentiate);
+    returns MLIR text for `compile(..., entry="f_vjp")` or `run`."""
+    text = source_or_path
+    if isinstance(source_or_path, pathlib.Path) or (
+            isinstance(source_or_path, str) and "\n" not in source_or_path
+            and source_or_path.endswith(".mlir")):
+        text = pathlib.Path(source_or_path).read_text()
+    done = subprocess.run([str((build_dir() / "bin" / "linea-opt").resolve()), "-",
+                           "--linea-differentiate"],
+                          input=text, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise LineaError(done.returncode, done.stderr)
+    return done.stdout
+
+
 def cache_dir():
     return pathlib.Path(os.environ.get("LINEA_CACHE_DIR",
                                        pathlib.Path.home() / ".cache" / "linea"))

@@ -1,0 +1,78 @@
+//===- Cotangents.h - The reverse sweep's state ----------------*- C++ -*-===//
+//
+// Reverse-mode differentiation of one function body. The forward ops are
+// recomputed in the `_vjp` function; its reverse sweep walks them backwards
+// and asks each op's adjoint rule to turn the cotangents of the op's results
+// into contributions to the cotangents of its operands. `Cotangents` holds
+// those sums and knows which values depend on a differentiated argument
+// (activity), so a rule builds nothing for a value that cannot carry one.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LINEA_AUTODIFF_COTANGENTS_H
+#define LINEA_AUTODIFF_COTANGENTS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace mlir::linea {
+
+/// Whether `type` can carry a cotangent: a float scalar or a tensor of floats.
+bool isDifferentiableType(Type type);
+
+class Cotangents {
+public:
+  /// Marks `value` active: it depends on a differentiated argument.
+  void markActive(Value value) { active.insert(value); }
+  bool isActive(Value value) const { return active.contains(value); }
+
+  /// The cotangent summed so far for `primal`; null while nothing flowed in.
+  Value lookup(Value primal) const { return sums.lookup(primal); }
+
+  /// The cotangent of `primal`, or zeros of its type when none flowed in.
+  Value lookupOrZeros(OpBuilder &b, Location loc, Value primal);
+
+  /// Adds `contribution` (of `primal`'s type, up to static vs dynamic
+  /// sizes) to `primal`'s cotangent. Inactive primals take nothing.
+  void accumulate(OpBuilder &b, Location loc, Value primal,
+                  Value contribution);
+
+  /// Whether any result of `op` has a cotangent (else the op is skipped).
+  bool anyResultHasCotangent(Operation *op) const;
+
+private:
+  llvm::DenseSet<Value> active;
+  llvm::DenseMap<Value, Value> sums;
+};
+
+/// Zeros shaped like `like` (a tensor of floats or a float scalar).
+Value zerosLike(OpBuilder &b, Location loc, Value like);
+
+/// Emits the adjoint of `op` at `b`'s insertion point. Fails with an error
+/// naming the op when no rule covers it (or its attributes).
+LogicalResult emitAdjoint(Operation *op, OpBuilder &b, Cotangents &cotangents);
+
+/// The rules, by family; each returns std::nullopt for an op it does not
+/// know, so the dispatcher can try the next family.
+std::optional<LogicalResult>
+emitLineaAdjoint(Operation *op, OpBuilder &b, Cotangents &cotangents);
+std::optional<LogicalResult>
+emitStructuredAdjoint(Operation *op, OpBuilder &b, Cotangents &cotangents);
+std::optional<LogicalResult>
+emitTensorAdjoint(Operation *op, OpBuilder &b, Cotangents &cotangents);
+
+/// Reverse mode inside one scalar region (a linalg.generic body): given the
+/// body's ops cloned at `b` with `primalOf` mapping the original body values
+/// to the clones, and the cotangents of the yielded values, returns the
+/// cotangent of each of `wrt` (original block arguments), null where none
+/// flows. Fails on a float op with no rule, naming it.
+FailureOr<SmallVector<Value>>
+differentiateScalarBody(OpBuilder &b, Location loc, Block &body,
+                        const llvm::DenseMap<Value, Value> &primalOf,
+                        ArrayRef<Value> yieldCotangents, ArrayRef<Value> wrt);
+
+} // namespace mlir::linea
+
+#endif // LINEA_AUTODIFF_COTANGENTS_H

@@ -1,0 +1,411 @@
+//===- LineaAdjoints.cpp - Adjoints of Linea ops, as Linea ops -------------===//
+//
+// The backward pass of a Linea op is again made of Linea ops, so the
+// optimizer chooses its forms too (one-shot for bidirectional parts,
+// chunked or chunk-parallel for causal ones).
+//
+// presum: the adjoint of a prefix sum is the same sum walked from the other
+// end.
+//
+// linear_attention, `o_i = scale * phi(q_i) S(i)`, `S(i) = S0 + sum over
+// the keys t row i sees of phi(k_t)^T v_t`, `F = S0 + sum_t phi(k_t)^T v_t`.
+// With `dO' = scale * dO` and `dF` the final state's cotangent:
+//   d phi(q) = linear_attention(dO', v, phi(k); mask)       seeded with S0^T
+//   dv, dS0  = linear_attention^T(phi(k), phi(q), dO')      seeded with dF
+//   d phi(k) = linear_attention^T(v, dO', phi(q))           seeded with dF^T
+// where `^T` is the transposed mask (row t sees the rows i that see t; the
+// seed's final state is what dS0 needs): none stays none; causal becomes
+// anti-causal, a causal op over reversed sequences; prefix(j) becomes rows
+// t < j seeing every row (bidirectional, seeded with the suffix's state) and
+// rows t >= j seeing the suffix rows i >= t (anti-causal over [j, L)).
+// `normalize` is the unnormalized op with a ones column appended to v (the
+// last output column is the denominator); its cotangent follows from the
+// quotient rule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "linea/Autodiff/Cotangents.h"
+#include "linea/Dialect/LineaOps.h"
+#include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/StructuredBuilders.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::linea;
+
+//===----------------------------------------------------------------------===//
+// presum
+//===----------------------------------------------------------------------===//
+
+static LogicalResult adjoint(PresumOp op, OpBuilder &b, Cotangents &ct) {
+  if (op.getDecay())
+    return op.emitOpError()
+           << "with a decay cannot be differentiated yet: "
+              "linea-differentiate has no rule for the decay's cotangent";
+  Location loc = op.getLoc();
+  Value d = ct.lookupOrZeros(b, loc, op.getOutput());
+  UnitAttr flipped = op.getReverse() ? UnitAttr() : b.getUnitAttr();
+  Value dx = PresumOp::create(b, loc, op.getInput().getType(), d,
+                              /*decay=*/Value(), op.getDimAttr(),
+                              op.getExclusiveAttr(), flipped,
+                              /*form=*/FormAttr());
+  ct.accumulate(b, loc, op.getInput(), dx);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// linear_attention
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The rows each row sees: the forward op's mask, with a prefix length
+/// that is a constant or an index value (clamped to [0, L]).
+struct Visibility {
+  Mask mask;
+  OpFoldResult prefix; // only for Mask::prefix
+};
+
+/// What one linear attention evaluates: no feature map, scale 1.
+struct Attended {
+  Value output, finalState;
+};
+
+} // namespace
+
+static int64_t numBatch(Value x) {
+  return numBatchDims(cast<ShapedType>(x.getType()));
+}
+
+static int64_t seqDim(Value x) { return numBatch(x); }
+
+/// The output type of linear attention over queries `q` and values `v`.
+static RankedTensorType attendedType(Value q, Value v) {
+  auto vType = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(cast<RankedTensorType>(q.getType()).getShape());
+  shape.back() = vType.getShape().back();
+  return RankedTensorType::get(shape, vType.getElementType());
+}
+
+/// `linear_attention(q, k, v)` seeded with `init` (null: zero), its final
+/// state too; `like` is the forward op (it builds ops of its kind).
+static Attended attend(LinearAttentionOp like, OpBuilder &b, Location loc,
+                       Value q, Value k, Value v, const Visibility &vis,
+                       Value init) {
+  auto qType = cast<RankedTensorType>(q.getType());
+  auto vType = cast<RankedTensorType>(v.getType());
+  int64_t rank = qType.getRank();
+  SmallVector<int64_t> stateShape(qType.getShape().take_front(rank - 2));
+  stateShape.push_back(qType.getShape().back());
+  stateShape.push_back(vType.getShape().back());
+
+  LinearAttentionSpec spec;
+  spec.query = q;
+  spec.key = k;
+  spec.value = v;
+  spec.initialState = init;
+  spec.mask = vis.mask;
+  if (vis.mask == Mask::prefix) {
+    if (std::optional<int64_t> j = getConstantIntValue(vis.prefix))
+      spec.prefixLength = *j;
+    else
+      spec.prefixIndex = cast<Value>(vis.prefix);
+  }
+  spec.outputType = attendedType(q, v);
+  spec.finalStateType = RankedTensorType::get(stateShape, b.getF32Type());
+  Operation *op = like.createLike(b, loc, spec);
+  return {op->getResult(0), op->getResult(1)};
+}
+
+/// `x` with its sequence reversed: row i of the result is row L - 1 - i.
+static Value reverseSequence(OpBuilder &b, Location loc, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  int64_t seq = seqDim(x);
+  Value last = arith::SubIOp::create(
+      b, loc, tensor::DimOp::create(b, loc, x, seq),
+      arith::ConstantIndexOp::create(b, loc, 1));
+  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, x),
+                                       type.getElementType());
+  if (init.getType() != type)
+    init = tensor::CastOp::create(b, loc, type, init);
+  SmallVector<utils::IteratorType> iterators(rank, kPar);
+  return buildGeneric(
+      b, loc, ValueRange{}, init, {b.getMultiDimIdentityMap(rank)}, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange) -> Value {
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d)
+          at.push_back(linalg::IndexOp::create(nb, nl, d));
+        at[seq] = arith::SubIOp::create(nb, nl, last, at[seq]);
+        return tensor::ExtractOp::create(nb, nl, x, at);
+      });
+}
+
+/// Linear attention under the transposed mask: row t of the output sums
+/// `(q_t . k_i) v_i` over the rows i that see t under `vis`, plus `q_t init`;
+/// the final state is `init + sum_i k_i^T v_i` over every row.
+static Attended attendTransposed(LinearAttentionOp like, OpBuilder &b,
+                                 Location loc, Value q, Value k, Value v,
+                                 const Visibility &vis, Value init) {
+  Visibility none{Mask::none, {}};
+  auto antiCausal = [&](Value qq, Value kk, Value vv, Value seed) {
+    Visibility causal{Mask::causal, {}};
+    Attended reversed =
+        attend(like, b, loc, reverseSequence(b, loc, qq), reverseSequence(b, loc, kk),
+               reverseSequence(b, loc, vv), causal, seed);
+    return Attended{reverseSequence(b, loc, reversed.output),
+                    reversed.finalState};
+  };
+  switch (vis.mask) {
+  case Mask::none:
+    return attend(like, b, loc, q, k, v, none, init);
+  case Mask::causal:
+    return antiCausal(q, k, v, init);
+  case Mask::prefix:
+    break;
+  }
+  // Rows [j, L) see the suffix rows after them; rows [0, j) see every row:
+  // the suffix's state seeds the bidirectional prefix.
+  int64_t seq = seqDim(q);
+  OpFoldResult length = tensor::getMixedSize(b, loc, q, seq);
+  OpFoldResult j = vis.prefix;
+  AffineExpr s0, s1;
+  bindSymbols(b.getContext(), s0, s1);
+  OpFoldResult rest =
+      affine::makeComposedFoldedAffineApply(b, loc, s0 - s1, {length, j});
+  OpFoldResult zero = b.getIndexAttr(0);
+  auto suffixOf = [&](Value x) { return sliceAlong(b, loc, x, seq, j, rest); };
+  auto prefixOf = [&](Value x) { return sliceAlong(b, loc, x, seq, zero, j); };
+  Attended suffix = antiCausal(suffixOf(q), suffixOf(k), suffixOf(v), init);
+  Attended prefix = attend(like, b, loc, prefixOf(q), prefixOf(k), prefixOf(v),
+                           none, suffix.finalState);
+  RankedTensorType outType = attendedType(q, v);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, q);
+  sizes.back() = b.getIndexAttr(outType.getShape().back());
+  Value output =
+      tensor::EmptyOp::create(b, loc, sizes, outType.getElementType());
+  output = insertAlong(b, loc, prefix.output, output, seq, zero);
+  output = insertAlong(b, loc, suffix.output, output, seq, j);
+  if (output.getType() != outType)
+    output = tensor::CastOp::create(b, loc, outType, output);
+  return {output, prefix.finalState};
+}
+
+/// `scale * x` (x itself when the scale is 1).
+static Value scaled(OpBuilder &b, Location loc, Value x, float scale) {
+  if (scale == 1.0f)
+    return x;
+  Type element = cast<RankedTensorType>(x.getType()).getElementType();
+  return buildElementwise(b, loc, x, element,
+                          [&](OpBuilder &nb, Location nl, Value e) -> Value {
+                            Value s = arith::ConstantOp::create(
+                                nb, nl, element,
+                                nb.getFloatAttr(element, scale));
+                            return arith::MulFOp::create(nb, nl, e, s);
+                          });
+}
+
+/// A state `[B..., a, c]` as `[B..., c, a]`.
+static Value transposeState(OpBuilder &b, Location loc, Value state) {
+  auto type = cast<RankedTensorType>(state.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> permutation = llvm::to_vector(llvm::seq<int64_t>(rank));
+  std::swap(permutation[rank - 1], permutation[rank - 2]);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, state);
+  std::swap(sizes[rank - 1], sizes[rank - 2]);
+  Value init = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, state, init, permutation)
+      .getResult()[0];
+}
+
+/// `d * phi'(x)`: the cotangent of x from that of phi(x).
+static Value throughFeatureMap(OpBuilder &b, Location loc, Value x, Value d,
+                               FeatureMap map) {
+  if (map == FeatureMap::identity)
+    return d;
+  auto type = cast<RankedTensorType>(d.getType());
+  int64_t rank = type.getRank();
+  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, d),
+                                       type.getElementType());
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  SmallVector<utils::IteratorType> iterators(rank, kPar);
+  return buildGeneric(
+      b, loc, ValueRange{x, d}, init, {identity, identity, identity},
+      iterators, [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+        Value xe = args[0], de = args[1];
+        Type element = de.getType();
+        Value zero = arith::ConstantOp::create(nb, nl, element,
+                                               nb.getFloatAttr(element, 0.0));
+        if (xe.getType() != element)
+          xe = arith::ExtFOp::create(nb, nl, element, xe);
+        Value positive = arith::CmpFOp::create(
+            nb, nl, arith::CmpFPredicate::OGT, xe, zero);
+        // relu' = [x > 0]; (elu + 1)' = 1 for x > 0, exp(x) otherwise.
+        Value below = map == FeatureMap::relu
+                          ? zero
+                          : arith::MulFOp::create(
+                                nb, nl, de, math::ExpOp::create(nb, nl, xe))
+                                .getResult();
+        return arith::SelectOp::create(nb, nl, positive, de, below);
+      });
+}
+
+/// The op's visibility, a dynamic prefix length clamped to [0, L].
+static Visibility visibilityOf(LinearAttentionOp op, OpBuilder &b) {
+  Mask mask = cast<LinearAttentionOpInterface>(op.getOperation())
+                  .getEffectiveMask();
+  if (mask != Mask::prefix)
+    return {mask, {}};
+  if (std::optional<int64_t> j = op.getPrefixLength())
+    return {mask, b.getIndexAttr(*j)};
+  Location loc = op.getLoc();
+  Value length =
+      tensor::DimOp::create(b, loc, op.getQuery(), seqDim(op.getQuery()));
+  return {mask, clampPrefixLength(b, loc, op.getPrefixIndex(), length)};
+}
+
+/// `[B..., a, c]` zero-extended to `[B..., a, c + 1]`.
+static Value appendZerosColumn(OpBuilder &b, Location loc, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t last = type.getRank() - 1;
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  sizes[last] = b.getIndexAttr(type.getDimSize(last) + 1);
+  Value zeros = buildFilled(b, loc, sizes, type.getElementType(), 0.0);
+  return insertAlong(b, loc, x, zeros, last, b.getIndexAttr(0));
+}
+
+/// The cotangent of the unnormalized output `[num, den - eps]` (`plus`, of
+/// the op with a ones column appended to v) from that of
+/// `o = scale * num / den`: `scale dO / den` and `-scale (dO . num) / den^2`.
+static Value quotientAdjoint(OpBuilder &b, Location loc, Value plus, Value dO,
+                             float scale) {
+  auto type = cast<RankedTensorType>(dO.getType());
+  int64_t rank = type.getRank();
+  int64_t width = type.getShape().back();
+  Type element = type.getElementType();
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> rowExprs, denExprs;
+  for (int64_t d = 0; d + 1 < rank; ++d) {
+    rowExprs.push_back(getAffineDimExpr(d, ctx));
+    denExprs.push_back(getAffineDimExpr(d, ctx));
+  }
+  denExprs.push_back(getAffineConstantExpr(width, ctx));
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap rowMap = AffineMap::get(rank, 0, rowExprs, ctx);
+  AffineMap denMap = AffineMap::get(rank, 0, denExprs, ctx);
+  auto constant = [&](OpBuilder &nb, Location nl, double value) -> Value {
+    return arith::ConstantOp::create(nb, nl, element,
+                                     nb.getFloatAttr(element, value));
+  };
+  auto denominator = [&](OpBuilder &nb, Location nl, Value den) -> Value {
+    return arith::AddFOp::create(nb, nl, den, constant(nb, nl, 1e-6));
+  };
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, dO);
+  Value numerator =
+      sliceAlong(b, loc, plus, rank - 1, b.getIndexAttr(0), b.getIndexAttr(width));
+
+  // dO . num, per row.
+  SmallVector<utils::IteratorType> rowIterators(rank, kPar);
+  rowIterators.back() = kRed;
+  Value dots = buildGeneric(
+      b, loc, ValueRange{dO, numerator},
+      buildFilled(b, loc, ArrayRef(sizes).drop_back(), element, 0.0),
+      {identity, identity, rowMap}, rowIterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+        Value product = arith::MulFOp::create(nb, nl, args[0], args[1]);
+        return arith::AddFOp::create(nb, nl, args[2], product);
+      });
+
+  SmallVector<utils::IteratorType> parallel(rank, kPar);
+  Value dNum = buildGeneric(
+      b, loc, ValueRange{dO, plus},
+      tensor::EmptyOp::create(b, loc, sizes, element), {identity, denMap, identity},
+      parallel, [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+        Value q = arith::DivFOp::create(nb, nl, args[0],
+                                        denominator(nb, nl, args[1]));
+        return arith::MulFOp::create(nb, nl, q, constant(nb, nl, scale));
+      });
+  SmallVector<OpFoldResult> oneColumn = sizes;
+  oneColumn.back() = b.getIndexAttr(1);
+  Value dDen = buildGeneric(
+      b, loc, ValueRange{dots, plus},
+      tensor::EmptyOp::create(b, loc, oneColumn, element),
+      {rowMap, denMap, identity}, parallel,
+      [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+        Value den = denominator(nb, nl, args[1]);
+        Value q = arith::DivFOp::create(
+            nb, nl, args[0], arith::MulFOp::create(nb, nl, den, den));
+        return arith::MulFOp::create(nb, nl, q, constant(nb, nl, -scale));
+      });
+  SmallVector<OpFoldResult> widened = sizes;
+  widened.back() = b.getIndexAttr(width + 1);
+  Value result = tensor::EmptyOp::create(b, loc, widened, element);
+  result = insertAlong(b, loc, dNum, result, rank - 1, b.getIndexAttr(0));
+  return insertAlong(b, loc, dDen, result, rank - 1, b.getIndexAttr(width));
+}
+
+static LogicalResult adjoint(LinearAttentionOp op, OpBuilder &b,
+                             Cotangents &ct) {
+  Location loc = op.getLoc();
+  LinearAttentionSpec spec =
+      cast<LinearAttentionOpInterface>(op.getOperation()).getSpec();
+  Value q = spec.query, k = spec.key, v = spec.value, s0 = spec.initialState;
+  Visibility vis = visibilityOf(op, b);
+  Value phiQ = applyFeatureMap(b, loc, q, spec.featureMap);
+  Value phiK = applyFeatureMap(b, loc, k, spec.featureMap);
+  Value dO = ct.lookupOrZeros(b, loc, op.getOutput());
+  Value dF = op.getFinalState() ? ct.lookup(op.getFinalState()) : Value();
+
+  // Reduce to the unnormalized op with scale 1 over `values`.
+  Value values = v, dOut;
+  if (spec.normalize) {
+    values = appendOnesColumn(b, loc, v);
+    Value plus = attend(op, b, loc, phiQ, phiK, values, vis, Value()).output;
+    dOut = quotientAdjoint(b, loc, plus, dO, spec.scale);
+    if (dF)
+      dF = appendZerosColumn(b, loc, dF);
+  } else {
+    dOut = scaled(b, loc, dO, spec.scale);
+  }
+
+  if (ct.isActive(q)) {
+    Value seed = s0 ? transposeState(b, loc, s0) : Value();
+    Value dPhiQ = attend(op, b, loc, dOut, values, phiK, vis, seed).output;
+    ct.accumulate(b, loc, q, throughFeatureMap(b, loc, q, dPhiQ,
+                                               spec.featureMap));
+  }
+  if (ct.isActive(v) || (s0 && ct.isActive(s0))) {
+    Attended dv = attendTransposed(op, b, loc, phiK, phiQ, dOut, vis, dF);
+    Value dValues = dv.output;
+    if (spec.normalize) // drop the ones column's cotangent
+      dValues = sliceAlong(
+          b, loc, dValues, seqDim(v) + 1, b.getIndexAttr(0),
+          b.getIndexAttr(cast<RankedTensorType>(v.getType()).getShape().back()));
+    ct.accumulate(b, loc, v, dValues);
+    if (s0)
+      ct.accumulate(b, loc, s0, dv.finalState);
+  }
+  if (ct.isActive(k)) {
+    Value seed = dF ? transposeState(b, loc, dF) : Value();
+    Value dPhiK =
+        attendTransposed(op, b, loc, values, dOut, phiQ, vis, seed).output;
+    ct.accumulate(b, loc, k, throughFeatureMap(b, loc, k, dPhiK,
+                                               spec.featureMap));
+  }
+  return success();
+}
+
+std::optional<LogicalResult>
+mlir::linea::emitLineaAdjoint(Operation *op, OpBuilder &b,
+                              Cotangents &cotangents) {
+  if (auto presum = dyn_cast<PresumOp>(op))
+    return adjoint(presum, b, cotangents);
+  if (auto attention = dyn_cast<LinearAttentionOp>(op))
+    return adjoint(attention, b, cotangents);
+  return std::nullopt;
+}

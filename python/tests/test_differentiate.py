@@ -1,0 +1,287 @@
+"""linea-differentiate: the `@f_vjp` gradient functions against two
+independent oracles, the float64 reference under central finite differences
+and a torch float64 oracle under autograd, optimized and unoptimized.
+
+Every case builds a forward program (the differential suites' builders),
+differentiates it with linea-opt, runs `main_vjp` through linea-run on the
+forward inputs and random cotangents, and checks the gradient of every
+floating-point argument."""
+
+import pathlib
+
+import numpy as np
+import pytest
+
+import linea
+from linea import reference as ref
+
+import cases
+import programs
+
+torch = pytest.importorskip("torch")
+
+TOLERANCE = 1e-4  # SPEC: relative error for f32 against float64
+
+
+def differentiate(program):
+    return linea.differentiate(program)
+
+
+# ---------------------------------------------------------------------------
+# The cases: the differential suites' presum and linear-attention cases
+# ---------------------------------------------------------------------------
+def grad_cases():
+    la = dict(op="linear_attention", batch=[2], dk=4, dv=3)
+    chosen = [s for s in cases.edge_cases() + cases.random_cases(cases.SEED + 14)[:110]
+              if s["op"] == "linear_attention"
+              or (s["op"] == "presum" and not s.get("decay_rank"))]
+    # With one key dim, normalize makes o independent of q but for the 1e-6
+    # in the denominator: dq is ~1e-5 of the other gradients, all f32
+    # cancellation, so no relative test of it means anything.
+    chosen = [s for s in chosen if not (s.get("normalize") and s["dk"] == 1)]
+    # every mask with a final state's cotangent, and the transposed prefix
+    # at a dynamic j of 0 and L
+    chosen += [dict(la, L=13, mask="causal", init=True, final=True, scale=0.5),
+               dict(la, L=17, mask="prefix", prefix=5, init=True, final=True,
+                    feature_map="elu_plus_one"),
+               dict(la, L=17, mask="prefix", prefix=0, dyn_prefix=True, final=True),
+               dict(la, L=17, mask="prefix", prefix=17, dyn_prefix=True, final=True,
+                    dyn_L=True),
+               dict(la, L=64, mask="prefix", prefix=23, dyn_prefix=True,
+                    feature_map="elu_plus_one", normalize=True, final=True),
+               dict(la, batch=[2, 3], L=29, mask="causal", feature_map="relu",
+                    normalize=False, init=True, final=True, dyn_batch=True)]
+    return chosen
+
+
+CASES = grad_cases()
+
+
+def arguments(spec):
+    """(name, differentiable) for each argument of the forward program."""
+    if spec["op"] == "presum":
+        return [("x", True)]
+    names = [("q", True), ("k", True), ("v", True)]
+    if spec.get("init"):
+        names.append(("s0", True))
+    if spec["mask"] == "prefix" and spec.get("dyn_prefix"):
+        names.append(("j", False))
+    return names
+
+
+def numpy_forward(spec):
+    """The float64 reference as a function of the forward inputs."""
+    if spec["op"] == "presum":
+        return lambda x: [ref.presum(x, dim=spec.get("dim"),
+                                     exclusive=spec.get("exclusive", False),
+                                     reverse=spec.get("reverse", False))]
+
+    def forward(q, k, v, *rest):
+        rest = list(rest)
+        s0 = rest.pop(0) if spec.get("init") else None
+        o, fs = ref.linear_attention(
+            q, k, v, mask=spec["mask"], prefix_length=spec.get("prefix"),
+            feature_map=spec.get("feature_map", "identity"),
+            scale=spec.get("scale", 1.0), normalize=spec.get("normalize", False),
+            initial_state=s0)
+        return [o] + ([fs] if spec.get("final") else [])
+    return forward
+
+
+def torch_forward(spec):
+    """An independent float64 oracle in torch: the quadratic (masked scores)
+    form of linear attention, cumsum/flip for presum."""
+    if spec["op"] == "presum":
+        def presum(x):
+            dim = spec.get("dim")
+            dim = (x.dim() - 2 if x.dim() >= 2 else 0) if dim is None else dim
+            if spec.get("reverse"):
+                x = x.flip(dim)
+            y = x.cumsum(dim)
+            if spec.get("exclusive"):
+                y = y - x
+            return [y.flip(dim) if spec.get("reverse") else y]
+        return presum
+
+    phi = {"identity": lambda x: x,
+           "elu_plus_one": lambda x: torch.nn.functional.elu(x) + 1.0,
+           "relu": torch.relu}[spec.get("feature_map", "identity")]
+
+    def forward(q, k, v, *rest):
+        rest = list(rest)
+        s0 = rest.pop(0) if spec.get("init") else None
+        L = q.shape[-2]
+        i = torch.arange(L)[:, None]
+        t = torch.arange(L)[None, :]
+        if spec["mask"] == "none":
+            visible = torch.ones(L, L, dtype=torch.bool)
+        elif spec["mask"] == "causal":
+            visible = t <= i
+        else:
+            visible = (t < spec["prefix"]) | (t <= i)
+        Q, K = phi(q), phi(k)
+        scores = (Q @ K.transpose(-1, -2)) * visible
+        num = scores @ v
+        if s0 is not None:
+            num = num + Q @ s0
+        if spec.get("normalize"):
+            out = num / (scores.sum(-1, keepdim=True) + 1e-6)
+        else:
+            out = num
+        out = spec.get("scale", 1.0) * out
+        final = K.transpose(-1, -2) @ v
+        if s0 is not None:
+            final = final + s0
+        return [out] + ([final] if spec.get("final") else [])
+    return forward
+
+
+def torch_gradients(spec, inputs, cotangents):
+    wanted = [flag for _, flag in arguments(spec)]
+    tensors = [torch.tensor(x, dtype=torch.float64, requires_grad=True) if flag else x
+               for x, flag in zip(inputs, wanted)]
+    outputs = torch_forward(spec)(*tensors)
+    loss = sum((o * torch.tensor(c, dtype=torch.float64)).sum()
+               for o, c in zip(outputs, cotangents))
+    grads = torch.autograd.grad(loss, [t for t, flag in zip(tensors, wanted) if flag],
+                                allow_unused=True)
+    return [np.zeros(t.shape) if g is None else g.numpy()
+            for t, g in zip([t for t, f in zip(tensors, wanted) if f], grads)]
+
+
+def directional_derivatives(spec, inputs, cotangents, directions, h=1e-5):
+    """Central differences of <cotangents, f(x)> along each input's direction."""
+    forward = numpy_forward(spec)
+    diffs = [k for k, (_, flag) in enumerate(arguments(spec)) if flag]
+
+    def loss(x):
+        return sum(float(np.sum(o * c)) for o, c in zip(forward(*x), cotangents))
+
+    result = []
+    for k, e in zip(diffs, directions):
+        plus, minus = list(inputs), list(inputs)
+        plus[k] = inputs[k] + h * e
+        minus[k] = inputs[k] - h * e
+        result.append((loss(plus) - loss(minus)) / (2 * h))
+    return result
+
+
+def run_gradients(spec, seed, no_optimize=False):
+    program, inputs, expected = programs.build(spec, seed=seed)
+    rng = np.random.default_rng(seed + 1)
+    cotangents = [rng.standard_normal(e.shape) for e in expected]
+    got = linea.run(differentiate(program), inputs + cotangents, entry="main_vjp",
+                    no_optimize=no_optimize)
+    return got, inputs, cotangents
+
+
+@pytest.mark.parametrize("index", range(len(CASES)),
+                         ids=[cases.case_id(c) for c in CASES])
+def test_gradients_against_oracles(index):
+    spec = CASES[index]
+    seed = cases.SEED * 31 + index
+    got, inputs, cotangents = run_gradients(spec, seed)
+    diffs = [x for x, (_, flag) in zip(inputs, arguments(spec)) if flag]
+    assert len(got) == len(diffs)
+
+    # torch float64 autograd: the whole gradient
+    want = torch_gradients(spec, inputs, cotangents)
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert g.shape == w.shape, f"gradient {k}: {g.shape} vs {w.shape}"
+        assert np.all(np.isfinite(g)), f"gradient {k} has non-finite values"
+        scale = np.linalg.norm(w)
+        if scale > 0:
+            err = ref.rel_l2(g, w)
+            assert err <= TOLERANCE, f"gradient {k}: rel. L2 error {err:.3g} vs torch"
+        else:
+            assert np.allclose(g, 0.0), f"gradient {k} should be zero"
+
+    # finite differences of the float64 reference along random directions
+    rng = np.random.default_rng(seed + 2)
+    directions = [rng.standard_normal(x.shape) for x in diffs]
+    if spec.get("feature_map") == "relu":
+        # relu has a kink at 0: move q and k only where x is off it
+        for k in (0, 1):
+            directions[k] = np.where(np.abs(diffs[k]) > 1e-3, directions[k], 0.0)
+    fd = directional_derivatives(spec, inputs, cotangents, directions)
+    for k, (g, e, d) in enumerate(zip(got, directions, fd)):
+        ad = float(np.sum(g.astype(np.float64) * e))
+        bound = TOLERANCE * max(np.linalg.norm(g) * np.linalg.norm(e), 1e-12)
+        assert abs(ad - d) <= bound, f"gradient {k}: <g, e> = {ad:.8g}, FD {d:.8g}"
+
+
+# The optimized backward pass equals the unoptimized one (a third of the cases).
+UNOPTIMIZED = list(range(0, len(CASES), 3))
+
+
+@pytest.mark.parametrize("index", UNOPTIMIZED, ids=[cases.case_id(CASES[i]) for i in UNOPTIMIZED])
+def test_optimized_matches_unoptimized(index):
+    spec = CASES[index]
+    seed = cases.SEED * 31 + index
+    optimized, _, _ = run_gradients(spec, seed)
+    plain, _, _ = run_gradients(spec, seed, no_optimize=True)
+    for g, p in zip(optimized, plain):
+        assert ref.rel_l2(g, p) <= TOLERANCE or np.allclose(g, p, atol=1e-6)
+
+
+def test_cases_cover_the_edges():
+    assert any(s.get("L") == 1 for s in CASES if s["op"] == "linear_attention")
+    assert any(s.get("dyn_L") for s in CASES)
+    assert any(s.get("dyn_prefix") and s.get("prefix") == 0 for s in CASES)
+    assert any(s.get("dyn_prefix") and s.get("prefix") == s.get("L") for s in CASES)
+    assert any(s.get("normalize") for s in CASES)
+    assert any(s.get("init") and s.get("final") for s in CASES)
+    assert {s.get("feature_map", "identity") for s in CASES
+            if s["op"] == "linear_attention"} == {"identity", "elu_plus_one", "relu"}
+    assert any(s["op"] == "presum" and s.get("reverse") and s.get("exclusive") for s in CASES)
+
+
+# ---------------------------------------------------------------------------
+# The shipped examples
+# ---------------------------------------------------------------------------
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
+EXAMPLE_SPECS = {
+    "causal": dict(op="linear_attention", batch=[4], L=1000, dk=32, dv=32, mask="causal",
+                   scale=0.125, init=True, final=True),
+    "prefixlm": dict(op="linear_attention", batch=[2, 4], L=384, dk=32, dv=32,
+                     mask="prefix", prefix=96, feature_map="elu_plus_one", normalize=True),
+}
+
+
+def example_inputs(spec, rng):
+    b, L, dk, dv = spec["batch"], spec["L"], spec["dk"], spec["dv"]
+    shapes = [b + [L, dk], b + [L, dk], b + [L, dv]]
+    if spec.get("init"):
+        shapes.append(b + [dk, dv])
+    outputs = [b + [L, dv]] + ([b + [dk, dv]] if spec.get("final") else [])
+    return ([rng.standard_normal(s) for s in shapes],
+            [rng.standard_normal(s) for s in outputs])
+
+
+@pytest.mark.parametrize("name,api", [("causal", "linea-run"), ("prefixlm", "compile")])
+def test_examples(name, api):
+    """linea-run --entry F_vjp and linea.compile(entry=F_vjp) run the
+    gradient functions of the shipped examples; torch float64 agrees."""
+    spec = EXAMPLE_SPECS[name]
+    source = differentiate(EXAMPLES / f"{name}.mlir")
+    entry = {"causal": "causal_layer_vjp", "prefixlm": "prefixlm_layer_vjp"}[name]
+    assert f"func.func @{entry}(" in source
+    inputs, cotangents = example_inputs(spec, np.random.default_rng(7))
+    if api == "linea-run":
+        got = linea.run(source, inputs + cotangents, entry=entry)
+    else:
+        kernel = linea.compile(source, entry=entry)
+        got = kernel(*[np.asarray(x, dtype=np.float32) for x in inputs + cotangents])
+        got = [np.asarray(g) for g in (got if isinstance(got, (list, tuple)) else [got])]
+    want = torch_gradients(spec, inputs, cotangents)
+    assert len(got) == len(want)
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert ref.rel_l2(g, w) <= TOLERANCE, f"gradient {k}: {ref.rel_l2(g, w):.3g}"
+
+
+@pytest.mark.parametrize("name,op", [("gated", "linea.gated_linear_attention"),
+                                     ("folded", "linea.folded_attention")])
+def test_examples_without_rules_name_the_op(name, op):
+    with pytest.raises(linea.LineaError) as error:
+        differentiate(EXAMPLES / f"{name}.mlir")
+    assert f"'{op}' op cannot be differentiated" in str(error.value)
