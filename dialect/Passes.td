@@ -318,6 +318,10 @@ def LineaDifferentiate : Pass<"linea-differentiate", "::mlir::ModuleOp"> {
       anti-causal (a causal op over reversed sequences), `prefix(j)` becomes
       a bidirectional op over `[0, j)` seeded with the state of an
       anti-causal op over `[j, L)`.
+    - `linea.attention` (softmax, none or causal, Lq != Lk): the
+      probabilities recomputed from the scores (max-subtracted, rows that see
+      no key zero), `dv = P^T dO`, `dS = scale P (dO v^T - rowsum(dO o))`,
+      `dq = dS k`, `dk = dS^T q`, as linalg generics (f32 operands).
     - linalg ops (named ops are generalized first): one generic per
       differentiated operand over the same loops, parallel over the
       operand's dims and a sum over the rest, whose body recomputes the
@@ -328,8 +332,7 @@ def LineaDifferentiate : Pass<"linea-differentiate", "::mlir::ModuleOp"> {
     - tensor ops that move data: extract_slice, insert_slice, concat,
       expand_shape, collapse_shape, cast, extract.
 
-    An op without a rule (today: `gated_linear_attention`, `attention`,
-    `fold`, `folded_attention`, a decayed presum, calls, ops with regions
+    An op without a rule (today: `gated_linear_attention`, `fold`, `folded_attention`, a decayed presum, calls, ops with regions
     other than linalg bodies) fails the pass with an error naming it.
 
     ```mlir

@@ -35,6 +35,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::linea;
 
@@ -400,12 +402,177 @@ static LogicalResult adjoint(LinearAttentionOp op, OpBuilder &b,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// attention (softmax)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The softmax attention backward's loops: scores `[B..., Lq, Lk]` and the
+/// contractions around them, with the causal mask read off linalg.index.
+struct SoftmaxBackward {
+  OpBuilder &b;
+  Location loc;
+  int64_t batch;
+  float scale;
+  Value offset; // causal: key t is seen by query i when t <= i + offset
+
+  Value constant(OpBuilder &nb, Location l, double value) {
+    return arith::ConstantOp::create(nb, l, nb.getF32Type(),
+                                     nb.getF32FloatAttr(value));
+  }
+  /// Whether (query, key) at the current loop position is visible.
+  Value visible(OpBuilder &nb, Location l, const LoopSpace &s) {
+    if (!offset)
+      return Value();
+    Value i = linalg::IndexOp::create(nb, l, s.position(0));
+    Value t = linalg::IndexOp::create(nb, l, s.position(1));
+    Value last = arith::AddIOp::create(nb, l, i, offset);
+    return arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle, t, last);
+  }
+  Value masked(OpBuilder &nb, Location l, const LoopSpace &s, Value x,
+               Value otherwise) {
+    Value vis = visible(nb, l, s);
+    return vis ? arith::SelectOp::create(nb, l, vis, x, otherwise).getResult()
+               : x;
+  }
+  /// `a b^T` over the last dims: `[.., i, c] x [.., t, c] -> [.., i, t]`.
+  Value timesTransposed(Value a, Value m, Value init) {
+    LoopSpace s(b.getContext(), batch, {kPar, kPar, kRed});
+    AffineExpr i = s[0], t = s[1], c = s[2];
+    return buildGeneric(
+        b, loc, {a, m}, init, {s.map({i, c}), s.map({t, c}), s.map({i, t})},
+        s.iterators(), [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          Value p = arith::MulFOp::create(nb, l, args[0], args[1]);
+          return arith::AddFOp::create(nb, l, args[2], p);
+        });
+  }
+  /// The attention probabilities, recomputed from the scores.
+  Value probabilities(Value scores, Value like) {
+    LoopSpace rows(b.getContext(), batch, {kPar, kRed});
+    AffineExpr i = rows[0], t = rows[1];
+    OpFoldResult lq = tensor::getMixedSize(b, loc, scores, batch);
+    SmallVector<OpFoldResult> rowSizes = leadingSizes(b, loc, like, batch);
+    rowSizes.push_back(lq);
+    Value lowest = buildFilled(b, loc, rowSizes, b.getF32Type(),
+                               -std::numeric_limits<double>::infinity());
+    Value maxima = buildGeneric(
+        b, loc, scores, lowest, {rows.map({i, t}), rows.map({i})},
+        rows.iterators(),
+        [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          Value x = arith::MulFOp::create(nb, l, args[0], constant(nb, l, scale));
+          Value bigger = arith::MaximumFOp::create(nb, l, args[1], x);
+          return masked(nb, l, rows, bigger, args[1]);
+        });
+    LoopSpace grid(b.getContext(), batch, {kPar, kPar});
+    AffineExpr gi = grid[0], gt = grid[1];
+    Value empty = tensor::EmptyOp::create(
+        b, loc, tensor::getMixedSizes(b, loc, scores), b.getF32Type());
+    Value exps = buildGeneric(
+        b, loc, {scores, maxima}, empty,
+        {grid.map({gi, gt}), grid.map({gi}), grid.map({gi, gt})},
+        grid.iterators(),
+        [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          Value x = arith::MulFOp::create(nb, l, args[0], constant(nb, l, scale));
+          Value e = math::ExpOp::create(
+              nb, l, arith::SubFOp::create(nb, l, x, args[1]));
+          return masked(nb, l, grid, e, constant(nb, l, 0.0));
+        });
+    Value sums = rowSums(b, loc, batch, exps);
+    // A query that sees no key has a zero row (sum 0).
+    return buildGeneric(
+        b, loc, {exps, sums}, empty,
+        {grid.map({gi, gt}), grid.map({gi}), grid.map({gi, gt})},
+        grid.iterators(),
+        [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+          Value zero = constant(nb, l, 0.0);
+          Value any = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT,
+                                            args[1], zero);
+          Value p = arith::DivFOp::create(nb, l, args[0], args[1]);
+          return arith::SelectOp::create(nb, l, any, p, zero);
+        });
+  }
+};
+} // namespace
+
+/// `o = softmax(scale q k^T + mask) v`: with P recomputed,
+/// `dv = P^T dO`, `dS = scale P (dO v^T - rowsum(dO o))`, `dq = dS k`,
+/// `dk = dS^T q`.
+static LogicalResult adjoint(AttentionOp op, OpBuilder &b, Cotangents &ct) {
+  Location loc = op.getLoc();
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+  Value o = op.getOutput();
+  if (!cast<RankedTensorType>(q.getType()).getElementType().isF32())
+    return op.emitOpError()
+           << "cannot be differentiated yet with operands other than f32";
+  int64_t batch = numBatch(q);
+  Value offset;
+  if (op.getMask() == Mask::causal)
+    offset = arith::SubIOp::create(b, loc,
+                                   tensor::DimOp::create(b, loc, k, batch),
+                                   tensor::DimOp::create(b, loc, q, batch));
+  SoftmaxBackward sb{b, loc, batch, op.getEffectiveScale(), offset};
+  Value dO = ct.lookupOrZeros(b, loc, o);
+  OpFoldResult lq = tensor::getMixedSize(b, loc, q, batch);
+  OpFoldResult lk = tensor::getMixedSize(b, loc, k, batch);
+  auto zeros = [&](OpFoldResult rows, OpFoldResult columns) {
+    return zerosWithBatchOf(b, loc, q, batch, {rows, columns});
+  };
+  auto width = [&](Value x) {
+    return tensor::getMixedSize(b, loc, x, batch + 1);
+  };
+  Value probs = sb.probabilities(sb.timesTransposed(q, k, zeros(lq, lk)), q);
+
+  // rowsum(dO o), then dS = scale P (dO v^T - rowsum).
+  LoopSpace rows(b.getContext(), batch, {kPar, kRed});
+  SmallVector<OpFoldResult> rowSizes = leadingSizes(b, loc, q, batch);
+  rowSizes.push_back(lq);
+  Value dots = buildGeneric(
+      b, loc, {dO, o}, buildFilled(b, loc, rowSizes, b.getF32Type(), 0.0),
+      {rows.map({rows[0], rows[1]}), rows.map({rows[0], rows[1]}),
+       rows.map({rows[0]})},
+      rows.iterators(), [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value p = arith::MulFOp::create(nb, l, args[0], args[1]);
+        return arith::AddFOp::create(nb, l, args[2], p);
+      });
+  Value dProbs = sb.timesTransposed(dO, v, zeros(lq, lk));
+  LoopSpace grid(b.getContext(), batch, {kPar, kPar});
+  AffineExpr i = grid[0], t = grid[1];
+  float scale = sb.scale;
+  Value dScores = buildGeneric(
+      b, loc, {probs, dProbs, dots},
+      tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, probs),
+                              b.getF32Type()),
+      {grid.map({i, t}), grid.map({i, t}), grid.map({i}), grid.map({i, t})},
+      grid.iterators(),
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value centered = arith::SubFOp::create(nb, l, args[1], args[2]);
+        Value d = arith::MulFOp::create(nb, l, args[0], centered);
+        return arith::MulFOp::create(nb, l, d, sb.constant(nb, l, scale));
+      });
+
+  if (ct.isActive(q))
+    ct.accumulate(b, loc, q,
+                  matmulAccumulate(b, loc, batch, dScores, k,
+                                   zeros(lq, width(k))));
+  if (ct.isActive(k))
+    ct.accumulate(b, loc, k,
+                  transposedMatmulAccumulate(b, loc, batch, dScores, q,
+                                             zeros(lk, width(q))));
+  if (ct.isActive(v))
+    ct.accumulate(b, loc, v,
+                  transposedMatmulAccumulate(b, loc, batch, probs, dO,
+                                             zeros(lk, width(v))));
+  return success();
+}
+
 std::optional<LogicalResult>
 mlir::linea::emitLineaAdjoint(Operation *op, OpBuilder &b,
                               Cotangents &cotangents) {
   if (auto presum = dyn_cast<PresumOp>(op))
     return adjoint(presum, b, cotangents);
   if (auto attention = dyn_cast<LinearAttentionOp>(op))
+    return adjoint(attention, b, cotangents);
+  if (auto attention = dyn_cast<AttentionOp>(op))
     return adjoint(attention, b, cotangents);
   return std::nullopt;
 }

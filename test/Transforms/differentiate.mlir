@@ -95,3 +95,31 @@ func.func @prefix(%q: tensor<2x13x4xf32>, %k: tensor<2x13x4xf32>, %v: tensor<2x1
   %o, %s = linea.linear_attention %q, %k, %v init(%s0) mask = prefix(%j) scale = 0.5 : tensor<2x13x4xf32>, tensor<2x13x4xf32>, tensor<2x13x3xf32>, tensor<2x4x3xf32> -> tensor<2x13x3xf32>, tensor<2x4x3xf32>
   return %o, %s : tensor<2x13x3xf32>, tensor<2x4x3xf32>
 }
+
+// -----
+
+// Softmax attention: the probabilities are recomputed (row max, exp, row
+// sum, a guarded division), then dv = P^T dO and dS = scale P (dP - rowsum).
+// CHECK-LABEL: func.func @softmax_vjp
+// CHECK-SAME:    (%[[Q:.*]]: tensor<2x7x4xf32>, %[[K:.*]]: tensor<2x3x4xf32>, %[[V:.*]]: tensor<2x3x5xf32>, %[[DO:.*]]: tensor<2x7x5xf32>)
+// CHECK:         %[[O:.*]] = linea.attention %[[Q]], %[[K]], %[[V]] mask = causal
+// CHECK:         %[[S:.*]] = linalg.generic {{.*}} ins(%[[Q]], %[[K]] :
+// CHECK:         %[[M:.*]] = linalg.generic {{.*}} ins(%[[S]] :
+// CHECK:           arith.maximumf
+// CHECK:         %[[E:.*]] = linalg.generic {{.*}} ins(%[[S]], %[[M]] :
+// CHECK:           math.exp
+// CHECK:         %[[Z:.*]] = linalg.generic {{.*}} ins(%[[E]] :
+// CHECK:         %[[P:.*]] = linalg.generic {{.*}} ins(%[[E]], %[[Z]] :
+// CHECK:           arith.divf
+// CHECK:           arith.select
+// CHECK:         %[[ROWSUM:.*]] = linalg.generic {{.*}} ins(%[[DO]], %[[O]] :
+// CHECK:         %[[DS:.*]] = linalg.generic {{.*}} ins(%[[P]], %{{.*}}, %[[ROWSUM]] :
+// CHECK:           arith.subf
+// CHECK:         %[[DQ:.*]] = linalg.generic {{.*}} ins(%[[DS]], %[[K]] :
+// CHECK:         %[[DK:.*]] = linalg.generic {{.*}} ins(%[[DS]], %[[Q]] :
+// CHECK:         %[[DV:.*]] = linalg.generic {{.*}} ins(%[[P]], %[[DO]] :
+// CHECK:         return %[[DQ]], %[[DK]], %[[DV]]
+func.func @softmax(%q: tensor<2x7x4xf32>, %k: tensor<2x3x4xf32>, %v: tensor<2x3x5xf32>) -> tensor<2x7x5xf32> {
+  %o = linea.attention %q, %k, %v mask = causal : tensor<2x7x4xf32>, tensor<2x3x4xf32>, tensor<2x3x5xf32> -> tensor<2x7x5xf32>
+  return %o : tensor<2x7x5xf32>
+}
