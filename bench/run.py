@@ -67,12 +67,12 @@ def median_ms(fn, repeat):
 
 
 def linea_ms(program, args, repeat, optimize="linea-optimize", threads=1,
-             reuse_memory=False):
+             reuse_memory=False, entry=None):
     """Median ms of `program` through `optimize` and linea-lower-to-cpu on
     `threads` threads (0: every core)."""
     pipeline = f"{optimize},linea-lower-to-cpu{{threads={threads}}}"
     _, ms = linea_run(program, args, pipeline=pipeline, repeat=repeat,
-                      reuse_memory=reuse_memory)
+                      reuse_memory=reuse_memory, entry=entry)
     return ms
 
 
@@ -270,6 +270,29 @@ def bench_chunk_parallel(table, L, repeat):
                   else "the price of the chunk-state pass")
 
 
+def bench_backward(table, L, repeat):
+    """The gradient function linea-differentiate adds (`@f_vjp`: the forward
+    recomputed, then dq, dk, dv as three linear attentions, the keys' and
+    values' under the transposed mask) against the forward pass, both
+    optimized the same way. The usual target for a backward pass is 2-3x
+    the forward."""
+    from linea import differentiate
+    H, D = 4, 64
+    shape = (H, L, D)
+    q, k, v = (RNG.standard_normal(shape).astype(np.float32) for _ in range(3))
+    dO = RNG.standard_normal(shape).astype(np.float32)
+    for mask in ("causal", f"prefix({L // 4})", "none"):
+        program = differentiate(attention_program(shape, mask))
+        for reuse in (False, True):
+            forward = linea_ms(program, [q, k, v], repeat, entry="f", reuse_memory=reuse)
+            backward = linea_ms(program, [q, k, v, dO], repeat, entry="f_vjp",
+                                reuse_memory=reuse)
+            where = "buffers reused (no page faults)" if reuse else "fresh buffers"
+            table.add(f"linear attention backward (f_vjp), {mask}, {H} heads, L={L}, D={D}, "
+                      f"{where}", backward, forward, "Linea forward (f)",
+                      "target: 2-3x the forward")
+
+
 def peak_rss_mb(cmd):
     """Peak RSS of `cmd`, measured by GNU time: a child forked from this big
     Python process would inherit its high-water mark."""
@@ -373,6 +396,7 @@ def main():
     bench_quadratic(table, opts.repeat)
     bench_gated(table, L, opts.repeat)
     bench_chunk_parallel(table, L, opts.repeat)
+    bench_backward(table, L, opts.repeat)
     bench_runtime_checks(table, L, opts.repeat)
     bench_call_overhead(table, opts.repeat)
     fold = bench_fold_memory(fold_lengths)

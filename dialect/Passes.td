@@ -310,7 +310,9 @@ def LineaDifferentiate : Pass<"linea-differentiate", "::mlir::ModuleOp"> {
 
     The rules build the backward pass out of ops the optimizer knows, so
     `linea-optimize` chooses its forms as for any forward program:
-    - `linea.presum`: a presum from the other end (`reverse` flipped).
+    - `linea.presum`: a presum from the other end (`reverse` flipped); with
+      a decay, its decays moved one step, and the decay's cotangent
+      `sum g_i exp(a_i) y_prev` over the broadcast dims.
     - `linea.linear_attention` (every mask, static and dynamic prefix,
       feature maps, scale, initial and final state, normalize): three
       `linea.linear_attention` ops per operand group; the keys' and values'
@@ -332,7 +334,7 @@ def LineaDifferentiate : Pass<"linea-differentiate", "::mlir::ModuleOp"> {
     - tensor ops that move data: extract_slice, insert_slice, concat,
       expand_shape, collapse_shape, cast, extract.
 
-    An op without a rule (today: `gated_linear_attention`, `fold`, `folded_attention`, a decayed presum, calls, ops with regions
+    An op without a rule (today: `gated_linear_attention`, `fold`, `folded_attention`, calls, ops with regions
     other than linalg bodies) fails the pass with an error naming it.
 
     ```mlir

@@ -44,19 +44,81 @@ using namespace mlir::linea;
 // presum
 //===----------------------------------------------------------------------===//
 
+/// `x` moved one step along `dim`, zero where nothing moves in: toward the
+/// end (`out_i = x_(i-1)`, `out_0 = 0`) or toward the start.
+static Value shiftAlong(OpBuilder &b, Location loc, Value x, int64_t dim,
+                        bool towardEnd) {
+  OpFoldResult length = tensor::getMixedSize(b, loc, x, dim);
+  std::optional<int64_t> staticLength = getConstantIntValue(length);
+  if (staticLength && *staticLength <= 1) // nothing stays in
+    return zerosLike(b, loc, x);
+  AffineExpr s0;
+  bindSymbols(b.getContext(), s0);
+  OpFoldResult kept =
+      affine::makeComposedFoldedAffineApply(b, loc, s0 - 1, {length});
+  if (auto dynamic = dyn_cast<Value>(kept)) // an empty sequence keeps nothing
+    kept = arith::MaxSIOp::create(b, loc, dynamic,
+                                  arith::ConstantIndexOp::create(b, loc, 0))
+               .getResult();
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  Value moved = sliceAlong(b, loc, x, dim, towardEnd ? zero : one, kept);
+  return insertAlong(b, loc, moved, zerosLike(b, loc, x), dim,
+                     towardEnd ? one : zero);
+}
+
+/// A presum walks from the start (or the end, `reverse`); its adjoint is the
+/// same scan from the other end. Without a decay that is all. With one,
+/// inclusive `y_i = exp(a_i) y_prev + x_i`: the cotangent flowing into
+/// `y_i` is `g_i = dy_i + exp(a_next) g_next`, a scan from the other end
+/// whose decays are `a` moved one step back; `dx = g` and
+/// `da_i = sum over the broadcast dims of g_i exp(a_i) y_prev` (y moved one
+/// step, never `y_i - x_i`, which cancels). Exclusive `y_i = z_prev` (z the
+/// inclusive scan) is the same with `dz_i = dy_next` and `z_prev = y_i`.
 static LogicalResult adjoint(PresumOp op, OpBuilder &b, Cotangents &ct) {
-  if (op.getDecay())
-    return op.emitOpError()
-           << "with a decay cannot be differentiated yet: "
-              "linea-differentiate has no rule for the decay's cotangent";
   Location loc = op.getLoc();
-  Value d = ct.lookupOrZeros(b, loc, op.getOutput());
-  UnitAttr flipped = op.getReverse() ? UnitAttr() : b.getUnitAttr();
-  Value dx = PresumOp::create(b, loc, op.getInput().getType(), d,
-                              /*decay=*/Value(), op.getDimAttr(),
-                              op.getExclusiveAttr(), flipped,
-                              /*form=*/FormAttr());
-  ct.accumulate(b, loc, op.getInput(), dx);
+  Value x = op.getInput(), y = op.getOutput(), decay = op.getDecay();
+  int64_t dim = op.getScanDim();
+  bool reverse = op.getReverse(), exclusive = op.getExclusive();
+  Value dy = ct.lookupOrZeros(b, loc, y);
+  UnitAttr flipped = reverse ? UnitAttr() : b.getUnitAttr();
+  if (!decay) {
+    ct.accumulate(b, loc, x,
+                  PresumOp::create(b, loc, x.getType(), dy, Value(),
+                                   op.getDimAttr(), op.getExclusiveAttr(),
+                                   flipped, FormAttr()));
+    return success();
+  }
+  // "next" is one step against the scan's direction of travel.
+  bool towardEnd = !reverse;
+  Value dz = exclusive ? shiftAlong(b, loc, dy, dim, !towardEnd) : dy;
+  Value nextDecay = shiftAlong(b, loc, decay, dim, !towardEnd);
+  Value g = PresumOp::create(b, loc, x.getType(), dz, nextDecay,
+                             op.getDimAttr(), UnitAttr(), flipped, FormAttr());
+  ct.accumulate(b, loc, x, g);
+  if (!ct.isActive(decay))
+    return success();
+  Value previous = exclusive ? y : shiftAlong(b, loc, y, dim, towardEnd);
+  auto xType = cast<RankedTensorType>(x.getType());
+  int64_t rank = xType.getRank();
+  int64_t decayRank = cast<RankedTensorType>(decay.getType()).getRank();
+  SmallVector<utils::IteratorType> iterators(rank, kRed);
+  std::fill_n(iterators.begin(), decayRank, kPar);
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap decayMap = AffineMap::get(
+      rank, 0, identity.getResults().take_front(decayRank), b.getContext());
+  Type element = xType.getElementType();
+  Value init = buildFilled(b, loc, tensor::getMixedSizes(b, loc, decay),
+                           element, 0.0);
+  Value da = buildGeneric(
+      b, loc, {g, previous, decay}, init,
+      {identity, identity, decayMap, decayMap}, iterators,
+      [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value carried = arith::MulFOp::create(
+            nb, l, math::ExpOp::create(nb, l, args[2]), args[1]);
+        Value term = arith::MulFOp::create(nb, l, args[0], carried);
+        return arith::AddFOp::create(nb, l, args[3], term);
+      });
+  ct.accumulate(b, loc, decay, da);
   return success();
 }
 

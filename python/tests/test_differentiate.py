@@ -35,11 +35,19 @@ def grad_cases():
     chosen = [s for s in cases.edge_cases() + cases.random_cases(cases.SEED + 14)[:110]
               + cases.random_cases(cases.SEED + 14)[160:175]
               if s["op"] in ("linear_attention", "attention")
-              or (s["op"] == "presum" and not s.get("decay_rank"))]
+              or s["op"] == "presum"]
     # With one key dim, normalize makes o independent of q but for the 1e-6
     # in the denominator: dq is ~1e-5 of the other gradients, all f32
     # cancellation, so no relative test of it means anything.
     chosen = [s for s in chosen if not (s.get("normalize") and s["dk"] == 1)]
+    # decayed presums at a dynamic length of 1 and long, every direction
+    chosen += [dict(op="presum", shape=[2, 1, 3], dim=1, decay_rank=2, dynamic=[1],
+                    exclusive=True),
+               dict(op="presum", shape=[2, 1, 3], dim=1, decay_rank=3, dynamic=[1],
+                    reverse=True),
+               dict(op="presum", shape=[3, 300, 4], dim=1, decay_rank=3, exclusive=True,
+                    reverse=True, dynamic=[1]),
+               dict(op="presum", shape=[2, 300, 4], decay_rank=2)]
     # every mask with a final state's cotangent, and the transposed prefix
     # at a dynamic j of 0 and L
     chosen += [dict(la, L=13, mask="causal", init=True, final=True, scale=0.5),
@@ -61,7 +69,7 @@ CASES = grad_cases()
 def arguments(spec):
     """(name, differentiable) for each argument of the forward program."""
     if spec["op"] == "presum":
-        return [("x", True)]
+        return [("x", True)] + ([("a", True)] if spec.get("decay_rank") else [])
     if spec["op"] == "attention":
         return [("q", True), ("k", True), ("v", True)]
     names = [("q", True), ("k", True), ("v", True)]
@@ -75,9 +83,9 @@ def arguments(spec):
 def numpy_forward(spec):
     """The float64 reference as a function of the forward inputs."""
     if spec["op"] == "presum":
-        return lambda x: [ref.presum(x, dim=spec.get("dim"),
-                                     exclusive=spec.get("exclusive", False),
-                                     reverse=spec.get("reverse", False))]
+        return lambda x, a=None: [ref.presum(x, dim=spec.get("dim"),
+                                             exclusive=spec.get("exclusive", False),
+                                             reverse=spec.get("reverse", False), decay=a)]
     if spec["op"] == "attention":
         return lambda q, k, v: [ref.attention(q, k, v, mask=spec["mask"],
                                               scale=spec.get("scale"))]
@@ -98,9 +106,12 @@ def torch_forward(spec):
     """An independent float64 oracle in torch: the quadratic (masked scores)
     form of linear attention, cumsum/flip for presum."""
     if spec["op"] == "presum":
-        def presum(x):
+        def presum(x, a=None):
             dim = spec.get("dim")
             dim = (x.dim() - 2 if x.dim() >= 2 else 0) if dim is None else dim
+            if a is not None:
+                return [decayed_presum(x, a, dim, spec.get("exclusive", False),
+                                       spec.get("reverse", False))]
             if spec.get("reverse"):
                 x = x.flip(dim)
             y = x.cumsum(dim)
@@ -144,6 +155,23 @@ def torch_forward(spec):
     return forward
 
 
+def decayed_presum(x, a, dim, exclusive, reverse):
+    """The recurrence itself, step by step: inclusive y_i = exp(a_i) y_prev +
+    x_i; exclusive y_i = the inclusive y_prev (0 first)."""
+    xs, decays = x.movedim(dim, 0), a.movedim(dim, 0)
+    while decays.dim() < xs.dim():  # broadcast over the dims after a's
+        decays = decays.unsqueeze(-1)
+    length = xs.shape[0]
+    order = range(length - 1, -1, -1) if reverse else range(length)
+    running = torch.zeros_like(xs[0])
+    rows = [None] * length
+    for i in order:
+        before = running
+        running = torch.exp(decays[i]) * running + xs[i]
+        rows[i] = before if exclusive else running
+    return torch.stack(rows).movedim(0, dim)
+
+
 def torch_attention(spec):
     """Softmax attention, the causal queries the last Lq positions; a query
     that sees no key gives a zero row."""
@@ -170,8 +198,10 @@ def torch_gradients(spec, inputs, cotangents):
     outputs = torch_forward(spec)(*tensors)
     loss = sum((o * torch.tensor(c, dtype=torch.float64)).sum()
                for o, c in zip(outputs, cotangents))
-    grads = torch.autograd.grad(loss, [t for t, flag in zip(tensors, wanted) if flag],
-                                allow_unused=True)
+    leaves = [t for t, flag in zip(tensors, wanted) if flag]
+    if not loss.requires_grad:  # a result that ignores its inputs (exclusive, L = 1)
+        return [np.zeros(t.shape) for t in leaves]
+    grads = torch.autograd.grad(loss, leaves, allow_unused=True)
     return [np.zeros(t.shape) if g is None else g.numpy()
             for t, g in zip([t for t, f in zip(tensors, wanted) if f], grads)]
 
@@ -263,6 +293,10 @@ def test_cases_cover_the_edges():
     assert {s.get("feature_map", "identity") for s in CASES
             if s["op"] == "linear_attention"} == {"identity", "elu_plus_one", "relu"}
     assert any(s["op"] == "presum" and s.get("reverse") and s.get("exclusive") for s in CASES)
+    decayed = [s for s in CASES if s["op"] == "presum" and s.get("decay_rank")]
+    assert any(s.get("exclusive") for s in decayed) and any(s.get("reverse") for s in decayed)
+    assert any(s.get("dynamic") for s in decayed) and any(s["shape"][s.get("dim", 0)] == 1
+                                                         for s in decayed)
     attention = [s for s in CASES if s["op"] == "attention"]
     assert any(s["Lq"] > s["Lk"] and s["mask"] == "causal" for s in attention)
     assert any(s["Lq"] < s["Lk"] and s["mask"] == "causal" for s in attention)

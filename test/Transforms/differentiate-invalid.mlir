@@ -9,14 +9,6 @@ func.func @gated(%q: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x3x
 
 // -----
 
-func.func @decayed(%x: tensor<2x8x4xf32>, %a: tensor<2x8xf32>) -> tensor<2x8x4xf32> {
-  // expected-error @+1 {{'linea.presum' op with a decay cannot be differentiated yet}}
-  %y = linea.presum %x decay(%a : tensor<2x8xf32>) dim = 1 : tensor<2x8x4xf32>
-  return %y : tensor<2x8x4xf32>
-}
-
-// -----
-
 // A reduction by max has no sum's adjoint.
 func.func @max_reduction(%x: tensor<8x4xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{'linalg.generic' op cannot be differentiated: output #0 is reduced by something other than a sum}}
