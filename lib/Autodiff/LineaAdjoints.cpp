@@ -333,16 +333,6 @@ static Visibility visibilityOf(LinearAttentionOp op, OpBuilder &b) {
   return {mask, clampPrefixLength(b, loc, op.getPrefixIndex(), length)};
 }
 
-/// `[B..., a, c]` zero-extended to `[B..., a, c + 1]`.
-static Value appendZerosColumn(OpBuilder &b, Location loc, Value x) {
-  auto type = cast<RankedTensorType>(x.getType());
-  int64_t last = type.getRank() - 1;
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
-  sizes[last] = b.getIndexAttr(type.getDimSize(last) + 1);
-  Value zeros = buildFilled(b, loc, sizes, type.getElementType(), 0.0);
-  return insertAlong(b, loc, x, zeros, last, b.getIndexAttr(0));
-}
-
 /// The cotangent of the unnormalized output `[num, den - eps]` (`plus`, of
 /// the op with a ones column appended to v) from that of
 /// `o = scale * num / den`: `scale dO / den` and `-scale (dO . num) / den^2`.
@@ -432,7 +422,7 @@ static LogicalResult adjoint(LinearAttentionOp op, OpBuilder &b,
     Value plus = attend(op, b, loc, phiQ, phiK, values, vis, Value()).output;
     dOut = quotientAdjoint(b, loc, plus, dO, spec.scale);
     if (dF)
-      dF = appendZerosColumn(b, loc, dF);
+      dF = appendConstantColumn(b, loc, dF, 0.0); // the ones column's state
   } else {
     dOut = scaled(b, loc, dO, spec.scale);
   }

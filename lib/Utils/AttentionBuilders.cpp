@@ -119,13 +119,18 @@ Value mlir::linea::insertAlong(OpBuilder &b, Location loc, Value source,
                                        strides);
 }
 
-Value mlir::linea::appendOnesColumn(OpBuilder &b, Location loc, Value x) {
+Value mlir::linea::appendConstantColumn(OpBuilder &b, Location loc, Value x,
+                                        double value) {
   auto type = cast<RankedTensorType>(x.getType());
   int64_t last = type.getRank() - 1;
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
   sizes[last] = b.getIndexAttr(type.getDimSize(last) + 1);
-  Value ones = buildFilled(b, loc, sizes, type.getElementType(), 1.0);
-  return insertAlong(b, loc, x, ones, last, b.getIndexAttr(0));
+  Value filled = buildFilled(b, loc, sizes, type.getElementType(), value);
+  return insertAlong(b, loc, x, filled, last, b.getIndexAttr(0));
+}
+
+Value mlir::linea::appendOnesColumn(OpBuilder &b, Location loc, Value x) {
+  return appendConstantColumn(b, loc, x, 1.0);
 }
 
 Value mlir::linea::divideByLastColumn(OpBuilder &b, Location loc, Value x,

@@ -57,6 +57,9 @@ Value sliceAlong(OpBuilder &b, Location loc, Value x, int64_t dim,
 Value insertAlong(OpBuilder &b, Location loc, Value source, Value dest,
                   int64_t dim, OpFoldResult offset);
 
+/// `[..., c]` widened to `[..., c + 1]`, the new last column `value`.
+Value appendConstantColumn(OpBuilder &b, Location loc, Value x, double value);
+
 /// `[x, 1]` along the last dim: with it, one contraction yields both the
 /// numerator and the normalizer `phi(q) . z` of `normalize`.
 Value appendOnesColumn(OpBuilder &b, Location loc, Value x);
