@@ -352,3 +352,70 @@ def test_examples_without_rules_name_the_op(name, op):
     with pytest.raises(linea.LineaError) as error:
         differentiate(EXAMPLES / f"{name}.mlir")
     assert f"'{op}' op cannot be differentiated" in str(error.value)
+
+
+# ---------------------------------------------------------------------------
+# A user's layer: the linalg and tensor rules
+# ---------------------------------------------------------------------------
+LAYER = """
+func.func @main(%x: tensor<2x6x4xf32>, %w: tensor<4x4xf32>, %s: tensor<4xf32>, %h: tensor<2x3x4xf32>) -> (tensor<2x9x4xf32>, tensor<2x24xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x6x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x6x4xf32>) -> tensor<2x6x4xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(b, i, j, c) -> (b, i, c)>, affine_map<(b, i, j, c) -> (c, j)>, affine_map<(b, i, j, c) -> (b, i, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<2x6x4xf32>, tensor<4x4xf32>) outs(%f : tensor<2x6x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x6x4xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (j)>, affine_map<(b, i, j) -> (b, i, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p, %s : tensor<2x6x4xf32>, tensor<4xf32>) outs(%e : tensor<2x6x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %th = math.tanh %a : f32
+    %sc = arith.mulf %th, %c : f32
+    %ex = math.exp %sc : f32
+    %d = arith.divf %ex, %c : f32
+    %mx = arith.maximumf %d, %a : f32
+    linalg.yield %mx : f32
+  } -> tensor<2x6x4xf32>
+  %y = linea.presum %t : tensor<2x6x4xf32>
+  %sl = tensor.extract_slice %y[0, 1, 0] [2, 3, 4] [1, 1, 1] : tensor<2x6x4xf32> to tensor<2x3x4xf32>
+  %cat = tensor.concat dim(1) %y, %sl : (tensor<2x6x4xf32>, tensor<2x3x4xf32>) -> tensor<2x9x4xf32>
+  %ins = tensor.insert_slice %h into %t[0, 2, 0] [2, 3, 4] [1, 1, 1] : tensor<2x3x4xf32> into tensor<2x6x4xf32>
+  %flat = tensor.collapse_shape %ins [[0], [1, 2]] : tensor<2x6x4xf32> into tensor<2x24xf32>
+  return %cat, %flat : tensor<2x9x4xf32>, tensor<2x24xf32>
+}
+"""
+
+
+def torch_layer(x, w, s, h):
+    p = x @ w
+    t = torch.maximum(torch.exp(torch.tanh(p) * s) / s, p)
+    y = t.cumsum(1)
+    cat = torch.cat([y, y[:, 1:4]], 1)
+    inserted = t.clone()
+    inserted[:, 2:5] = h
+    return cat, inserted.reshape(2, 24)
+
+
+@pytest.mark.parametrize("no_optimize", [False, True])
+def test_user_layer(no_optimize):
+    """A projection (a generic contraction), a per-column broadcast scale
+    through tanh, exp, a division and a max, a presum, then a slice,
+    concat, insert_slice and collapse_shape: every gradient against torch."""
+    rng = np.random.default_rng(3)
+    x, w, h = rng.standard_normal((2, 6, 4)), rng.standard_normal((4, 4)), rng.standard_normal((2, 3, 4))
+    s = np.array([0.7, 1.3, -0.4, 2.0])
+    dcat, dflat = rng.standard_normal((2, 9, 4)), rng.standard_normal((2, 24))
+    got = linea.run(differentiate(LAYER), [x, w, s, h, dcat, dflat], entry="main_vjp",
+                    no_optimize=no_optimize)
+    leaves = [torch.tensor(a, requires_grad=True) for a in (x, w, s, h)]
+    cat, flat = torch_layer(*leaves)
+    loss = (cat * torch.tensor(dcat)).sum() + (flat * torch.tensor(dflat)).sum()
+    want = torch.autograd.grad(loss, leaves)
+    assert len(got) == 4
+    for k, (g, wv) in enumerate(zip(got, want)):
+        assert ref.rel_l2(g, wv.numpy()) <= TOLERANCE, f"gradient {k}"
