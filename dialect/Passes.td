@@ -320,6 +320,11 @@ def LineaDifferentiate : Pass<"linea-differentiate", "::mlir::ModuleOp"> {
       anti-causal (a causal op over reversed sequences), `prefix(j)` becomes
       a bidirectional op over `[0, j)` seeded with the state of an
       anti-causal op over `[j, L)`.
+    - `linea.gated_linear_attention` with one decay per token, causal:
+      dq a gated op seeded with S0^T; dv and dk gated ops over reversed
+      sequences with the decays moved one step back, seeded with the final
+      state's cotangent; `dS0 = exp(g_0) G_0`; dg the reverse presum of
+      `q . dq - k . dk` (plus `<dF, F>` at the last token).
     - `linea.attention` (softmax, none or causal, Lq != Lk): the
       probabilities recomputed from the scores (max-subtracted, rows that see
       no key zero), `dv = P^T dO`, `dS = scale P (dO v^T - rowsum(dO o))`,
@@ -334,7 +339,8 @@ def LineaDifferentiate : Pass<"linea-differentiate", "::mlir::ModuleOp"> {
     - tensor ops that move data: extract_slice, insert_slice, concat,
       expand_shape, collapse_shape, cast, extract.
 
-    An op without a rule (today: `gated_linear_attention`, `fold`, `folded_attention`, calls, ops with regions
+    An op without a rule (today: `gated_linear_attention` with a per-key-dim
+    gate or a prefix mask, `fold`, `folded_attention`, calls, ops with regions
     other than linalg bodies) fails the pass with an error naming it.
 
     ```mlir

@@ -158,9 +158,10 @@ static RankedTensorType attendedType(Value q, Value v) {
 
 /// `linear_attention(q, k, v)` seeded with `init` (null: zero), its final
 /// state too; `like` is the forward op (it builds ops of its kind).
-static Attended attend(LinearAttentionOp like, OpBuilder &b, Location loc,
-                       Value q, Value k, Value v, const Visibility &vis,
-                       Value init) {
+static Attended attend(LinearAttentionOpInterface like, OpBuilder &b,
+                       Location loc, Value q, Value k, Value v,
+                       const Visibility &vis, Value init,
+                       Value gate = Value()) {
   auto qType = cast<RankedTensorType>(q.getType());
   auto vType = cast<RankedTensorType>(v.getType());
   int64_t rank = qType.getRank();
@@ -173,6 +174,7 @@ static Attended attend(LinearAttentionOp like, OpBuilder &b, Location loc,
   spec.key = k;
   spec.value = v;
   spec.initialState = init;
+  spec.gate = gate;
   spec.mask = vis.mask;
   if (vis.mask == Mask::prefix) {
     if (std::optional<int64_t> j = getConstantIntValue(vis.prefix))
@@ -186,11 +188,10 @@ static Attended attend(LinearAttentionOp like, OpBuilder &b, Location loc,
   return {op->getResult(0), op->getResult(1)};
 }
 
-/// `x` with its sequence reversed: row i of the result is row L - 1 - i.
-static Value reverseSequence(OpBuilder &b, Location loc, Value x) {
+/// `x` reversed along `seq`: row i of the result is row L - 1 - i.
+static Value reverseAlong(OpBuilder &b, Location loc, Value x, int64_t seq) {
   auto type = cast<RankedTensorType>(x.getType());
   int64_t rank = type.getRank();
-  int64_t seq = seqDim(x);
   Value last = arith::SubIOp::create(
       b, loc, tensor::DimOp::create(b, loc, x, seq),
       arith::ConstantIndexOp::create(b, loc, 1));
@@ -213,6 +214,11 @@ static Value reverseSequence(OpBuilder &b, Location loc, Value x) {
 /// Linear attention under the transposed mask: row t of the output sums
 /// `(q_t . k_i) v_i` over the rows i that see t under `vis`, plus `q_t init`;
 /// the final state is `init + sum_i k_i^T v_i` over every row.
+/// `x` with its sequence (`[B..., L, D]`) reversed.
+static Value reverseSequence(OpBuilder &b, Location loc, Value x) {
+  return reverseAlong(b, loc, x, seqDim(x));
+}
+
 static Attended attendTransposed(LinearAttentionOp like, OpBuilder &b,
                                  Location loc, Value q, Value k, Value v,
                                  const Visibility &vis, Value init) {
@@ -455,6 +461,146 @@ static LogicalResult adjoint(LinearAttentionOp op, OpBuilder &b,
 }
 
 //===----------------------------------------------------------------------===//
+// gated_linear_attention
+//===----------------------------------------------------------------------===//
+
+/// `dB_t = q_t . dq_t - k_t . dk_t` over the key dims (a scalar gate's
+/// `[B..., L]`), plus `<dF, F>` at the last row: the cotangent of the gate's
+/// running sum B, whose reverse presum is dg.
+static Value gateSumCotangent(OpBuilder &b, Location loc, Value q, Value dq,
+                              Value k, Value dk, Value dF, Value finalState) {
+  int64_t batch = numBatch(q);
+  LoopSpace rows(b.getContext(), batch, {kPar, kRed});
+  AffineExpr t = rows[0], a = rows[1];
+  SmallVector<OpFoldResult> sizes = leadingSizes(b, loc, q, batch);
+  sizes.push_back(tensor::getMixedSize(b, loc, q, batch));
+  Value dB = buildGeneric(
+      b, loc, {q, dq, k, dk}, buildFilled(b, loc, sizes, b.getF32Type(), 0.0),
+      {rows.map({t, a}), rows.map({t, a}), rows.map({t, a}), rows.map({t, a}),
+       rows.map({t})},
+      rows.iterators(), [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value seen = arith::MulFOp::create(nb, l, args[0], args[1]);
+        Value kept = arith::MulFOp::create(nb, l, args[2], args[3]);
+        Value term = arith::SubFOp::create(nb, l, seen, kept);
+        return arith::AddFOp::create(nb, l, args[4], term);
+      });
+  if (!dF)
+    return dB;
+  // <dF, F> per batch index, added at t = L - 1.
+  LoopSpace state(b.getContext(), batch, {kRed, kRed});
+  Value dot = buildGeneric(
+      b, loc, {dF, finalState},
+      buildFilled(b, loc, leadingSizes(b, loc, q, batch), b.getF32Type(), 0.0),
+      {state.map({state[0], state[1]}), state.map({state[0], state[1]}),
+       state.map({})},
+      state.iterators(), [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value p = arith::MulFOp::create(nb, l, args[0], args[1]);
+        return arith::AddFOp::create(nb, l, args[2], p);
+      });
+  Value last = arith::SubIOp::create(b, loc,
+                                     tensor::DimOp::create(b, loc, q, batch),
+                                     arith::ConstantIndexOp::create(b, loc, 1));
+  LoopSpace grid(b.getContext(), batch, {kPar});
+  Value init = tensor::EmptyOp::create(b, loc, sizes, b.getF32Type());
+  return buildGeneric(
+      b, loc, {dB, dot}, init,
+      {grid.map({grid[0]}), grid.map({}), grid.map({grid[0]})},
+      grid.iterators(), [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value row = linalg::IndexOp::create(nb, l, grid.position(0));
+        Value atLast = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                             row, last);
+        Value plus = arith::AddFOp::create(nb, l, args[0], args[1]);
+        return arith::SelectOp::create(nb, l, atLast, plus, args[0]);
+      });
+}
+
+/// `exp(g_0) G`: a state `[B..., Dk, Dv]` decayed by the first scalar gate.
+static Value decayByFirstGate(OpBuilder &b, Location loc, Value state,
+                              Value gate) {
+  int64_t batch = numBatch(state);
+  int64_t seq = batch; // the gate is [B..., L]
+  Value first = sliceAlong(b, loc, gate, seq, b.getIndexAttr(0),
+                           b.getIndexAttr(1));
+  LoopSpace s(b.getContext(), batch, {kPar, kPar});
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> firstExprs;
+  for (int64_t d = 0; d < batch; ++d)
+    firstExprs.push_back(getAffineDimExpr(d, ctx));
+  firstExprs.push_back(getAffineConstantExpr(0, ctx));
+  AffineMap firstMap = AffineMap::get(batch + 2, 0, firstExprs, ctx);
+  Value init = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, state), b.getF32Type());
+  return buildGeneric(
+      b, loc, {state, first}, init,
+      {s.map({s[0], s[1]}), firstMap, s.map({s[0], s[1]})}, s.iterators(),
+      [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        return arith::MulFOp::create(nb, l, args[0],
+                                     math::ExpOp::create(nb, l, args[1]));
+      });
+}
+
+/// Causal, one decay per token: `S_t = exp(g_t) S_(t-1) + k_t^T v_t`. The
+/// decays are scalars, so they commute with the state's transposes:
+///   dq = gated(dO', v, k; g)                     seeded with S0^T
+///   G  = the state cotangents, `G_t = exp(g_(t+1)) G_(t+1) + q_t^T dO'_t`
+///        from `G_(L-1) = q^T dO' + dF`: a gated op over reversed
+///        sequences whose decays are g moved one step back;
+///   dv = k_t G_t and dk = v_t G_t^T (both of them such ops), dS0 = exp(g_0) G_0;
+///   dg = reverse presum of `q . dq - k . dk` (plus `<dF, F>` at the end).
+/// A per-key-dim gate decays dk's state on its value side, which no Linea
+/// op computes yet.
+static LogicalResult adjoint(GatedLinearAttentionOp op, OpBuilder &b,
+                             Cotangents &ct) {
+  auto iface = cast<LinearAttentionOpInterface>(op.getOperation());
+  LinearAttentionSpec spec = iface.getSpec();
+  Mask mask = iface.getEffectiveMask();
+  Value q = spec.query, k = spec.key, v = spec.value, g = spec.gate;
+  Value s0 = spec.initialState;
+  int64_t seq = seqDim(q);
+  if (cast<RankedTensorType>(g.getType()).getRank() != seq + 1)
+    return op.emitOpError()
+           << "with a per-key-dim gate cannot be differentiated yet: its dk "
+              "decays the value side of the state, which no Linea op computes";
+  if (mask != Mask::causal)
+    return op.emitOpError() << "with mask " << stringifyMask(mask)
+                            << " cannot be differentiated yet (causal only)";
+  Location loc = op.getLoc();
+  Visibility causal{Mask::causal, {}};
+  Value dO = scaled(b, loc, ct.lookupOrZeros(b, loc, op.getOutput()),
+                    spec.scale);
+  Value dF = op.getFinalState() ? ct.lookup(op.getFinalState()) : Value();
+
+  Value dq = attend(op, b, loc, dO, v, k, causal,
+                    s0 ? transposeState(b, loc, s0) : Value(), g)
+                 .output;
+  Value nextGates = reverseAlong(
+      b, loc, shiftAlong(b, loc, g, seq, /*towardEnd=*/false), seq);
+  Value revQ = reverseSequence(b, loc, q), revDO = reverseSequence(b, loc, dO);
+  Attended values = attend(op, b, loc, reverseSequence(b, loc, k), revQ, revDO,
+                           causal, dF, nextGates);
+  Value dv = reverseSequence(b, loc, values.output);
+  Value dk = reverseSequence(
+      b, loc,
+      attend(op, b, loc, reverseSequence(b, loc, v), revDO, revQ, causal,
+             dF ? transposeState(b, loc, dF) : Value(), nextGates)
+          .output);
+  ct.accumulate(b, loc, q, dq);
+  ct.accumulate(b, loc, k, dk);
+  ct.accumulate(b, loc, v, dv);
+  if (s0)
+    ct.accumulate(b, loc, s0, decayByFirstGate(b, loc, values.finalState, g));
+  if (ct.isActive(g)) {
+    Value dB = gateSumCotangent(b, loc, q, dq, k, dk, dF,
+                                op.getFinalState());
+    ct.accumulate(b, loc, g,
+                  PresumOp::create(b, loc, dB.getType(), dB, Value(),
+                                   b.getI64IntegerAttr(seq), UnitAttr(),
+                                   b.getUnitAttr(), FormAttr()));
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // attention (softmax)
 //===----------------------------------------------------------------------===//
 
@@ -626,5 +772,7 @@ mlir::linea::emitLineaAdjoint(Operation *op, OpBuilder &b,
     return adjoint(attention, b, cotangents);
   if (auto attention = dyn_cast<AttentionOp>(op))
     return adjoint(attention, b, cotangents);
+  if (auto gated = dyn_cast<GatedLinearAttentionOp>(op))
+    return adjoint(gated, b, cotangents);
   return std::nullopt;
 }

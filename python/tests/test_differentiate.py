@@ -30,12 +30,22 @@ def differentiate(program):
 # ---------------------------------------------------------------------------
 # The cases: the differential suites' presum and linear-attention cases
 # ---------------------------------------------------------------------------
+def scalar_gated_causal(spec):
+    """The gated ops linea-differentiate takes today: one decay per token,
+    causal (or a static prefix of 0)."""
+    return (spec["op"] == "gated_linear_attention" and spec.get("scalar_gate")
+            and (spec["mask"] == "causal" or (spec["mask"] == "prefix"
+                                              and spec.get("prefix") == 0
+                                              and not spec.get("dyn_prefix"))))
+
+
 def grad_cases():
     la = dict(op="linear_attention", batch=[2], dk=4, dv=3)
     chosen = [s for s in cases.edge_cases() + cases.random_cases(cases.SEED + 14)[:110]
+              + cases.random_cases(cases.SEED + 14)[110:160]
               + cases.random_cases(cases.SEED + 14)[160:175]
               if s["op"] in ("linear_attention", "attention")
-              or s["op"] == "presum"]
+              or s["op"] == "presum" or scalar_gated_causal(s)]
     # With one key dim, normalize makes o independent of q but for the 1e-6
     # in the denominator: dq is ~1e-5 of the other gradients, all f32
     # cancellation, so no relative test of it means anything.
@@ -48,6 +58,14 @@ def grad_cases():
                dict(op="presum", shape=[3, 300, 4], dim=1, decay_rank=3, exclusive=True,
                     reverse=True, dynamic=[1]),
                dict(op="presum", shape=[2, 300, 4], decay_rank=2)]
+    # scalar-gated causal with gates down to -20, states, dynamic sizes
+    ga = dict(op="gated_linear_attention", batch=[2], dk=4, dv=3, scalar_gate=True,
+              mask="causal")
+    chosen += [dict(ga, L=1, init=True, final=True),
+               dict(ga, L=13, init=True, final=True, scale=0.5),
+               dict(ga, batch=[2, 3], L=31, final=True, dyn_L=True, dyn_batch=True),
+               dict(ga, L=100, init=True),
+               dict(ga, L=17, mask="prefix", prefix=0, init=True, final=True)]
     # every mask with a final state's cotangent, and the transposed prefix
     # at a dynamic j of 0 and L
     chosen += [dict(la, L=13, mask="causal", init=True, final=True, scale=0.5),
@@ -73,6 +91,8 @@ def arguments(spec):
     if spec["op"] == "attention":
         return [("q", True), ("k", True), ("v", True)]
     names = [("q", True), ("k", True), ("v", True)]
+    if spec["op"] == "gated_linear_attention":
+        names.append(("g", True))
     if spec.get("init"):
         names.append(("s0", True))
     if spec["mask"] == "prefix" and spec.get("dyn_prefix"):
@@ -89,6 +109,14 @@ def numpy_forward(spec):
     if spec["op"] == "attention":
         return lambda q, k, v: [ref.attention(q, k, v, mask=spec["mask"],
                                               scale=spec.get("scale"))]
+    if spec["op"] == "gated_linear_attention":
+        def gated(q, k, v, g, *rest):
+            s0 = rest[0] if spec.get("init") else None
+            o, fs = ref.gated_linear_attention(
+                q, k, v, g, mask=spec["mask"], prefix_length=spec.get("prefix"),
+                scale=spec.get("scale", 1.0), initial_state=s0)
+            return [o] + ([fs] if spec.get("final") else [])
+        return gated
 
     def forward(q, k, v, *rest):
         rest = list(rest)
@@ -121,6 +149,8 @@ def torch_forward(spec):
         return presum
     if spec["op"] == "attention":
         return torch_attention(spec)
+    if spec["op"] == "gated_linear_attention":
+        return torch_gated(spec)
 
     phi = {"identity": lambda x: x,
            "elu_plus_one": lambda x: torch.nn.functional.elu(x) + 1.0,
@@ -170,6 +200,22 @@ def decayed_presum(x, a, dim, exclusive, reverse):
         running = torch.exp(decays[i]) * running + xs[i]
         rows[i] = before if exclusive else running
     return torch.stack(rows).movedim(0, dim)
+
+
+def torch_gated(spec):
+    """The causal recurrence with one decay per token, step by step."""
+    def forward(q, k, v, g, *rest):
+        s0 = rest[0] if spec.get("init") else None
+        state = s0 if s0 is not None else torch.zeros(
+            q.shape[:-2] + (q.shape[-1], v.shape[-1]), dtype=torch.float64)
+        rows = []
+        for t in range(q.shape[-2]):
+            decay = torch.exp(g[..., t])[..., None, None]
+            state = decay * state + k[..., t, :, None] * v[..., t, None, :]
+            rows.append((q[..., t, None, :] @ state)[..., 0, :])
+        out = spec.get("scale", 1.0) * torch.stack(rows, -2)
+        return [out] + ([state] if spec.get("final") else [])
+    return forward
 
 
 def torch_attention(spec):
@@ -243,6 +289,10 @@ def test_gradients_against_oracles(index):
 
     # torch float64 autograd: the whole gradient
     want = torch_gradients(spec, inputs, cotangents)
+    # a gradient that is zero in exact arithmetic (softmax over one key; dg
+    # of one token with no initial state, q.dq - k.dk + <dF, F>) comes out
+    # as f32 rounding of the other gradients' size
+    zero_bound = 1e-5 * max([1.0] + [float(np.linalg.norm(w)) for w in want])
     for k, (g, w) in enumerate(zip(got, want)):
         assert g.shape == w.shape, f"gradient {k}: {g.shape} vs {w.shape}"
         assert np.all(np.isfinite(g)), f"gradient {k} has non-finite values"
@@ -251,7 +301,7 @@ def test_gradients_against_oracles(index):
             err = ref.rel_l2(g, w)
             assert err <= TOLERANCE, f"gradient {k}: rel. L2 error {err:.3g} vs torch"
         else:
-            assert np.abs(g).max() <= 1e-6, f"gradient {k} should be zero"
+            assert np.abs(g).max() <= zero_bound, f"gradient {k} should be zero"
 
     # finite differences of the float64 reference along random directions
     rng = np.random.default_rng(seed + 2)
@@ -263,9 +313,10 @@ def test_gradients_against_oracles(index):
     fd = directional_derivatives(spec, inputs, cotangents, directions)
     for k, (g, w, e, d) in enumerate(zip(got, want, directions, fd)):
         ad = float(np.sum(g.astype(np.float64) * e))
-        # relative to |g| |e|; a gradient that is zero (softmax over one key)
-        # is held to the zero test's 1e-6 instead
-        bound = TOLERANCE * np.linalg.norm(e) * max(np.linalg.norm(g), np.linalg.norm(w), 1e-2)
+        # relative to |g| |e|; a gradient that is zero is held to the zero
+        # test's bound instead
+        bound = TOLERANCE * np.linalg.norm(e) * max(np.linalg.norm(g), np.linalg.norm(w),
+                                                    zero_bound / TOLERANCE)
         assert abs(ad - d) <= bound, f"gradient {k}: <g, e> = {ad:.8g}, FD {d:.8g}"
 
 
@@ -297,6 +348,9 @@ def test_cases_cover_the_edges():
     assert any(s.get("exclusive") for s in decayed) and any(s.get("reverse") for s in decayed)
     assert any(s.get("dynamic") for s in decayed) and any(s["shape"][s.get("dim", 0)] == 1
                                                          for s in decayed)
+    gated = [s for s in CASES if s["op"] == "gated_linear_attention"]
+    assert any(s.get("init") and s.get("final") for s in gated)
+    assert any(s.get("dyn_L") for s in gated) and any(s.get("L") == 1 for s in gated)
     attention = [s for s in CASES if s["op"] == "attention"]
     assert any(s["Lq"] > s["Lk"] and s["mask"] == "causal" for s in attention)
     assert any(s["Lq"] < s["Lk"] and s["mask"] == "causal" for s in attention)
@@ -346,12 +400,13 @@ def test_examples(name, api):
         assert ref.rel_l2(g, w) <= TOLERANCE, f"gradient {k}: {ref.rel_l2(g, w):.3g}"
 
 
-@pytest.mark.parametrize("name,op", [("gated", "linea.gated_linear_attention"),
+@pytest.mark.parametrize("name,op", [("gated", "linea.gated_linear_attention"),  # per-dim gate
                                      ("folded", "linea.folded_attention")])
 def test_examples_without_rules_name_the_op(name, op):
     with pytest.raises(linea.LineaError) as error:
         differentiate(EXAMPLES / f"{name}.mlir")
-    assert f"'{op}' op cannot be differentiated" in str(error.value)
+    assert f"'{op}' op" in str(error.value)
+    assert "cannot be differentiated" in str(error.value)
 
 
 # ---------------------------------------------------------------------------

@@ -123,3 +123,25 @@ func.func @softmax(%q: tensor<2x7x4xf32>, %k: tensor<2x3x4xf32>, %v: tensor<2x3x
   %o = linea.attention %q, %k, %v mask = causal : tensor<2x7x4xf32>, tensor<2x3x4xf32>, tensor<2x3x5xf32> -> tensor<2x7x5xf32>
   return %o : tensor<2x7x5xf32>
 }
+
+// -----
+
+// Causal, one decay per token: dq a gated op seeded with S0^T; dv and dk
+// gated ops over reversed sequences with the decays moved one step back
+// (the last zero), seeded with dF and dF^T; dg the reverse presum of
+// q . dq - k . dk.
+// CHECK-LABEL: func.func @gated_vjp
+// CHECK-SAME:    (%[[Q:.*]]: tensor<2x9x4xf32>, %[[K:.*]]: tensor<2x9x4xf32>, %[[V:.*]]: tensor<2x9x3xf32>, %[[G:.*]]: tensor<2x9xf32>, %[[S0:.*]]: tensor<2x4x3xf32>, %[[DO:.*]]: tensor<2x9x3xf32>, %[[DF:.*]]: tensor<2x4x3xf32>)
+// CHECK:         %[[S0T:.*]] = linalg.transpose ins(%[[S0]]
+// CHECK:         %[[DQ:.*]], %{{.*}} = linea.gated_linear_attention %{{.*}}, %[[V]], %[[K]], %[[G]] init(%[[S0T]]) mask = causal
+// CHECK:         %[[NEXT:.*]] = tensor.extract_slice %[[G]][0, 1] [2, 8] [1, 1]
+// CHECK:         tensor.insert_slice %[[NEXT]] into %{{.*}}[0, 0] [2, 8] [1, 1]
+// CHECK:         %{{.*}}, %[[G0:.*]] = linea.gated_linear_attention {{.*}} init(%[[DF]]) mask = causal
+// CHECK:         %[[DFT:.*]] = linalg.transpose ins(%[[DF]]
+// CHECK:         linea.gated_linear_attention {{.*}} init(%[[DFT]]) mask = causal
+// CHECK:         %[[DG:.*]] = linea.presum %{{.*}} dim = 1 reverse : tensor<2x9xf32>
+// CHECK:         return %[[DQ]], %{{.*}}, %{{.*}}, %[[DG]], %{{.*}} :
+func.func @gated(%q: tensor<2x9x4xf32>, %k: tensor<2x9x4xf32>, %v: tensor<2x9x3xf32>, %g: tensor<2x9xf32>, %s0: tensor<2x4x3xf32>) -> (tensor<2x9x3xf32>, tensor<2x4x3xf32>) {
+  %o, %s = linea.gated_linear_attention %q, %k, %v, %g init(%s0) mask = causal : tensor<2x9x4xf32>, tensor<2x9x4xf32>, tensor<2x9x3xf32>, tensor<2x9xf32>, tensor<2x4x3xf32> -> tensor<2x9x3xf32>, tensor<2x4x3xf32>
+  return %o, %s : tensor<2x9x3xf32>, tensor<2x4x3xf32>
+}
