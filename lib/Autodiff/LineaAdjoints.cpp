@@ -268,16 +268,8 @@ static Attended attendTransposed(LinearAttentionOp like, OpBuilder &b,
 
 /// `scale * x` (x itself when the scale is 1).
 static Value scaled(OpBuilder &b, Location loc, Value x, float scale) {
-  if (scale == 1.0f)
-    return x;
-  Type element = cast<RankedTensorType>(x.getType()).getElementType();
-  return buildElementwise(b, loc, x, element,
-                          [&](OpBuilder &nb, Location nl, Value e) -> Value {
-                            Value s = arith::ConstantOp::create(
-                                nb, nl, element,
-                                nb.getFloatAttr(element, scale));
-                            return arith::MulFOp::create(nb, nl, e, s);
-                          });
+  return scaleAndCast(b, loc, x, scale,
+                      cast<RankedTensorType>(x.getType()).getElementType());
 }
 
 /// A state `[B..., a, c]` as `[B..., c, a]`.
