@@ -291,6 +291,34 @@ def bench_backward(table, L, repeat):
             table.add(f"linear attention backward (f_vjp), {mask}, {H} heads, L={L}, D={D}, "
                       f"{where}", backward, forward, "Linea forward (f)",
                       "target: 2-3x the forward")
+    # gated: a scalar gate has gated-op adjoints (chunked like the forward);
+    # a per-key-dim gate goes through token recurrences (not chunked yet)
+    for gate_shape, kind in (((H, L), "scalar gate"), ((H, L, D), "per-dim gate")):
+        g = -np.abs(RNG.standard_normal(gate_shape)).astype(np.float32) * 0.1
+        program = differentiate(attention_program(shape, "causal", gate_shape))
+        forward = linea_ms(program, [q, k, v, g], repeat, entry="f")
+        backward = linea_ms(program, [q, k, v, g, dO], repeat, entry="f_vjp")
+        table.add(f"gated linear attention backward (f_vjp), causal, {kind}, {H} heads, "
+                  f"L={L}, D={D}", backward, forward, "Linea forward (f)",
+                  "target: 2-3x the forward")
+    # folded attention: the backward loop recomputes every window, so the
+    # forward runs twice in f_vjp
+    D, l, heads = 64, 64, 4
+    tx, tm, tw = ttype((L, D)), ttype((l, D)), ttype((D, D))
+    program = differentiate(
+        f"func.func @f(%x: {tx}, %m: {tm}, %wq: {tw}, %wk: {tw}, %wv: {tw}, %wo: {tw}) "
+        f"-> ({tx}, {tm}) {{\n  %y, %mem = linea.folded_attention %x, %m "
+        f"weights(%wq, %wk, %wv, %wo) segment_length = {l} num_heads = {heads} : "
+        f"{tx}, {tm}, {tw}, {tw}, {tw}, {tw}\n  return %y, %mem : {tx}, {tm}\n}}\n")
+    inputs = ([RNG.standard_normal((L, D)), RNG.standard_normal((l, D))]
+              + [RNG.standard_normal((D, D)) / np.sqrt(D) for _ in range(4)])
+    inputs = [x.astype(np.float32) for x in inputs]
+    cotangents = [RNG.standard_normal(x.shape).astype(np.float32) for x in inputs[:2]]
+    forward = linea_ms(program, inputs, repeat, entry="f")
+    backward = linea_ms(program, inputs + cotangents, repeat, entry="f_vjp")
+    table.add(f"folded attention backward (f_vjp), l={l}, {heads} heads, L={L}, D={D}",
+              backward, forward, "Linea forward (f)",
+              "windows recomputed: forward twice + backward")
 
 
 def peak_rss_mb(cmd):
@@ -303,9 +331,17 @@ def peak_rss_mb(cmd):
 
 
 def bench_fold_memory(lengths):
+    """Peak RSS of linea-run on a folded_attention program, forward (`@f`)
+    and backward (`@f_vjp` from linea-differentiate: the forward recomputed,
+    then a loop over the segments in reverse recomputing each window). What
+    the backward must hold at L's scale is x, y (the stored memories), dy
+    and dx; the rest should stay flat as L grows."""
+    from linea import differentiate
     D, l, heads = 64, 64, 4
-    rows = ["| L | peak RSS MB | input + output MB | RSS - I/O MB | L x L scores would be MB |",
-            "| ---: | ---: | ---: | ---: | ---: |"]
+    rows = ["| L | forward peak RSS MB | forward I/O MB | forward RSS - I/O MB "
+            "| backward peak RSS MB | backward I/O + stored memories MB | backward RSS - that MB "
+            "| L x L scores would be MB |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     with tempfile.TemporaryDirectory() as tmp:
         for L in lengths:
             tx, tm, tw = ttype((L, D)), ttype((l, D)), ttype((D, D))
@@ -315,16 +351,20 @@ def bench_fold_memory(lengths):
                        f"segment_length = {l} num_heads = {heads} : {tx}, {tm}, {tw}, {tw}, {tw}, {tw}\n"
                        f"  return %y, %mem : {tx}, {tm}\n}}\n")
             path = pathlib.Path(tmp) / "fold.mlir"
-            path.write_text(program)
+            path.write_text(differentiate(program))
             args = []
-            for name, shape in [("x", (L, D)), ("m", (l, D))] + [(w, (D, D)) for w in
-                                                                  ("wq", "wk", "wv", "wo")]:
+            inputs = [("x", (L, D)), ("m", (l, D))] + [(w, (D, D)) for w in ("wq", "wk", "wv", "wo")]
+            for name, shape in inputs + [("dy", (L, D)), ("dm", (l, D))]:
                 data = RNG.standard_normal(shape) / (np.sqrt(D) if name.startswith("w") else 1)
                 np.save(f"{tmp}/{name}.npy", data.astype(np.float32))
                 args += ["--arg", f"{tmp}/{name}.npy"]
-            rss = peak_rss_mb([str(linea_run_path()), str(path), "--output-dir", f"{tmp}/out"] + args)
-            io = 2 * L * D * 4 / 2 ** 20
-            rows.append(f"| {L} | {rss:.1f} | {io:.1f} | {rss - io:.1f} | {L * L * 4 / 2 ** 20:.0f} |")
+            run = [str(linea_run_path()), str(path), "--output-dir", f"{tmp}/out"]
+            forward = peak_rss_mb(run + ["--entry", "f"] + args[:2 * len(inputs)])
+            backward = peak_rss_mb(run + ["--entry", "f_vjp"] + args)
+            rows_mb = L * D * 4 / 2 ** 20
+            io, held = 2 * rows_mb, 4 * rows_mb  # x, y | x, y, dy, dx
+            rows.append(f"| {L} | {forward:.1f} | {io:.1f} | {forward - io:.1f} | {backward:.1f} "
+                        f"| {held:.1f} | {backward - held:.1f} | {L * L * 4 / 2 ** 20:.0f} |")
     return "\n".join(rows)
 
 
@@ -406,7 +446,8 @@ def main():
             f"{'yes' if OPENBLAS is not None else 'no OpenBLAS found'}); "
             f"sgemm ceiling rate {rate / 1e9:.1f} GFLOP/s (torch.mm 1024^3, one thread); "
             f"medians of {opts.repeat} runs.\n\n"
-            f"{table.render()}\n\nFold (folded_attention, D=64, l=64, 4 heads) peak memory:\n\n"
+            f"{table.render()}\n\nFold (folded_attention, D=64, l=64, 4 heads) peak memory, "
+            f"forward and backward:\n\n"
             f"{fold}\n")
     print(text)
     if opts.results:

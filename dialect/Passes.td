@@ -324,24 +324,39 @@ def LineaDifferentiate : Pass<"linea-differentiate", "::mlir::ModuleOp"> {
       dq a gated op seeded with S0^T; dv and dk gated ops over reversed
       sequences with the decays moved one step back, seeded with the final
       state's cotangent; `dS0 = exp(g_0) G_0`; dg the reverse presum of
-      `q . dq - k . dk` (plus `<dF, F>` at the last token).
+      `q . dq - k . dk` (plus `<dF, F>` at the last token). With a
+      per-key-dim gate, dq and dk read the states on their value side, where
+      the decay does not commute with the read: the rule runs the forward
+      and the backward state recurrences one token at a time (`scf.for`,
+      each step a `[Dk, Dv]` update and read); rows before a prefix length
+      j (all rows under `none`) read one state, so their parts are one-shot.
+      Scalar gates under prefix / none take the same path.
+    - `linea.fold` (and `linea.folded_attention`, expanded into its fold
+      first): the forward fold is kept (its output is every segment's
+      memory), then one `scf.for` over the segments in reverse rebuilds each
+      window from those memories, recomputes the body, seeds its evolved
+      half with `dy_s + dM`, and differentiates the body with these same
+      rules; values the body captures (weights) sum their cotangents over
+      the segments. Backward memory beyond inputs, outputs and the stored
+      memories is one window's activations.
     - `linea.attention` (softmax, none or causal, Lq != Lk): the
       probabilities recomputed from the scores (max-subtracted, rows that see
       no key zero), `dv = P^T dO`, `dS = scale P (dO v^T - rowsum(dO o))`,
       `dq = dS k`, `dk = dS^T q`, as linalg generics (f32 operands).
     - linalg ops (named ops are generalized first): one generic per
-      differentiated operand over the same loops, parallel over the
-      operand's dims and a sum over the rest, whose body recomputes the
-      forward body and differentiates it (arith and math: add, sub, mul,
-      div, neg, fma, exp, log, sqrt, rsqrt, tanh, abs, min/max, select,
-      extf/truncf). Every map must be a projected permutation and every
-      reduction a sum.
+      differentiated operand over the same loops, writing through the
+      operand's own map, parallel over the loops that index it directly and
+      a sum over the rest (a loop seen only inside an expression, such as a
+      head's column `h * Dh + c` or a shifted read, is summed too), whose
+      body recomputes the forward body and differentiates it (arith and
+      math: add, sub, mul, div, neg, fma, exp, log, sqrt, rsqrt, tanh, abs,
+      min/max, select, extf/truncf). Every reduction must be a sum.
     - tensor ops that move data: extract_slice, insert_slice, concat,
       expand_shape, collapse_shape, cast, extract.
 
-    An op without a rule (today: `gated_linear_attention` with a per-key-dim
-    gate or a prefix mask, `fold`, `folded_attention`, calls, ops with regions
-    other than linalg bodies) fails the pass with an error naming it.
+    An op without a rule (today: calls, ops with regions other than linalg
+    bodies and fold bodies, reductions by max) fails the pass with an error
+    naming it.
 
     ```mlir
     func.func @f(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {

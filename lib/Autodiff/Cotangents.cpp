@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 using namespace mlir;
 using namespace mlir::linea;
@@ -35,9 +36,9 @@ Value Cotangents::lookupOrZeros(OpBuilder &b, Location loc, Value primal) {
   return zerosLike(b, loc, primal);
 }
 
-/// `a + b` for two values of one type: a linalg.add over tensors (its sizes
-/// are `a`'s), an addf over scalars.
-static Value add(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+/// A linalg.add over tensors (its sizes are `lhs`'s), an addf over scalars.
+Value mlir::linea::addCotangents(OpBuilder &b, Location loc, Value lhs,
+                                 Value rhs) {
   auto tensor = dyn_cast<RankedTensorType>(lhs.getType());
   if (!tensor)
     return arith::AddFOp::create(b, loc, lhs, rhs);
@@ -57,7 +58,7 @@ void Cotangents::accumulate(OpBuilder &b, Location loc, Value primal,
     contribution =
         tensor::CastOp::create(b, loc, primal.getType(), contribution);
   Value &sum = sums[primal];
-  sum = sum ? add(b, loc, sum, contribution) : contribution;
+  sum = sum ? addCotangents(b, loc, sum, contribution) : contribution;
 }
 
 bool Cotangents::anyResultHasCotangent(Operation *op) const {
@@ -74,4 +75,36 @@ LogicalResult mlir::linea::emitAdjoint(Operation *op, OpBuilder &b,
   return op->emitOpError()
          << "cannot be differentiated: linea-differentiate has no adjoint "
             "rule for it";
+}
+
+void mlir::linea::propagateActivity(ArrayRef<Operation *> ops,
+                                    Cotangents &cotangents) {
+  auto isActive = [&](Value v) { return cotangents.isActive(v); };
+  for (Operation *op : ops) {
+    bool active = llvm::any_of(op->getOperands(), isActive);
+    if (!active && op->getNumRegions()) {
+      llvm::SetVector<Value> captured;
+      getUsedValuesDefinedAbove(op->getRegions(), captured);
+      active = llvm::any_of(captured, isActive);
+    }
+    if (active)
+      for (Value r : op->getResults())
+        if (isDifferentiableType(r.getType()))
+          cotangents.markActive(r);
+  }
+}
+
+LogicalResult mlir::linea::sweepBackwards(ArrayRef<Operation *> ops,
+                                          OpBuilder &b,
+                                          Cotangents &cotangents) {
+  OpBuilder::InsertPoint at = b.saveInsertionPoint();
+  for (Operation *op : llvm::reverse(ops)) {
+    if (!cotangents.anyResultHasCotangent(op))
+      continue;
+    b.restoreInsertionPoint(at);
+    if (failed(emitAdjoint(op, b, cotangents)))
+      return failure();
+  }
+  b.restoreInsertionPoint(at);
+  return success();
 }

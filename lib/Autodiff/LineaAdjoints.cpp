@@ -44,28 +44,6 @@ using namespace mlir::linea;
 // presum
 //===----------------------------------------------------------------------===//
 
-/// `x` moved one step along `dim`, zero where nothing moves in: toward the
-/// end (`out_i = x_(i-1)`, `out_0 = 0`) or toward the start.
-static Value shiftAlong(OpBuilder &b, Location loc, Value x, int64_t dim,
-                        bool towardEnd) {
-  OpFoldResult length = tensor::getMixedSize(b, loc, x, dim);
-  std::optional<int64_t> staticLength = getConstantIntValue(length);
-  if (staticLength && *staticLength <= 1) // nothing stays in
-    return zerosLike(b, loc, x);
-  AffineExpr s0;
-  bindSymbols(b.getContext(), s0);
-  OpFoldResult kept =
-      affine::makeComposedFoldedAffineApply(b, loc, s0 - 1, {length});
-  if (auto dynamic = dyn_cast<Value>(kept)) // an empty sequence keeps nothing
-    kept = arith::MaxSIOp::create(b, loc, dynamic,
-                                  arith::ConstantIndexOp::create(b, loc, 0))
-               .getResult();
-  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
-  Value moved = sliceAlong(b, loc, x, dim, towardEnd ? zero : one, kept);
-  return insertAlong(b, loc, moved, zerosLike(b, loc, x), dim,
-                     towardEnd ? one : zero);
-}
-
 /// A presum walks from the start (or the end, `reverse`); its adjoint is the
 /// same scan from the other end. Without a decay that is all. With one,
 /// inclusive `y_i = exp(a_i) y_prev + x_i`: the cotangent flowing into
@@ -539,8 +517,8 @@ static Value decayByFirstGate(OpBuilder &b, Location loc, Value state,
 ///        sequences whose decays are g moved one step back;
 ///   dv = k_t G_t and dk = v_t G_t^T (both of them such ops), dS0 = exp(g_0) G_0;
 ///   dg = reverse presum of `q . dq - k . dk` (plus `<dF, F>` at the end).
-/// A per-key-dim gate decays dk's state on its value side, which no Linea
-/// op computes yet.
+/// A per-key-dim gate decays dq's and dk's states on their value side, and
+/// a prefix mask lumps rows: GatedAdjoint.cpp takes those.
 static LogicalResult adjoint(GatedLinearAttentionOp op, OpBuilder &b,
                              Cotangents &ct) {
   auto iface = cast<LinearAttentionOpInterface>(op.getOperation());
@@ -549,13 +527,9 @@ static LogicalResult adjoint(GatedLinearAttentionOp op, OpBuilder &b,
   Value q = spec.query, k = spec.key, v = spec.value, g = spec.gate;
   Value s0 = spec.initialState;
   int64_t seq = seqDim(q);
-  if (cast<RankedTensorType>(g.getType()).getRank() != seq + 1)
-    return op.emitOpError()
-           << "with a per-key-dim gate cannot be differentiated yet: its dk "
-              "decays the value side of the state, which no Linea op computes";
-  if (mask != Mask::causal)
-    return op.emitOpError() << "with mask " << stringifyMask(mask)
-                            << " cannot be differentiated yet (causal only)";
+  if (cast<RankedTensorType>(g.getType()).getRank() != seq + 1 ||
+      mask != Mask::causal)
+    return emitGatedRecurrenceAdjoint(op, b, ct);
   Location loc = op.getLoc();
   Visibility causal{Mask::causal, {}};
   Value dO = scaled(b, loc, ct.lookupOrZeros(b, loc, op.getOutput()),
@@ -766,5 +740,7 @@ mlir::linea::emitLineaAdjoint(Operation *op, OpBuilder &b,
     return adjoint(attention, b, cotangents);
   if (auto gated = dyn_cast<GatedLinearAttentionOp>(op))
     return adjoint(gated, b, cotangents);
+  if (auto fold = dyn_cast<FoldOp>(op))
+    return emitFoldAdjoint(fold, b, cotangents);
   return std::nullopt;
 }

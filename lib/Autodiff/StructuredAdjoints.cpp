@@ -1,9 +1,9 @@
 //===- StructuredAdjoints.cpp - The adjoint of a linalg.generic ------------===//
 //
 // One rule serves every structured op (the driver generalizes named ops
-// first): for an operand read through a projected permutation, its cotangent
-// is a linalg.generic over the same loops, parallel over the operand's dims
-// and a sum over the others, whose body recomputes the forward body and
+// first): an operand's cotangent is a linalg.generic over the same loops
+// writing through the operand's own map, parallel over the loops that index
+// it directly and a sum over the others, whose body recomputes the forward body and
 // differentiates it (ScalarAdjoints.cpp). Matmul, batch_matmul, transpose,
 // broadcasts, reductions by sum and elementwise maps all come out of it.
 //
@@ -65,15 +65,6 @@ static FailureOr<InitRole> roleOfInit(linalg::GenericOp op, unsigned output) {
 static LogicalResult checkDifferentiable(linalg::GenericOp op,
                                          const Cotangents &cotangents,
                                          SmallVector<InitRole> &roles) {
-  for (OpOperand &operand : op->getOpOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    if (!map.isProjectedPermutation())
-      return op.emitOpError()
-             << "cannot be differentiated: operand #"
-             << operand.getOperandNumber() << " is read through "
-             << AffineMapAttr::get(map)
-             << ", not a projected permutation of the loops";
-  }
   WalkResult captured = op.getRegion().walk([&](Operation *inner) {
     for (Value v : inner->getOperands())
       if (!op.getRegion().isAncestor(v.getParentRegion()) &&
@@ -104,10 +95,15 @@ static Value buildOperandAdjoint(OpBuilder &b, const GenericAdjoint &adj,
   linalg::GenericOp op = adj.forward;
   Location loc = op.getLoc();
   unsigned numLoops = op.getNumLoops();
-  // Parallel over the dims the operand is indexed by, a sum over the rest.
+  // Parallel over the loops that index the operand directly (distinct
+  // points write distinct elements), a sum over the rest. A loop seen only
+  // inside an expression (a head's column `h * Dh + c`, a shifted read) is
+  // summed too: whether the expression is injective or not, accumulating
+  // is right.
   SmallVector<utils::IteratorType> iterators(numLoops, kRed);
   for (AffineExpr expr : sourceMap.getResults())
-    iterators[cast<AffineDimExpr>(expr).getPosition()] = kPar;
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      iterators[dim.getPosition()] = kPar;
   bool sums = llvm::is_contained(iterators, kRed);
 
   auto shaped = dyn_cast<RankedTensorType>(source.getType());

@@ -11,6 +11,7 @@
 #include "linea/Autodiff/Cotangents.h"
 #include "linea/Dialect/LineaDialect.h"
 #include "linea/Transforms/Passes.h"
+#include "linea/Utils/FoldBuilders.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -18,7 +19,6 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::linea {
 #define GEN_PASS_DEF_LINEADIFFERENTIATE
@@ -43,9 +43,11 @@ public:
 
 private:
   func::FuncOp createSignature(OpBuilder &b, StringRef name);
+  /// folded_attention is the fold SPEC defines it as; fold has the rule.
+  void expandFoldedAttention(Block &body);
   /// Named linalg ops become generics: one adjoint rule covers them all.
   LogicalResult generalizeNamedOps(Block &body);
-  void markActive(Block &body);
+  void markActive(Block &body, ArrayRef<Operation *> ops);
 
   func::FuncOp forward;
   Cotangents cotangents;
@@ -71,12 +73,22 @@ func::FuncOp GradientBuilder::createSignature(OpBuilder &b, StringRef name) {
   return gradient;
 }
 
+void GradientBuilder::expandFoldedAttention(Block &body) {
+  SmallVector<FoldedAttentionOp> folded(body.getOps<FoldedAttentionOp>());
+  OpBuilder b(forward.getContext());
+  for (FoldedAttentionOp op : folded) {
+    b.setInsertionPoint(op);
+    op->replaceAllUsesWith(buildFoldedAttentionFold(b, op));
+    op.erase();
+  }
+}
+
 LogicalResult GradientBuilder::generalizeNamedOps(Block &body) {
   SmallVector<linalg::LinalgOp> named;
-  for (Operation &op : body)
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-      if (!isa<linalg::GenericOp>(op))
-        named.push_back(linalgOp);
+  body.walk([&](linalg::LinalgOp op) { // fold bodies included
+    if (!isa<linalg::GenericOp>(op))
+      named.push_back(op);
+  });
   IRRewriter rewriter(forward.getContext());
   for (linalg::LinalgOp op : named) {
     rewriter.setInsertionPoint(op);
@@ -88,25 +100,11 @@ LogicalResult GradientBuilder::generalizeNamedOps(Block &body) {
 }
 
 /// A value is active when it depends on a floating-point argument.
-void GradientBuilder::markActive(Block &body) {
+void GradientBuilder::markActive(Block &body, ArrayRef<Operation *> ops) {
   for (BlockArgument arg : body.getArguments())
     if (isDifferentiableType(arg.getType()))
       cotangents.markActive(arg);
-  for (Operation &op : body) { // (the terminator is not built yet)
-    bool active = llvm::any_of(op.getOperands(), [&](Value v) {
-      return cotangents.isActive(v);
-    });
-    if (!active && op.getNumRegions()) {
-      llvm::SetVector<Value> captured;
-      getUsedValuesDefinedAbove(op.getRegions(), captured);
-      active = llvm::any_of(captured,
-                            [&](Value v) { return cotangents.isActive(v); });
-    }
-    if (active)
-      for (Value r : op.getResults())
-        if (isDifferentiableType(r.getType()))
-          cotangents.markActive(r);
-  }
+  propagateActivity(ops, cotangents);
 }
 
 FailureOr<func::FuncOp> GradientBuilder::build(StringRef name) {
@@ -133,6 +131,7 @@ FailureOr<func::FuncOp> GradientBuilder::build(StringRef name) {
     gradient.erase();
     return failure();
   };
+  expandFoldedAttention(*body);
   if (failed(generalizeNamedOps(*body)))
     return fail();
   // The forward results, read after generalization replaced named ops.
@@ -140,24 +139,18 @@ FailureOr<func::FuncOp> GradientBuilder::build(StringRef name) {
   Location loc = ret->getLoc();
   SmallVector<Value> results(ret->getOperands());
   ret->erase();
-  markActive(*body);
+  SmallVector<Operation *> ops = llvm::map_to_vector(
+      body->getOperations(), [](Operation &op) { return &op; });
+  markActive(*body, ops);
 
   // Seed the results' cotangents, then sweep backwards.
   b.setInsertionPointToEnd(body);
   for (auto [k, index] : llvm::enumerate(differentiatedResults))
     cotangents.accumulate(b, loc, results[index],
                           body->getArgument(numArgs + k));
-  SmallVector<Operation *> ops = llvm::map_to_vector(
-      body->getOperations(), [](Operation &op) { return &op; });
-  for (Operation *op : llvm::reverse(ops)) {
-    if (!cotangents.anyResultHasCotangent(op))
-      continue;
-    b.setInsertionPointToEnd(body);
-    if (failed(emitAdjoint(op, b, cotangents)))
-      return fail();
-  }
+  if (failed(sweepBackwards(ops, b, cotangents)))
+    return fail();
 
-  b.setInsertionPointToEnd(body);
   SmallVector<Value> gradients;
   for (BlockArgument arg : body->getArguments().take_front(numArgs))
     if (isDifferentiableType(arg.getType()))

@@ -16,6 +16,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -66,6 +67,11 @@ public:
       for (Value sliceOperand : slice->getOperands())
         take(sliceOperand);
     }
+    // What a region reads from above (a fold body's weights) is passed too.
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(op->getRegions(), captured);
+    for (Value value : captured)
+      take(value);
     llvm::append_range(cloned, slices);
     func::FuncOp callee = createFunction(op, arguments, cloned);
     std::string key = bodyKey(callee);

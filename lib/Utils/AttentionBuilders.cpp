@@ -3,6 +3,7 @@
 #include "linea/Utils/AttentionBuilders.h"
 #include "linea/Utils/StructuredBuilders.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -117,6 +118,28 @@ Value mlir::linea::insertAlong(OpBuilder &b, Location loc, Value source,
   return tensor::InsertSliceOp::create(b, loc, source, dest, offsets,
                                        tensor::getMixedSizes(b, loc, source),
                                        strides);
+}
+
+Value mlir::linea::shiftAlong(OpBuilder &b, Location loc, Value x, int64_t dim,
+                        bool towardEnd) {
+  OpFoldResult length = tensor::getMixedSize(b, loc, x, dim);
+  std::optional<int64_t> staticLength = getConstantIntValue(length);
+  if (staticLength && *staticLength <= 1) // nothing stays in
+    return buildFilled(b, loc, tensor::getMixedSizes(b, loc, x),
+                       getElementTypeOrSelf(x), 0.0);
+  AffineExpr s0;
+  bindSymbols(b.getContext(), s0);
+  OpFoldResult kept =
+      affine::makeComposedFoldedAffineApply(b, loc, s0 - 1, {length});
+  if (auto dynamic = dyn_cast<Value>(kept)) // an empty sequence keeps nothing
+    kept = arith::MaxSIOp::create(b, loc, dynamic,
+                                  arith::ConstantIndexOp::create(b, loc, 0))
+               .getResult();
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  Value moved = sliceAlong(b, loc, x, dim, towardEnd ? zero : one, kept);
+  Value zeros = buildFilled(b, loc, tensor::getMixedSizes(b, loc, x),
+                            getElementTypeOrSelf(x), 0.0);
+  return insertAlong(b, loc, moved, zeros, dim, towardEnd ? one : zero);
 }
 
 Value mlir::linea::appendConstantColumn(OpBuilder &b, Location loc, Value x,

@@ -181,6 +181,16 @@ def attention_case(spec, rng):
 # ---------------------------------------------------------------------------
 # fold and folded_attention
 # ---------------------------------------------------------------------------
+def fold_body(spec, attention=ref.attention):
+    """The body fold_case writes, given an attention(q, k, v, mask, scale)."""
+    def body(w):
+        a = attention(w, w, w, mask="causal")
+        if spec.get("layers", 1) == 2:
+            a = attention(a, a, w, mask="none", scale=0.5)
+        return a
+    return body
+
+
 def fold_case(spec, rng):
     """A fold whose body is one or two softmax attention layers."""
     batch, L, l, d = spec["batch"], spec["L"], spec["l"], spec["d"]
@@ -198,14 +208,7 @@ def fold_case(spec, rng):
                      f"{tw}, {tw}, {tw} -> {tw}")
         last = "%b"
     lines += [f"    linea.yield {last} : {tw}", "  }"]
-
-    def body(w):
-        a = ref.attention(w, w, w, mask="causal")
-        if spec.get("layers", 1) == 2:
-            a = ref.attention(a, a, w, mask="none", scale=0.5)
-        return a
-
-    y, mem = ref.fold(x, m, l, body)
+    y, mem = ref.fold(x, m, l, fold_body(spec))
     program = function([("x", tx), ("m0", tm)], [("y", tx), ("m", tm)], "\n".join(lines))
     return program, [x, m], [y, mem]
 

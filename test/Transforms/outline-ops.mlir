@@ -75,3 +75,25 @@ func.func @sliced(%x: tensor<2x?x8xf32>, %at: index, %n: index) -> tensor<2x?x8x
   %y = linea.presum %view : tensor<2x?x8xf32>
   return %y : tensor<2x?x8xf32>
 }
+
+// -----
+
+// What a fold body reads from above (a weight) is passed to the function
+// like an operand.
+// CHECK-LABEL: func.func @captured(
+// CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<8x4xf32>, %[[M:[a-z0-9_]+]]: tensor<2x4xf32>, %[[W:[a-z0-9_]+]]: tensor<4x4xf32>
+// CHECK: call @captured__linea_0(%[[X]], %[[M]], %[[W]])
+// CHECK: func.func private @captured__linea_0(%{{.*}}: tensor<8x4xf32>, %{{.*}}: tensor<2x4xf32>, %[[WEIGHT:.*]]: tensor<4x4xf32>)
+// CHECK: linea.fold
+// CHECK: linalg.matmul ins(%{{.*}}, %[[WEIGHT]] :
+func.func @captured(%x: tensor<8x4xf32>, %m: tensor<2x4xf32>, %w: tensor<4x4xf32>) -> tensor<8x4xf32> {
+  %y, %mf = linea.fold %x, %m segment_length = 2 : tensor<8x4xf32>, tensor<2x4xf32> {
+  ^bb0(%win: tensor<4x4xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<4x4xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+    %p = linalg.matmul ins(%win, %w : tensor<4x4xf32>, tensor<4x4xf32>) outs(%f : tensor<4x4xf32>) -> tensor<4x4xf32>
+    linea.yield %p : tensor<4x4xf32>
+  }
+  return %y : tensor<8x4xf32>
+}

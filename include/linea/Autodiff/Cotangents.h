@@ -12,6 +12,7 @@
 #ifndef LINEA_AUTODIFF_COTANGENTS_H
 #define LINEA_AUTODIFF_COTANGENTS_H
 
+#include "linea/Dialect/LineaOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
@@ -50,6 +51,19 @@ private:
 /// Zeros shaped like `like` (a tensor of floats or a float scalar).
 Value zerosLike(OpBuilder &b, Location loc, Value like);
 
+/// `lhs + rhs` for two values of one type (a linalg.add over tensors).
+Value addCotangents(OpBuilder &b, Location loc, Value lhs, Value rhs);
+
+/// Marks active every float result of `ops` (in order) that reads an
+/// active value, directly or from inside one of its regions.
+void propagateActivity(ArrayRef<Operation *> ops, Cotangents &cotangents);
+
+/// The reverse sweep: walks `ops` (in block order) backwards and emits, at
+/// `b`'s insertion point, the adjoint of each op whose results have a
+/// cotangent. The caller seeds the cotangents of the values it reads back.
+LogicalResult sweepBackwards(ArrayRef<Operation *> ops, OpBuilder &b,
+                             Cotangents &cotangents);
+
 /// Emits the adjoint of `op` at `b`'s insertion point. Fails with an error
 /// naming the op when no rule covers it (or its attributes).
 LogicalResult emitAdjoint(Operation *op, OpBuilder &b, Cotangents &cotangents);
@@ -62,6 +76,18 @@ std::optional<LogicalResult>
 emitStructuredAdjoint(Operation *op, OpBuilder &b, Cotangents &cotangents);
 std::optional<LogicalResult>
 emitTensorAdjoint(Operation *op, OpBuilder &b, Cotangents &cotangents);
+
+/// `gated_linear_attention` with a per-key-dim gate or a prefix / none mask:
+/// the two state recurrences of its backward run one token at a time (the
+/// decay does not commute with reading a state on its value side). A
+/// scalar-gated causal op's rule builds gated ops instead.
+LogicalResult emitGatedRecurrenceAdjoint(GatedLinearAttentionOp op,
+                                         OpBuilder &b, Cotangents &cotangents);
+
+/// `linea.fold` (and so `folded_attention`, once expanded): a loop over the
+/// segments in reverse that recomputes each window from the stored
+/// memories (the forward output) and sweeps the body backwards.
+LogicalResult emitFoldAdjoint(FoldOp op, OpBuilder &b, Cotangents &cotangents);
 
 /// Reverse mode inside one scalar region (a linalg.generic body): given the
 /// body's ops cloned at `b` with `primalOf` mapping the original body values

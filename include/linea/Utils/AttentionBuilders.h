@@ -57,6 +57,12 @@ Value sliceAlong(OpBuilder &b, Location loc, Value x, int64_t dim,
 Value insertAlong(OpBuilder &b, Location loc, Value source, Value dest,
                   int64_t dim, OpFoldResult offset);
 
+/// `x` moved one step along `dim`, zeros where nothing moves in: toward the
+/// end (`out_i = x_(i-1)`, `out_0 = 0`) or toward the start (`out_i =
+/// x_(i+1)`, the last 0). Same type as `x`.
+Value shiftAlong(OpBuilder &b, Location loc, Value x, int64_t dim,
+                 bool towardEnd);
+
 /// `[..., c]` widened to `[..., c + 1]`, the new last column `value`.
 Value appendConstantColumn(OpBuilder &b, Location loc, Value x, double value);
 
