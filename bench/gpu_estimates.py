@@ -93,13 +93,16 @@ is the form the GPU cost model picks; the other two force each causal form. Sequ
 dynamic shared memory (227 KiB on sm_90a), so the chunked form is one kernel with no host loop; its
 blocks are one per (sequence, 64-column value tile), 64 for the two smaller shapes, under the 132
 SMs. The chunk-parallel form is 10 launches (35 gated) whatever L is: the per-chunk phases as grids
-over every chunk, the scan of chunk states as one kernel of one block per state slice; its
-"blocks" column counts each grid's threads / 256. The causal scores run on tensor cores with the
-mask applied to the finished accumulators, which took plain causal linear attention from about
-550x the minimal bytes to about 60x; the gated forms still compute their decayed scores on CUDA
-cores with element-wise loads (about 350x). Staged tiles (cp.async / TMA, ldmatrix), decays folded
-into the operands of a tensor-core contraction, and wgmma are what is left between these estimates
-and fla's measured times.
+over every chunk, the scan of chunk states as one kernel of one block per state slice (39 gated);
+its "blocks" column counts each grid's threads / 256. The causal scores run on tensor cores with
+the mask applied to the finished accumulators (plain causal linear attention about 60x the minimal
+bytes). The gated scores split each chunk into 16 x 16 blocks: the diagonal blocks exact on CUDA
+cores, the rows below each block column one tensor-core contraction of queries and keys decayed
+against the column's last row (both exponents `<= 0`, safe for any gate), which took the gated
+forms from about 350x the minimal bytes to about 150x (chunked) and 40-90x (chunk-parallel). The
+cost model still prices the gated scores as C x C x Dk exponentials, so `auto` keeps the chunked
+form where the report now puts the chunk-parallel one ahead. Staged tiles (cp.async / TMA,
+ldmatrix) and wgmma are what is left between these estimates and fla's measured times.
 """
 
 

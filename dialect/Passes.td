@@ -141,8 +141,13 @@ def LineaCausalToChunked : Pass<"linea-causal-to-chunked"> {
     sequence block, not planned for the GPU) a chunk whose `|b|` stays
     within 30 computes the intra-chunk scores as one masked contraction of
     `q_i exp(b_i)` and `k_t exp(-b_t)` (the decay folded into the operands,
-    as fla does), chosen at run time by an `scf.if`; steeper chunks keep
-    the exact form.
+    as fla does), chosen at run time by an `scf.if`. Steeper chunks, and
+    every chunk planned for the GPU, take the safe form: in a static chunk
+    of 32 rows or more (a multiple of 16), a loop over 16-column blocks
+    whose diagonal 16 x 16 block is exact and whose rows below are one
+    plain contraction of `q_i exp(b_i - b_r)` and `k_t exp(b_r - b_t)`, `r`
+    the block's last row (both exponents `<= 0`; a tensor-core contraction
+    on the GPU); in a smaller or dynamic chunk the exact form.
 
     The chunk size is the op's form (`#linea.form<chunked, C>`, chosen by
     `linea-select-forms`), else the `chunk-size` option; with neither

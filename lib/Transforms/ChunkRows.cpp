@@ -54,15 +54,139 @@ Value largestLogDecay(OpBuilder &b, Location l, Value cum) {
   return tensor::ExtractOp::create(b, l, largest, ValueRange{});
 }
 
+/// The sub-block the steep-gate scores split a chunk into: the rows of one
+/// tensor-core tile.
+constexpr int64_t kSubBlock = 16;
+
+/// `x[B..., index, ...]`, the sequence dim `numBatch` dropped.
+Value rowAt(OpBuilder &b, Location l, int64_t numBatch, Value x, Value index) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, l, x);
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  offsets[numBatch] = index;
+  sizes[numBatch] = b.getIndexAttr(1);
+  SmallVector<int64_t> shape = llvm::to_vector(type.getShape());
+  shape.erase(shape.begin() + numBatch);
+  auto rowType = RankedTensorType::get(shape, type.getElementType());
+  return tensor::ExtractSliceOp::create(b, l, rowType, x, offsets, sizes,
+                                        strides);
+}
+
+/// `x[B..., t, d] * exp(log[B..., t, d] - ref[B..., d])` for rows `t >
+/// after` (0 above), or with `towardRef` `x * exp(ref - log)` for every row
+/// (no `d` in `log` and `ref` for a scalar gate). Each exponent is taken
+/// only where the caller guarantees it is `<= 0`.
+Value decayAgainst(OpBuilder &b, Location l, int64_t numBatch, bool scalar,
+                   Value x, Value log, Value ref, bool towardRef,
+                   Value after = Value()) {
+  LoopSpace s(b.getContext(), numBatch, {kPar, kPar});
+  AffineExpr t = s[0], d = s[1];
+  AffineMap logMap = scalar ? s.map({t}) : s.map({t, d});
+  AffineMap refMap = scalar ? s.map({}) : s.map({d});
+  Value init = tensor::EmptyOp::create(b, l, tensor::getMixedSizes(b, l, x),
+                                       b.getF32Type());
+  return buildGeneric(
+      b, l, {x, log, ref}, init, {s.map({t, d}), logMap, refMap, s.map({t, d})},
+      s.iterators(), [&](OpBuilder &nb, Location el, ValueRange args) -> Value {
+        if (towardRef)
+          return arith::MulFOp::create(
+              nb, el, args[0],
+              math::ExpOp::create(
+                  nb, el, arith::SubFOp::create(nb, el, args[2], args[1])));
+        Value row = linalg::IndexOp::create(nb, el, s.position(0));
+        Value below = arith::CmpIOp::create(nb, el, arith::CmpIPredicate::sgt,
+                                            row, after);
+        Value zero = f32Constant(nb, el, 0.0f);
+        Value diff = arith::SelectOp::create(
+            nb, el, below, arith::SubFOp::create(nb, el, args[1], args[2]),
+            zero);
+        Value decayed = arith::MulFOp::create(
+            nb, el, args[0], math::ExpOp::create(nb, el, diff));
+        return arith::SelectOp::create(nb, el, below, decayed, zero);
+      });
+}
+
+/// `init[B..., i, t] + sum_d a[B..., i, d] m[B..., t, d]`, unmasked.
+Value scoresAccumulate(OpBuilder &b, Location l, int64_t numBatch, Value a,
+                       Value m, Value init) {
+  LoopSpace s(b.getContext(), numBatch, {kPar, kPar, kRed});
+  AffineExpr i = s[0], t = s[1], d = s[2];
+  return buildGeneric(
+      b, l, {a, m}, init, {s.map({i, d}), s.map({t, d}), s.map({i, t})},
+      s.iterators(), [&](OpBuilder &nb, Location el, ValueRange args) -> Value {
+        auto fm = contractionFastMath(nb);
+        Value prod = arith::MulFOp::create(nb, el, args[0], args[1], fm);
+        return arith::AddFOp::create(nb, el, args[2], prod, fm);
+      });
+}
+
+/// The decayed causal scores of a static chunk of C = n x 16 rows, safe for
+/// any gate `<= 0`, mostly on tensor cores. The 16 x 16 diagonal blocks take
+/// the exact form; below them, block column J factors against its own last
+/// row r = 16 J + 15, which lies between every key t of the block and every
+/// query i below it:
+///   exp(b_i - b_t) = exp(b_i - b_r) exp(b_r - b_t),  both exponents <= 0,
+/// so `scores[i > r, J] = (q_i exp(b_i - b_r)) (k_t exp(b_r - b_t))^T` is a
+/// plain contraction (the rows `i <= r` zeroed in the decayed queries). The
+/// exact exponentials drop from C x C x Dk to C x 16 x Dk; fla splits its
+/// chunks the same way. A loop over the block columns keeps one buffer of
+/// each kind (a GPU block holds them in shared memory).
+Value subBlockScores(OpBuilder &b, Location l, int64_t numBatch, bool scalar,
+                     const Chunk &c, Value cum, int64_t length) {
+  Value zeros = zerosWithBatchOf(b, l, c.q, numBatch,
+                                 {b.getIndexAttr(length), b.getIndexAttr(length)});
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, l, v);
+  };
+  OpFoldResult block = b.getIndexAttr(kSubBlock);
+  auto columns = scf::ForOp::create(
+      b, l, cst(0), cst(length), cst(kSubBlock), ValueRange{zeros},
+      [&](OpBuilder &nb, Location nl, Value first, ValueRange carried) {
+        Value kBlock = sliceAlong(nb, nl, c.k, numBatch, first, block);
+        Value cumBlock = sliceAlong(nb, nl, cum, numBatch, first, block);
+        Value diagonal = decayedScores(
+            nb, nl, numBatch, sliceAlong(nb, nl, c.q, numBatch, first, block),
+            kBlock, cumBlock, cumBlock, scalar, causalVisible);
+        Value last = arith::AddIOp::create(nb, nl, first, cst(kSubBlock - 1));
+        Value ref = rowAt(nb, nl, numBatch, cum, last);
+        Value queries = decayAgainst(nb, nl, numBatch, scalar, c.q, cum, ref,
+                                     /*towardRef=*/false, last);
+        Value keys = decayAgainst(nb, nl, numBatch, scalar, kBlock, cumBlock,
+                                  ref, /*towardRef=*/true);
+        // The column block [all rows, first : first + 16): the diagonal
+        // block in place, then the rows below it added.
+        Value scores = carried[0];
+        Value column = sliceAlong(nb, nl, scores, numBatch + 1, first, block);
+        column = insertAlong(nb, nl, diagonal, column, numBatch, first);
+        column = scoresAccumulate(nb, nl, numBatch, queries, keys, column);
+        scf::YieldOp::create(
+            nb, nl, insertAlong(nb, nl, column, scores, numBatch + 1, first));
+      });
+  return columns.getResult(0);
+}
+
+/// The static chunk length for which subBlockScores applies, if any.
+std::optional<int64_t> subBlockLength(Value q, int64_t numBatch) {
+  int64_t length = cast<RankedTensorType>(q.getType()).getDimSize(numBatch);
+  if (ShapedType::isDynamic(length) || length % kSubBlock || length < 2 * kSubBlock)
+    return std::nullopt;
+  return length;
+}
+
 /// The decayed causal scores `q_i . k_t exp(b_i - b_t)`. Where every |b| is
 /// at most kFactorableLogDecay, the decay folds into the operands (fla's
 /// form): one masked contraction of decayed queries and keys, which the CPU
 /// register-tiles (C x Dk exponentials, not C x C x Dk). Steeper gates (down
-/// to -20 a step) take the exact form, whose exponents are each a difference
-/// within the chunk, `<= 0` where visible.
+/// to -20 a step), and every GPU kernel (which cannot branch on the data
+/// between forms), take the safe form: sub-blocked where the chunk is static
+/// (subBlockScores), else the exact one, whose exponents are each a
+/// difference within the chunk, `<= 0` where visible.
 Value gatedScores(OpBuilder &b, Location l, int64_t numBatch, bool scalar,
                   const Chunk &c, Value cum, bool mayFactor) {
   auto exact = [&](OpBuilder &nb, Location nl) {
+    if (std::optional<int64_t> length = subBlockLength(c.q, numBatch))
+      return subBlockScores(nb, nl, numBatch, scalar, c, cum, *length);
     return decayedScores(nb, nl, numBatch, c.q, c.k, cum, cum, scalar,
                          causalVisible);
   };

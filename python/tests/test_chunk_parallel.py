@@ -84,9 +84,11 @@ def gated_program(L, dk, dv):
 
 
 @pytest.mark.parametrize("kind", ["mild", "steep", "mixed"])
-def test_gates_mild_steep_and_mixed(kind):
-    """Mild gates factor the intra-chunk scores; any steep chunk keeps every
-    chunk exact; the chunk-axis scan decays states by whole chunks (-20 x 16
+@pytest.mark.parametrize("pipeline", ["cpu-16", "cpu-64", "gpu-mapped-32"])
+def test_gates_mild_steep_and_mixed(kind, pipeline):
+    """Mild gates factor the intra-chunk scores; any steep chunk takes every
+    chunk's safe form (exact at 16, sub-blocked at 32 and 64, and always on
+    the GPU); the chunk-axis scan decays states by whole chunks (-20 x 64
     per chunk at the steepest)."""
     rng = np.random.default_rng(3)
     L, dk, dv = 515, 8, 5
@@ -97,7 +99,8 @@ def test_gates_mild_steep_and_mixed(kind):
         start = 0 if kind == "steep" else L // 2
         g[:, start:] = -20.0 * rng.uniform(0.5, 1.0, g[:, start:].shape)
     want = list(ref.gated_linear_attention(q, k, v, g, mask="causal"))
-    got = linea.run(gated_program(L, dk, dv), [q, k, v, g], pipeline=FORCED["cpu-16"])
+    forced = FORCED.get(pipeline, "linea-gpu-mapped-to-cpu{form=chunk_parallel chunk-size=32}")
+    got = linea.run(gated_program(L, dk, dv), [q, k, v, g], pipeline=forced)
     programs.assert_matches(got, want)
 
 

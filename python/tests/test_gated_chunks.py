@@ -1,11 +1,15 @@
-"""The gated chunked form's two ways to compute a chunk's decayed scores.
+"""The gated chunked form's ways to compute a chunk's decayed scores.
 
 linea-causal-to-chunked folds the decays into the operands (one masked
 contraction of q exp(b) and k exp(-b)) where a chunk's |b| stays within 30,
-and keeps the exact per-pair exponent elsewhere. Mild gates take the first
-way, steep ones (down to -20 a step) the second, and a sequence whose gates
-change from one to the other mixes them chunk by chunk: each against the
-float64 oracle.
+and takes the safe form elsewhere: in a static chunk of 32 rows or more,
+16 x 16 diagonal blocks exact and the rows below each block column one
+contraction decayed against the column's last row; in a smaller or dynamic
+one the exact per-pair exponent. GPU kernels take the safe form only. Mild
+gates, steep ones (down to -20 a step) and a sequence whose gates change
+from one to the other (mixing the forms chunk by chunk), on the CPU at chunk
+16 (exact), 48 (three sub-blocks) and the optimizer's choice, and through
+the GPU-mapped IR at chunk 32: each against the float64 oracle.
 """
 
 import numpy as np
@@ -45,7 +49,9 @@ def gates(rng, shape, kind):
 @pytest.mark.parametrize("kind", ["mild", "steep", "mixed"])
 @pytest.mark.parametrize("scalar,dynamic,L", [(False, False, 1000), (True, True, 517),
                                               (False, True, 129)])
-@pytest.mark.parametrize("pipeline", [None, "linea-optimize{form=chunked chunk-size=16}"])
+@pytest.mark.parametrize("pipeline", [None, "linea-optimize{form=chunked chunk-size=16}",
+                                      "linea-optimize{form=chunked chunk-size=48}",
+                                      "linea-gpu-mapped-to-cpu{form=chunked chunk-size=32}"])
 def test_decayed_scores_both_ways(kind, scalar, dynamic, L, pipeline):
     rng = np.random.default_rng(L)
     batch, dk, dv = [3], 8, 5

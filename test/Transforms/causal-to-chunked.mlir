@@ -41,7 +41,10 @@ func.func @causal(%q: tensor<2x?x8xf32>, %v: tensor<2x?x4xf32>) -> (tensor<2x?x4
 // (inclusive for the rows, exclusive reverse for the state update), the
 // inter-chunk term q .* exp(b), and S decayed by exp(sum of the chunk's g).
 // The intra-chunk scores: where the chunk's |b| <= 30, q .* exp(b) and
-// k .* exp(-b) in one masked contraction; else the exact exp(b_i - b_t).
+// k .* exp(-b) in one masked contraction; else a loop over 16-column blocks:
+// the diagonal block exact (exp(b_i - b_t)), the rows below it one plain
+// contraction of queries and keys decayed against the block's last row r
+// (queries only below it, `i > r`).
 // CHECK-LABEL: func.func @gated
 // CHECK: scf.for
 // CHECK:   %[[GC:.+]] = tensor.extract_slice %{{.+}} : tensor<100xf32> to tensor<32xf32>
@@ -55,8 +58,19 @@ func.func @causal(%q: tensor<2x?x8xf32>, %v: tensor<2x?x4xf32>) -> (tensor<2x?x4
 // CHECK:     %[[KD:.+]] = linalg.generic
 // CHECK:     linalg.generic {{.*}} ins(%[[QD]], %[[KD]] :
 // CHECK:   } else {
-// CHECK:     linalg.generic {{.*}} ins(%{{.+}}, %{{.+}}, %[[B]], %[[B]] :
-// CHECK:       math.exp
+// CHECK:     scf.for %[[FIRST:.+]] = %c0 to %c32 step %c16 iter_args(%[[S:.+]] = %{{.+}}) -> (tensor<32x32xf32>)
+// CHECK:       %[[BB:.+]] = tensor.extract_slice %[[B]][%[[FIRST]]] [16] [1]
+// CHECK:       %[[DIAG:.+]] = linalg.generic {{.*}} ins(%{{.+}}, %{{.+}}, %[[BB]], %[[BB]] : {{.*}}) outs(%{{.+}} : tensor<16x16xf32>)
+// CHECK:         math.exp
+// CHECK:       %[[LAST:.+]] = arith.addi %[[FIRST]], %c15
+// CHECK:       %[[REF:.+]] = tensor.extract_slice %[[B]][%[[LAST]]] [1] [1] : tensor<32xf32> to tensor<f32>
+// CHECK:       %[[QR:.+]] = linalg.generic {{.*}} ins(%{{.+}}, %[[B]], %[[REF]] : tensor<32x8xf32>, tensor<32xf32>, tensor<f32>)
+// CHECK:         arith.cmpi sgt, %{{.+}}, %[[LAST]]
+// CHECK:       %[[KR:.+]] = linalg.generic {{.*}} ins(%{{.+}}, %[[BB]], %[[REF]] : tensor<16x8xf32>, tensor<16xf32>, tensor<f32>)
+// CHECK:       %[[COL:.+]] = tensor.extract_slice %[[S]][0, %[[FIRST]]] [32, 16]
+// CHECK:       %[[WITH_DIAG:.+]] = tensor.insert_slice %[[DIAG]] into %[[COL]][%[[FIRST]], 0] [16, 16]
+// CHECK:       %[[SUM:.+]] = linalg.generic {{.*}} ins(%[[QR]], %[[KR]] : tensor<32x8xf32>, tensor<16x8xf32>) outs(%[[WITH_DIAG]] : tensor<32x16xf32>)
+// CHECK:       tensor.insert_slice %[[SUM]] into %[[S]][0, %[[FIRST]]] [32, 16]
 // CHECK:   linea.presum %[[GC]] dim = 0 exclusive reverse : tensor<32xf32>
 // CHECK:   scf.yield
 // CHECK-NOT: linea.gated_linear_attention
@@ -68,11 +82,13 @@ func.func @gated(%q: tensor<100x8xf32>, %v: tensor<100x4xf32>, %g: tensor<100xf3
 
 // -----
 
-// Planned for the GPU: no data-dependent branch, the exact scores only.
+// Planned for the GPU: no data-dependent branch, the safe sub-blocked scores
+// only.
 // CHECK-LABEL: func.func @gated_for_gpu
 // CHECK: scf.for
 // CHECK-NOT: scf.if
-// CHECK:   linalg.generic {{.*}} ins(%{{.+}}, %{{.+}}, %[[B:.+]], %[[B]] :
+// CHECK:   scf.for %{{.+}} = %c0 to %c32 step %c16
+// CHECK:     linalg.generic {{.*}} ins(%{{.+}}, %{{.+}}, %[[B:.+]], %[[B]] :
 // CHECK:   scf.yield
 module attributes {linea.target = "gpu"} {
 func.func @gated_for_gpu(%q: tensor<100x8xf32>, %v: tensor<100x4xf32>, %g: tensor<100xf32>) -> tensor<100x4xf32> {
