@@ -134,22 +134,6 @@ Value prependAlong(OpBuilder &b, Location loc, Value first, Value rest,
   return insertAlong(b, loc, rest, all, dim, b.getIndexAttr(1));
 }
 
-/// Step `index` of `x` along `dim`, that dim dropped.
-Value stepAlong(OpBuilder &b, Location loc, Value x, int64_t dim,
-                OpFoldResult index) {
-  auto type = cast<RankedTensorType>(x.getType());
-  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
-  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
-  offsets[dim] = index;
-  sizes[dim] = b.getIndexAttr(1);
-  SmallVector<int64_t> shape(type.getShape());
-  shape.erase(shape.begin() + dim);
-  auto stepType = RankedTensorType::get(shape, type.getElementType());
-  return tensor::ExtractSliceOp::create(b, loc, stepType, x, offsets, sizes,
-                                        strides);
-}
-
 /// f32 zeros of `x`'s shape without dim `dim`.
 Value zerosWithout(OpBuilder &b, Location loc, Value x, int64_t dim) {
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);

@@ -58,21 +58,6 @@ Value largestLogDecay(OpBuilder &b, Location l, Value cum) {
 /// tensor-core tile.
 constexpr int64_t kSubBlock = 16;
 
-/// `x[B..., index, ...]`, the sequence dim `numBatch` dropped.
-Value rowAt(OpBuilder &b, Location l, int64_t numBatch, Value x, Value index) {
-  auto type = cast<RankedTensorType>(x.getType());
-  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, l, x);
-  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
-  offsets[numBatch] = index;
-  sizes[numBatch] = b.getIndexAttr(1);
-  SmallVector<int64_t> shape = llvm::to_vector(type.getShape());
-  shape.erase(shape.begin() + numBatch);
-  auto rowType = RankedTensorType::get(shape, type.getElementType());
-  return tensor::ExtractSliceOp::create(b, l, rowType, x, offsets, sizes,
-                                        strides);
-}
-
 /// `x[B..., t, d] * exp(log[B..., t, d] - ref[B..., d])` for rows `t >
 /// after` (0 above), or with `towardRef` `x * exp(ref - log)` for every row
 /// (no `d` in `log` and `ref` for a scalar gate). Each exponent is taken
@@ -149,7 +134,7 @@ Value subBlockScores(OpBuilder &b, Location l, int64_t numBatch, bool scalar,
             nb, nl, numBatch, sliceAlong(nb, nl, c.q, numBatch, first, block),
             kBlock, cumBlock, cumBlock, scalar, causalVisible);
         Value last = arith::AddIOp::create(nb, nl, first, cst(kSubBlock - 1));
-        Value ref = rowAt(nb, nl, numBatch, cum, last);
+        Value ref = stepAlong(nb, nl, cum, numBatch, last);
         Value queries = decayAgainst(nb, nl, numBatch, scalar, c.q, cum, ref,
                                      /*towardRef=*/false, last);
         Value keys = decayAgainst(nb, nl, numBatch, scalar, kBlock, cumBlock,

@@ -109,6 +109,21 @@ Value mlir::linea::sliceAlong(OpBuilder &b, Location loc, Value x, int64_t dim,
   return tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
 }
 
+Value mlir::linea::stepAlong(OpBuilder &b, Location loc, Value x, int64_t dim,
+                             OpFoldResult index) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  offsets[dim] = index;
+  sizes[dim] = b.getIndexAttr(1);
+  SmallVector<int64_t> shape(type.getShape());
+  shape.erase(shape.begin() + dim);
+  auto stepType = RankedTensorType::get(shape, type.getElementType());
+  return tensor::ExtractSliceOp::create(b, loc, stepType, x, offsets, sizes,
+                                        strides);
+}
+
 Value mlir::linea::insertAlong(OpBuilder &b, Location loc, Value source,
                                Value dest, int64_t dim, OpFoldResult offset) {
   auto type = cast<RankedTensorType>(source.getType());

@@ -53,6 +53,10 @@ Value zerosWithBatchOf(OpBuilder &b, Location loc, Value like, int64_t numBatch,
 Value sliceAlong(OpBuilder &b, Location loc, Value x, int64_t dim,
                  OpFoldResult offset, OpFoldResult size);
 
+/// Step `index` of `x` along `dim`, that dim dropped.
+Value stepAlong(OpBuilder &b, Location loc, Value x, int64_t dim,
+                OpFoldResult index);
+
 /// Inserts `source` into `dest` at `offset` along `dim`.
 Value insertAlong(OpBuilder &b, Location loc, Value source, Value dest,
                   int64_t dim, OpFoldResult offset);
