@@ -202,7 +202,8 @@ static Value presum(OpBuilder &b, Location loc, Value x, int64_t seq,
 }
 
 /// The gate's cotangent, for rows t >= j: `sum_(r >= t) (q_r dq_r - k_r
-/// dk_r) + <dF, F>`. The rows t < j (their queries read S_(j-1)) get the
+/// dk_r) + <dF, F>` (the last term added at the last row, before the
+/// reverse presum). The rows t < j (their queries read S_(j-1)) get the
 /// same sum with every `q_r dq_r` counted, which is `<dS0, S0> + sum_(r < t)
 /// k_r dk_r`: written that way, since the long form cancels down to it
 /// (under `none`, the S0 term, exp(B_L) S0, is all that is left at t = 0).
@@ -213,51 +214,72 @@ static Value gateCotangent(OpBuilder &b, Location loc, const GateLayout &layout,
   int64_t seq = layout.seq();
   Value seen = rowProducts(b, loc, layout, q, dq);
   Value kept = rowProducts(b, loc, layout, k, dk);
-  Value init = tensor::EmptyOp::create(
-      b, loc, tensor::getMixedSizes(b, loc, seen), b.getF32Type());
   auto type = cast<RankedTensorType>(seen.getType());
   AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
   AffineMap everyRow = identity.dropResult(seq);
   SmallVector<utils::IteratorType> parallel(type.getRank(), kPar);
-  Value difference = buildGeneric(
-      b, loc, {seen, kept}, init, {identity, identity, identity}, parallel,
-      [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        return arith::SubFOp::create(nb, l, args[0], args[1]);
-      });
-
-  // Inputs: the suffix sums, then <dF, F>, the prefix rows' sums, <dS0, S0>.
-  SmallVector<Value> inputs{presum(b, loc, difference, seq, false, true)};
-  SmallVector<AffineMap> maps{identity};
-  auto add = [&](Value input, AffineMap map) {
-    inputs.push_back(input);
-    maps.push_back(map);
+  auto emptyLike = [&]() -> Value {
+    return tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, seen),
+                                   b.getF32Type());
   };
-  if (dF)
-    add(stateProduct(b, loc, layout, dF, finalState), everyRow);
-  if (hasPrefix) {
-    add(presum(b, loc, kept, seq, /*exclusive=*/true, false), identity);
-    if (s0)
-      add(stateProduct(b, loc, layout, dS0, s0), everyRow);
+
+  // q dq - k dk per row, <dF, F> added at the last.
+  SmallVector<Value> inputs{seen, kept};
+  SmallVector<AffineMap> maps{identity, identity, identity};
+  Value last;
+  if (dF) {
+    inputs.push_back(stateProduct(b, loc, layout, dF, finalState));
+    maps.insert(maps.begin() + 2, everyRow);
+    last = arith::SubIOp::create(b, loc, tensor::DimOp::create(b, loc, seen, seq),
+                                 arith::ConstantIndexOp::create(b, loc, 1));
+  }
+  Value difference = buildGeneric(
+      b, loc, inputs, emptyLike(), maps, parallel,
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value d = arith::SubFOp::create(nb, l, args[0], args[1]);
+        if (!last)
+          return d;
+        Value atLast = arith::CmpIOp::create(
+            nb, l, arith::CmpIPredicate::eq,
+            linalg::IndexOp::create(nb, l, seq), last);
+        return arith::SelectOp::create(
+            nb, l, atLast, arith::AddFOp::create(nb, l, d, args[2]), d);
+      });
+  Value after = presum(b, loc, difference, seq, /*exclusive=*/false,
+                       /*reverse=*/true);
+  if (!hasPrefix)
+    return after;
+
+  // The rows before j: the prefix sums of k dk, plus <dS0, S0>.
+  inputs = {after, presum(b, loc, kept, seq, /*exclusive=*/true, false)};
+  maps = {identity, identity};
+  if (s0) {
+    inputs.push_back(stateProduct(b, loc, layout, dS0, s0));
+    maps.push_back(everyRow);
   }
   maps.push_back(identity);
-  bool withFinal = static_cast<bool>(dF), withInitial = hasPrefix && s0;
+  bool withInitial = static_cast<bool>(s0);
   return buildGeneric(
-      b, loc, inputs, init, maps, parallel,
+      b, loc, inputs, emptyLike(), maps, parallel,
       [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        Value after = args[0];
-        if (withFinal)
-          after = arith::AddFOp::create(nb, l, after, args[1]);
-        if (!hasPrefix)
-          return after;
-        unsigned next = withFinal ? 2 : 1;
-        Value before = args[next];
+        Value before = args[1];
         if (withInitial)
-          before = arith::AddFOp::create(nb, l, before, args[next + 1]);
+          before = arith::AddFOp::create(nb, l, before, args[2]);
         Value t = linalg::IndexOp::create(nb, l, seq);
         Value isBefore =
             arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, t, j);
-        return arith::SelectOp::create(nb, l, isBefore, before, after);
+        return arith::SelectOp::create(nb, l, isBefore, before, args[0]);
       });
+}
+
+Value mlir::linea::causalGateCotangent(OpBuilder &b, Location loc,
+                                       bool scalarGate, Value q, Value dq,
+                                       Value k, Value dk, Value dF,
+                                       Value finalState) {
+  GateLayout layout{numBatchDims(cast<ShapedType>(q.getType())), scalarGate};
+  return gateCotangent(b, loc, layout, q, dq, k, dk, dF, finalState,
+                       /*dS0=*/Value(), /*s0=*/Value(), /*j=*/Value(),
+                       /*hasPrefix=*/false);
 }
 
 /// j: the rows that read the state after the prefix (0 for causal, L for

@@ -434,56 +434,6 @@ static LogicalResult adjoint(LinearAttentionOp op, OpBuilder &b,
 // gated_linear_attention
 //===----------------------------------------------------------------------===//
 
-/// `dB_t = q_t . dq_t - k_t . dk_t` over the key dims (a scalar gate's
-/// `[B..., L]`), plus `<dF, F>` at the last row: the cotangent of the gate's
-/// running sum B, whose reverse presum is dg.
-static Value gateSumCotangent(OpBuilder &b, Location loc, Value q, Value dq,
-                              Value k, Value dk, Value dF, Value finalState) {
-  int64_t batch = numBatch(q);
-  LoopSpace rows(b.getContext(), batch, {kPar, kRed});
-  AffineExpr t = rows[0], a = rows[1];
-  SmallVector<OpFoldResult> sizes = leadingSizes(b, loc, q, batch);
-  sizes.push_back(tensor::getMixedSize(b, loc, q, batch));
-  Value dB = buildGeneric(
-      b, loc, {q, dq, k, dk}, buildFilled(b, loc, sizes, b.getF32Type(), 0.0),
-      {rows.map({t, a}), rows.map({t, a}), rows.map({t, a}), rows.map({t, a}),
-       rows.map({t})},
-      rows.iterators(), [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        Value seen = arith::MulFOp::create(nb, l, args[0], args[1]);
-        Value kept = arith::MulFOp::create(nb, l, args[2], args[3]);
-        Value term = arith::SubFOp::create(nb, l, seen, kept);
-        return arith::AddFOp::create(nb, l, args[4], term);
-      });
-  if (!dF)
-    return dB;
-  // <dF, F> per batch index, added at t = L - 1.
-  LoopSpace state(b.getContext(), batch, {kRed, kRed});
-  Value dot = buildGeneric(
-      b, loc, {dF, finalState},
-      buildFilled(b, loc, leadingSizes(b, loc, q, batch), b.getF32Type(), 0.0),
-      {state.map({state[0], state[1]}), state.map({state[0], state[1]}),
-       state.map({})},
-      state.iterators(), [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        Value p = arith::MulFOp::create(nb, l, args[0], args[1]);
-        return arith::AddFOp::create(nb, l, args[2], p);
-      });
-  Value last = arith::SubIOp::create(b, loc,
-                                     tensor::DimOp::create(b, loc, q, batch),
-                                     arith::ConstantIndexOp::create(b, loc, 1));
-  LoopSpace grid(b.getContext(), batch, {kPar});
-  Value init = tensor::EmptyOp::create(b, loc, sizes, b.getF32Type());
-  return buildGeneric(
-      b, loc, {dB, dot}, init,
-      {grid.map({grid[0]}), grid.map({}), grid.map({grid[0]})},
-      grid.iterators(), [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        Value row = linalg::IndexOp::create(nb, l, grid.position(0));
-        Value atLast = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
-                                             row, last);
-        Value plus = arith::AddFOp::create(nb, l, args[0], args[1]);
-        return arith::SelectOp::create(nb, l, atLast, plus, args[0]);
-      });
-}
-
 /// `exp(g_0) G`: a state `[B..., Dk, Dv]` decayed by the first scalar gate.
 static Value decayByFirstGate(OpBuilder &b, Location loc, Value state,
                               Value gate) {
@@ -556,12 +506,12 @@ static LogicalResult adjoint(GatedLinearAttentionOp op, OpBuilder &b,
   if (s0)
     ct.accumulate(b, loc, s0, decayByFirstGate(b, loc, values.finalState, g));
   if (ct.isActive(g)) {
-    Value dB = gateSumCotangent(b, loc, q, dq, k, dk, dF,
-                                op.getFinalState());
+    auto f32 = [&](Value x) { return x ? castToF32(b, loc, x) : x; };
+    Value dg = causalGateCotangent(
+        b, loc, /*scalarGate=*/true, f32(q), f32(dq), f32(k), f32(dk), f32(dF),
+        dF ? f32(op.getFinalState()) : Value());
     ct.accumulate(b, loc, g,
-                  PresumOp::create(b, loc, dB.getType(), dB, Value(),
-                                   b.getI64IntegerAttr(seq), UnitAttr(),
-                                   b.getUnitAttr(), FormAttr()));
+                  castFromF32(b, loc, dg, getElementTypeOrSelf(g)));
   }
   return success();
 }

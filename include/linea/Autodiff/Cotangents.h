@@ -84,6 +84,13 @@ emitTensorAdjoint(Operation *op, OpBuilder &b, Cotangents &cotangents);
 LogicalResult emitGatedRecurrenceAdjoint(GatedLinearAttentionOp op,
                                          OpBuilder &b, Cotangents &cotangents);
 
+/// The gate's cotangent of a causal gated op from the other cotangents: the
+/// reverse presum of `q . dq - k . dk` (per key dim, or summed over them for
+/// a scalar gate) plus `<dF, F>` (`dF` may be null). f32 in, f32 out.
+Value causalGateCotangent(OpBuilder &b, Location loc, bool scalarGate, Value q,
+                          Value dq, Value k, Value dk, Value dF,
+                          Value finalState);
+
 /// `linea.fold` (and so `folded_attention`, once expanded): a loop over the
 /// segments in reverse that recomputes each window from the stored
 /// memories (the forward output) and sweeps the body backwards.
