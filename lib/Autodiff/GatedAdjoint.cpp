@@ -101,10 +101,7 @@ static Value readState(OpBuilder &b, Location loc, const GateLayout &layout,
        tensor::getMixedSize(b, loc, state, outDim)});
   return buildGeneric(
       b, loc, {state, x}, init, {stateMap, s.map({t, summed}), s.map({t, out})},
-      s.iterators(), [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        Value p = arith::MulFOp::create(nb, l, args[0], args[1]);
-        return arith::AddFOp::create(nb, l, args[2], p);
-      });
+      s.iterators(), multiplyAccumulate);
 }
 
 /// `S <- diag(exp(decay_t)) S + a_t^T c_t`, then `out_t = read(S, x_t)` for
@@ -166,10 +163,7 @@ static Value rowProducts(OpBuilder &b, Location loc, const GateLayout &layout,
   AffineMap out = layout.scalarGate ? s.map({t}) : s.map({t, a});
   return buildGeneric(
       b, loc, {x, dx}, init, {s.map({t, a}), s.map({t, a}), out},
-      s.iterators(), [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        Value p = arith::MulFOp::create(nb, l, args[0], args[1]);
-        return arith::AddFOp::create(nb, l, args[2], p);
-      });
+      s.iterators(), multiplyAccumulate);
 }
 
 /// `<dF, F>` per key dim (`[B..., Dk]`), or in all (`[B...]`).
@@ -187,10 +181,7 @@ static Value stateProduct(OpBuilder &b, Location loc, const GateLayout &layout,
       b, loc, {dF, finalState}, init,
       {s.map({a, e}), s.map({a, e}),
        layout.scalarGate ? s.map({}) : s.map({a})},
-      s.iterators(), [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        Value p = arith::MulFOp::create(nb, l, args[0], args[1]);
-        return arith::AddFOp::create(nb, l, args[2], p);
-      });
+      s.iterators(), multiplyAccumulate);
 }
 
 static Value presum(OpBuilder &b, Location loc, Value x, int64_t seq,

@@ -434,31 +434,6 @@ static LogicalResult adjoint(LinearAttentionOp op, OpBuilder &b,
 // gated_linear_attention
 //===----------------------------------------------------------------------===//
 
-/// `exp(g_0) G`: a state `[B..., Dk, Dv]` decayed by the first scalar gate.
-static Value decayByFirstGate(OpBuilder &b, Location loc, Value state,
-                              Value gate) {
-  int64_t batch = numBatch(state);
-  int64_t seq = batch; // the gate is [B..., L]
-  Value first = sliceAlong(b, loc, gate, seq, b.getIndexAttr(0),
-                           b.getIndexAttr(1));
-  LoopSpace s(b.getContext(), batch, {kPar, kPar});
-  MLIRContext *ctx = b.getContext();
-  SmallVector<AffineExpr> firstExprs;
-  for (int64_t d = 0; d < batch; ++d)
-    firstExprs.push_back(getAffineDimExpr(d, ctx));
-  firstExprs.push_back(getAffineConstantExpr(0, ctx));
-  AffineMap firstMap = AffineMap::get(batch + 2, 0, firstExprs, ctx);
-  Value init = tensor::EmptyOp::create(
-      b, loc, tensor::getMixedSizes(b, loc, state), b.getF32Type());
-  return buildGeneric(
-      b, loc, {state, first}, init,
-      {s.map({s[0], s[1]}), firstMap, s.map({s[0], s[1]})}, s.iterators(),
-      [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        return arith::MulFOp::create(nb, l, args[0],
-                                     math::ExpOp::create(nb, l, args[1]));
-      });
-}
-
 /// Causal, one decay per token: `S_t = exp(g_t) S_(t-1) + k_t^T v_t`. The
 /// decays are scalars, so they commute with the state's transposes:
 ///   dq = gated(dO', v, k; g)                     seeded with S0^T
@@ -504,7 +479,10 @@ static LogicalResult adjoint(GatedLinearAttentionOp op, OpBuilder &b,
   ct.accumulate(b, loc, k, dk);
   ct.accumulate(b, loc, v, dv);
   if (s0)
-    ct.accumulate(b, loc, s0, decayByFirstGate(b, loc, values.finalState, g));
+    ct.accumulate(b, loc, s0,
+                  decayState(b, loc, numBatch(q), values.finalState,
+                             stepAlong(b, loc, g, seq, b.getIndexAttr(0)),
+                             /*scalarGate=*/true));
   if (ct.isActive(g)) {
     auto f32 = [&](Value x) { return x ? castToF32(b, loc, x) : x; };
     Value dg = causalGateCotangent(

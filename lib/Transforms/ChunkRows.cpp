@@ -92,20 +92,6 @@ Value decayAgainst(OpBuilder &b, Location l, int64_t numBatch, bool scalar,
       });
 }
 
-/// `init[B..., i, t] + sum_d a[B..., i, d] m[B..., t, d]`, unmasked.
-Value scoresAccumulate(OpBuilder &b, Location l, int64_t numBatch, Value a,
-                       Value m, Value init) {
-  LoopSpace s(b.getContext(), numBatch, {kPar, kPar, kRed});
-  AffineExpr i = s[0], t = s[1], d = s[2];
-  return buildGeneric(
-      b, l, {a, m}, init, {s.map({i, d}), s.map({t, d}), s.map({i, t})},
-      s.iterators(), [&](OpBuilder &nb, Location el, ValueRange args) -> Value {
-        auto fm = contractionFastMath(nb);
-        Value prod = arith::MulFOp::create(nb, el, args[0], args[1], fm);
-        return arith::AddFOp::create(nb, el, args[2], prod, fm);
-      });
-}
-
 /// The decayed causal scores of a static chunk of C = n x 16 rows, safe for
 /// any gate `<= 0`, mostly on tensor cores. The 16 x 16 diagonal blocks take
 /// the exact form; below them, block column J factors against its own last

@@ -48,7 +48,8 @@ arith::FastMathFlagsAttr mlir::linea::contractionFastMath(OpBuilder &b) {
       b.getContext(), arith::FastMathFlags::reassoc | arith::FastMathFlags::contract);
 }
 
-static Value multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args) {
+Value mlir::linea::multiplyAccumulate(OpBuilder &b, Location loc,
+                                      ValueRange args) {
   auto fm = contractionFastMath(b);
   Value prod = arith::MulFOp::create(b, loc, args[0], args[1], fm);
   return arith::AddFOp::create(b, loc, args[2], prod, fm);
@@ -75,6 +76,16 @@ Value mlir::linea::transposedMatmulAccumulate(OpBuilder &b, Location loc,
   AffineExpr t = s[0], d = s[1], e = s[2];
   return buildGeneric(b, loc, {a, m}, init,
                       {s.map({t, d}), s.map({t, e}), s.map({d, e})},
+                      s.iterators(), multiplyAccumulate);
+}
+
+Value mlir::linea::scoresAccumulate(OpBuilder &b, Location loc,
+                                    int64_t numBatch, Value a, Value m,
+                                    Value init) {
+  LoopSpace s(b.getContext(), numBatch, {kPar, kPar, kRed});
+  AffineExpr i = s[0], t = s[1], d = s[2];
+  return buildGeneric(b, loc, {a, m}, init,
+                      {s.map({i, d}), s.map({t, d}), s.map({i, t})},
                       s.iterators(), multiplyAccumulate);
 }
 

@@ -28,6 +28,10 @@ arith::FastMathFlagsAttr contractionFastMath(OpBuilder &b);
 /// phi(x) elementwise: identity, relu, or elu(x) + 1.
 Value applyFeatureMap(OpBuilder &b, Location loc, Value x, FeatureMap map);
 
+/// The body of a contraction's generic, `args[2] + args[0] * args[1]`, with
+/// contractionFastMath.
+Value multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args);
+
 /// `out[B..., i, e] = init[B..., i, e] + sum_t a[B..., i, t] * m[B..., t, e]`.
 Value matmulAccumulate(OpBuilder &b, Location loc, int64_t numBatch, Value a,
                        Value m, Value init);
@@ -41,6 +45,11 @@ Value queryTimesState(OpBuilder &b, Location loc, int64_t numBatch, Value q,
 /// the state update `S += K^T V`.
 Value transposedMatmulAccumulate(OpBuilder &b, Location loc, int64_t numBatch,
                                  Value a, Value m, Value init);
+
+/// `out[B..., i, t] = init[B..., i, t] + sum_d a[B..., i, d] * m[B..., t, d]`,
+/// unmasked scores `Q K^T`.
+Value scoresAccumulate(OpBuilder &b, Location loc, int64_t numBatch, Value a,
+                       Value m, Value init);
 
 /// `out[B..., i] = sum_t a[B..., i, t]`.
 Value rowSums(OpBuilder &b, Location loc, int64_t numBatch, Value a);
