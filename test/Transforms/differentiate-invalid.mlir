@@ -1,12 +1,22 @@
 // RUN: linea-opt %s --linea-differentiate -split-input-file -verify-diagnostics
 
-// An op without an adjoint rule is named (calls are not followed yet).
-func.func private @layer(tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
-
-func.func @call(%x: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
-  // expected-error @+1 {{'func.call' op cannot be differentiated: linea-differentiate has no adjoint rule for it}}
-  %y = func.call @layer(%x) : (tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
-  return %y : tensor<2x8x4xf32>
+// Inside a fold body too (the backward loop differentiates a recomputed
+// window), an op without a rule is named where the user wrote it.
+func.func @fold_body(%x: tensor<2x12x4xf32>, %m0: tensor<2x3x4xf32>) -> (tensor<2x12x4xf32>, tensor<2x3x4xf32>) {
+  %y, %m = linea.fold %x, %m0 segment_length = 3 : tensor<2x12x4xf32>, tensor<2x3x4xf32> {
+  ^bb0(%win: tensor<2x6x4xf32>):
+    %e = tensor.empty() : tensor<2x6x4xf32>
+    %s = linalg.generic {indexing_maps = [affine_map<(b, n, d) -> (b, n, d)>, affine_map<(b, n, d) -> (b, n, d)>],
+                         iterator_types = ["parallel", "parallel", "parallel"]}
+        ins(%win : tensor<2x6x4xf32>) outs(%e : tensor<2x6x4xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      // expected-error @+1 {{'math.sin' op in a linalg body cannot be differentiated: linea-differentiate has no derivative for it}}
+      %r = math.sin %a : f32
+      linalg.yield %r : f32
+    } -> tensor<2x6x4xf32>
+    linea.yield %s : tensor<2x6x4xf32>
+  }
+  return %y, %m : tensor<2x12x4xf32>, tensor<2x3x4xf32>
 }
 
 // -----
