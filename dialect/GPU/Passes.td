@@ -188,21 +188,34 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
     indices (`select(t <= i, q k, 0)`: the causal scores), with static f32
     operands whose M and K are
     multiples of 16 and N a multiple of 8, becomes warps of tensor-core
-    steps: each warp takes 16 x 8 output tiles in turn, loads the f32
-    accumulator fragment, and runs `nvvm.mma.sync` m16n8k16 (row.col, f32
-    accumulation) over K. Each lane loads its own fragment elements straight
-    from the operands (any strides, the transposed K included), converting
-    f32 to `precision` (f16 or bf16) on load: no converted copies. A mask is
-    evaluated per accumulator element after the MMA steps (its computation
-    cloned from the generic's body): the new value where it holds, the
-    element's old value where it does not.
+    steps, `nvvm.mma.sync` m16n8k16 (row.col, f32 accumulation) over K, with
+    the operands converted from f32 to `precision` (f16 or bf16) on the way.
+    A mask is evaluated per accumulator element after the MMA steps (its
+    computation cloned from the generic's body): the new value where it
+    holds, the element's old value where it does not.
 
     Outside a sequence block the op becomes a grid of blocks of
-    `block-size` threads (`block-size / 32` warps each); inside one (an
-    `scf.forall` mapped to GPU blocks, from `linea-distribute-sequences`) it
-    becomes one block's thread loop, so the sequence block's chunk loop
-    keeps its contractions on tensor cores. Both are GPU-mapped
-    `scf.parallel`s.
+    `block-size` threads (`block-size / 32` warps each), staged through
+    shared memory: one block per output tile (the largest of 64 x 64 down
+    to 16 x 8 that divides the output, keeps every warp busy and still
+    gives the GPU target's SM count of blocks), each warp owning 16 x 8n of
+    it. Per 32-deep (or 16-deep) step the block's threads copy the two
+    operands' slices into private workgroup globals (static shared memory
+    once outlined), converting on the way, so each element is read from
+    global memory once per block; after a barrier each warp loads its A
+    fragment with one `nvgpu.ldmatrix` x4 and each B fragment with an x2
+    (`.trans` for a slice stored depth-major: K of `K^T V`, the values of
+    `P V`), reusing A across its tiles. Slices keep the operands'
+    orientation, rows padded by 16 bytes so an ldmatrix's eight rows hit
+    different banks.
+
+    Inside a sequence block (an `scf.forall` mapped to GPU blocks, from
+    `linea-distribute-sequences`) it becomes one block's thread loop whose
+    warps take 16 x 8 tiles in turn, each lane loading its own fragment
+    elements straight from the operands (any strides, the block's shared
+    temporaries included), so the chunk loop keeps its contractions on
+    tensor cores; so does a grid whose sizes no block tile divides. Both
+    forms are GPU-mapped `scf.parallel`s.
 
     (Linea emits `nvvm.mma.sync` rather than `nvgpu.mma.sync` because the
     latter's NVVM lowering in MLIR 22 refuses bf16 operands.)
@@ -211,18 +224,25 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
     linalg.generic {... ["parallel", "reduction", "parallel", "parallel"]}
         ins(%k, %v : memref<4x1024x64xf32>, memref<4x1024x64xf32>) outs(%s : memref<4x64x64xf32>)
     // becomes
-    scf.parallel (%block) = ... {
-      scf.parallel (%thread) = ... {
-        scf.for %tile = %warp to %c128 step %numWarps {
-          ... scf.for %k ... iter_args(...) {
-            ... memref.load, arith.truncf, vector.from_elements ...
-            %d = nvvm.mma.sync A[...] B[...] C[...] {layoutA = #nvvm.mma_layout<row>,
-                layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} ...
-          }
-          ... memref.store ...
+    memref.global "private" @linea_staged_a : memref<32x40xf16, #gpu.address_space<workgroup>>
+    ...
+    scf.parallel (%block, %thread) = ... {
+      %sa = memref.get_global @linea_staged_a : ...
+      ... memref.load %s[...] ...                     // the warp's accumulators
+      ... scf.for %k = %c0 to %c1024 step %c32 iter_args(...) {
+        scf.for %e = %thread to %c1024 step %c256 {   // the block copies K's slice
+          ... memref.load %k[...], arith.truncf, memref.store ... %sa[...]
         }
-      } {mapping = [#gpu.loop_dim_map<processor = thread_x, ...>]}
-    } {mapping = [#gpu.loop_dim_map<processor = block_x, ...>]}
+        ...                                           // and V's
+        gpu.barrier
+        %a = nvgpu.ldmatrix %sa[...] {numTiles = 4 : i32, transpose = true} ...
+        %d = nvvm.mma.sync A[...] B[...] C[...] {layoutA = #nvvm.mma_layout<row>,
+            layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} ...
+        gpu.barrier
+      }
+      ... memref.store ...
+    } {mapping = [#gpu.loop_dim_map<processor = block_x, ...>,
+                  #gpu.loop_dim_map<processor = thread_x, ...>]}
     ```
   }];
   let options = [
@@ -236,6 +256,7 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::NVVM::NVVMDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect",
@@ -292,8 +313,13 @@ def LineaKernelReport : Pass<"linea-kernel-report", "::mlir::ModuleOp"> {
   let description = [{
     After kernel outlining: for every `gpu.launch_func` with constant grid and
     block sizes, counts the kernel's floating-point operations and the bytes
-    it loads and stores (per thread, with constant-trip-count `scf.for`
-    loops multiplied out; an mma.sync m16n8k16 step is 4096 FLOPs per warp),
+    it loads from and stores to global memory (per thread, each access as
+    written, with constant-trip-count `scf.for` loops multiplied out, a
+    loop strided by thread counted at the first thread's share; an
+    mma.sync m16n8k16 step is 4096 FLOPs per warp). Accesses to shared
+    memory (the workgroup address space, or views of it such as a sequence
+    block's temporaries) move no global bytes and are not counted; caches
+    are not modelled, so an element two threads load counts twice. It
     multiplies by the threads launched, and remarks on the totals, the
     arithmetic intensity and a roofline time on the GPU target description
     (an estimate for an H100: dense f16/bf16 tensor cores, f32 CUDA cores,

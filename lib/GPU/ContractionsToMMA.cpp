@@ -5,10 +5,15 @@
 // K^T V, transposedMatmulAccumulate) and A M^T (the scores Q K^T,
 // maskedScores), the last one usually masked (the causal `t <= i`). Where
 // the sizes are static and tile evenly, warps run them as m16n8k16
-// tensor-core steps: each lane loads the fragment elements PTX assigns it
-// (converting f32 to f16/bf16 on the way), the warp multiplies, and the f32
-// accumulator goes back where it came from; a mask is applied to the
+// tensor-core steps with an f32 accumulator; a mask is applied to the
 // finished accumulator elements (the old value where it does not hold).
+//
+// Two ways to feed the warps. A grid (the one-shot and chunk-parallel
+// forms) is staged: a block per output tile copies the operands' slices
+// into shared memory, converted to f16/bf16, and its warps load fragments
+// with ldmatrix, so each element leaves global memory once per block. A
+// sequence block, whose operands are mostly its own shared temporaries,
+// has each lane load the fragment elements PTX assigns it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,8 +26,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -192,81 +199,108 @@ std::optional<Contraction> matchContraction(linalg::GenericOp op) {
   return c;
 }
 
-/// Builds one warp's share of the output tiles. Fragment ownership follows
-/// the PTX ISA for m16n8k16 with f16/bf16 operands: lane l is in group
-/// g = l / 4 at position q = l % 4; it holds A rows g and g + 8, columns
-/// 2q, 2q + 1 (and + 8); B rows 2q, 2q + 1 (and + 8) of column g; and
-/// accumulator rows g and g + 8, columns 2q and 2q + 1.
-class WarpTileBuilder {
-public:
-  WarpTileBuilder(OpBuilder &b, Location loc, const Contraction &c,
+/// What both ways of building a contraction's warps share: index
+/// arithmetic, the output element indices of a tile's batch, the mask
+/// cloned per accumulator element and the mma.sync step. Fragment
+/// ownership follows the PTX ISA for m16n8k16 with f16/bf16 operands: lane
+/// l is in group g = l / 4 at position q = l % 4; it holds A rows g and
+/// g + 8, columns 2q, 2q + 1 (and + 8); B rows 2q, 2q + 1 (and + 8) of
+/// column g; and accumulator rows g and g + 8, columns 2q and 2q + 1.
+class FragmentBuilder {
+protected:
+  FragmentBuilder(OpBuilder &b, Location loc, const Contraction &c,
                   Type operandType)
       : b(b), loc(loc), c(c), operandType(operandType) {}
 
-  void build(Value warp, Value numWarps, Value lane) {
-    Value group = arith::DivUIOp::create(b, loc, lane, cst(4));
-    Value quad = arith::RemUIOp::create(b, loc, lane, cst(4));
-    scf::ForOp::create(
-        b, loc, warp, cst(c.numTiles()), numWarps, ValueRange{},
-        // (The body builder is handed `b` itself, placed in the body.)
-        [&](OpBuilder &, Location, Value tile, ValueRange) {
-          buildTile(tile, group, quad);
-          scf::YieldOp::create(b, loc);
-        });
-  }
-
-private:
   Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value add(Value x, int64_t v) {
     return v ? arith::AddIOp::create(b, loc, x, cst(v)).getResult() : x;
   }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, int64_t v) {
+    return arith::MulIOp::create(b, loc, x, cst(v));
+  }
+  Value div(Value x, int64_t v) {
+    return arith::DivUIOp::create(b, loc, x, cst(v));
+  }
+  Value rem(Value x, int64_t v) {
+    return arith::RemUIOp::create(b, loc, x, cst(v));
+  }
 
-  void buildTile(Value tile, Value group, Value quad) {
-    // tile -> (batch..., row tile, column tile), the column tile fastest.
-    int64_t colTiles = c.cols / kTileN, rowTiles = c.rows / kTileM;
-    Value colTile = arith::RemUIOp::create(b, loc, tile, cst(colTiles));
-    Value rest = arith::DivUIOp::create(b, loc, tile, cst(colTiles));
-    Value rowTile = arith::RemUIOp::create(b, loc, rest, cst(rowTiles));
-    rest = arith::DivUIOp::create(b, loc, rest, cst(rowTiles));
+  /// Splits `index` into the batch indices (the last batch dim fastest),
+  /// kept in `batch`; returns what is left above them.
+  Value splitBatch(Value index) {
     batch.assign(c.batchShape.size(), Value());
     for (int64_t i = c.batchShape.size() - 1; i >= 0; --i) {
-      batch[i] = arith::RemUIOp::create(b, loc, rest, cst(c.batchShape[i]));
-      rest = arith::DivUIOp::create(b, loc, rest, cst(c.batchShape[i]));
+      batch[i] = rem(index, c.batchShape[i]);
+      index = div(index, c.batchShape[i]);
     }
-    Value row = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, rowTile, cst(kTileM)), group);
-    Value pair = arith::MulIOp::create(b, loc, quad, cst(2));
-    Value colBase = arith::MulIOp::create(b, loc, colTile, cst(kTileN));
-    Value col = arith::AddIOp::create(b, loc, colBase, pair);
-    Value bCol = arith::AddIOp::create(b, loc, colBase, group);
+    return index;
+  }
 
-    // The accumulator elements (row, col), (row, col+1), (row+8, col),
-    // (row+8, col+1).
-    SmallVector<std::pair<Value, Value>> accAt = {
-        {row, col}, {row, add(col, 1)}, {add(row, 8), col},
-        {add(row, 8), add(col, 1)}};
-    SmallVector<Value> acc;
-    for (auto [i, j] : accAt)
-      acc.push_back(memref::LoadOp::create(b, loc, c.out, at(i, j)));
+  SmallVector<Value> at(Value i, Value j) {
+    SmallVector<Value> indices(batch);
+    indices.push_back(i);
+    indices.push_back(j);
+    return indices;
+  }
 
-    auto loop = scf::ForOp::create(
-        b, loc, cst(0), cst(c.depth), cst(kTileK), acc,
-        [&](OpBuilder &, Location, Value k, ValueRange carried) {
-          Value kk = arith::AddIOp::create(b, loc, k, pair);
-          SmallVector<Value> next =
-              mma(aFragment(row, kk), bFragment(kk, bCol), carried);
-          scf::YieldOp::create(b, loc, next);
-        });
-    for (auto [value, old, index] : llvm::zip(loop.getResults(), acc, accAt)) {
+  /// The accumulator elements of the 16 x 8 tile whose group row is `row`
+  /// and whose lane column is `col`: (row, col), (row, col+1), (row+8, col),
+  /// (row+8, col+1).
+  SmallVector<std::pair<Value, Value>> accumulatorPositions(Value row,
+                                                            Value col) {
+    return {{row, col}, {row, add(col, 1)}, {add(row, 8), col},
+            {add(row, 8), add(col, 1)}};
+  }
+
+  /// Stores a tile's finished accumulators; where the mask does not hold,
+  /// the old value stays.
+  void storeAccumulators(ValueRange values, ValueRange old,
+                         ArrayRef<std::pair<Value, Value>> positions) {
+    for (auto [value, previous, index] : llvm::zip(values, old, positions)) {
       Value result = value;
       if (c.mask)
         result = arith::SelectOp::create(
-            b, loc, maskAt(index.first, index.second), value, old);
+            b, loc, maskAt(index.first, index.second), value, previous);
       memref::StoreOp::create(b, loc, result, c.out,
                               at(index.first, index.second));
     }
   }
 
+  SmallVector<Value> mma(ValueRange aRegs, ValueRange bRegs, ValueRange acc) {
+    Type f32 = b.getF32Type();
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(4, f32));
+    NVVM::MMATypes type =
+        operandType.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
+    Value d = NVVM::MmaOp::create(
+        b, loc, resultType, aRegs, bRegs, acc, {kTileM, kTileN, kTileK},
+        std::nullopt, std::nullopt,
+        std::array<NVVM::MMATypes, 2>{type, type},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    SmallVector<Value> parts;
+    for (int64_t i = 0; i < 4; ++i)
+      parts.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
+    return parts;
+  }
+
+  /// The register the mma.sync takes for two operand elements: the
+  /// vector<2xf16> itself, or for bf16 the i32 the NVVM op wants.
+  Value operandRegister(Value pair) {
+    if (operandType.isF16())
+      return pair;
+    return LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair);
+  }
+
+  OpBuilder &b;
+  Location loc;
+  const Contraction &c;
+  Type operandType;
+  SmallVector<Value> batch;
+
+private:
   /// The mask's condition at output element (i, j): its computation cloned
   /// from the generic's body with each loop index replaced (the batch
   /// loops by this tile's batch indices).
@@ -296,16 +330,61 @@ private:
     Operation *clone = b.clone(*def, mapping);
     return clone->getResult(cast<OpResult>(v).getResultNumber());
   }
+};
 
-  SmallVector<Value> at(Value i, Value j) {
-    SmallVector<Value> indices(batch);
-    indices.push_back(i);
-    indices.push_back(j);
-    return indices;
+/// Warps that take 16 x 8 output tiles in turn, each lane loading the
+/// fragment elements it owns straight from the operands (any strides, any
+/// memory). The form for a sequence block, whose operands are often its
+/// shared-memory temporaries, and for sizes the staged form does not tile.
+class LaneLoadBuilder : public FragmentBuilder {
+public:
+  LaneLoadBuilder(OpBuilder &b, Location loc, const Contraction &c,
+                  Type operandType)
+      : FragmentBuilder(b, loc, c, operandType) {}
+
+  void build(Value warp, Value numWarps, Value lane) {
+    Value group = div(lane, 4);
+    Value quad = rem(lane, 4);
+    scf::ForOp::create(
+        b, loc, warp, cst(c.numTiles()), numWarps, ValueRange{},
+        // (The body builder is handed `b` itself, placed in the body.)
+        [&](OpBuilder &, Location, Value tile, ValueRange) {
+          buildTile(tile, group, quad);
+          scf::YieldOp::create(b, loc);
+        });
   }
 
-  /// Two consecutive elements as one operand register: vector<2xf16>, or
-  /// for bf16 the i32 the NVVM op takes.
+private:
+  void buildTile(Value tile, Value group, Value quad) {
+    // tile -> (batch..., row tile, column tile), the column tile fastest.
+    int64_t colTiles = c.cols / kTileN, rowTiles = c.rows / kTileM;
+    Value colTile = rem(tile, colTiles);
+    Value rest = div(tile, colTiles);
+    Value rowTile = rem(rest, rowTiles);
+    splitBatch(div(rest, rowTiles));
+    Value row = add(mul(rowTile, kTileM), group);
+    Value pair = mul(quad, 2);
+    Value colBase = mul(colTile, kTileN);
+    Value col = add(colBase, pair);
+    Value bCol = add(colBase, group);
+
+    SmallVector<std::pair<Value, Value>> accAt = accumulatorPositions(row, col);
+    SmallVector<Value> acc;
+    for (auto [i, j] : accAt)
+      acc.push_back(memref::LoadOp::create(b, loc, c.out, at(i, j)));
+
+    auto loop = scf::ForOp::create(
+        b, loc, cst(0), cst(c.depth), cst(kTileK), acc,
+        [&](OpBuilder &, Location, Value k, ValueRange carried) {
+          Value kk = add(k, pair);
+          SmallVector<Value> next =
+              mma(aFragment(row, kk), bFragment(kk, bCol), carried);
+          scf::YieldOp::create(b, loc, next);
+        });
+    storeAccumulators(loop.getResults(), acc, accAt);
+  }
+
+  /// Two consecutive elements as one operand register.
   Value pack(Value first, Value second) {
     auto narrow = [&](Value x) {
       return arith::TruncFOp::create(b, loc, operandType, x);
@@ -313,9 +392,7 @@ private:
     Value pair = vector::FromElementsOp::create(
         b, loc, VectorType::get({2}, operandType),
         ValueRange{narrow(first), narrow(second)});
-    if (operandType.isF16())
-      return pair;
-    return LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair);
+    return operandRegister(pair);
   }
 
   Value loadA(Value i, Value t) {
@@ -348,30 +425,289 @@ private:
     }
     return regs;
   }
+};
 
-  SmallVector<Value> mma(ValueRange aRegs, ValueRange bRegs, ValueRange acc) {
-    Type f32 = b.getF32Type();
-    auto resultType = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), SmallVector<Type>(4, f32));
-    NVVM::MMATypes type =
-        operandType.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
-    Value d = NVVM::MmaOp::create(
-        b, loc, resultType, aRegs, bRegs, acc, {kTileM, kTileN, kTileK},
-        std::nullopt, std::nullopt,
-        std::array<NVVM::MMATypes, 2>{type, type},
-        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                       NVVM::MMALayout::col});
-    SmallVector<Value> parts;
-    for (int64_t i = 0; i < 4; ++i)
-      parts.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
-    return parts;
+/// How a block of the staged form splits its work: a `rows` x `cols`
+/// output tile per block, the depth stepped `depth` at a time through
+/// shared memory, each of `activeWarps` warps owning 16 x (8 *
+/// `tilesPerWarp`) outputs (the A fragment reused across them).
+struct BlockTiling {
+  int64_t rows, cols, depth;
+  int64_t tilesPerWarp, activeWarps;
+};
+
+/// The warps' share of a `rows` x `cols` block tile: the fewest 16 x 8
+/// tiles per warp (a divisor of the tile's columns) that `numWarps` cover.
+std::optional<BlockTiling> tileBlock(int64_t rows, int64_t cols,
+                                     int64_t depth, int64_t numWarps) {
+  int64_t colTiles = cols / kTileN;
+  int64_t tiles = (rows / kTileM) * colTiles;
+  for (int64_t perWarp = 1; perWarp <= colTiles; ++perWarp)
+    if (colTiles % perWarp == 0 && tiles / perWarp <= numWarps)
+      return BlockTiling{rows, cols, depth, perWarp, tiles / perWarp};
+  return std::nullopt;
+}
+
+/// The row counts of a block tile of `area` outputs, the squarest tile
+/// first (of equal areas, it loads the fewest operand elements).
+SmallVector<int64_t, 3> squarestFirst(int64_t area) {
+  SmallVector<int64_t, 3> rows = {64, 32, 16};
+  auto skew = [&](int64_t r) {
+    return std::max(r * r, area) / std::min(r * r, area);
+  };
+  llvm::stable_sort(rows,
+                    [&](int64_t x, int64_t y) { return skew(x) < skew(y); });
+  return rows;
+}
+
+/// The block tile of a contraction: the largest of 64 x 64 down to 16 x 8
+/// that divides it and still gives `minBlocks` blocks (the GPU's SMs), or
+/// the one with the most blocks where none does. Larger tiles read each
+/// operand element fewer times; a grid smaller than the GPU idles SMs.
+/// Tiles that keep every warp busy come first; smaller ones only where
+/// none divides. The depth steps 32 at a time (16 where 32 does not divide
+/// it).
+std::optional<BlockTiling> chooseBlockTiling(const Contraction &c,
+                                             int64_t numWarps,
+                                             int64_t minBlocks) {
+  int64_t depth = c.depth % 32 == 0 ? 32 : 16;
+  int64_t outputs = c.numTiles() * kTileM * kTileN;
+  for (bool everyWarp : {true, false}) {
+    std::optional<BlockTiling> best;
+    for (int64_t area : {4096, 2048, 1024, 512, 256, 128})
+      for (int64_t rows : squarestFirst(area)) {
+        int64_t cols = area / rows;
+        if (cols < kTileN || cols > 64 || c.rows % rows || c.cols % cols)
+          continue;
+        std::optional<BlockTiling> tiling =
+            tileBlock(rows, cols, depth, numWarps);
+        if (!tiling || (everyWarp && tiling->activeWarps < numWarps) ||
+            (best && best->rows * best->cols == area))
+          continue;
+        best = tiling;
+        if (outputs / area >= minBlocks)
+          return best;
+      }
+    if (best)
+      return best;
+  }
+  return std::nullopt;
+}
+
+/// Elements of padding after each staged row: 16 bytes, so that the eight
+/// row addresses of an ldmatrix fall in different shared-memory banks.
+constexpr int64_t kRowPad = 8;
+
+/// A block per output tile of the staged form: its threads copy the
+/// operands' next `depth`-deep slices into shared memory together (f32
+/// loads from global memory, each element once per block, converted to
+/// the tensor-core type on the way), then each warp loads its fragments
+/// with ldmatrix and runs its mma.sync steps. The slices keep the
+/// operands' own orientation; the transposed operands are read with
+/// ldmatrix's `.trans`.
+class StagedBlockBuilder : public FragmentBuilder {
+public:
+  StagedBlockBuilder(OpBuilder &b, Location loc, const Contraction &c,
+                     Type operandType, const BlockTiling &tiling,
+                     int64_t blockSize)
+      : FragmentBuilder(b, loc, c, operandType), tiling(tiling),
+        blockSize(blockSize) {}
+
+  int64_t numBlocks() const {
+    return c.numTiles() / ((tiling.rows / kTileM) * (tiling.cols / kTileN));
   }
 
-  OpBuilder &b;
-  Location loc;
-  const Contraction &c;
-  Type operandType;
-  SmallVector<Value> batch;
+  /// The shared-memory slices, `[rows][depth + pad]` or, for a transposed
+  /// operand, `[depth][rows + pad]` (and the same for the second operand's
+  /// columns).
+  MemRefType stagedAType() const {
+    return stagedType(c.transposedA, tiling.rows);
+  }
+  MemRefType stagedMType() const {
+    return stagedType(!c.transposedM, tiling.cols);
+  }
+
+  void build(Value block, Value thread, Value stagedA, Value stagedM) {
+    // block -> (batch..., row block, column block), the column block
+    // fastest.
+    int64_t colBlocks = c.cols / tiling.cols;
+    int64_t rowBlocks = c.rows / tiling.rows;
+    Value rowBase = mul(rem(div(block, colBlocks), rowBlocks), tiling.rows);
+    Value colBase = mul(rem(block, colBlocks), tiling.cols);
+    splitBatch(div(block, colBlocks * rowBlocks));
+
+    // Warps past the active ones (a block tile with fewer 16 x 8 tiles than
+    // warps) take part in the copies and barriers only; their indices are
+    // clamped so that what they address stays in bounds.
+    Value warp = div(thread, kWarp);
+    Value active;
+    if (tiling.activeWarps * kWarp < blockSize) {
+      active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, warp,
+                                     cst(tiling.activeWarps));
+      warp = arith::MinUIOp::create(b, loc, warp, cst(tiling.activeWarps - 1));
+    }
+    Value lane = rem(thread, kWarp);
+    int64_t rowTiles = tiling.rows / kTileM;
+    Value warpRow = mul(rem(warp, rowTiles), kTileM);
+    Value warpCol = mul(div(warp, rowTiles), kTileN * tiling.tilesPerWarp);
+
+    // Accumulators: tile j's four elements at 4j .. 4j + 3.
+    Value group = div(lane, 4);
+    Value pair = mul(rem(lane, 4), 2);
+    Value row = add(add(rowBase, warpRow), group);
+    Value col = add(add(colBase, warpCol), pair);
+    SmallVector<std::pair<Value, Value>> positions;
+    for (int64_t j = 0; j < tiling.tilesPerWarp; ++j)
+      llvm::append_range(positions,
+                         accumulatorPositions(row, add(col, j * kTileN)));
+    SmallVector<Value> acc;
+    for (auto [i, j] : positions)
+      acc.push_back(memref::LoadOp::create(b, loc, c.out, at(i, j)));
+
+    auto loop = scf::ForOp::create(
+        b, loc, cst(0), cst(c.depth), cst(tiling.depth), acc,
+        [&](OpBuilder &, Location, Value k, ValueRange carried) {
+          stageSlices(thread, rowBase, colBase, k, stagedA, stagedM);
+          gpu::BarrierOp::create(b, loc);
+          SmallVector<Value> next =
+              steps(stagedA, stagedM, warpRow, warpCol, lane, carried, active);
+          gpu::BarrierOp::create(b, loc);
+          scf::YieldOp::create(b, loc, next);
+        });
+    if (!active) {
+      storeAccumulators(loop.getResults(), acc, positions);
+      return;
+    }
+    auto ifActive = scf::IfOp::create(b, loc, active, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifActive.thenBlock()->getTerminator());
+    storeAccumulators(loop.getResults(), acc, positions);
+  }
+
+private:
+  MemRefType stagedType(bool depthMajor, int64_t extent) const {
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    SmallVector<int64_t> shape =
+        depthMajor ? SmallVector<int64_t>{tiling.depth, extent + kRowPad}
+                   : SmallVector<int64_t>{extent, tiling.depth + kRowPad};
+    return MemRefType::get(shape, operandType, MemRefLayoutAttrInterface(),
+                           workgroup);
+  }
+
+  /// The block's threads copy A's rows [rowBase, + rows) and M's columns
+  /// [colBase, + cols), depth [k, + depth), into the staged slices.
+  void stageSlices(Value thread, Value rowBase, Value colBase, Value k,
+                   Value stagedA, Value stagedM) {
+    stage(c.a, stagedA, c.transposedA, rowBase, k, tiling.rows, thread);
+    stage(c.m, stagedM, !c.transposedM, colBase, k, tiling.cols, thread);
+  }
+
+  /// One operand's slice: `extent` rows or columns from `base`, `depth`
+  /// deep from `k`; `depthMajor` when the depth is the operand's outer
+  /// index (K in K^T V, V in P V), as the slice then keeps it.
+  void stage(Value source, Value staged, bool depthMajor, Value base, Value k,
+             int64_t extent, Value thread) {
+    int64_t inner = depthMajor ? extent : tiling.depth;
+    int64_t count = extent * tiling.depth;
+    scf::ForOp::create(
+        b, loc, thread, cst(count), cst(blockSize), ValueRange{},
+        [&](OpBuilder &, Location, Value element, ValueRange) {
+          Value outer = div(element, inner), in = rem(element, inner);
+          SmallVector<Value> from =
+              depthMajor ? at(add(k, outer), add(base, in))
+                         : at(add(base, outer), add(k, in));
+          Value value = memref::LoadOp::create(b, loc, source, from);
+          Value narrow = arith::TruncFOp::create(b, loc, operandType, value);
+          memref::StoreOp::create(b, loc, narrow, staged,
+                                  ValueRange{outer, in});
+          scf::YieldOp::create(b, loc);
+        });
+  }
+
+  /// The k16 steps of the staged slices on the warp's accumulators; only
+  /// where `active` holds when given.
+  SmallVector<Value> steps(Value stagedA, Value stagedM, Value warpRow,
+                           Value warpCol, Value lane, ValueRange carried,
+                           Value active) {
+    auto run = [&]() {
+      SmallVector<Value> acc(carried);
+      for (int64_t kk = 0; kk < tiling.depth; kk += kTileK)
+        step(stagedA, stagedM, warpRow, warpCol, lane, kk, acc);
+      return acc;
+    };
+    if (!active)
+      return run();
+    auto ifActive = scf::IfOp::create(b, loc, carried.getTypes(), active,
+                                      /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifActive.thenBlock());
+    scf::YieldOp::create(b, loc, run());
+    b.setInsertionPointToStart(ifActive.elseBlock());
+    scf::YieldOp::create(b, loc, carried);
+    return ifActive.getResults();
+  }
+
+  /// One k16 step of the warp's tiles at slice depth `kk`.
+  void step(Value stagedA, Value stagedM, Value warpRow, Value warpCol,
+            Value lane, int64_t kk, SmallVector<Value> &acc) {
+    SmallVector<Value> aRegs = aFragment(stagedA, warpRow, lane, kk);
+    for (int64_t j = 0; j < tiling.tilesPerWarp; ++j) {
+      SmallVector<Value> bRegs =
+          bFragment(stagedM, add(warpCol, j * kTileN), lane, kk);
+      SmallVector<Value> tileAcc(acc.begin() + 4 * j, acc.begin() + 4 * j + 4);
+      SmallVector<Value> next = mma(aRegs, bRegs, tileAcc);
+      std::copy(next.begin(), next.end(), acc.begin() + 4 * j);
+    }
+  }
+
+  /// The 16 x 16 A fragment at (row, kk) by one ldmatrix.x4: lane l
+  /// addresses a row of matrix l / 8, the matrices in register order
+  /// (rows +0/+8, then depth +0/+8).
+  SmallVector<Value> aFragment(Value staged, Value row, Value lane,
+                               int64_t kk) {
+    Value matrix = div(lane, 8), line = rem(lane, 8);
+    Value rowOffset = mul(rem(matrix, 2), 8), depthOffset = mul(div(matrix, 2), 8);
+    if (!c.transposedA) {
+      // Row-major [row][depth]: each lane's row is a fragment row.
+      return ldmatrix(staged, add(row, add(rowOffset, line)),
+                      add(depthOffset, kk), 4, /*transpose=*/false);
+    }
+    // Depth-major [depth][row]: each lane addresses a depth line; .trans.
+    return ldmatrix(staged, add(add(depthOffset, line), kk),
+                    add(row, rowOffset), 4, /*transpose=*/true);
+  }
+
+  /// The 16 x 8 B fragment at (kk, col) by one ldmatrix.x2 (lanes 0-15
+  /// address; the others repeat them).
+  SmallVector<Value> bFragment(Value staged, Value col, Value lane,
+                               int64_t kk) {
+    Value half = rem(lane, 16);
+    if (c.transposedM) {
+      // Column-major [col][depth] (the keys of Q K^T): each lane's line is
+      // a fragment column.
+      return ldmatrix(staged, add(col, rem(half, 8)),
+                      add(mul(div(half, 8), 8), kk), 2, /*transpose=*/false);
+    }
+    // Depth-major [depth][col]: lanes address depth lines kk .. kk + 15.
+    return ldmatrix(staged, add(half, kk), col, 2, /*transpose=*/true);
+  }
+
+  SmallVector<Value> ldmatrix(Value staged, Value row, Value col,
+                              int64_t numTiles, bool transpose) {
+    auto type = VectorType::get({numTiles, 2}, operandType);
+    Value tiles = nvgpu::LdMatrixOp::create(b, loc, type, staged,
+                                            ValueRange{row, col}, transpose,
+                                            numTiles);
+    SmallVector<Value> regs;
+    for (int64_t i = 0; i < numTiles; ++i)
+      regs.push_back(operandRegister(
+          vector::ExtractOp::create(b, loc, tiles, ArrayRef<int64_t>{i})));
+    return regs;
+  }
+
+  const BlockTiling &tiling;
+  int64_t blockSize;
 };
 
 /// An `scf.parallel` over [0, sizes...) mapped to `processors`, the builder
@@ -420,20 +756,35 @@ struct LineaContractionsToMMAPass
         matches.push_back({op, *c});
     });
     IRRewriter rewriter(&getContext());
+    SymbolTableCollection symbols;
     for (auto &[op, c] : matches) {
       rewriter.setInsertionPoint(op);
       buildWarps(rewriter, op.getLoc(), c, operandType,
-                 /*oneBlock=*/linea::isInSequenceBlock(op));
+                 /*oneBlock=*/linea::isInSequenceBlock(op), symbols);
       rewriter.eraseOp(op);
     }
   }
 
   /// The warps of one block (inside a sequence block, which runs it) or of
-  /// as many blocks as the tiles need.
+  /// a grid: staged through shared memory where the sizes tile by a block,
+  /// each lane loading its own fragments where not.
   void buildWarps(OpBuilder &b, Location loc, const Contraction &c,
-                  Type operandType, bool oneBlock) {
+                  Type operandType, bool oneBlock,
+                  SymbolTableCollection &symbols) {
     OpBuilder::InsertionGuard guard(b);
     int64_t warpsPerBlock = blockSize / kWarp;
+    auto cst = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    if (!oneBlock) {
+      int64_t minBlocks =
+          linea::TargetDescription::get(linea::TargetKind::gpu).parallelUnits;
+      if (std::optional<BlockTiling> tiling =
+              chooseBlockTiling(c, warpsPerBlock, minBlocks)) {
+        buildStagedGrid(b, loc, c, operandType, *tiling, symbols);
+        return;
+      }
+    }
     int64_t numBlocks =
         oneBlock ? 1 : llvm::divideCeil(c.numTiles(), warpsPerBlock);
     Value block, thread;
@@ -447,17 +798,51 @@ struct LineaContractionsToMMAPass
       block = ids[0];
       thread = ids[1];
     }
-    auto cst = [&](int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(b, loc, v);
-    };
     Value warp = arith::DivUIOp::create(b, loc, thread, cst(kWarp));
     if (block)
       warp = arith::AddIOp::create(
           b, loc, warp,
           arith::MulIOp::create(b, loc, block, cst(warpsPerBlock)));
     Value lane = arith::RemUIOp::create(b, loc, thread, cst(kWarp));
-    WarpTileBuilder(b, loc, c, operandType)
+    LaneLoadBuilder(b, loc, c, operandType)
         .build(warp, cst(numBlocks * warpsPerBlock), lane);
+  }
+
+  /// A grid of blocks, one per block tile, with its two staged slices as
+  /// private workgroup globals (kernel outlining carries them into the GPU
+  /// module, where they become static shared memory).
+  void buildStagedGrid(OpBuilder &b, Location loc, const Contraction &c,
+                       Type operandType, const BlockTiling &tiling,
+                       SymbolTableCollection &symbols) {
+    StagedBlockBuilder builder(b, loc, c, operandType, tiling, blockSize);
+    memref::GlobalOp sliceA = stagedSlice(b, loc, builder.stagedAType(), "a", symbols);
+    memref::GlobalOp sliceM = stagedSlice(b, loc, builder.stagedMType(), "m", symbols);
+    SmallVector<Value> ids =
+        parallelLoop(b, loc, {builder.numBlocks(), int64_t(blockSize)},
+                     {gpu::Processor::BlockX, gpu::Processor::ThreadX});
+    auto get = [&](memref::GlobalOp global) -> Value {
+      return memref::GetGlobalOp::create(b, loc, global.getType(),
+                                         global.getSymName());
+    };
+    builder.build(ids[0], ids[1], get(sliceA), get(sliceM));
+  }
+
+  /// A fresh private global of `type` in the symbol table around the
+  /// builder's insertion point, named after the operand it stages.
+  static memref::GlobalOp stagedSlice(OpBuilder &b, Location loc,
+                                      MemRefType type, StringRef operand,
+                                      SymbolTableCollection &symbols) {
+    Operation *tableOp = SymbolTable::getNearestSymbolTable(
+        b.getInsertionBlock()->getParentOp());
+    OpBuilder detached(b.getContext());
+    auto global = memref::GlobalOp::create(
+        detached, loc, ("linea_staged_" + operand).str(),
+        detached.getStringAttr("private"), type, Attribute(),
+        /*constant=*/false, detached.getI64IntegerAttr(16));
+    // At the top, renamed if the name is taken.
+    symbols.getSymbolTable(tableOp).insert(
+        global, tableOp->getRegion(0).front().begin());
+    return global;
   }
 };
 

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
@@ -39,6 +40,22 @@ struct Cost {
 
 double elementBytes(Type type) {
   return std::max<double>(1, type.getIntOrFloatBitWidth() / 8.0);
+}
+
+/// Whether `memref` is in shared memory: of the workgroup address space,
+/// or a view (through casts to the generic space included) of a value that
+/// is, such as a sequence block's temporaries in dynamic shared memory.
+/// Its loads and stores move no global-memory bytes.
+bool isSharedMemory(Value memref) {
+  while (memref) {
+    auto type = cast<MemRefType>(memref.getType());
+    if (auto space =
+            dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace()))
+      return space.getValue() == gpu::AddressSpace::Workgroup;
+    auto view = memref.getDefiningOp<ViewLikeOpInterface>();
+    memref = view ? view.getViewSource() : Value();
+  }
+  return false;
 }
 
 /// Kernel arguments that are constants at the launch site.
@@ -86,11 +103,13 @@ Cost costOf(Operation *op, const Constants &known) {
     return cost;
   }
   if (auto load = dyn_cast<memref::LoadOp>(op)) {
-    cost.bytes = elementBytes(load.getType());
+    if (!isSharedMemory(load.getMemRef()))
+      cost.bytes = elementBytes(load.getType());
     return cost;
   }
   if (auto store = dyn_cast<memref::StoreOp>(op)) {
-    cost.bytes = elementBytes(store.getValue().getType());
+    if (!isSharedMemory(store.getMemRef()))
+      cost.bytes = elementBytes(store.getValue().getType());
     return cost;
   }
   // Arithmetic on floats, not conversions (the f16/bf16 operand loads).

@@ -97,11 +97,15 @@ static void buildReferenceToBuffers(OpPassManager &pm, bool runtimeChecks) {
 /// friends) is an option rather than whatever the environment says.
 static void buildKernelsToBinary(OpPassManager &pm,
                                  const linea::LowerToNVVMOptions &options) {
-  // (Upstream starts with convert-nvgpu-to-nvvm; Linea emits no nvgpu ops.)
-  // Constants and index arithmetic move into the kernels rather than
+  // The staged contractions' ldmatrix (nvgpu) becomes NVVM first, as in
+  // upstream's pipeline. Constants and index arithmetic move into the kernels rather than
   // becoming kernel arguments (divisions by constants stay cheap).
+  pm.addPass(createConvertNVGPUToNVVMPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
+  // Outlining copies the staged slices' workgroup globals into the kernels'
+  // modules; the host's originals, now unused, go.
+  pm.addPass(createSymbolDCEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(linea::createLineaLaunchBounds());
   if (options.report)
     pm.addPass(linea::createLineaKernelReport());

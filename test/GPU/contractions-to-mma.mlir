@@ -1,35 +1,48 @@
 // RUN: linea-opt %s -linea-contractions-to-mma -split-input-file | FileCheck %s
 // RUN: linea-opt %s -linea-contractions-to-mma=precision=bf16 -split-input-file | FileCheck %s --check-prefix=BF16
 
-// The state update S[b] += K[b]^T V[b]: 2 x (32/16) x (64/8) = 32 output
-// tiles of 16 x 8, over 4 blocks of 8 warps. Lane l of a warp (group
-// l / 4, position l % 4) loads the f32 accumulator elements it owns, then
-// steps over the 128 rows 16 at a time: A from K transposed (K[t, i]), B
-// from V, converted to f16 on load, one mma.sync m16n8k16 per step.
+// The state update S[b] += K[b]^T V[b] outside a sequence block: a grid of
+// blocks, one per 32 x 32 output tile (the largest tile whose eight 16 x 8
+// tiles keep the 8 warps busy, shrunk from 64 x 64 toward the GPU's SM
+// count: 2 x 2 x 1 = 4 blocks). Per 32-deep step the block's threads copy
+// K's and V's slices to shared memory as f16 (each element loaded from
+// global memory once per block), then each warp loads its fragments with
+// ldmatrix (.trans: both slices are depth-major) and runs two k16 steps.
+// CHECK: memref.global "private" @[[SM:linea_staged_m[_0-9]*]] : memref<32x40xf16, #gpu.address_space<workgroup>> {alignment = 16 : i64}
+// CHECK: memref.global "private" @[[SA:linea_staged_a[_0-9]*]] : memref<32x40xf16, #gpu.address_space<workgroup>> {alignment = 16 : i64}
 // CHECK-LABEL: func.func @state_update
 // CHECK-SAME: (%[[K:[a-z0-9_]+]]: memref<2x128x32xf32>, %[[V:[a-z0-9_]+]]: memref<2x128x64xf32>, %[[S:[a-z0-9_]+]]: memref<2x32x64xf32>)
 // CHECK-NOT: memref.alloc
 // CHECK: scf.parallel (%[[BLOCK:.+]], %[[THREAD:.+]]) = (%c0{{.*}}, %c0{{.*}}) to (%c4{{.*}}, %c256{{.*}})
-// CHECK:   %[[WARP:.+]] = arith.divui %[[THREAD]], %c32
-// CHECK:   %[[LANE:.+]] = arith.remui %[[THREAD]], %c32
-// CHECK:   scf.for %[[TILE:.+]] = %{{.+}} to %c32{{.*}} step %c32
-// CHECK:     %[[C0:.+]] = memref.load %[[S]][
-// CHECK:     %[[ACC:.+]]:4 = scf.for %[[KSTEP:.+]] = %c0{{.*}} to %c128{{.*}} step %c16{{.*}} iter_args(%[[A0:.+]] = %[[C0]], %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}})
+// CHECK:   %[[STAGED_M:.+]] = memref.get_global @[[SM]]
+// CHECK:   %[[STAGED_A:.+]] = memref.get_global @[[SA]]
+// CHECK:   %[[C0:.+]] = memref.load %[[S]][
+// CHECK:   %[[ACC:.+]]:4 = scf.for %[[KSTEP:.+]] = %c0{{.*}} to %c128{{.*}} step %c32{{.*}} iter_args(%[[A0:.+]] = %[[C0]], %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}})
+// CHECK:     scf.for %{{.+}} = %[[THREAD]] to %c1024{{.*}} step %c256
+// CHECK:       %[[KV:.+]] = memref.load %[[K]][
+// CHECK:       %[[KH:.+]] = arith.truncf %[[KV]] : f32 to f16
+// CHECK:       memref.store %[[KH]], %[[STAGED_A]][
+// CHECK:     scf.for %{{.+}} = %[[THREAD]] to %c1024{{.*}} step %c256
 // CHECK:       memref.load %[[V]][
-// CHECK:       arith.truncf %{{.+}} : f32 to f16
-// CHECK:       vector.from_elements %{{.+}}, %{{.+}} : vector<2xf16>
-// CHECK:       memref.load %[[K]][
-// CHECK:       %[[D:.+]] = nvvm.mma.sync A[%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}]  B[%{{.+}}, %{{.+}}]  C[%[[A0]], %{{.+}}, %{{.+}}, %{{.+}}]
+// CHECK:       memref.store %{{.+}}, %[[STAGED_M]][
+// CHECK:     gpu.barrier
+// CHECK:     %[[AF:.+]] = nvgpu.ldmatrix %[[STAGED_A]][{{.+}}] {numTiles = 4 : i32, transpose = true}
+// CHECK:     %[[BF:.+]] = nvgpu.ldmatrix %[[STAGED_M]][{{.+}}] {numTiles = 2 : i32, transpose = true}
+// CHECK:     %[[D:.+]] = nvvm.mma.sync A[%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}]  B[%{{.+}}, %{{.+}}]  C[%[[A0]], %{{.+}}, %{{.+}}, %{{.+}}]
 // CHECK-SAME:    layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>
 // CHECK-SAME:    shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32)
-// CHECK:       llvm.extractvalue %[[D]][0]
-// CHECK:     memref.store %[[ACC]]#0, %[[S]][
+// CHECK:     nvgpu.ldmatrix %[[STAGED_A]]
+// CHECK:     nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK:     gpu.barrier
+// CHECK:   memref.store %[[ACC]]#0, %[[S]][
 // CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x, {{.*}}>, #gpu.loop_dim_map<processor = thread_x, {{.*}}>]}
 // CHECK-NOT: linalg.generic
 
 // BF16-LABEL: func.func @state_update
-// BF16: %[[PAIR:.+]] = vector.from_elements %{{.+}}, %{{.+}} : vector<2xbf16>
-// BF16: llvm.bitcast %[[PAIR]] : vector<2xbf16> to i32
+// BF16: %[[TILES:.+]] = nvgpu.ldmatrix {{.*}} -> vector<4x2xbf16>
+// BF16: %[[ROW:.+]] = vector.extract %[[TILES]][0] : vector<2xbf16> from vector<4x2xbf16>
+// BF16: llvm.bitcast %[[ROW]] : vector<2xbf16> to i32
 // BF16: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>
 #t_d = affine_map<(b, t, d, e) -> (b, t, d)>
 #t_e = affine_map<(b, t, d, e) -> (b, t, e)>
@@ -79,6 +92,38 @@ func.func @in_sequence(%a: memref<4x64x64xf32>, %m: memref<4x1024x24xf32>, %o: m
 
 // -----
 
+// A contraction with one 16 x 8 output tile: one block, whose first warp
+// computes; the other seven copy and wait at the barriers with it, and
+// store nothing.
+// CHECK-LABEL: func.func @one_tile
+// CHECK: scf.parallel (%{{.+}}, %[[T:.+]]) = (%c0{{.*}}, %c0{{.*}}) to (%c1{{.*}}, %c256{{.*}})
+// CHECK:   %[[WARP:.+]] = arith.divui %[[T]], %c32
+// CHECK:   %[[ACTIVE:.+]] = arith.cmpi ult, %[[WARP]], %c1
+// CHECK:   scf.for
+// CHECK:     gpu.barrier
+// CHECK:     %[[NEXT:.+]]:4 = scf.if %[[ACTIVE]] -> (f32, f32, f32, f32) {
+// CHECK:       nvvm.mma.sync
+// CHECK:     } else {
+// CHECK:     gpu.barrier
+// CHECK:     scf.yield %[[NEXT]]#0,
+// CHECK:   scf.if %[[ACTIVE]] {
+// CHECK-COUNT-4: memref.store
+#i_t = affine_map<(i, t, e) -> (i, t)>
+#t_e2 = affine_map<(i, t, e) -> (t, e)>
+#i_e = affine_map<(i, t, e) -> (i, e)>
+func.func @one_tile(%a: memref<16x32xf32>, %m: memref<32x8xf32>, %o: memref<16x8xf32>) {
+  linalg.generic {indexing_maps = [#i_t, #t_e2, #i_e], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a, %m : memref<16x32xf32>, memref<32x8xf32>) outs(%o : memref<16x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // Sizes that do not tile (24 rows), dynamic sizes, or a body that is not a
 // multiply-accumulate stay for the CUDA-core mapping.
 // CHECK-LABEL: func.func @left_alone
@@ -115,8 +160,9 @@ func.func @left_alone(%a: memref<24x16xf32>, %m: memref<16x16xf32>, %o: memref<2
 
 // -----
 
-// The causal scores P[b] += select(t <= i, Q[b] K[b]^T, 0): B read from K
-// transposed (K[t, d]), the mask evaluated per accumulator element after
+// The causal scores P[b] += select(t <= i, Q[b] K[b]^T, 0): K's slice
+// staged as it is stored ([t][d], column-major for B, so ldmatrix without
+// .trans), the mask evaluated per accumulator element after
 // the MMA steps (its index computation cloned with i, t the element's row
 // and column), the old accumulator kept where it does not hold.
 // CHECK-LABEL: func.func @masked_scores
@@ -124,6 +170,8 @@ func.func @left_alone(%a: memref<24x16xf32>, %m: memref<16x16xf32>, %o: memref<2
 // CHECK: %[[OLD:.+]] = memref.load %[[P]][%[[B0:.+]], %[[B1:.+]], %[[ROW:.+]], %[[COL:.+]]] :
 // CHECK: %[[ACC:.+]]:4 = scf.for
 // CHECK:   memref.load %[[K]][%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}]
+// CHECK:   nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK:   nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = false}
 // CHECK:   nvvm.mma.sync
 // CHECK: %[[VISIBLE:.+]] = arith.cmpi sle, %[[COL]], %[[ROW]] : index
 // CHECK: %[[KEPT:.+]] = arith.select %[[VISIBLE]], %[[ACC]]#0, %[[OLD]] : f32
