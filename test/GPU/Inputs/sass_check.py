@@ -1,5 +1,6 @@
 """Disassembles every cubin of a gpu.binary with cuobjdump -sass and counts
-the tensor-core instructions (HMMA) in each kernel.
+the tensor-core instructions (HMMA) and the shared-memory matrix loads
+(LDSM, from ldmatrix) in each kernel.
 
 usage: sass_check.py CUOBJDUMP FILE.mlir
 """
@@ -28,7 +29,7 @@ def unescape(s):
 
 
 binaries = re.findall(r'gpu.binary @(\w+) .*?bin = "((?:[^"\\]|\\.)*)"', text)
-with_hmma = 0
+with_hmma = with_ldsm = 0
 with tempfile.TemporaryDirectory() as tmp:
     for name, blob in binaries:
         cubin = f"{tmp}/{name}.cubin"
@@ -38,6 +39,8 @@ with tempfile.TemporaryDirectory() as tmp:
             print(f"cuobjdump failed on {name}: {done.stderr.strip()}")
             sys.exit(1)
         hmma = len(re.findall(r"\bHMMA\.", done.stdout))
+        ldsm = len(re.findall(r"\bLDSM\.", done.stdout))
         with_hmma += hmma > 0
-        print(f"{name}: {hmma} HMMA")
-print(f"{len(binaries)} kernels, {with_hmma} with HMMA")
+        with_ldsm += ldsm > 0
+        print(f"{name}: {hmma} HMMA, {ldsm} LDSM")
+print(f"{len(binaries)} kernels, {with_hmma} with HMMA, {with_ldsm} with LDSM")
