@@ -24,9 +24,9 @@
 #include "GPUMapping.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -521,10 +521,10 @@ public:
   /// operand, `[depth][rows + pad]` (and the same for the second operand's
   /// columns).
   MemRefType stagedAType() const {
-    return stagedType(c.transposedA, tiling.rows);
+    return stagedType(aDepthMajor(), tiling.rows);
   }
   MemRefType stagedMType() const {
-    return stagedType(!c.transposedM, tiling.cols);
+    return stagedType(mDepthMajor(), tiling.cols);
   }
 
   void build(Value block, Value thread, Value stagedA, Value stagedM) {
@@ -585,6 +585,12 @@ public:
   }
 
 private:
+  /// Whether an operand is stored with the depth as its outer index (K in
+  /// K^T V, the values in P V): its slice keeps that order, and its
+  /// fragments are read with ldmatrix's `.trans`.
+  bool aDepthMajor() const { return c.transposedA; }
+  bool mDepthMajor() const { return !c.transposedM; }
+
   MemRefType stagedType(bool depthMajor, int64_t extent) const {
     auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                                 gpu::AddressSpace::Workgroup);
@@ -599,8 +605,8 @@ private:
   /// [colBase, + cols), depth [k, + depth), into the staged slices.
   void stageSlices(Value thread, Value rowBase, Value colBase, Value k,
                    Value stagedA, Value stagedM) {
-    stage(c.a, stagedA, c.transposedA, rowBase, k, tiling.rows, thread);
-    stage(c.m, stagedM, !c.transposedM, colBase, k, tiling.cols, thread);
+    stage(c.a, stagedA, aDepthMajor(), rowBase, k, tiling.rows, thread);
+    stage(c.m, stagedM, mDepthMajor(), colBase, k, tiling.cols, thread);
   }
 
   /// One operand's slice: `extent` rows or columns from `base`, `depth`
@@ -667,8 +673,9 @@ private:
   SmallVector<Value> aFragment(Value staged, Value row, Value lane,
                                int64_t kk) {
     Value matrix = div(lane, 8), line = rem(lane, 8);
-    Value rowOffset = mul(rem(matrix, 2), 8), depthOffset = mul(div(matrix, 2), 8);
-    if (!c.transposedA) {
+    Value rowOffset = mul(rem(matrix, 2), 8);
+    Value depthOffset = mul(div(matrix, 2), 8);
+    if (!aDepthMajor()) {
       // Row-major [row][depth]: each lane's row is a fragment row.
       return ldmatrix(staged, add(row, add(rowOffset, line)),
                       add(depthOffset, kk), 4, /*transpose=*/false);
@@ -683,7 +690,7 @@ private:
   SmallVector<Value> bFragment(Value staged, Value col, Value lane,
                                int64_t kk) {
     Value half = rem(lane, 16);
-    if (c.transposedM) {
+    if (!mDepthMajor()) {
       // Column-major [col][depth] (the keys of Q K^T): each lane's line is
       // a fragment column.
       return ldmatrix(staged, add(col, rem(half, 8)),
@@ -815,8 +822,10 @@ struct LineaContractionsToMMAPass
                        Type operandType, const BlockTiling &tiling,
                        SymbolTableCollection &symbols) {
     StagedBlockBuilder builder(b, loc, c, operandType, tiling, blockSize);
-    memref::GlobalOp sliceA = stagedSlice(b, loc, builder.stagedAType(), "a", symbols);
-    memref::GlobalOp sliceM = stagedSlice(b, loc, builder.stagedMType(), "m", symbols);
+    memref::GlobalOp sliceA =
+        stagedSlice(b, loc, builder.stagedAType(), "a", symbols);
+    memref::GlobalOp sliceM =
+        stagedSlice(b, loc, builder.stagedMType(), "m", symbols);
     SmallVector<Value> ids =
         parallelLoop(b, loc, {builder.numBlocks(), int64_t(blockSize)},
                      {gpu::Processor::BlockX, gpu::Processor::ThreadX});

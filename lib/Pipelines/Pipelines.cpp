@@ -98,9 +98,10 @@ static void buildReferenceToBuffers(OpPassManager &pm, bool runtimeChecks) {
 static void buildKernelsToBinary(OpPassManager &pm,
                                  const linea::LowerToNVVMOptions &options) {
   // The staged contractions' ldmatrix (nvgpu) becomes NVVM first, as in
-  // upstream's pipeline. Constants and index arithmetic move into the kernels rather than
-  // becoming kernel arguments (divisions by constants stay cheap).
+  // upstream's pipeline.
   pm.addPass(createConvertNVGPUToNVVMPass());
+  // Constants and index arithmetic move into the kernels rather than
+  // becoming kernel arguments (divisions by constants stay cheap).
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   // Outlining copies the staged slices' workgroup globals into the kernels'
