@@ -93,21 +93,25 @@ Reading it (every number an estimate from the kernel report, nothing ran on a GP
 is the form the GPU cost model picks; the other two force each causal form. Sequence blocks use
 dynamic shared memory (227 KiB on sm_90a), so the chunked form is one kernel with no host loop; its
 blocks are one per (sequence, 64-column value tile), 64 for the two smaller shapes, under the 132
-SMs, and its lanes still load their own fragment elements. The chunk-parallel form is 10 launches
-(39 gated) whatever L is: the per-chunk phases as grids over every chunk, the scan of chunk states
-as one kernel of one block per state slice; its "blocks" column counts each grid's threads / 256.
-Its contractions are staged: a block per output tile (64 x 64 down to the size that still fills
-the 132 SMs), its threads copying the operands' 32-deep slices into shared memory as bf16, its
-warps loading fragments with ldmatrix for mma.sync, the causal mask applied to the finished
-accumulators. That took the chunk-parallel form from 56x the minimal bytes to 15x (plain) and from
-about 46x to 18-21x (gated). What is left is mostly whole-chunk temporaries in global memory
-(the C x C scores written and read back, the zero fills before accumulating, f32 where the
-minimal counts bf16): fusing the output phase so the scores stay in shared memory is the next
-step, then cp.async/TMA for the copies and wgmma. The gated scores split each chunk into 16 x 16
-blocks (diagonal blocks exact on CUDA cores, the rows below each block column one tensor-core
-contraction of queries and keys decayed against the column's last row, safe for any gate). The
-cost model still prices the gated scores as C x C x Dk exponentials, so `auto` keeps the chunked
-form where the report puts the chunk-parallel one ahead.
+SMs, and its lanes still load their own fragment elements. The chunk-parallel form is 6 launches
+(37-38 gated) whatever L is: the per-chunk phases as grids over every chunk, the scan of chunk
+states as one kernel of one block per state slice; its "blocks" column counts each grid's
+threads / 256. Its contractions are staged: a block per output tile (128 x 128 down to the size
+that still fills the 132 SMs), its threads copying the operands' 32-deep slices into shared memory
+as bf16, its warps loading fragments with ldmatrix for mma.sync, the causal mask applied to the
+finished accumulators. Contractions into one output in a row (the output's P V and Q S) are one
+grid whose accumulators stay in registers between them, and a zero fill before a contraction
+becomes accumulators that start at zero (no fill grid, no read of the output); the CUDA-core
+kernels' reduction loops keep their output elements in registers. Plain causal: 56x the minimal
+bytes before staging, 15x with 64 x 64 tiles, 7x now; gated: 46x, 18-21x, 14-15x. What is left is
+mostly whole-chunk temporaries in global memory (the C x C scores written and read back, the
+states in f32, f32 inputs where the minimal counts bf16): fusing the scores into the output grid
+(kept in shared memory) and bf16 tensors end to end are the next steps, then cp.async/TMA for the
+copies and wgmma. The gated scores split each chunk into 16 x 16 blocks (diagonal blocks exact on
+CUDA cores, the rows below each block column one tensor-core contraction of queries and keys
+decayed against the column's last row, safe for any gate). The cost model still prices the gated
+scores as C x C x Dk exponentials, so `auto` keeps the chunked form where the report puts the
+chunk-parallel one ahead.
 """
 
 

@@ -83,6 +83,11 @@ def LineaMapToGPU : Pass<"linea-map-to-gpu"> {
       one on thread x. Host-side loops (segment loops, scans) stay on the
       host and launch one kernel per step.
 
+    In both, a reduction loop keeps its output element in a register (an
+    `iter_args` value loaded before the loop and stored after it) instead of
+    a load and a store per iteration, unless something else in the loop may
+    touch that buffer (a view of the same allocation).
+
     Before conversion to `gpu`, the result runs on the CPU as it stands (the
     parallel loops in order), which is how the GPU algorithm is checked.
 
@@ -90,7 +95,11 @@ def LineaMapToGPU : Pass<"linea-map-to-gpu"> {
     linalg.generic ... ins(%a, %b : memref<2x?x8xf32>, ...) outs(%c : memref<2x?x4xf32>)
     // becomes
     scf.parallel (%block) = ... {
-      scf.parallel (%thread) = ... { scf.for %t ... { ... } }
+      scf.parallel (%thread) = ... {
+        %init = memref.load %c[...]
+        %sum = scf.for %t ... iter_args(%acc = %init) -> (f32) { ... }
+        memref.store %sum, %c[...]
+      }
     } {mapping = [#gpu.loop_dim_map<processor = block_x, ...>]}
 
     scf.forall (%b, %h) in (2, 4) { scf.for %chunk ... { linalg.generic ... } }
@@ -196,7 +205,7 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
 
     Outside a sequence block the op becomes a grid of blocks of
     `block-size` threads (`block-size / 32` warps each), staged through
-    shared memory: one block per output tile (the largest of 64 x 64 down
+    shared memory: one block per output tile (the largest of 128 x 128 down
     to 16 x 8 that divides the output, keeps every warp busy and still
     gives the GPU target's SM count of blocks), each warp owning 16 x 8n of
     it. Per 32-deep (or 16-deep) step the block's threads copy the two
@@ -208,6 +217,15 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
     `P V`), reusing A across its tiles. Slices keep the operands'
     orientation, rows padded by 16 bytes so an ldmatrix's eight rows hit
     different banks.
+
+    Contractions into the same output that follow one another in a block
+    (the chunk-parallel output `O = P V` then `O += Q S`), none reading the
+    output, become one grid: the accumulators stay in registers from one
+    contraction to the next (a mask selects in them), and the output is
+    stored once. A `linalg.fill` of zeros just before the first becomes
+    accumulators that start at zero: the fill and the load of the output
+    are gone. A chain whose slices would exceed 48 KiB of static shared
+    memory is built one contraction at a time.
 
     Inside a sequence block (an `scf.forall` mapped to GPU blocks, from
     `linea-distribute-sequences`) it becomes one block's thread loop whose

@@ -11,9 +11,11 @@
 // Two ways to feed the warps. A grid (the one-shot and chunk-parallel
 // forms) is staged: a block per output tile copies the operands' slices
 // into shared memory, converted to f16/bf16, and its warps load fragments
-// with ldmatrix, so each element leaves global memory once per block. A
-// sequence block, whose operands are mostly its own shared temporaries,
-// has each lane load the fragment elements PTX assigns it.
+// with ldmatrix, so each element leaves global memory once per block.
+// Contractions into one output in a row share a grid and its registers,
+// and a zero fill before them becomes zero accumulators. A sequence block,
+// whose operands are mostly its own shared temporaries, has each lane load
+// the fragment elements PTX assigns it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -254,18 +256,31 @@ protected:
             {add(row, 8), add(col, 1)}};
   }
 
+  /// `values` where `k`'s mask holds at each output position, `old` where
+  /// it does not (all of `values` for an unmasked contraction).
+  SmallVector<Value> masked(const Contraction &k, ValueRange values,
+                            ValueRange old,
+                            ArrayRef<std::pair<Value, Value>> positions) {
+    if (!k.mask)
+      return llvm::to_vector(values);
+    SmallVector<Value> result;
+    for (auto [value, previous, index] : llvm::zip(values, old, positions))
+      result.push_back(arith::SelectOp::create(
+          b, loc, maskAt(k, index.first, index.second), value, previous));
+    return result;
+  }
+
+  void store(ValueRange values, ArrayRef<std::pair<Value, Value>> positions) {
+    for (auto [value, index] : llvm::zip(values, positions))
+      memref::StoreOp::create(b, loc, value, c.out,
+                              at(index.first, index.second));
+  }
+
   /// Stores a tile's finished accumulators; where the mask does not hold,
   /// the old value stays.
   void storeAccumulators(ValueRange values, ValueRange old,
                          ArrayRef<std::pair<Value, Value>> positions) {
-    for (auto [value, previous, index] : llvm::zip(values, old, positions)) {
-      Value result = value;
-      if (c.mask)
-        result = arith::SelectOp::create(
-            b, loc, maskAt(index.first, index.second), value, previous);
-      memref::StoreOp::create(b, loc, result, c.out,
-                              at(index.first, index.second));
-    }
+    store(masked(c, values, old, positions), positions);
   }
 
   SmallVector<Value> mma(ValueRange aRegs, ValueRange bRegs, ValueRange acc) {
@@ -301,32 +316,31 @@ protected:
   SmallVector<Value> batch;
 
 private:
-  /// The mask's condition at output element (i, j): its computation cloned
+  /// `k`'s mask condition at output element (i, j): its computation cloned
   /// from the generic's body with each loop index replaced (the batch
   /// loops by this tile's batch indices).
-  Value maskAt(Value i, Value j) {
+  Value maskAt(const Contraction &k, Value i, Value j) {
     IRMapping mapping;
-    return cloneCondition(c.mask, mapping, i, j);
+    return cloneCondition(k, k.mask, mapping, i, j);
   }
 
-  Block *maskBlock() const { return Value(c.mask).getParentBlock(); }
-
-  Value cloneCondition(Value v, IRMapping &mapping, Value i, Value j) {
+  Value cloneCondition(const Contraction &k, Value v, IRMapping &mapping,
+                       Value i, Value j) {
     if (Value known = mapping.lookupOrNull(v))
       return known;
     Operation *def = v.getDefiningOp();
-    if (!def || def->getBlock() != maskBlock())
+    if (!def || def->getBlock() != Value(k.mask).getParentBlock())
       return v; // defined above the generic
     if (auto index = dyn_cast<linalg::IndexOp>(def)) {
       int64_t loop = index.getDim();
-      Value replacement = loop == c.rowLoop   ? i
-                          : loop == c.colLoop ? j
+      Value replacement = loop == k.rowLoop   ? i
+                          : loop == k.colLoop ? j
                                               : batch[loop];
       mapping.map(v, replacement);
       return replacement;
     }
     for (Value operand : def->getOperands())
-      cloneCondition(operand, mapping, i, j);
+      cloneCondition(k, operand, mapping, i, j);
     Operation *clone = b.clone(*def, mapping);
     return clone->getResult(cast<OpResult>(v).getResultNumber());
   }
@@ -448,10 +462,14 @@ std::optional<BlockTiling> tileBlock(int64_t rows, int64_t cols,
   return std::nullopt;
 }
 
+/// The largest block tile side: 128 x 128 outputs are 64 f32 accumulators
+/// per lane of 8 warps, and their two staged slices 20 KiB of shared memory.
+constexpr int64_t kMaxBlockSide = 128;
+
 /// The row counts of a block tile of `area` outputs, the squarest tile
 /// first (of equal areas, it loads the fewest operand elements).
-SmallVector<int64_t, 3> squarestFirst(int64_t area) {
-  SmallVector<int64_t, 3> rows = {64, 32, 16};
+SmallVector<int64_t, 4> squarestFirst(int64_t area) {
+  SmallVector<int64_t, 4> rows = {128, 64, 32, 16};
   auto skew = [&](int64_t r) {
     return std::max(r * r, area) / std::min(r * r, area);
   };
@@ -460,24 +478,29 @@ SmallVector<int64_t, 3> squarestFirst(int64_t area) {
   return rows;
 }
 
-/// The block tile of a contraction: the largest of 64 x 64 down to 16 x 8
-/// that divides it and still gives `minBlocks` blocks (the GPU's SMs), or
-/// the one with the most blocks where none does. Larger tiles read each
-/// operand element fewer times; a grid smaller than the GPU idles SMs.
-/// Tiles that keep every warp busy come first; smaller ones only where
-/// none divides. The depth steps 32 at a time (16 where 32 does not divide
-/// it).
-std::optional<BlockTiling> chooseBlockTiling(const Contraction &c,
+/// The block tile of contractions into one output: the largest of
+/// 128 x 128 down to 16 x 8 that divides it and still gives `minBlocks`
+/// blocks (the GPU's SMs), or the one with the most blocks where none
+/// does. Larger tiles read each operand element fewer times; a grid
+/// smaller than the GPU idles SMs. Tiles that keep every warp busy come
+/// first; smaller ones only where none divides. The depth steps 32 at a
+/// time (16 where 32 does not divide every contraction's depth).
+std::optional<BlockTiling> chooseBlockTiling(ArrayRef<Contraction> members,
                                              int64_t numWarps,
                                              int64_t minBlocks) {
-  int64_t depth = c.depth % 32 == 0 ? 32 : 16;
+  const Contraction &c = members.front();
+  bool by32 = llvm::all_of(
+      members, [](const Contraction &k) { return k.depth % 32 == 0; });
+  int64_t depth = by32 ? 32 : 16;
   int64_t outputs = c.numTiles() * kTileM * kTileN;
   for (bool everyWarp : {true, false}) {
     std::optional<BlockTiling> best;
-    for (int64_t area : {4096, 2048, 1024, 512, 256, 128})
+    for (int64_t area = kMaxBlockSide * kMaxBlockSide; area >= kTileM * kTileN;
+         area /= 2)
       for (int64_t rows : squarestFirst(area)) {
         int64_t cols = area / rows;
-        if (cols < kTileN || cols > 64 || c.rows % rows || c.cols % cols)
+        if (cols < kTileN || cols > kMaxBlockSide || c.rows % rows ||
+            c.cols % cols)
           continue;
         std::optional<BlockTiling> tiling =
             tileBlock(rows, cols, depth, numWarps);
@@ -498,36 +521,89 @@ std::optional<BlockTiling> chooseBlockTiling(const Contraction &c,
 /// row addresses of an ldmatrix fall in different shared-memory banks.
 constexpr int64_t kRowPad = 8;
 
-/// A block per output tile of the staged form: its threads copy the
-/// operands' next `depth`-deep slices into shared memory together (f32
+/// Static shared memory a block may use without the opt-in.
+constexpr int64_t kStaticSharedBytes = 48 * 1024;
+
+/// The shared-memory slice of one operand: `[extent][depth + pad]`, or for
+/// an operand stored depth-major `[depth][extent + pad]`.
+MemRefType stagedType(Type operandType, const BlockTiling &tiling,
+                      bool depthMajor, int64_t extent) {
+  auto workgroup = gpu::AddressSpaceAttr::get(operandType.getContext(),
+                                              gpu::AddressSpace::Workgroup);
+  SmallVector<int64_t> shape =
+      depthMajor ? SmallVector<int64_t>{tiling.depth, extent + kRowPad}
+                 : SmallVector<int64_t>{extent, tiling.depth + kRowPad};
+  return MemRefType::get(shape, operandType, MemRefLayoutAttrInterface(),
+                         workgroup);
+}
+
+/// Whether an operand is stored with the depth as its outer index (K in
+/// K^T V, the values in P V): its slice keeps that order, and its
+/// fragments are read with ldmatrix's `.trans`.
+bool aDepthMajor(const Contraction &k) { return k.transposedA; }
+bool mDepthMajor(const Contraction &k) { return !k.transposedM; }
+
+/// The staged slices of each contraction of a chain, A's then M's; a
+/// contraction whose slice has the type of an earlier one's reuses it.
+struct StagedSlices {
+  SmallVector<MemRefType> aTypes, mTypes;
+
+  StagedSlices(ArrayRef<Contraction> members, Type operandType,
+               const BlockTiling &tiling) {
+    for (const Contraction &k : members) {
+      aTypes.push_back(
+          stagedType(operandType, tiling, aDepthMajor(k), tiling.rows));
+      mTypes.push_back(
+          stagedType(operandType, tiling, mDepthMajor(k), tiling.cols));
+    }
+  }
+
+  /// The distinct slice types of one operand position, in first-use order.
+  static SmallVector<MemRefType> distinct(ArrayRef<MemRefType> types) {
+    SmallVector<MemRefType> result;
+    for (MemRefType type : types)
+      if (!llvm::is_contained(result, type))
+        result.push_back(type);
+    return result;
+  }
+
+  int64_t bytes() const {
+    int64_t total = 0;
+    for (ArrayRef<MemRefType> types : {ArrayRef(aTypes), ArrayRef(mTypes)})
+      for (MemRefType type : distinct(types))
+        total += type.getNumElements() *
+                 type.getElementTypeBitWidth() / 8;
+    return total;
+  }
+};
+
+/// A block per output tile of the staged form, running one or more
+/// contractions into the same output in turn: for each, its threads copy
+/// the operands' next `depth`-deep slices into shared memory together (f32
 /// loads from global memory, each element once per block, converted to
 /// the tensor-core type on the way), then each warp loads its fragments
-/// with ldmatrix and runs its mma.sync steps. The slices keep the
-/// operands' own orientation; the transposed operands are read with
-/// ldmatrix's `.trans`.
+/// with ldmatrix and runs its mma.sync steps. The accumulators stay in
+/// registers from one contraction to the next (a mask selects in them);
+/// they start at zero when the output was just zero-filled, else from the
+/// output. The slices keep the operands' own orientation; the transposed
+/// operands are read with ldmatrix's `.trans`.
 class StagedBlockBuilder : public FragmentBuilder {
 public:
-  StagedBlockBuilder(OpBuilder &b, Location loc, const Contraction &c,
+  StagedBlockBuilder(OpBuilder &b, Location loc,
+                     ArrayRef<Contraction> members, bool zeroInit,
                      Type operandType, const BlockTiling &tiling,
                      int64_t blockSize)
-      : FragmentBuilder(b, loc, c, operandType), tiling(tiling),
+      : FragmentBuilder(b, loc, members.front(), operandType),
+        members(members), zeroInit(zeroInit), tiling(tiling),
         blockSize(blockSize) {}
 
   int64_t numBlocks() const {
     return c.numTiles() / ((tiling.rows / kTileM) * (tiling.cols / kTileN));
   }
 
-  /// The shared-memory slices, `[rows][depth + pad]` or, for a transposed
-  /// operand, `[depth][rows + pad]` (and the same for the second operand's
-  /// columns).
-  MemRefType stagedAType() const {
-    return stagedType(aDepthMajor(), tiling.rows);
-  }
-  MemRefType stagedMType() const {
-    return stagedType(mDepthMajor(), tiling.cols);
-  }
-
-  void build(Value block, Value thread, Value stagedA, Value stagedM) {
+  /// `slices[i]`: contraction i's staged A and M slices.
+  void build(Value block, Value thread,
+             ArrayRef<std::pair<Value, Value>> slices) {
     // block -> (batch..., row block, column block), the column block
     // fastest.
     int64_t colBlocks = c.cols / tiling.cols;
@@ -560,53 +636,53 @@ public:
     for (int64_t j = 0; j < tiling.tilesPerWarp; ++j)
       llvm::append_range(positions,
                          accumulatorPositions(row, add(col, j * kTileN)));
-    SmallVector<Value> acc;
-    for (auto [i, j] : positions)
-      acc.push_back(memref::LoadOp::create(b, loc, c.out, at(i, j)));
+    SmallVector<Value> acc = initialAccumulators(positions);
 
-    auto loop = scf::ForOp::create(
-        b, loc, cst(0), cst(c.depth), cst(tiling.depth), acc,
-        [&](OpBuilder &, Location, Value k, ValueRange carried) {
-          stageSlices(thread, rowBase, colBase, k, stagedA, stagedM);
-          gpu::BarrierOp::create(b, loc);
-          SmallVector<Value> next =
-              steps(stagedA, stagedM, warpRow, warpCol, lane, carried, active);
-          gpu::BarrierOp::create(b, loc);
-          scf::YieldOp::create(b, loc, next);
-        });
+    WarpPlace place{warpRow, warpCol, lane, active};
+    for (auto [k, slice] : llvm::zip(members, slices)) {
+      auto loop = scf::ForOp::create(
+          b, loc, cst(0), cst(k.depth), cst(tiling.depth), acc,
+          [&](OpBuilder &, Location, Value depth, ValueRange carried) {
+            stage(k.a, slice.first, aDepthMajor(k), rowBase, depth,
+                  tiling.rows, thread);
+            stage(k.m, slice.second, mDepthMajor(k), colBase, depth,
+                  tiling.cols, thread);
+            gpu::BarrierOp::create(b, loc);
+            SmallVector<Value> next = steps(k, slice, place, carried);
+            gpu::BarrierOp::create(b, loc);
+            scf::YieldOp::create(b, loc, next);
+          });
+      acc = masked(k, loop.getResults(), acc, positions);
+    }
     if (!active) {
-      storeAccumulators(loop.getResults(), acc, positions);
+      store(acc, positions);
       return;
     }
     auto ifActive = scf::IfOp::create(b, loc, active, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifActive.thenBlock()->getTerminator());
-    storeAccumulators(loop.getResults(), acc, positions);
+    store(acc, positions);
   }
 
 private:
-  /// Whether an operand is stored with the depth as its outer index (K in
-  /// K^T V, the values in P V): its slice keeps that order, and its
-  /// fragments are read with ldmatrix's `.trans`.
-  bool aDepthMajor() const { return c.transposedA; }
-  bool mDepthMajor() const { return !c.transposedM; }
+  /// Where a warp's fragments are: its first output row and column in the
+  /// block tile, its lane, and (null when all warps compute) whether it
+  /// computes.
+  struct WarpPlace {
+    Value row, col, lane, active;
+  };
 
-  MemRefType stagedType(bool depthMajor, int64_t extent) const {
-    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
-                                                gpu::AddressSpace::Workgroup);
-    SmallVector<int64_t> shape =
-        depthMajor ? SmallVector<int64_t>{tiling.depth, extent + kRowPad}
-                   : SmallVector<int64_t>{extent, tiling.depth + kRowPad};
-    return MemRefType::get(shape, operandType, MemRefLayoutAttrInterface(),
-                           workgroup);
-  }
-
-  /// The block's threads copy A's rows [rowBase, + rows) and M's columns
-  /// [colBase, + cols), depth [k, + depth), into the staged slices.
-  void stageSlices(Value thread, Value rowBase, Value colBase, Value k,
-                   Value stagedA, Value stagedM) {
-    stage(c.a, stagedA, aDepthMajor(), rowBase, k, tiling.rows, thread);
-    stage(c.m, stagedM, mDepthMajor(), colBase, k, tiling.cols, thread);
+  SmallVector<Value>
+  initialAccumulators(ArrayRef<std::pair<Value, Value>> positions) {
+    SmallVector<Value> acc;
+    if (zeroInit) {
+      Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+      acc.assign(positions.size(), zero);
+      return acc;
+    }
+    for (auto [i, j] : positions)
+      acc.push_back(memref::LoadOp::create(b, loc, c.out, at(i, j)));
+    return acc;
   }
 
   /// One operand's slice: `extent` rows or columns from `base`, `depth`
@@ -631,20 +707,19 @@ private:
         });
   }
 
-  /// The k16 steps of the staged slices on the warp's accumulators; only
-  /// where `active` holds when given.
-  SmallVector<Value> steps(Value stagedA, Value stagedM, Value warpRow,
-                           Value warpCol, Value lane, ValueRange carried,
-                           Value active) {
+  /// The k16 steps of `k`'s staged slices on the warp's accumulators; only
+  /// where the warp is active.
+  SmallVector<Value> steps(const Contraction &k, std::pair<Value, Value> slice,
+                           const WarpPlace &place, ValueRange carried) {
     auto run = [&]() {
       SmallVector<Value> acc(carried);
       for (int64_t kk = 0; kk < tiling.depth; kk += kTileK)
-        step(stagedA, stagedM, warpRow, warpCol, lane, kk, acc);
+        step(k, slice, place, kk, acc);
       return acc;
     };
-    if (!active)
+    if (!place.active)
       return run();
-    auto ifActive = scf::IfOp::create(b, loc, carried.getTypes(), active,
+    auto ifActive = scf::IfOp::create(b, loc, carried.getTypes(), place.active,
                                       /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifActive.thenBlock());
@@ -655,12 +730,14 @@ private:
   }
 
   /// One k16 step of the warp's tiles at slice depth `kk`.
-  void step(Value stagedA, Value stagedM, Value warpRow, Value warpCol,
-            Value lane, int64_t kk, SmallVector<Value> &acc) {
-    SmallVector<Value> aRegs = aFragment(stagedA, warpRow, lane, kk);
+  void step(const Contraction &k, std::pair<Value, Value> slice,
+            const WarpPlace &place, int64_t kk, SmallVector<Value> &acc) {
+    SmallVector<Value> aRegs =
+        aFragment(slice.first, aDepthMajor(k), place.row, place.lane, kk);
     for (int64_t j = 0; j < tiling.tilesPerWarp; ++j) {
       SmallVector<Value> bRegs =
-          bFragment(stagedM, add(warpCol, j * kTileN), lane, kk);
+          bFragment(slice.second, mDepthMajor(k), add(place.col, j * kTileN),
+                    place.lane, kk);
       SmallVector<Value> tileAcc(acc.begin() + 4 * j, acc.begin() + 4 * j + 4);
       SmallVector<Value> next = mma(aRegs, bRegs, tileAcc);
       std::copy(next.begin(), next.end(), acc.begin() + 4 * j);
@@ -670,12 +747,12 @@ private:
   /// The 16 x 16 A fragment at (row, kk) by one ldmatrix.x4: lane l
   /// addresses a row of matrix l / 8, the matrices in register order
   /// (rows +0/+8, then depth +0/+8).
-  SmallVector<Value> aFragment(Value staged, Value row, Value lane,
-                               int64_t kk) {
+  SmallVector<Value> aFragment(Value staged, bool depthMajor, Value row,
+                               Value lane, int64_t kk) {
     Value matrix = div(lane, 8), line = rem(lane, 8);
     Value rowOffset = mul(rem(matrix, 2), 8);
     Value depthOffset = mul(div(matrix, 2), 8);
-    if (!aDepthMajor()) {
+    if (!depthMajor) {
       // Row-major [row][depth]: each lane's row is a fragment row.
       return ldmatrix(staged, add(row, add(rowOffset, line)),
                       add(depthOffset, kk), 4, /*transpose=*/false);
@@ -687,10 +764,10 @@ private:
 
   /// The 16 x 8 B fragment at (kk, col) by one ldmatrix.x2 (lanes 0-15
   /// address; the others repeat them).
-  SmallVector<Value> bFragment(Value staged, Value col, Value lane,
-                               int64_t kk) {
+  SmallVector<Value> bFragment(Value staged, bool depthMajor, Value col,
+                               Value lane, int64_t kk) {
     Value half = rem(lane, 16);
-    if (!mDepthMajor()) {
+    if (!depthMajor) {
       // Column-major [col][depth] (the keys of Q K^T): each lane's line is
       // a fragment column.
       return ldmatrix(staged, add(col, rem(half, 8)),
@@ -713,6 +790,8 @@ private:
     return regs;
   }
 
+  ArrayRef<Contraction> members;
+  bool zeroInit;
   const BlockTiling &tiling;
   int64_t blockSize;
 };
@@ -734,6 +813,47 @@ SmallVector<Value> parallelLoop(OpBuilder &b, Location loc,
   linea::mapLoopTo(loop, processors);
   b.setInsertionPointToStart(loop.getBody());
   return llvm::to_vector(loop.getInductionVars());
+}
+
+bool readsOutput(const Contraction &c) {
+  Value root = linea::viewRoot(c.out);
+  return linea::viewRoot(c.a) == root || linea::viewRoot(c.m) == root;
+}
+
+/// Contractions that accumulate into one output one after the other,
+/// adjacent in their block (the chunk-parallel output `O = tril(Q K^T) V`
+/// then `O += Q S`), and the fill of zeros just before the first, if any.
+/// None of them reads the output, so one grid can run them all with the
+/// accumulators kept in registers, starting from zero instead of the fill.
+struct AccumulationChain {
+  SmallVector<linalg::GenericOp> ops;
+  SmallVector<Contraction> members;
+  linalg::FillOp zeroFill;
+};
+
+/// `matches`, in program order, grouped into chains.
+SmallVector<AccumulationChain>
+collectChains(ArrayRef<std::pair<linalg::GenericOp, Contraction>> matches) {
+  SmallVector<AccumulationChain> chains;
+  for (const auto &[op, c] : matches) {
+    if (!chains.empty()) {
+      AccumulationChain &last = chains.back();
+      if (last.ops.back()->getNextNode() == op &&
+          last.members.front().out == c.out && !readsOutput(c) &&
+          !readsOutput(last.members.front())) {
+        last.ops.push_back(op);
+        last.members.push_back(c);
+        continue;
+      }
+    }
+    AccumulationChain chain{{op}, {c}, {}};
+    auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+    if (fill && fill.getOutputs()[0] == c.out &&
+        isZero(fill.getInputs()[0]) && !readsOutput(c))
+      chain.zeroFill = fill;
+    chains.push_back(std::move(chain));
+  }
+  return chains;
 }
 
 struct LineaContractionsToMMAPass
@@ -764,34 +884,72 @@ struct LineaContractionsToMMAPass
     });
     IRRewriter rewriter(&getContext());
     SymbolTableCollection symbols;
-    for (auto &[op, c] : matches) {
-      rewriter.setInsertionPoint(op);
-      buildWarps(rewriter, op.getLoc(), c, operandType,
-                 /*oneBlock=*/linea::isInSequenceBlock(op), symbols);
-      rewriter.eraseOp(op);
-    }
+    for (const AccumulationChain &chain : collectChains(matches))
+      buildChain(rewriter, chain, operandType, symbols);
   }
 
-  /// The warps of one block (inside a sequence block, which runs it) or of
-  /// a grid: staged through shared memory where the sizes tile by a block,
-  /// each lane loading its own fragments where not.
-  void buildWarps(OpBuilder &b, Location loc, const Contraction &c,
-                  Type operandType, bool oneBlock,
-                  SymbolTableCollection &symbols) {
+  /// A chain as one staged grid where its sizes tile by a block; else each
+  /// contraction on its own: staged alone, or with each lane loading its
+  /// own fragments (inside a sequence block, which runs it as one block,
+  /// or where the sizes do not tile), the fill of zeros kept.
+  void buildChain(IRRewriter &b, const AccumulationChain &chain,
+                  Type operandType, SymbolTableCollection &symbols) {
+    linalg::GenericOp first = chain.ops.front();
+    bool oneBlock = linea::isInSequenceBlock(first);
+    std::optional<BlockTiling> tiling;
+    if (!oneBlock)
+      tiling = stagedTiling(chain.members, operandType);
+    if (tiling) {
+      b.setInsertionPoint(first);
+      buildStagedGrid(b, first.getLoc(), chain, operandType, *tiling,
+                      symbols);
+      for (linalg::GenericOp op : chain.ops)
+        b.eraseOp(op);
+      if (chain.zeroFill)
+        b.eraseOp(chain.zeroFill);
+      return;
+    }
+    if (chain.ops.size() > 1) {
+      for (auto [i, op] : llvm::enumerate(chain.ops))
+        buildChain(b,
+                   AccumulationChain{{op},
+                                     {chain.members[i]},
+                                     i == 0 ? chain.zeroFill
+                                            : linalg::FillOp()},
+                   operandType, symbols);
+      return;
+    }
+    b.setInsertionPoint(first);
+    buildLaneLoads(b, first.getLoc(), chain.members.front(), operandType,
+                   oneBlock);
+    b.eraseOp(first);
+  }
+
+  /// The block tiling of a staged grid for `members`, if one divides
+  /// their output and their slices fit in static shared memory.
+  std::optional<BlockTiling> stagedTiling(ArrayRef<Contraction> members,
+                                          Type operandType) {
+    int64_t minBlocks =
+        linea::TargetDescription::get(linea::TargetKind::gpu).parallelUnits;
+    std::optional<BlockTiling> tiling =
+        chooseBlockTiling(members, blockSize / kWarp, minBlocks);
+    if (!tiling ||
+        StagedSlices(members, operandType, *tiling).bytes() >
+            kStaticSharedBytes)
+      return std::nullopt;
+    return tiling;
+  }
+
+  /// Warps that take 16 x 8 tiles in turn, each lane loading its fragment
+  /// elements: one block's (inside a sequence block, which runs it) or a
+  /// grid's.
+  void buildLaneLoads(OpBuilder &b, Location loc, const Contraction &c,
+                      Type operandType, bool oneBlock) {
     OpBuilder::InsertionGuard guard(b);
     int64_t warpsPerBlock = blockSize / kWarp;
     auto cst = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
-    if (!oneBlock) {
-      int64_t minBlocks =
-          linea::TargetDescription::get(linea::TargetKind::gpu).parallelUnits;
-      if (std::optional<BlockTiling> tiling =
-              chooseBlockTiling(c, warpsPerBlock, minBlocks)) {
-        buildStagedGrid(b, loc, c, operandType, *tiling, symbols);
-        return;
-      }
-    }
     int64_t numBlocks =
         oneBlock ? 1 : llvm::divideCeil(c.numTiles(), warpsPerBlock);
     Value block, thread;
@@ -815,17 +973,27 @@ struct LineaContractionsToMMAPass
         .build(warp, cst(numBlocks * warpsPerBlock), lane);
   }
 
-  /// A grid of blocks, one per block tile, with its two staged slices as
+  /// A grid of blocks, one per block tile, with the staged slices as
   /// private workgroup globals (kernel outlining carries them into the GPU
   /// module, where they become static shared memory).
-  void buildStagedGrid(OpBuilder &b, Location loc, const Contraction &c,
-                       Type operandType, const BlockTiling &tiling,
+  void buildStagedGrid(OpBuilder &b, Location loc,
+                       const AccumulationChain &chain, Type operandType,
+                       const BlockTiling &tiling,
                        SymbolTableCollection &symbols) {
-    StagedBlockBuilder builder(b, loc, c, operandType, tiling, blockSize);
-    memref::GlobalOp sliceA =
-        stagedSlice(b, loc, builder.stagedAType(), "a", symbols);
-    memref::GlobalOp sliceM =
-        stagedSlice(b, loc, builder.stagedMType(), "m", symbols);
+    OpBuilder::InsertionGuard guard(b);
+    StagedSlices types(chain.members, operandType, tiling);
+    auto globals = [&](ArrayRef<MemRefType> slotTypes, StringRef operand) {
+      DenseMap<MemRefType, memref::GlobalOp> byType;
+      for (MemRefType type : StagedSlices::distinct(slotTypes))
+        byType[type] = stagedSlice(b, loc, type, operand, symbols);
+      return byType;
+    };
+    DenseMap<MemRefType, memref::GlobalOp> aGlobals =
+        globals(types.aTypes, "a");
+    DenseMap<MemRefType, memref::GlobalOp> mGlobals =
+        globals(types.mTypes, "m");
+    StagedBlockBuilder builder(b, loc, chain.members, bool(chain.zeroFill),
+                               operandType, tiling, blockSize);
     SmallVector<Value> ids =
         parallelLoop(b, loc, {builder.numBlocks(), int64_t(blockSize)},
                      {gpu::Processor::BlockX, gpu::Processor::ThreadX});
@@ -833,7 +1001,10 @@ struct LineaContractionsToMMAPass
       return memref::GetGlobalOp::create(b, loc, global.getType(),
                                          global.getSymName());
     };
-    builder.build(ids[0], ids[1], get(sliceA), get(sliceM));
+    SmallVector<std::pair<Value, Value>> slices;
+    for (auto [aType, mType] : llvm::zip(types.aTypes, types.mTypes))
+      slices.push_back({get(aGlobals[aType]), get(mGlobals[mType])});
+    builder.build(ids[0], ids[1], slices);
   }
 
   /// A fresh private global of `type` in the symbol table around the

@@ -3,6 +3,7 @@
 #include "GPUMapping.h"
 
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -79,4 +80,10 @@ bool linea::isMappedTo(scf::ParallelOp loop, gpu::Processor processor) {
     return false;
   auto dim = dyn_cast<gpu::ParallelLoopDimMappingAttr>(mapping[0]);
   return dim && dim.getProcessor() == processor;
+}
+
+Value linea::viewRoot(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  return memref;
 }

@@ -1,6 +1,7 @@
 //===- GPUMapping.h - what Linea's GPU mapping passes share ----*- C++ -*-===//
 //
-// Marking loops for blocks and threads, and where each temporary of a
+// Marking loops for blocks and threads, the buffer a view is of, and where
+// each temporary of a
 // sequence block lives in the block's shared memory (linea-map-to-gpu asks
 // whether it fits, linea-sequence-blocks-to-launch places it).
 //
@@ -22,6 +23,10 @@ void mapLoopTo(scf::ParallelOp loop, ArrayRef<gpu::Processor> processors);
 
 /// True for an scf.parallel whose first dim is mapped to `processor`.
 bool isMappedTo(scf::ParallelOp loop, gpu::Processor processor);
+
+/// The allocation or argument `memref` is a view of (through every
+/// ViewLikeOpInterface op): two memrefs with different roots do not alias.
+Value viewRoot(Value memref);
 
 /// Byte offsets of the `memref.alloc`s nested in a block, as a stack along
 /// the region tree: an allocation lives until the end of its block, so

@@ -6,7 +6,8 @@
 // the block's threads. Every other linalg
 // op is a kernel of its own with one thread per element of its parallel
 // iteration space (all parallel dims collapsed to one and tiled into
-// blocks); reductions run sequentially in each thread.
+// blocks); reductions run sequentially in each thread, their output
+// elements in registers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,7 @@
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 namespace mlir::linea {
 #define GEN_PASS_DEF_LINEAMAPTOGPU
@@ -72,9 +74,113 @@ FailureOr<linalg::GenericOp> parallelFirst(RewriterBase &rewriter,
   return linalg::interchangeGenericOp(rewriter, op, order);
 }
 
+/// Whether an op in `loop` other than `load` and `store` may read or write
+/// memory that is a view of `root` (or any memory it cannot name).
+bool touchesElsewhere(scf::ForOp loop, Value root, Operation *load,
+                      Operation *store) {
+  WalkResult result = loop.getBody()->walk([&](Operation *op) {
+    if (op == load || op == store ||
+        op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance();
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &effect : instances) {
+      Value value = effect.getValue();
+      if (!value || linea::viewRoot(value) == root)
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+/// Whether two index values are the same: one value, or the results of
+/// two equal pure ops on the same operands (linalg's loop lowering gives
+/// each access its own `affine.apply`).
+bool sameIndex(Value a, Value b) {
+  if (a == b)
+    return true;
+  Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+  return x && y && isPure(x) &&
+         OperationEquivalence::isEquivalentTo(
+             x, y, OperationEquivalence::IgnoreLocations);
+}
+
+/// The load of the element `store` writes, earlier in its block.
+memref::LoadOp loadOfStored(memref::StoreOp store) {
+  for (auto load : store->getBlock()->getOps<memref::LoadOp>())
+    if (load.getMemRef() == store.getMemRef() &&
+        llvm::equal(load.getIndices(), store.getIndices(), sameIndex) &&
+        load->isBeforeInBlock(store))
+      return load;
+  return {};
+}
+
+/// Keeps one accumulator of `loop` in a register: an element its body
+/// loads and stores back at indices fixed across the loop, where nothing
+/// else in the loop touches that buffer, is loaded once before the loop,
+/// carried as an iteration argument and stored once after it. Returns the
+/// loop that replaces `loop`, or null where no element qualifies.
+scf::ForOp keepAccumulatorInRegister(RewriterBase &rewriter, scf::ForOp loop) {
+  // The index computations of an output element do not depend on the
+  // reduction loop: hoisted, they are defined outside it.
+  moveLoopInvariantCode(loop);
+  auto outside = [&](Value v) { return loop.isDefinedOutsideOfLoop(v); };
+  for (auto store : loop.getBody()->getOps<memref::StoreOp>()) {
+    memref::LoadOp load = loadOfStored(store);
+    Value memref = store.getMemRef();
+    if (!load || !outside(memref) || !llvm::all_of(store.getIndices(), outside) ||
+        touchesElsewhere(loop, linea::viewRoot(memref), load, store))
+      continue;
+    Location loc = store.getLoc();
+    SmallVector<Value> indices(store.getIndices());
+    Value next = store.getValueToStore();
+    rewriter.setInsertionPoint(loop);
+    Value init = memref::LoadOp::create(rewriter, loc, memref, indices);
+    FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
+        rewriter, init, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+          return SmallVector<Value>{next};
+        });
+    if (failed(replaced))
+      return {};
+    auto carried = cast<scf::ForOp>(replaced->getOperation());
+    rewriter.replaceAllUsesWith(load.getResult(),
+                                carried.getRegionIterArgs().back());
+    rewriter.eraseOp(store);
+    rewriter.eraseOp(load);
+    rewriter.setInsertionPointAfter(carried);
+    memref::StoreOp::create(rewriter, loc, carried.getResults().back(), memref,
+                            indices);
+    return carried;
+  }
+  return {};
+}
+
+/// Keeps the accumulators of the reduction loops inside `nest` in
+/// registers (a linalg reduction's outputs, which linalg's loop lowering
+/// loads and stores on every iteration), the innermost loops first so that
+/// an outer loop then carries what an inner one loads before it and stores
+/// after. `nest` itself stays as it is: what it is mapped to must hold all
+/// of the op's accesses.
+void keepAccumulatorsInRegisters(RewriterBase &rewriter, Operation *nest) {
+  SmallVector<scf::ForOp> loops;
+  nest->walk([&](scf::ForOp loop) {
+    if (loop.getOperation() != nest)
+      loops.push_back(loop);
+  });
+  for (scf::ForOp loop : loops)
+    while (loop)
+      loop = keepAccumulatorInRegister(rewriter, loop);
+}
+
 /// `op` as loops: an scf.parallel band over its parallel dims (when it has
-/// any) around scf.for loops over its reductions. Returns the outermost
-/// loop, or null for an op without loops.
+/// any) around scf.for loops over its reductions, the accumulators of the
+/// reduction loops inside it kept in registers. Returns the outermost loop,
+/// or null for an op without loops.
 FailureOr<Operation *> lowerToLoops(RewriterBase &rewriter,
                                     linalg::LinalgOp op) {
   rewriter.setInsertionPoint(op);
@@ -96,7 +202,10 @@ FailureOr<Operation *> lowerToLoops(RewriterBase &rewriter,
   if (failed(loops))
     return ordered->emitError() << "cannot be turned into parallel loops";
   rewriter.eraseOp(*ordered);
-  return loops->empty() ? nullptr : loops->front();
+  if (loops->empty())
+    return nullptr;
+  keepAccumulatorsInRegisters(rewriter, loops->front());
+  return loops->front();
 }
 
 //===----------------------------------------------------------------------===//

@@ -14,8 +14,8 @@
 // CHECK-SAME: (%[[K:[a-z0-9_]+]]: memref<2x128x32xf32>, %[[V:[a-z0-9_]+]]: memref<2x128x64xf32>, %[[S:[a-z0-9_]+]]: memref<2x32x64xf32>)
 // CHECK-NOT: memref.alloc
 // CHECK: scf.parallel (%[[BLOCK:.+]], %[[THREAD:.+]]) = (%c0{{.*}}, %c0{{.*}}) to (%c4{{.*}}, %c256{{.*}})
-// CHECK:   %[[STAGED_M:.+]] = memref.get_global @[[SM]]
 // CHECK:   %[[STAGED_A:.+]] = memref.get_global @[[SA]]
+// CHECK:   %[[STAGED_M:.+]] = memref.get_global @[[SM]]
 // CHECK:   %[[C0:.+]] = memref.load %[[S]][
 // CHECK:   %[[ACC:.+]]:4 = scf.for %[[KSTEP:.+]] = %c0{{.*}} to %c128{{.*}} step %c32{{.*}} iter_args(%[[A0:.+]] = %[[C0]], %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}})
 // CHECK:     scf.for %{{.+}} = %[[THREAD]] to %c1024{{.*}} step %c256
@@ -214,6 +214,140 @@ func.func @mask_on_reduction(%q: memref<64x32xf32>, %k: memref<64x32xf32>, %p: m
     %i = linalg.index 0 : index
     %d = linalg.index 2 : index
     %visible = arith.cmpi sle, %d, %i : index
+    %prod = arith.mulf %x, %y : f32
+    %masked = arith.select %visible, %prod, %zero : f32
+    %r = arith.addf %acc, %masked : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// The chunk-parallel output O = P V + Q S: a fill of zeros, then two
+// contractions into O, adjacent. One grid runs both: the accumulators start
+// at zero (no fill, no load of O), the first contraction's 64-deep loop
+// hands its results to the second's, and O is stored once. Both stage
+// their A (P, Q: row-major) and M (V, S: depth-major) slices in the same
+// two shared-memory globals. 128 x 128 tiles: 4 x 33 = 132 blocks.
+// CHECK: memref.global "private" @[[SM:linea_staged_m[_0-9]*]] : memref<32x136xf16, #gpu.address_space<workgroup>>
+// CHECK: memref.global "private" @[[SA:linea_staged_a[_0-9]*]] : memref<128x40xf16, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref.global
+// CHECK-LABEL: func.func @output_chain
+// CHECK-SAME: (%[[P:[a-z0-9_]+]]: memref<4x33x128x128xf32>, %[[V:[a-z0-9_]+]]: memref<4x33x128x128xf32>, %[[Q:[a-z0-9_]+]]: memref<4x33x128x128xf32>, %[[S:[a-z0-9_]+]]: memref<4x33x128x128xf32>, %[[O:[a-z0-9_]+]]: memref<4x33x128x128xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: scf.parallel (%{{.+}}, %{{.+}}) = (%c0{{.*}}, %c0{{.*}}) to (%c132{{.*}}, %c256{{.*}})
+// CHECK:   %[[A1:.+]] = memref.get_global @[[SA]]
+// CHECK:   %[[M1:.+]] = memref.get_global @[[SM]]
+// CHECK:   %[[A2:.+]] = memref.get_global @[[SA]]
+// CHECK:   %[[M2:.+]] = memref.get_global @[[SM]]
+// CHECK-NOT: memref.load %[[O]]
+// CHECK:   %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK:   %[[PV:.+]]:64 = scf.for %{{.+}} = %c0{{.*}} to %c128{{.*}} step %c32{{.*}} iter_args(%{{.+}} = %[[ZERO]],
+// CHECK:     memref.load %[[P]]
+// CHECK:     memref.store %{{.+}}, %[[A1]]
+// CHECK:     memref.load %[[V]]
+// CHECK:     memref.store %{{.+}}, %[[M1]]
+// CHECK-COUNT-32: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK:   %[[QS:.+]]:64 = scf.for %{{.+}} = %c0{{.*}} to %c128{{.*}} step %c32{{.*}} iter_args(%{{.+}} = %[[PV]]#0,
+// CHECK:     memref.load %[[Q]]
+// CHECK:     memref.store %{{.+}}, %[[A2]]
+// CHECK:     memref.load %[[S]]
+// CHECK:     memref.store %{{.+}}, %[[M2]]
+// CHECK-COUNT-32: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK:   memref.store %[[QS]]#0, %[[O]]
+// CHECK-NOT: scf.parallel
+// CHECK-NOT: linalg.generic
+#i_t3 = affine_map<(b, c, i, t, e) -> (b, c, i, t)>
+#t_e3 = affine_map<(b, c, i, t, e) -> (b, c, t, e)>
+#i_e3 = affine_map<(b, c, i, t, e) -> (b, c, i, e)>
+func.func @output_chain(%p: memref<4x33x128x128xf32>, %v: memref<4x33x128x128xf32>, %q: memref<4x33x128x128xf32>,
+                        %s: memref<4x33x128x128xf32>, %o: memref<4x33x128x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%o : memref<4x33x128x128xf32>)
+  linalg.generic {indexing_maps = [#i_t3, #t_e3, #i_e3], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]}
+      ins(%p, %v : memref<4x33x128x128xf32>, memref<4x33x128x128xf32>) outs(%o : memref<4x33x128x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#i_t3, #t_e3, #i_e3], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]}
+      ins(%q, %s : memref<4x33x128x128xf32>, memref<4x33x128x128xf32>) outs(%o : memref<4x33x128x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A contraction that reads the output it accumulates into cannot share the
+// previous one's registers: two grids, the second loading O's old values.
+// The fill of zeros before the first still becomes its zero accumulators.
+// CHECK-LABEL: func.func @reads_output
+// CHECK-SAME: (%[[A:[a-z0-9_]+]]: memref<64x64xf32>, %[[M:[a-z0-9_]+]]: memref<64x64xf32>, %[[O:[a-z0-9_]+]]: memref<64x64xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: scf.parallel
+// CHECK-NOT: memref.load %[[O]]
+// CHECK: nvvm.mma.sync
+// CHECK: scf.parallel
+// CHECK: memref.load %[[O]]
+// CHECK: nvvm.mma.sync
+#i_t4 = affine_map<(i, t, e) -> (i, t)>
+#t_e4 = affine_map<(i, t, e) -> (t, e)>
+#i_e4 = affine_map<(i, t, e) -> (i, e)>
+func.func @reads_output(%a: memref<64x64xf32>, %m: memref<64x64xf32>, %o: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%o : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#i_t4, #t_e4, #i_e4], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a, %m : memref<64x64xf32>, memref<64x64xf32>) outs(%o : memref<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#i_t4, #t_e4, #i_e4], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%o, %m : memref<64x64xf32>, memref<64x64xf32>) outs(%o : memref<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Causal scores into a zero-filled P: the mask selects between the
+// finished accumulators and zero in registers; P is not read.
+// CHECK-LABEL: func.func @zero_filled_scores
+// CHECK-SAME: (%{{.+}}: memref<2x3x64x32xf32>, %{{.+}}: memref<2x3x64x32xf32>, %[[P:[a-z0-9_]+]]: memref<2x3x64x64xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: scf.parallel
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NOT: memref.load %[[P]]
+// CHECK: %[[ACC:.+]]:4 = scf.for
+// CHECK: %[[VISIBLE:.+]] = arith.cmpi sle, %[[COL:.+]], %[[ROW:.+]] : index
+// CHECK: %[[KEPT:.+]] = arith.select %[[VISIBLE]], %[[ACC]]#0, %[[ZERO]] : f32
+// CHECK-NOT: memref.load %[[P]]
+// CHECK: memref.store %[[KEPT]], %[[P]][%{{.+}}, %{{.+}}, %[[ROW]], %[[COL]]]
+#q5 = affine_map<(b, c, i, t, d) -> (b, c, i, d)>
+#k5 = affine_map<(b, c, i, t, d) -> (b, c, t, d)>
+#p5 = affine_map<(b, c, i, t, d) -> (b, c, i, t)>
+func.func @zero_filled_scores(%q: memref<2x3x64x32xf32>, %k: memref<2x3x64x32xf32>, %p: memref<2x3x64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%p : memref<2x3x64x64xf32>)
+  linalg.generic {indexing_maps = [#q5, #k5, #p5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x3x64x32xf32>, memref<2x3x64x32xf32>) outs(%p : memref<2x3x64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %i = linalg.index 2 : index
+    %t = linalg.index 3 : index
+    %visible = arith.cmpi sle, %t, %i : index
     %prod = arith.mulf %x, %y : f32
     %masked = arith.select %visible, %prod, %zero : f32
     %r = arith.addf %acc, %masked : f32

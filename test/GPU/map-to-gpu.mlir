@@ -3,12 +3,19 @@
 // RUN: not linea-opt %s -linea-map-to-gpu=block-size=0 2>&1 | FileCheck %s --check-prefix=BAD
 
 // One thread per output element (8 x 4 collapsed to 32, in blocks of 16);
-// the reduction over k runs in each thread.
+// the reduction over k runs in each thread, its accumulator in a register:
+// the output element is loaded before the loop and stored after it.
 // CHECK-LABEL: func.func @matmul
+// CHECK: %[[C:.+]] = memref.alloc() : memref<8x4xf32>
 // CHECK: scf.parallel (%[[B:.+]]) = (%c0) to (%c32) step (%c16)
 // CHECK:   scf.parallel (%[[T:.+]]) = (%c0) to (%{{.+}}) step (%c1)
 // CHECK:     %[[FLAT:.+]] = arith.addi %[[T]], %[[B]]
-// CHECK:     scf.for %{{.+}} = %c0 to %c16 step %c1
+// CHECK:     %[[INIT:.+]] = memref.load %[[C]][%[[I:.+]], %[[J:.+]]]
+// CHECK:     %[[SUM:.+]] = scf.for %{{.+}} = %c0 to %c16 step %c1 iter_args(%[[ACC:.+]] = %[[INIT]]) -> (f32)
+// CHECK-NOT:   memref.store
+// CHECK:       %[[NEXT:.+]] = arith.addf %[[ACC]], %{{.+}} : f32
+// CHECK:       scf.yield %[[NEXT]] : f32
+// CHECK:     memref.store %[[SUM]], %[[C]][%[[I]], %[[J]]]
 // CHECK:   } {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
 // CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
 
@@ -33,6 +40,30 @@ func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x4xf32>) -> memref<8x4xf32>
     linalg.yield %s : f32
   }
   return %c : memref<8x4xf32>
+}
+
+// -----
+
+// An output also read as an input (through a view of the same buffer)
+// keeps its per-iteration load and store: a register copy could miss the
+// updates the input reads.
+// CHECK-LABEL: func.func @reads_its_output
+// CHECK: scf.for %{{.+}} = %c0 to %c8 step %c1 {
+// CHECK:   memref.load
+// CHECK:   memref.store
+#rows = affine_map<(i, j, k) -> (i, k)>
+#cols = affine_map<(i, j, k) -> (k, j)>
+#out = affine_map<(i, j, k) -> (i, j)>
+func.func @reads_its_output(%c: memref<8x8xf32>, %b: memref<8x8xf32>) {
+  %view = memref.subview %c[0, 0] [8, 8] [1, 1] : memref<8x8xf32> to memref<8x8xf32, strided<[8, 1]>>
+  linalg.generic {indexing_maps = [#rows, #cols, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%view, %b : memref<8x8xf32, strided<[8, 1]>>, memref<8x8xf32>) outs(%c : memref<8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
 }
 
 // -----
