@@ -35,8 +35,8 @@ QUICK_SHAPES = [(2, 1024, 4, 64)]
 CHUNK = 64
 
 
-def linear_program(B, T, H, D, gated):
-    t = f"tensor<{B}x{H}x{T}x{D}xf32>"
+def linear_program(B, T, H, D, gated, element="f32"):
+    t = f"tensor<{B}x{H}x{T}x{D}x{element}>"
     if not gated:
         return (f"func.func @main(%q: {t}, %k: {t}, %v: {t}) -> {t} {{\n"
                 f"  %o = linea.linear_attention %q, %k, %v mask = causal : {t}, {t}, {t} -> {t}\n"

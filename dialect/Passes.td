@@ -435,7 +435,12 @@ def LineaSelectForms : Pass<"linea-select-forms"> {
     that already have a form are left alone. The model weighs, from the
     static dims and the target description (`linea/Target/Target.h`), the
     FLOPs and bytes of every legal form, the chunked form at each candidate
-    chunk size. The blocked scan pays a second pass over the data for
+    chunk size. The bytes are those Linea's code moves: on the GPU the
+    chunked form's sequence blocks read global operands once per 16 x 8
+    tensor-core tile (their lanes load their own fragments), the
+    chunk-parallel form's grids pass states and scores through memory, and
+    with a dynamic batch or length those grids lose tensor cores (dynamic
+    sizes). The blocked scan pays a second pass over the data for
     parallelism, so it wins only where blocks run in parallel
     (`target=gpu`, outside a sequence block). With `explain`, it emits a
     remark per op with the choice and every alternative's estimate.

@@ -341,12 +341,18 @@ def LineaKernelReport : Pass<"linea-kernel-report", "::mlir::ModuleOp"> {
     multiplies by the threads launched, and remarks on the totals, the
     arithmetic intensity and a roofline time on the GPU target description
     (an estimate for an H100: dense f16/bf16 tensor cores, f32 CUDA cores,
-    HBM bandwidth). Launches with dynamic sizes are reported as such.
+    HBM bandwidth). Launches with dynamic sizes are reported as such. A
+    launch inside host `scf.for` loops runs once per trip: the remark adds
+    how many times (the product of their constant trip counts) and the
+    totals over all of them, or says the count is unknown.
 
     ```mlir
-    gpu.launch_func @k::@k blocks in (%c4, %c1, %c1) threads in (%c256, %c1, %c1) ...
+    scf.for %c = %c0 to %c8 step %c1 {
+      gpu.launch_func @k::@k blocks in (%c4, %c1, %c1) threads in (%c256, %c1, %c1) ...
+    }
     // remark: kernel @k: 1024 threads, 2.1e+06 FLOP, 3.1e+05 B, 6.7 FLOP/B,
-    //         H100 estimate 0.093 us (memory-bound)
+    //         H100 estimate 0.093 us (memory-bound); launched 8 times by host
+    //         loops: 1.68e+07 FLOP, 2.48e+06 B, H100 estimate 0.744 us in all
     ```
   }];
 }

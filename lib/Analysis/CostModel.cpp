@@ -4,10 +4,14 @@
 // normalizer column of `normalize`):
 //   one-shot   S = K^T V, O = Q S:          4 L Dk Dv
 //   quadratic  (Q K^T .* M) V:              2 L^2 (Dk + Dv)
-//   chunked(C) per chunk, ceil(L / C) times: 2 C^2 (Dk + Dv) + 4 C Dk Dv
+//   chunked(C) per chunk, ceil(L / C) times: 2 C^2 (Dk + Dv) + 4 C Dk Dv;
+//              on the GPU its bytes add the fragment loads of a sequence
+//              block's contractions (operands read once per output tile).
 //   chunk_parallel(C): the chunked FLOPs plus the scan of the N = ceil(L / C)
 //              chunk states (N Dk Dv); its bytes add each chunk's state
-//              written, scanned (read and written) and read back (16 Dk Dv).
+//              written, scanned (read and written) and read back (16 Dk Dv);
+//              on the GPU with a dynamic batch or length, its contractions
+//              run on CUDA cores loading both operands (4 bytes per FLOP).
 // Gates add an exp per decay factor (counted as 8 FLOPs). Time is the
 // roofline max(FLOPs / (peak x share of the parallel units busy),
 // bytes / bandwidth) times the batch, plus a fixed cost per sequential step.
@@ -21,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "linea/Analysis/CostModel.h"
+#include "linea/GPU/MmaShape.h"
 #include "linea/Utils/SequenceBlocks.h"
 
 #include "llvm/Support/Format.h"
@@ -80,7 +85,7 @@ struct Problem {
   /// The value columns of one sequence block, and the normalizer column.
   double blockColumns = 1, extraColumn = 0;
   bool gated = false, scalarGate = false;
-  bool dynamicLength = false;
+  bool dynamicLength = false, dynamicBatch = false;
   bool hasInitialState = false, hasFinalState = false;
 };
 
@@ -95,8 +100,10 @@ Problem readProblem(LinearAttentionOpInterface op, const TargetDescription &t) {
   p.scalarGate = op.hasScalarGate();
   p.hasInitialState = static_cast<bool>(op.getInitialState());
   p.hasFinalState = static_cast<bool>(op.getFinalState());
-  for (int64_t i = 0; i < numBatchDims(q); ++i)
+  for (int64_t i = 0; i < numBatchDims(q); ++i) {
+    p.dynamicBatch |= q.isDynamicDim(i);
     p.batch *= q.isDynamicDim(i) ? kAssumedDynamicBatch : q.getDimSize(i);
+  }
   int64_t length = q.getDimSize(seqDim(q));
   p.dynamicLength = ShapedType::isDynamic(length);
   p.length = p.dynamicLength ? kAssumedDynamicLength : length;
@@ -104,31 +111,41 @@ Problem readProblem(LinearAttentionOpInterface op, const TargetDescription &t) {
   return p;
 }
 
-/// The chunked form on a target with sequence blocks: one block per
-/// sequence and value tile when its temporaries fit in shared memory. The
-/// returned factor is the share of the parallel units those blocks keep
-/// busy; a chunk too big for one block becomes a host loop of about six
-/// launches per step, charged to `iterations`.
-double sequenceBlockEfficiency(const Problem &p, const TargetDescription &target,
-                               double c, double &iterations) {
+/// Shared memory one sequence block of the chunked form needs: the state
+/// and a chunk's scores; with gates, the chunk's decay presums and decayed
+/// keys. A remainder chunk (L % C != 0) is padded to C rows: copies of q,
+/// k, v (and g) and its own output rows.
+double sequenceBlockBytes(const Problem &p, double c) {
   double dk = p.keyDim, tile = p.blockColumns;
   double decayWidth = p.scalarGate ? 1 : dk;
-  // The state and a chunk's scores; with gates, the chunk's decay presums
-  // and decayed keys. A remainder chunk (L % C != 0) is padded to C rows:
-  // copies of q, k, v (and g) and its own output rows.
   double elements = c * c + dk * tile;
   if (p.gated)
     elements += 4 * c * decayWidth + 2 * dk;
   if (p.dynamicLength || std::fmod(p.length, c) != 0)
     elements += c * (2 * dk + 2 * tile + (p.gated ? decayWidth : 0));
-  double bytes = 4 * elements;
-  if (bytes > target.sharedMemoryPerBlock) {
-    iterations *= 6;
-    return 1;
-  }
-  double blocks = p.batch * (p.valueDim - p.extraColumn) /
-                  (tile - p.extraColumn);
-  return std::min(1.0, blocks / target.parallelUnits);
+  return 4 * elements;
+}
+
+/// Sequence blocks per sequence: one per value tile.
+double valueTiles(const Problem &p) {
+  return (p.valueDim - p.extraColumn) / (p.blockColumns - p.extraColumn);
+}
+
+/// Global-memory bytes a sequence block's contractions read per chunk and
+/// sequence: its lanes load their own tensor-core fragment elements (no
+/// staging), so an operand in global memory (q, k, v; the scores and the
+/// state are the block's shared temporaries) is read once per 16 x 8 output
+/// tile it feeds: an A element once per 8 output columns, a B element once
+/// per 16 output rows. Each value tile's block reads q and k again. (The
+/// gated form's decay factors are left out.)
+double fragmentBytesPerChunk(const Problem &p, double c) {
+  double dk = p.keyDim, tile = p.blockColumns;
+  double perA = 1.0 / mma::kTileN, perB = 1.0 / mma::kTileM;
+  double elements = c * c * dk * (perA + perB) // Q K^T: Q as A, K as B
+                    + c * tile * c * perB      // P V: V as B
+                    + c * tile * dk * perA     // Q S: Q as A
+                    + dk * tile * c * (perA + perB); // K^T V
+  return 4 * valueTiles(p) * elements;
 }
 
 /// The share of the target's parallel units that `programs` independent
@@ -136,9 +153,7 @@ double sequenceBlockEfficiency(const Problem &p, const TargetDescription &target
 /// target has them.
 double parallelShare(const Problem &p, const TargetDescription &target,
                      double programs) {
-  double tiles = 1;
-  if (target.valueTile > 0)
-    tiles = (p.valueDim - p.extraColumn) / (p.blockColumns - p.extraColumn);
+  double tiles = target.valueTile > 0 ? valueTiles(p) : 1;
   return std::min(1.0, programs * tiles / target.parallelUnits);
 }
 
@@ -149,6 +164,7 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
   double io = 4 * L * (2 * dk + 2 * dv);
   FormEstimate e{kind, isChunkedKind(kind) ? chunk : 0};
   double iterations = 1, efficiency = 1, spilled = 0;
+  double flopsPerSecond = target.matrixFlopsPerSecond;
   switch (kind) {
   case FormKind::oneshot:
     e.flops = 4 * L * dk * dv + (p.gated ? 8 * L * decayWidth : 0);
@@ -167,29 +183,52 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
     double c = std::min<double>(chunk, L);
     double chunks = std::ceil(L / c);
     iterations = chunks;
-    e.flops = chunks * (2 * c * c * (dk + dv) + 4 * c * dk * dv +
-                        (p.gated ? 8 * c * c * decayWidth : 0));
+    double contractionFlops =
+        chunks * (2 * c * c * (dk + dv) + 4 * c * dk * dv);
+    e.flops = contractionFlops +
+              (p.gated ? chunks * 8 * c * c * decayWidth : 0);
     // Contractions over only C rows run below peak: vector lanes and matrix
     // tiles fill as C / (C + tile).
     efficiency = c / (c + target.contractionTile);
+    // Every chunk's state and scores as whole tensors, written by one phase
+    // and read by the next: their traffic adds to the compute instead of
+    // hiding under it as a chunk's temporaries in one block do.
+    double temporaries = chunks * (16 * dk * dv + 8 * c * c);
     if (kind == FormKind::chunk_parallel) {
       e.flops += chunks * dk * dv + (p.gated ? 8 * chunks * decayWidth : 0);
-      e.bytes = io + chunks * (16 * dk * dv + 8 * c * c);
-      // Every chunk's state and scores are whole tensors, written by one
-      // phase and read by the next: their traffic adds to the compute
-      // instead of hiding under it as a chunk's temporaries do.
-      spilled = chunks * (16 * dk * dv + 8 * c * c);
+      e.bytes = io + temporaries;
+      spilled = temporaries;
       efficiency *= parallelShare(p, target, p.batch * chunks);
+      // Its grids span the batch and the chunks: with either dynamic, their
+      // contractions have dynamic sizes, which neither tensor cores nor
+      // staging take. A thread per output element then loads both operands
+      // of every multiply-add from global memory (4 bytes per FLOP).
+      if (target.sharedMemoryPerBlock > 0 &&
+          (p.dynamicBatch || p.dynamicLength)) {
+        flopsPerSecond = target.scalarFlopsPerSecond;
+        e.bytes += 4 * contractionFlops;
+        spilled += 4 * contractionFlops;
+      }
       break;
     }
     e.bytes = io + chunks * (8 * dk * dv + 8 * c * c);
-    // On the GPU a chunk loop is one block's program; on the CPU each
-    // chunk's contractions are parallel loops over the batch and the chunk's
-    // rows.
-    if (target.sharedMemoryPerBlock > 0)
-      efficiency *= sequenceBlockEfficiency(p, target, c, iterations);
-    else
+    if (target.sharedMemoryPerBlock == 0) {
+      // On the CPU each chunk's contractions are parallel loops over the
+      // batch and the chunk's rows.
       efficiency *= parallelShare(p, target, p.batch * c);
+    } else if (sequenceBlockBytes(p, c) <= target.sharedMemoryPerBlock) {
+      // One block per sequence and value tile runs the chunk loop; its
+      // contractions read their operands fragment by fragment.
+      efficiency *=
+          std::min(1.0, p.batch * valueTiles(p) / target.parallelUnits);
+      e.bytes += chunks * fragmentBytesPerChunk(p, c);
+    } else {
+      // A chunk too big for one block: a host loop of about six launches
+      // per chunk, whose grids pass the state and the scores through
+      // memory as the chunk-parallel form's do.
+      iterations *= 6;
+      spilled = temporaries;
+    }
     break;
   }
   case FormKind::scan:
@@ -198,7 +237,7 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
   }
   e.flops *= p.batch;
   e.bytes *= p.batch;
-  e.seconds = std::max(e.flops / (target.matrixFlopsPerSecond * efficiency),
+  e.seconds = std::max(e.flops / (flopsPerSecond * efficiency),
                        e.bytes / target.bytesPerSecond) +
               p.batch * spilled / target.bytesPerSecond +
               iterations * target.secondsPerIteration;

@@ -143,6 +143,25 @@ std::optional<double> constantProduct(ValueRange values) {
   return product;
 }
 
+/// How many times the host launches `launch`: the product of the trip
+/// counts of the host loops around it (null where one is not constant).
+std::optional<double> hostTrips(gpu::LaunchFuncOp launch) {
+  double trips = 1;
+  for (auto loop = launch->getParentOfType<scf::ForOp>(); loop;
+       loop = loop->getParentOfType<scf::ForOp>()) {
+    APInt lb, ub, step;
+    if (!matchPattern(loop.getLowerBound(), m_ConstantInt(&lb)) ||
+        !matchPattern(loop.getUpperBound(), m_ConstantInt(&ub)) ||
+        !matchPattern(loop.getStep(), m_ConstantInt(&step)) ||
+        step.getSExtValue() <= 0)
+      return std::nullopt;
+    trips *= std::max<int64_t>(
+        0, llvm::divideCeil(ub.getSExtValue() - lb.getSExtValue(),
+                            step.getSExtValue()));
+  }
+  return trips;
+}
+
 struct LineaKernelReportPass
     : linea::impl::LineaKernelReportBase<LineaKernelReportPass> {
   void runOnOperation() override {
@@ -187,6 +206,14 @@ struct LineaKernelReportPass
                          std::max(computeTime, memoryTime) * 1e6,
                          computeTime > memoryTime ? "compute" : "memory",
                          perThread.tensorCores ? ", tensor cores" : "");
+      std::optional<double> trips = hostTrips(launch);
+      if (!trips)
+        os << "; in a host loop of unknown trip count";
+      else if (*trips != 1)
+        os << llvm::format("; launched %.0f times by host loops: %.3g FLOP, "
+                           "%.3g B, H100 estimate %.3g us in all",
+                           *trips, flops * *trips, bytes * *trips,
+                           std::max(computeTime, memoryTime) * 1e6 * *trips);
       remark << text;
     });
   }

@@ -3,9 +3,11 @@
 
 // The cost model's choices over a table of shapes, on both targets (the
 // numbers behind them: `explain=1`). Causal, 16 heads of 64: a handful of
-// tokens is cheapest as one masked matmul; from a thousand on, chunks; the
-// GPU's fast matrix units favour longer chunks where the shared memory (227
-// KiB per block on the described H100) and the SMs allow it.
+// tokens is cheapest as one masked matmul; from a thousand on, chunks. On
+// the GPU, the chunk-parallel form of 128-row chunks: its staged grids read
+// each operand once per block tile, where the chunked form's sequence
+// blocks (16 of them for 132 SMs) read global operands once per 16 x 8
+// fragment tile.
 // CPU-LABEL: func.func @causal_lengths
 // CPU: mask = causal form = quadratic : tensor<16x1x64xf32>
 // CPU: mask = causal form = quadratic : tensor<16x8x64xf32>
@@ -16,8 +18,8 @@
 // GPU: mask = causal form = quadratic : tensor<16x1x64xf32>
 // GPU: mask = causal form = quadratic : tensor<16x8x64xf32>
 // GPU: mask = causal form = quadratic : tensor<16x64x64xf32>
-// GPU: mask = causal form = chunked(128) : tensor<16x1024x64xf32>
-// GPU: mask = causal form = chunked(128) : tensor<16x16384x64xf32>
+// GPU: mask = causal form = chunk_parallel(128) : tensor<16x1024x64xf32>
+// GPU: mask = causal form = chunk_parallel(128) : tensor<16x16384x64xf32>
 func.func @causal_lengths(%a: tensor<16x1x64xf32>, %b: tensor<16x8x64xf32>, %c: tensor<16x64x64xf32>,
                           %d: tensor<16x1024x64xf32>, %e: tensor<16x16384x64xf32>) {
   %0 = linea.linear_attention %a, %a, %a mask = causal : tensor<16x1x64xf32>, tensor<16x1x64xf32>, tensor<16x1x64xf32> -> tensor<16x1x64xf32>
@@ -34,15 +36,16 @@ func.func @causal_lengths(%a: tensor<16x1x64xf32>, %b: tensor<16x8x64xf32>, %c: 
 // the one-shot state; the causal ones take longer chunks (the state update
 // K^T V per chunk is Dk x Dv, so fewer chunks pay off). The gated form
 // pays an extra decay pass per chunk on the CPU and stays at 64 there. On
-// the GPU, 4 heads of 4 value tiles are 16 sequence blocks for 132 SMs:
-// the gated op's dearer chunks pay for the chunk-parallel form's trip
-// through memory (32 chunks per head on every SM), the plain op's do not.
+// the GPU, 4 heads of 4 value tiles would be 16 sequence blocks for 132
+// SMs, each loading its fragments from global memory: both causal ops take
+// the chunk-parallel form (32 chunks per head on every SM), whose trip
+// through memory costs less.
 // CPU-LABEL: func.func @wide
 // CPU: linea.linear_attention {{.*}} mask = causal form = chunked(128) :
 // CPU: linea.gated_linear_attention {{.*}} mask = causal form = chunked(64) :
 // CPU: linea.linear_attention {{.*}} mask = none form = oneshot :
 // GPU-LABEL: func.func @wide
-// GPU: linea.linear_attention {{.*}} mask = causal form = chunked(128) :
+// GPU: linea.linear_attention {{.*}} mask = causal form = chunk_parallel(128) :
 // GPU: linea.gated_linear_attention {{.*}} mask = causal form = chunk_parallel(128) :
 // GPU: linea.linear_attention {{.*}} mask = none form = oneshot :
 func.func @wide(%q: tensor<4x4096x256xf32>, %v: tensor<4x4096x256xf32>, %g: tensor<4x4096x256xf32>) {
@@ -54,14 +57,17 @@ func.func @wide(%q: tensor<4x4096x256xf32>, %v: tensor<4x4096x256xf32>, %g: tens
 
 // -----
 
-// Dynamic sizes: the model assumes a long sequence (and 8 sequences: the
-// GPU takes the chunk-parallel form). The presum is a sequential scan on
-// the CPU, whose loops run in order, and a blocked scan on the GPU.
+// Dynamic sizes: the model assumes a long sequence and 8 sequences. On the
+// GPU the chunk-parallel form's grids would have dynamic sizes (no tensor
+// cores, no staging: every multiply-add's operands loaded by its thread),
+// so the chunked form's sequence blocks, whose chunk contractions keep
+// static sizes, win. The presum is a sequential scan on the CPU, whose
+// loops run in order, and a blocked scan on the GPU.
 // CPU-LABEL: func.func @dynamic
 // CPU: linea.linear_attention {{.*}} form = chunked(64) :
 // CPU: linea.presum {{.*}} form = scan :
 // GPU-LABEL: func.func @dynamic
-// GPU: linea.linear_attention {{.*}} form = chunk_parallel(128) :
+// GPU: linea.linear_attention {{.*}} form = chunked(64) :
 // GPU: linea.presum {{.*}} form = blocked_scan :
 func.func @dynamic(%q: tensor<?x?x64xf32>) {
   %0 = linea.linear_attention %q, %q, %q mask = causal : tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32> -> tensor<?x?x64xf32>

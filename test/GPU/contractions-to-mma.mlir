@@ -355,3 +355,102 @@ func.func @zero_filled_scores(%q: memref<2x3x64x32xf32>, %k: memref<2x3x64x32xf3
   }
   return
 }
+
+// -----
+
+// A bf16 program's operands reach f32 through widening copies (an
+// elementwise extf into a fresh buffer). The staged copies read the bf16
+// buffers themselves, through the operand's views rebuilt on them: as
+// they are for bf16 MMAs, through f32 for f16 ones; the widening copies,
+// now unread, are erased with their buffers.
+// CHECK-LABEL: func.func @widened_operands
+// CHECK-SAME: (%[[K16:[a-z0-9_]+]]: memref<2x128x32xbf16>, %[[V16:[a-z0-9_]+]]: memref<2x128x64xbf16>, %[[S:[a-z0-9_]+]]: memref<2x32x64xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK: %[[KVIEW:.+]] = memref.subview %[[K16]][0, 0, 0] [2, 128, 32] [1, 1, 1] : memref<2x128x32xbf16> to memref<2x128x32xbf16, strided<[4096, 32, 1]>>
+// CHECK: scf.parallel
+// CHECK:   %[[KE:.+]] = memref.load %[[KVIEW]][
+// CHECK:   %[[KW:.+]] = arith.extf %[[KE]] : bf16 to f32
+// CHECK:   arith.truncf %[[KW]] : f32 to f16
+// CHECK:   memref.load %[[V16]][
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref.dealloc
+// BF16-LABEL: func.func @widened_operands
+// BF16-NOT: memref.alloc
+// BF16: scf.parallel
+// BF16:   %[[KE:.+]] = memref.load %{{.+}}[{{.+}}] : memref<2x128x32xbf16, strided<[4096, 32, 1]>>
+// BF16-NEXT: memref.store %[[KE]], %{{.+}}[{{.+}}] : memref<32x40xbf16, #gpu.address_space<workgroup>>
+// BF16-NOT: arith.truncf
+// BF16-NOT: linalg.generic
+#id3 = affine_map<(b, t, d) -> (b, t, d)>
+#t_d6 = affine_map<(b, t, d, e) -> (b, t, d)>
+#t_e6 = affine_map<(b, t, d, e) -> (b, t, e)>
+#d_e6 = affine_map<(b, t, d, e) -> (b, d, e)>
+func.func @widened_operands(%k16: memref<2x128x32xbf16>, %v16: memref<2x128x64xbf16>, %s: memref<2x32x64xf32>) {
+  %k = memref.alloc() : memref<2x128x32xf32>
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%k16 : memref<2x128x32xbf16>) outs(%k : memref<2x128x32xf32>) {
+  ^bb0(%x: bf16, %y: f32):
+    %w = arith.extf %x : bf16 to f32
+    linalg.yield %w : f32
+  }
+  %v = memref.alloc() : memref<2x128x64xf32>
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%v16 : memref<2x128x64xbf16>) outs(%v : memref<2x128x64xf32>) {
+  ^bb0(%x: bf16, %y: f32):
+    %w = arith.extf %x : bf16 to f32
+    linalg.yield %w : f32
+  }
+  %ks = memref.subview %k[0, 0, 0] [2, 128, 32] [1, 1, 1] : memref<2x128x32xf32> to memref<2x128x32xf32, strided<[4096, 32, 1]>>
+  linalg.generic {indexing_maps = [#t_d6, #t_e6, #d_e6], iterator_types = ["parallel", "reduction", "parallel", "parallel"]}
+      ins(%ks, %v : memref<2x128x32xf32, strided<[4096, 32, 1]>>, memref<2x128x64xf32>) outs(%s : memref<2x32x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %k : memref<2x128x32xf32>
+  memref.dealloc %v : memref<2x128x64xf32>
+  return
+}
+
+// -----
+
+// A widened copy that something else reads too (here an elementwise exp)
+// stays; the contraction still reads the bf16 buffer.
+// CHECK-LABEL: func.func @widened_and_read
+// BF16-LABEL: func.func @widened_and_read
+// BF16-SAME: (%[[K16:[a-z0-9_]+]]: memref<2x128x32xbf16>
+// BF16: %[[K:.+]] = memref.alloc() : memref<2x128x32xf32>
+// BF16: linalg.generic {{.*}} ins(%[[K16]] : memref<2x128x32xbf16>) outs(%[[K]] : memref<2x128x32xf32>)
+// BF16: linalg.generic {{.*}} ins(%[[K]] : memref<2x128x32xf32>)
+// BF16: scf.parallel
+// BF16:   memref.load %[[K16]][
+// BF16: memref.dealloc %[[K]]
+#id4 = affine_map<(b, t, d) -> (b, t, d)>
+#t_d7 = affine_map<(b, t, d, e) -> (b, t, d)>
+#t_e7 = affine_map<(b, t, d, e) -> (b, t, e)>
+#d_e7 = affine_map<(b, t, d, e) -> (b, d, e)>
+func.func @widened_and_read(%k16: memref<2x128x32xbf16>, %v: memref<2x128x64xf32>, %s: memref<2x32x64xf32>, %e: memref<2x128x32xf32>) {
+  %k = memref.alloc() : memref<2x128x32xf32>
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%k16 : memref<2x128x32xbf16>) outs(%k : memref<2x128x32xf32>) {
+  ^bb0(%x: bf16, %y: f32):
+    %w = arith.extf %x : bf16 to f32
+    linalg.yield %w : f32
+  }
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%k : memref<2x128x32xf32>) outs(%e : memref<2x128x32xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %w = math.exp %x : f32
+    linalg.yield %w : f32
+  }
+  linalg.generic {indexing_maps = [#t_d7, #t_e7, #d_e7], iterator_types = ["parallel", "reduction", "parallel", "parallel"]}
+      ins(%k, %v : memref<2x128x32xf32>, memref<2x128x64xf32>) outs(%s : memref<2x32x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %k : memref<2x128x32xf32>
+  return
+}

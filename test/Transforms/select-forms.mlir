@@ -2,13 +2,14 @@
 // RUN: linea-opt %s -linea-select-forms="form=quadratic" -split-input-file | FileCheck %s --check-prefix=QUAD
 // RUN: linea-opt %s -linea-select-forms="target=gpu chunk-size=128" -split-input-file | FileCheck %s --check-prefix=GPU
 
-// A long causal sequence: chunked, with the chunk the model finds cheapest.
+// A long causal sequence: chunked, with the chunk the model finds cheapest
+// (on the GPU, the chunk-parallel form at the forced chunk size).
 // CHECK-LABEL: func.func @long_causal
 // CHECK: linea.linear_attention {{.*}} mask = causal form = chunked(64) :
 // QUAD-LABEL: func.func @long_causal
 // QUAD: mask = causal form = quadratic :
 // GPU-LABEL: func.func @long_causal
-// GPU: mask = causal form = chunked(128) :
+// GPU: mask = causal form = chunk_parallel(128) :
 func.func @long_causal(%q: tensor<16x16384x64xf32>) -> tensor<16x16384x64xf32> {
   // expected-remark @+1 {{form chunked(64); weighed: chunked(16)}}
   %o = linea.linear_attention %q, %q, %q mask = causal
