@@ -103,16 +103,15 @@ every launch a host loop makes (the report multiplies by the loops' trip counts)
 whether any kernel is launched from one; "largest grid" is the most blocks of 256 threads one
 launch has.
 
-Plain causal linear attention, chunk-parallel: 7 launches on bf16 tensors (6 on f32) whatever L
-is, no host loop, 6x the minimal bytes on bf16 tensors (7x on f32), and an H100 roofline estimate
-under fla's published GB200 time on all three shapes (1.39 / 0.92 / 0.06 ms against 1.765 / 1.445 /
-0.358; a roofline is a lower bound, and nothing here ran). Its contractions are staged: a block
-per output tile (128 x 128 down to the size that still fills the 132 SMs), its threads copying
-32-deep slices into shared memory (bf16 tensors as they are, f32 ones narrowed), its warps loading
-fragments with ldmatrix for mma.sync; contractions into one output in a row (the output's P V and
-Q S) share one grid and its registers; zero fills become zero accumulators. What is left there:
-the C x C scores and the f32 states through global memory, and the f32 output narrowed by its own
-grid.
+Plain causal linear attention, chunk-parallel: 6 launches whatever L is, no host loop, 5x the
+minimal bytes on bf16 tensors (7x on f32 ones), and an H100 roofline estimate under fla's published
+GB200 time on all three shapes (1.15 / 0.76 / 0.05 ms against 1.765 / 1.445 / 0.358; a roofline is
+a lower bound, and nothing here ran). Its contractions are staged: a block per output tile (128 x
+128 down to the size that still fills the 132 SMs), its threads copying 32-deep slices into shared
+memory (bf16 tensors as they are, f32 ones narrowed), its warps loading fragments with ldmatrix
+for mma.sync; contractions into one output in a row (the output's P V and Q S) share one grid and
+its registers; zero fills become zero accumulators; a bf16 result is stored as bf16 by the grid
+that computes it. What is left there: the C x C scores and the f32 states through global memory.
 
 Gated (GLA), chunk-parallel: 53-57x, 2-9.5x over fla on paper. Its safe decayed scores loop on
 the host over the chunk's 16-row block columns (8 at C = 128: 138-143 launches), each step

@@ -24,6 +24,7 @@
 #include "linea/Utils/SequenceBlocks.h"
 
 #include "GPUMapping.h"
+#include "StoredTypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -270,10 +271,17 @@ protected:
     return result;
   }
 
+  /// Stores accumulators to the output, narrowed to its element type (a
+  /// bf16/f16 result written as stored).
   void store(ValueRange values, ArrayRef<std::pair<Value, Value>> positions) {
-    for (auto [value, index] : llvm::zip(values, positions))
-      memref::StoreOp::create(b, loc, value, c.out,
+    Type element = cast<MemRefType>(c.out.getType()).getElementType();
+    for (auto [value, index] : llvm::zip(values, positions)) {
+      Value stored = value;
+      if (element != value.getType())
+        stored = arith::TruncFOp::create(b, loc, element, value);
+      memref::StoreOp::create(b, loc, stored, c.out,
                               at(index.first, index.second));
+    }
   }
 
   /// Stores a tile's finished accumulators; where the mask does not hold,
@@ -829,118 +837,6 @@ bool readsOutput(const Contraction &c) {
   return linea::viewRoot(c.a) == root || linea::viewRoot(c.m) == root;
 }
 
-//===----------------------------------------------------------------------===//
-// Operands read as stored (bf16/f16 tensors)
-//===----------------------------------------------------------------------===//
-
-/// Whether `buffer` and its views are only read (or freed), but for
-/// `writer`.
-bool onlyRead(Value buffer, Operation *writer) {
-  for (OpOperand &use : buffer.getUses()) {
-    Operation *user = use.getOwner();
-    if (user == writer || isa<memref::LoadOp, memref::DeallocOp>(user))
-      continue;
-    if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
-      if (view.getViewSource() == buffer &&
-          onlyRead(user->getResult(0), writer))
-        continue;
-      return false;
-    }
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
-    if (!linalgOp || !linalgOp.isDpsInput(&use))
-      return false;
-  }
-  return true;
-}
-
-/// An elementwise generic that fills `out` with `extf` of a 16-bit float
-/// buffer of the same shape (how a bf16/f16 program's operands reach f32).
-bool isWidening(linalg::GenericOp op, Value out) {
-  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
-      op.getDpsInits()[0] != out || op.getNumReductionLoops() != 0 ||
-      !llvm::all_of(op.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isIdentity(); }))
-    return false;
-  auto from = dyn_cast<MemRefType>(op.getDpsInputs()[0].getType());
-  auto to = cast<MemRefType>(out.getType());
-  if (!from || from.getShape() != to.getShape() ||
-      !from.getLayout().isIdentity() ||
-      from.getElementTypeBitWidth() != 16 ||
-      !isa<FloatType>(from.getElementType()))
-    return false;
-  Block &body = op.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto ext = yield.getOperand(0).getDefiningOp<arith::ExtFOp>();
-  return ext && ext.getIn() == body.getArgument(0) &&
-         body.getOperations().size() == 2;
-}
-
-/// The 16-bit buffer an f32 operand was widened from, viewed as the
-/// operand is: where `operand` is a view of an allocation that one
-/// elementwise `extf` generic (`widening`, returned) fills, and neither
-/// that allocation nor the 16-bit buffer is otherwise written, the views
-/// are rebuilt on the 16-bit buffer at `b`'s insertion point. Null where
-/// not.
-Value narrowSource(OpBuilder &b, Value operand, linalg::GenericOp &widening) {
-  SmallVector<Operation *> views;
-  Value root = operand;
-  while (auto view = root.getDefiningOp<ViewLikeOpInterface>()) {
-    views.push_back(view);
-    root = view.getViewSource();
-  }
-  if (!root.getDefiningOp<memref::AllocOp>())
-    return {};
-  widening = {};
-  for (Operation *user : root.getUsers())
-    if (auto generic = dyn_cast<linalg::GenericOp>(user))
-      if (isWidening(generic, root))
-        widening = generic;
-  if (!widening || !onlyRead(root, widening))
-    return {};
-  Value source = widening.getDpsInputs()[0];
-  if (!onlyRead(source, /*writer=*/nullptr))
-    return {};
-  Type narrow = cast<MemRefType>(source.getType()).getElementType();
-  IRMapping mapping;
-  mapping.map(root, source);
-  for (Operation *view : llvm::reverse(views)) {
-    Operation *clone = b.clone(*view, mapping);
-    auto type = cast<MemRefType>(view->getResult(0).getType());
-    clone->getResult(0).setType(
-        MemRefType::Builder(type).setElementType(narrow));
-    mapping.map(view->getResult(0), clone->getResult(0));
-  }
-  return mapping.lookup(operand);
-}
-
-/// Erases `widening` with its allocation where nothing reads that any more
-/// (every contraction that did reads the 16-bit buffer now).
-void eraseIfUnread(RewriterBase &rewriter, linalg::GenericOp widening) {
-  Value root = widening.getDpsInits()[0];
-  SmallVector<Operation *> dead;
-  std::function<bool(Value)> unread = [&](Value buffer) {
-    for (Operation *user : buffer.getUsers()) {
-      if (user == widening.getOperation() || isa<memref::DeallocOp>(user)) {
-        dead.push_back(user);
-        continue;
-      }
-      auto view = dyn_cast<ViewLikeOpInterface>(user);
-      if (!view || view.getViewSource() != buffer ||
-          !unread(user->getResult(0)))
-        return false;
-      dead.push_back(user);
-    }
-    return true;
-  };
-  if (!unread(root))
-    return;
-  // `dead` has each view after its own users: erased in order, then the
-  // allocation.
-  for (Operation *op : dead)
-    rewriter.eraseOp(op);
-  rewriter.eraseOp(root.getDefiningOp());
-}
-
 /// Contractions that accumulate into one output one after the other,
 /// adjacent in their block (the chunk-parallel output `O = tril(Q K^T) V`
 /// then `O += Q S`), and the fill of zeros just before the first, if any.
@@ -996,7 +892,7 @@ struct LineaContractionsToMMAPass
           << static_cast<int64_t>(blockSize);
       return signalPassFailure();
     }
-    widenings.clear();
+    copies.clear();
     SmallVector<std::pair<linalg::GenericOp, Contraction>> matches;
     getOperation()->walk([&](linalg::GenericOp op) {
       if (op->getParentOfType<gpu::LaunchOp>())
@@ -1008,12 +904,13 @@ struct LineaContractionsToMMAPass
     SymbolTableCollection symbols;
     for (const AccumulationChain &chain : collectChains(matches))
       buildChain(rewriter, chain, operandType, symbols);
-    for (linalg::GenericOp widening : widenings)
-      eraseIfUnread(rewriter, widening);
+    for (linalg::GenericOp copy : copies)
+      linea::eraseUnusedCopy(rewriter, copy);
   }
 
-  /// The widening generics whose 16-bit sources staged grids read instead.
-  llvm::SetVector<linalg::GenericOp> widenings;
+  /// The widening and narrowing copies whose 16-bit buffers staged grids
+  /// read or write instead.
+  llvm::SetVector<linalg::GenericOp> copies;
 
   /// A chain as one staged grid where its sizes tile by a block; else each
   /// contraction on its own: staged alone, or with each lane loading its
@@ -1108,16 +1005,28 @@ struct LineaContractionsToMMAPass
                        const BlockTiling &tiling,
                        SymbolTableCollection &symbols) {
     OpBuilder::InsertionGuard guard(b);
-    // A widened bf16/f16 operand is read as it is stored.
+    // Widened bf16/f16 operands are read, and a zero-filled result that is
+    // narrowed afterwards is written, as stored.
     SmallVector<Contraction> members(chain.members);
     for (Contraction &k : members)
       for (Value *operand : {&k.a, &k.m}) {
         linalg::GenericOp widening;
-        if (Value narrow = narrowSource(b, *operand, widening)) {
+        if (Value narrow = linea::readAsStored(b, *operand, widening)) {
           *operand = narrow;
-          widenings.insert(widening);
+          copies.insert(widening);
         }
       }
+    if (chain.zeroFill) {
+      SmallVector<Operation *> writers{chain.zeroFill};
+      llvm::append_range(writers, chain.ops);
+      linalg::GenericOp narrowing;
+      if (Value narrow = linea::writeAsStored(b, members.front().out, writers,
+                                              narrowing)) {
+        for (Contraction &k : members)
+          k.out = narrow;
+        copies.insert(narrowing);
+      }
+    }
     StagedSlices types(members, operandType, tiling);
     auto globals = [&](ArrayRef<MemRefType> slotTypes, StringRef operand) {
       DenseMap<MemRefType, memref::GlobalOp> byType;

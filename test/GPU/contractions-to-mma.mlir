@@ -454,3 +454,46 @@ func.func @widened_and_read(%k16: memref<2x128x32xbf16>, %v: memref<2x128x64xf32
   memref.dealloc %k : memref<2x128x32xf32>
   return
 }
+
+// -----
+
+// A zero-filled f32 result that a narrowing copy (truncf into a bf16
+// buffer, through a reshape) is the only reader of: the grid stores bf16
+// into that buffer, reshaped back to the result's shape; the fill, the
+// f32 buffer and the copy are gone.
+// BF16-LABEL: func.func @narrowed_result
+// BF16-NOT: memref<2x64x64xf32>
+// BF16: %[[OUT:.+]] = memref.alloc() : memref<128x64xbf16>
+// BF16: %[[VIEW:.+]] = memref.expand_shape %[[OUT]] {{\[}}[0, 1], [2]] output_shape [2, 64, 64] : memref<128x64xbf16> into memref<2x64x64xbf16>
+// BF16: scf.parallel
+// BF16:   %[[NARROW:.+]] = arith.truncf %{{.+}}#0 : f32 to bf16
+// BF16:   memref.store %[[NARROW]], %[[VIEW]][
+// BF16-NOT: linalg.generic
+// BF16-NOT: memref.dealloc
+// BF16: return %[[OUT]]
+#i_t8 = affine_map<(b, i, t, e) -> (b, i, t)>
+#t_e8 = affine_map<(b, i, t, e) -> (b, t, e)>
+#i_e8 = affine_map<(b, i, t, e) -> (b, i, e)>
+#id2 = affine_map<(r, c) -> (r, c)>
+func.func @narrowed_result(%a: memref<2x64x32xf32>, %m: memref<2x32x64xf32>) -> memref<128x64xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %o = memref.alloc() : memref<2x64x64xf32>
+  linalg.fill ins(%zero : f32) outs(%o : memref<2x64x64xf32>)
+  linalg.generic {indexing_maps = [#i_t8, #t_e8, #i_e8], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%a, %m : memref<2x64x32xf32>, memref<2x32x64xf32>) outs(%o : memref<2x64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  %flat = memref.collapse_shape %o [[0, 1], [2]] : memref<2x64x64xf32> into memref<128x64xf32>
+  %out = memref.alloc() : memref<128x64xbf16>
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%flat : memref<128x64xf32>) outs(%out : memref<128x64xbf16>) {
+  ^bb0(%x: f32, %y: bf16):
+    %n = arith.truncf %x : f32 to bf16
+    linalg.yield %n : bf16
+  }
+  memref.dealloc %o : memref<2x64x64xf32>
+  return %out : memref<128x64xbf16>
+}

@@ -1,0 +1,242 @@
+//===- StoredTypes.cpp - contractions on bf16/f16 buffers as stored -------===//
+
+#include "StoredTypes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+using namespace mlir;
+
+namespace {
+
+/// Whether `buffer` and its views are only read (or freed), but for
+/// `writer`.
+bool onlyRead(Value buffer, Operation *writer) {
+  for (OpOperand &use : buffer.getUses()) {
+    Operation *user = use.getOwner();
+    if (user == writer || isa<memref::LoadOp, memref::DeallocOp>(user))
+      continue;
+    if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
+      if (view.getViewSource() == buffer &&
+          onlyRead(user->getResult(0), writer))
+        continue;
+      return false;
+    }
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+    if (!linalgOp || !linalgOp.isDpsInput(&use))
+      return false;
+  }
+  return true;
+}
+
+bool is16BitFloat(Type type) {
+  return isa<FloatType>(type) && type.getIntOrFloatBitWidth() == 16;
+}
+
+/// An elementwise copy through one conversion `Conversion` (arith.extf or
+/// arith.truncf) between an f32 and a 16-bit float buffer of one shape,
+/// with identity layouts.
+template <typename Conversion>
+bool isConvertingCopy(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 0 ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return false;
+  auto from = dyn_cast<MemRefType>(op.getDpsInputs()[0].getType());
+  auto to = dyn_cast<MemRefType>(op.getDpsInits()[0].getType());
+  if (!from || !to || from.getShape() != to.getShape() ||
+      !from.getLayout().isIdentity() || !to.getLayout().isIdentity())
+    return false;
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto convert = yield.getOperand(0).getDefiningOp<Conversion>();
+  return convert && convert.getIn() == body.getArgument(0) &&
+         body.getOperations().size() == 2;
+}
+
+bool isWidening(linalg::GenericOp op) {
+  return isConvertingCopy<arith::ExtFOp>(op) &&
+         is16BitFloat(getElementTypeOrSelf(op.getDpsInputs()[0].getType()));
+}
+
+bool isNarrowing(linalg::GenericOp op) {
+  return isConvertingCopy<arith::TruncFOp>(op) &&
+         is16BitFloat(getElementTypeOrSelf(op.getDpsInits()[0].getType()));
+}
+
+/// `value`'s views back to their root, outermost first; the root in
+/// `root`.
+SmallVector<Operation *> viewsOf(Value value, Value &root) {
+  SmallVector<Operation *> views;
+  root = value;
+  while (auto view = root.getDefiningOp<ViewLikeOpInterface>()) {
+    views.push_back(view);
+    root = view.getViewSource();
+  }
+  return views;
+}
+
+/// `views` (root-side last) cloned onto `base` at `b`'s insertion point,
+/// their element type that of `base`.
+Value rebuildViews(OpBuilder &b, ArrayRef<Operation *> views, Value root,
+                   Value base) {
+  Type element = cast<MemRefType>(base.getType()).getElementType();
+  IRMapping mapping;
+  mapping.map(root, base);
+  Value last = base;
+  for (Operation *view : llvm::reverse(views)) {
+    Operation *clone = b.clone(*view, mapping);
+    auto type = cast<MemRefType>(view->getResult(0).getType());
+    clone->getResult(0).setType(
+        MemRefType::Builder(type).setElementType(element));
+    mapping.map(view->getResult(0), clone->getResult(0));
+    last = clone->getResult(0);
+  }
+  return last;
+}
+
+bool isReshape(Operation *op) {
+  return isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(op);
+}
+
+/// `value` (the result of the reshapes `views`, root-side last) taken back
+/// to the root's shape: each reshape undone, innermost first.
+Value undoReshapes(OpBuilder &b, ArrayRef<Operation *> views, Value value) {
+  Type element = cast<MemRefType>(value.getType()).getElementType();
+  for (Operation *view : views) {
+    Location loc = view->getLoc();
+    if (auto collapse = dyn_cast<memref::CollapseShapeOp>(view)) {
+      auto type = MemRefType::Builder(collapse.getSrcType())
+                      .setElementType(element);
+      value = memref::ExpandShapeOp::create(
+          b, loc, MemRefType(type), value,
+          collapse.getReassociationIndices());
+    } else {
+      value = memref::CollapseShapeOp::create(
+          b, loc, value,
+          cast<memref::ExpandShapeOp>(view).getReassociationIndices());
+    }
+  }
+  return value;
+}
+
+/// Whether every op strictly between `first` and `last` (one block) leaves
+/// memory alone (views, allocations and pure ops).
+bool nothingTouchesMemoryBetween(Operation *first, Operation *last) {
+  if (first->getBlock() != last->getBlock() || !first->isBeforeInBlock(last))
+    return false;
+  for (Operation *op = first->getNextNode(); op != last;
+       op = op->getNextNode())
+    if (!isa<ViewLikeOpInterface, memref::AllocOp>(op) &&
+        !isMemoryEffectFree(op))
+      return false;
+  return true;
+}
+
+} // namespace
+
+Value linea::readAsStored(OpBuilder &b, Value operand,
+                          linalg::GenericOp &widening) {
+  Value root;
+  SmallVector<Operation *> views = viewsOf(operand, root);
+  if (!root.getDefiningOp<memref::AllocOp>())
+    return {};
+  widening = {};
+  for (Operation *user : root.getUsers())
+    if (auto generic = dyn_cast<linalg::GenericOp>(user))
+      if (generic.getDpsInits()[0] == root && isWidening(generic))
+        widening = generic;
+  if (!widening || !onlyRead(root, widening))
+    return {};
+  Value source = widening.getDpsInputs()[0];
+  if (!onlyRead(source, /*writer=*/nullptr))
+    return {};
+  return rebuildViews(b, views, root, source);
+}
+
+Value linea::writeAsStored(OpBuilder &b, Value result,
+                           ArrayRef<Operation *> writers,
+                           linalg::GenericOp &narrowing) {
+  Value root;
+  SmallVector<Operation *> views = viewsOf(result, root);
+  if (!root.getDefiningOp<memref::AllocOp>() ||
+      !llvm::all_of(views, isReshape))
+    return {};
+  // The root's users: the writers, one narrowing copy reading a reshape of
+  // it, deallocations and reshapes.
+  narrowing = {};
+  SmallVector<Operation *> narrowedViews;
+  std::function<bool(Value, SmallVector<Operation *> &)> users =
+      [&](Value buffer, SmallVector<Operation *> &path) {
+        for (Operation *user : buffer.getUsers()) {
+          if (llvm::is_contained(writers, user) ||
+              isa<memref::DeallocOp>(user))
+            continue;
+          if (isReshape(user)) {
+            path.insert(path.begin(), user);
+            bool ok = users(user->getResult(0), path);
+            path.erase(path.begin());
+            if (!ok)
+              return false;
+            continue;
+          }
+          auto generic = dyn_cast<linalg::GenericOp>(user);
+          if (!generic || narrowing || !isNarrowing(generic) ||
+              generic.getDpsInputs()[0] != buffer)
+            return false;
+          narrowing = generic;
+          narrowedViews = path;
+        }
+        return true;
+      };
+  SmallVector<Operation *> path;
+  if (!users(root, path) || !narrowing ||
+      !nothingTouchesMemoryBetween(writers.back(), narrowing))
+    return {};
+  Value narrow = narrowing.getDpsInits()[0];
+  Operation *insertion = &*b.getInsertionPoint();
+  if (auto alloc = narrow.getDefiningOp<memref::AllocOp>()) {
+    if (alloc->getNumOperands() != 0)
+      return {};
+    if (insertion->isBeforeInBlock(alloc))
+      alloc->moveBefore(insertion);
+  } else if (!isa<BlockArgument>(narrow)) {
+    return {};
+  }
+  Value atRoot = undoReshapes(b, narrowedViews, narrow);
+  return rebuildViews(b, views, root, atRoot);
+}
+
+void linea::eraseUnusedCopy(RewriterBase &rewriter, linalg::GenericOp copy) {
+  Value root;
+  viewsOf(isWidening(copy) ? copy.getDpsInits()[0] : copy.getDpsInputs()[0],
+          root);
+  if (!root.getDefiningOp<memref::AllocOp>())
+    return;
+  // Every user, each view after its own users.
+  SmallVector<Operation *> dead;
+  std::function<bool(Value)> unused = [&](Value buffer) {
+    for (Operation *user : buffer.getUsers()) {
+      if (user == copy.getOperation() || isa<memref::DeallocOp>(user)) {
+        if (!llvm::is_contained(dead, user))
+          dead.push_back(user);
+        continue;
+      }
+      auto view = dyn_cast<ViewLikeOpInterface>(user);
+      if (!view || view.getViewSource() != buffer ||
+          !unused(user->getResult(0)))
+        return false;
+      dead.push_back(user);
+    }
+    return true;
+  };
+  if (!unused(root))
+    return;
+  for (Operation *op : dead)
+    rewriter.eraseOp(op);
+  rewriter.eraseOp(root.getDefiningOp());
+}

@@ -1,0 +1,44 @@
+//===- StoredTypes.h - contractions on bf16/f16 buffers as stored -*- C++ -*-===//
+//
+// A bf16/f16 program computes in f32: its operands reach f32 through
+// widening copies (an elementwise `extf` into a fresh buffer) and its
+// results leave through narrowing ones (`truncf` out of one). A staged
+// tensor-core grid can read the 16-bit operands and write the 16-bit
+// result itself; these find the 16-bit buffers, viewed as the f32 ones
+// are, and erase copies nothing needs any more.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LINEA_LIB_GPU_STOREDTYPES_H
+#define LINEA_LIB_GPU_STOREDTYPES_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::linea {
+
+/// The 16-bit buffer an f32 operand was widened from, viewed as the
+/// operand is: where `operand` is a view of an allocation that one
+/// elementwise `extf` generic (`widening`, returned) fills, and neither
+/// that allocation nor the 16-bit buffer is otherwise written, the views
+/// are rebuilt on the 16-bit buffer at `b`'s insertion point. Null where
+/// not.
+Value readAsStored(OpBuilder &b, Value operand, linalg::GenericOp &widening);
+
+/// The 16-bit buffer an f32 result is narrowed into, viewed as `result`
+/// is: where `result` is an allocation (or a reshape of one) that only
+/// `writers` write and only one elementwise `truncf` generic (`narrowing`,
+/// returned) reads, and nothing between the last writer and `narrowing`
+/// touches memory, returns the narrowed buffer reshaped to `result`'s
+/// shape, built at `b`'s insertion point (its allocation moved there if it
+/// came later). Null where not.
+Value writeAsStored(OpBuilder &b, Value result, ArrayRef<Operation *> writers,
+                    linalg::GenericOp &narrowing);
+
+/// Erases a widening or narrowing copy with its f32 buffer where nothing
+/// but the copy uses that buffer any more.
+void eraseUnusedCopy(RewriterBase &rewriter, linalg::GenericOp copy);
+
+} // namespace mlir::linea
+
+#endif // LINEA_LIB_GPU_STOREDTYPES_H
