@@ -227,6 +227,14 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
     are gone. A chain whose slices would exceed 48 KiB of static shared
     memory is built one contraction at a time.
 
+    A bf16/f16 program reaches f32 through widening copies (an elementwise
+    `extf` into a fresh buffer) and leaves it through narrowing ones
+    (`truncf`). A staged grid reads a widened operand's 16-bit buffer
+    itself (its views rebuilt on it), and a zero-filled result that only a
+    narrowing copy reads is stored narrowed into that copy's buffer
+    (reshaped back); copies nothing reads any more are erased with their
+    f32 buffers.
+
     Inside a sequence block (an `scf.forall` mapped to GPU blocks, from
     `linea-distribute-sequences`) it becomes one block's thread loop whose
     warps take 16 x 8 tiles in turn, each lane loading its own fragment
