@@ -132,7 +132,8 @@ scf::ForOp keepAccumulatorInRegister(RewriterBase &rewriter, scf::ForOp loop) {
   for (auto store : loop.getBody()->getOps<memref::StoreOp>()) {
     memref::LoadOp load = loadOfStored(store);
     Value memref = store.getMemRef();
-    if (!load || !outside(memref) || !llvm::all_of(store.getIndices(), outside) ||
+    if (!load || !outside(memref) ||
+        !llvm::all_of(store.getIndices(), outside) ||
         touchesElsewhere(loop, linea::viewRoot(memref), load, store))
       continue;
     Location loc = store.getLoc();

@@ -8,6 +8,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <functional>
+
 using namespace mlir;
 
 namespace {

@@ -1,4 +1,4 @@
-//===- StoredTypes.h - contractions on bf16/f16 buffers as stored -*- C++ -*-===//
+//===- StoredTypes.h - contractions on bf16/f16 buffers --------*- C++ -*-===//
 //
 // A bf16/f16 program computes in f32: its operands reach f32 through
 // widening copies (an elementwise `extf` into a fresh buffer) and its
