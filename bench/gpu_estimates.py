@@ -120,12 +120,13 @@ materializing the queries decayed against that column for every chunk and comput
 the report multiplied by host loops, this row read 14-21x: the host loop's trips went uncounted.)
 Removing that loop and those temporaries is the next step for the gated form.
 
-The chunked form on bf16 tensors leaves its sequence loop on the host (the widened f32 copy of a
-whole sequence is a temporary of each sequence block, far over shared memory), and its sequence
-blocks load fragments lane by lane; the GPU cost model charges that (each global operand read once
-per 16 x 8 output tile) and picks the chunk-parallel form on all six rows, as the report ranks
-them; with a dynamic batch or length it keeps the chunked form (the chunk-parallel grids would have
-dynamic sizes, which the tensor-core path does not take).
+The chunked form: one kernel of sequence blocks for plain causal attention on bf16 tensors (its
+lanes load their bf16 fragment elements as stored, so no f32 copy of a sequence sits among a
+block's temporaries), 7-14x; the gated one still leaves its sequence loop on the host (its
+widened copies feed the decays too). Its blocks load fragments lane by lane; the GPU cost model
+charges that (each global operand read once per 16 x 8 output tile) and picks the chunk-parallel
+form on all six rows, as the report ranks them; with a dynamic batch or length it keeps the chunked
+form (the chunk-parallel grids would have dynamic sizes, which the tensor-core path does not take).
 """
 
 

@@ -310,6 +310,16 @@ protected:
     return parts;
   }
 
+  /// `value` in the tensor-core type: narrowed from f32, kept, or (another
+  /// 16-bit type, a bf16/f16 operand read as stored) converted through f32.
+  Value toOperandType(Value value) {
+    if (value.getType() == operandType)
+      return value;
+    if (value.getType().getIntOrFloatBitWidth() < 32)
+      value = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+    return arith::TruncFOp::create(b, loc, operandType, value);
+  }
+
   /// The register the mma.sync takes for two operand elements: the
   /// vector<2xf16> itself, or for bf16 the i32 the NVVM op wants.
   Value operandRegister(Value pair) {
@@ -409,12 +419,9 @@ private:
 
   /// Two consecutive elements as one operand register.
   Value pack(Value first, Value second) {
-    auto narrow = [&](Value x) {
-      return arith::TruncFOp::create(b, loc, operandType, x);
-    };
     Value pair = vector::FromElementsOp::create(
         b, loc, VectorType::get({2}, operandType),
-        ValueRange{narrow(first), narrow(second)});
+        ValueRange{toOperandType(first), toOperandType(second)});
     return operandRegister(pair);
   }
 
@@ -715,16 +722,6 @@ private:
         });
   }
 
-  /// `value` in the tensor-core type: narrowed from f32, kept, or (another
-  /// 16-bit type) converted through f32.
-  Value toOperandType(Value value) {
-    if (value.getType() == operandType)
-      return value;
-    if (value.getType().getIntOrFloatBitWidth() < 32)
-      value = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
-    return arith::TruncFOp::create(b, loc, operandType, value);
-  }
-
   /// The k16 steps of `k`'s staged slices on the warp's accumulators; only
   /// where the warp is active.
   SmallVector<Value> steps(const Contraction &k, std::pair<Value, Value> slice,
@@ -968,9 +965,10 @@ struct LineaContractionsToMMAPass
   /// Warps that take 16 x 8 tiles in turn, each lane loading its fragment
   /// elements: one block's (inside a sequence block, which runs it) or a
   /// grid's.
-  void buildLaneLoads(OpBuilder &b, Location loc, const Contraction &c,
+  void buildLaneLoads(OpBuilder &b, Location loc, Contraction c,
                       Type operandType, bool oneBlock) {
     OpBuilder::InsertionGuard guard(b);
+    readOperandsAsStored(b, c);
     int64_t warpsPerBlock = blockSize / kWarp;
     auto cst = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
@@ -1010,13 +1008,7 @@ struct LineaContractionsToMMAPass
     // narrowed afterwards is written, as stored.
     SmallVector<Contraction> members(chain.members);
     for (Contraction &k : members)
-      for (Value *operand : {&k.a, &k.m}) {
-        linalg::GenericOp widening;
-        if (Value narrow = linea::readAsStored(b, *operand, widening)) {
-          *operand = narrow;
-          copies.insert(widening);
-        }
-      }
+      readOperandsAsStored(b, k);
     if (chain.zeroFill) {
       SmallVector<Operation *> writers{chain.zeroFill};
       llvm::append_range(writers, chain.ops);
@@ -1052,6 +1044,18 @@ struct LineaContractionsToMMAPass
     for (auto [aType, mType] : llvm::zip(types.aTypes, types.mTypes))
       slices.push_back({get(aGlobals[aType]), get(mGlobals[mType])});
     builder.build(ids[0], ids[1], slices);
+  }
+
+  /// Points `k`'s widened operands at their bf16/f16 buffers (views built
+  /// at `b`'s insertion point), keeping the widening copies for erasure.
+  void readOperandsAsStored(OpBuilder &b, Contraction &k) {
+    for (Value *operand : {&k.a, &k.m}) {
+      linalg::GenericOp widening;
+      if (Value stored = linea::readAsStored(b, *operand, widening)) {
+        *operand = stored;
+        copies.insert(widening);
+      }
+    }
   }
 
   /// A fresh private global of `type` in the symbol table around the

@@ -48,10 +48,10 @@ bool isConvertingCopy(linalg::GenericOp op) {
       !llvm::all_of(op.getIndexingMapsArray(),
                     [](AffineMap map) { return map.isIdentity(); }))
     return false;
+  // The f32 side is a fresh allocation; the 16-bit side any view.
   auto from = dyn_cast<MemRefType>(op.getDpsInputs()[0].getType());
   auto to = dyn_cast<MemRefType>(op.getDpsInits()[0].getType());
-  if (!from || !to || from.getShape() != to.getShape() ||
-      !from.getLayout().isIdentity() || !to.getLayout().isIdentity())
+  if (!from || !to || from.getShape() != to.getShape())
     return false;
   Block &body = op.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
@@ -82,22 +82,46 @@ SmallVector<Operation *> viewsOf(Value value, Value &root) {
   return views;
 }
 
-/// `views` (root-side last) cloned onto `base` at `b`'s insertion point,
-/// their element type that of `base`.
-Value rebuildViews(OpBuilder &b, ArrayRef<Operation *> views, Value root,
-                   Value base) {
-  Type element = cast<MemRefType>(base.getType()).getElementType();
-  IRMapping mapping;
-  mapping.map(root, base);
-  Value last = base;
-  for (Operation *view : llvm::reverse(views)) {
-    Operation *clone = b.clone(*view, mapping);
-    auto type = cast<MemRefType>(view->getResult(0).getType());
-    clone->getResult(0).setType(
-        MemRefType::Builder(type).setElementType(element));
-    mapping.map(view->getResult(0), clone->getResult(0));
-    last = clone->getResult(0);
+/// `view` taken again on `source` (another element type or layout), its
+/// result type inferred; null for a view it cannot retake (a rank-reducing
+/// subview, another kind of view).
+Value retakeView(OpBuilder &b, Operation *view, Value source) {
+  Location loc = view->getLoc();
+  if (auto subview = dyn_cast<memref::SubViewOp>(view)) {
+    if (subview.getType().getRank() != subview.getSourceType().getRank())
+      return {};
+    return memref::SubViewOp::create(b, loc, source, subview.getMixedOffsets(),
+                                     subview.getMixedSizes(),
+                                     subview.getMixedStrides());
   }
+  if (auto expand = dyn_cast<memref::ExpandShapeOp>(view)) {
+    FailureOr<MemRefType> type = memref::ExpandShapeOp::computeExpandedType(
+        cast<MemRefType>(source.getType()), expand.getType().getShape(),
+        expand.getReassociationIndices());
+    if (failed(type))
+      return {};
+    return memref::ExpandShapeOp::create(b, loc, *type, source,
+                                         expand.getReassociationIndices(),
+                                         expand.getMixedOutputShape());
+  }
+  if (auto collapse = dyn_cast<memref::CollapseShapeOp>(view)) {
+    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(
+            cast<MemRefType>(source.getType()),
+            collapse.getReassociationIndices()))
+      return {};
+    return memref::CollapseShapeOp::create(b, loc, source,
+                                           collapse.getReassociationIndices());
+  }
+  return {};
+}
+
+/// `views` (root-side last) taken again on `base` at `b`'s insertion
+/// point; null where one cannot be.
+Value rebuildViews(OpBuilder &b, ArrayRef<Operation *> views, Value base) {
+  Value last = base;
+  for (Operation *view : llvm::reverse(views))
+    if (!(last = retakeView(b, view, last)))
+      return {};
   return last;
 }
 
@@ -105,23 +129,30 @@ bool isReshape(Operation *op) {
   return isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(op);
 }
 
-/// `value` (the result of the reshapes `views`, root-side last) taken back
-/// to the root's shape: each reshape undone, innermost first.
+/// `value` (shaped as the result of the reshapes `views`, root-side last)
+/// taken back to the root's shape, each reshape undone, innermost first;
+/// null where one cannot be.
 Value undoReshapes(OpBuilder &b, ArrayRef<Operation *> views, Value value) {
-  Type element = cast<MemRefType>(value.getType()).getElementType();
   for (Operation *view : views) {
     Location loc = view->getLoc();
+    auto type = cast<MemRefType>(value.getType());
     if (auto collapse = dyn_cast<memref::CollapseShapeOp>(view)) {
-      auto type = MemRefType::Builder(collapse.getSrcType())
-                      .setElementType(element);
+      FailureOr<MemRefType> expanded =
+          memref::ExpandShapeOp::computeExpandedType(
+              type, collapse.getSrcType().getShape(),
+              collapse.getReassociationIndices());
+      if (failed(expanded))
+        return {};
       value = memref::ExpandShapeOp::create(
-          b, loc, MemRefType(type), value,
-          collapse.getReassociationIndices());
-    } else {
-      value = memref::CollapseShapeOp::create(
-          b, loc, value,
-          cast<memref::ExpandShapeOp>(view).getReassociationIndices());
+          b, loc, *expanded, value, collapse.getReassociationIndices());
+      continue;
     }
+    auto expand = cast<memref::ExpandShapeOp>(view);
+    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(
+            type, expand.getReassociationIndices()))
+      return {};
+    value = memref::CollapseShapeOp::create(b, loc, value,
+                                            expand.getReassociationIndices());
   }
   return value;
 }
@@ -157,7 +188,7 @@ Value linea::readAsStored(OpBuilder &b, Value operand,
   Value source = widening.getDpsInputs()[0];
   if (!onlyRead(source, /*writer=*/nullptr))
     return {};
-  return rebuildViews(b, views, root, source);
+  return rebuildViews(b, views, source);
 }
 
 Value linea::writeAsStored(OpBuilder &b, Value result,
@@ -210,7 +241,7 @@ Value linea::writeAsStored(OpBuilder &b, Value result,
     return {};
   }
   Value atRoot = undoReshapes(b, narrowedViews, narrow);
-  return rebuildViews(b, views, root, atRoot);
+  return atRoot ? rebuildViews(b, views, atRoot) : Value();
 }
 
 void linea::eraseUnusedCopy(RewriterBase &rewriter, linalg::GenericOp copy) {
