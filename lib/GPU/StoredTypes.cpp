@@ -185,8 +185,11 @@ Value linea::readAsStored(OpBuilder &b, Value operand,
         widening = generic;
   if (!widening || !onlyRead(root, widening))
     return {};
-  Value source = widening.getDpsInputs()[0];
-  if (!onlyRead(source, /*writer=*/nullptr))
+  // Read later than the copy did, the 16-bit buffer must hold the same
+  // values: nothing may write it, nor any other view of its memory.
+  Value source = widening.getDpsInputs()[0], sourceRoot;
+  viewsOf(source, sourceRoot);
+  if (!onlyRead(sourceRoot, /*writer=*/nullptr))
     return {};
   return rebuildViews(b, views, source);
 }

@@ -497,3 +497,41 @@ func.func @narrowed_result(%a: memref<2x64x32xf32>, %m: memref<2x32x64xf32>) -> 
   memref.dealloc %o : memref<2x64x64xf32>
   return %out : memref<128x64xbf16>
 }
+
+// -----
+
+// A bf16 buffer written after the widening copy (here through another view
+// of its memory) no longer holds what the copy read: the contraction reads
+// the f32 copy, which stays.
+// BF16-LABEL: func.func @source_overwritten
+// BF16: %[[K:.+]] = memref.alloc() : memref<2x128x32xf32>
+// BF16: linalg.generic {{.*}} outs(%[[K]] : memref<2x128x32xf32>)
+// BF16: linalg.fill
+// BF16: scf.parallel
+// BF16:   memref.load %[[K]][
+#id5 = affine_map<(b, t, d) -> (b, t, d)>
+#t_d9 = affine_map<(b, t, d, e) -> (b, t, d)>
+#t_e9 = affine_map<(b, t, d, e) -> (b, t, e)>
+#d_e9 = affine_map<(b, t, d, e) -> (b, d, e)>
+func.func @source_overwritten(%all: memref<3x128x32xbf16>, %v: memref<2x128x64xf32>, %s: memref<2x32x64xf32>) {
+  %k16 = memref.subview %all[0, 0, 0] [2, 128, 32] [1, 1, 1] : memref<3x128x32xbf16> to memref<2x128x32xbf16, strided<[4096, 32, 1]>>
+  %k = memref.alloc() : memref<2x128x32xf32>
+  linalg.generic {indexing_maps = [#id5, #id5], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%k16 : memref<2x128x32xbf16, strided<[4096, 32, 1]>>) outs(%k : memref<2x128x32xf32>) {
+  ^bb0(%x: bf16, %y: f32):
+    %w = arith.extf %x : bf16 to f32
+    linalg.yield %w : f32
+  }
+  %zero = arith.constant 0.0 : bf16
+  %second = memref.subview %all[1, 0, 0] [1, 128, 32] [1, 1, 1] : memref<3x128x32xbf16> to memref<1x128x32xbf16, strided<[4096, 32, 1], offset: 4096>>
+  linalg.fill ins(%zero : bf16) outs(%second : memref<1x128x32xbf16, strided<[4096, 32, 1], offset: 4096>>)
+  linalg.generic {indexing_maps = [#t_d9, #t_e9, #d_e9], iterator_types = ["parallel", "reduction", "parallel", "parallel"]}
+      ins(%k, %v : memref<2x128x32xf32>, memref<2x128x64xf32>) outs(%s : memref<2x32x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %k : memref<2x128x32xf32>
+  return
+}
