@@ -203,7 +203,7 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
       // contractions have dynamic sizes, which neither tensor cores nor
       // staging take. A thread per output element then loads both operands
       // of every multiply-add from global memory (4 bytes per FLOP).
-      if (target.sharedMemoryPerBlock > 0 &&
+      if (target.kind == TargetKind::gpu &&
           (p.dynamicBatch || p.dynamicLength)) {
         flopsPerSecond = target.scalarFlopsPerSecond;
         e.bytes += 4 * contractionFlops;

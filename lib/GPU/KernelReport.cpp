@@ -3,6 +3,8 @@
 #include "linea/GPU/MmaShape.h"
 #include "linea/GPU/Passes.h"
 
+#include "GPUMapping.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -10,7 +12,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
@@ -42,20 +43,14 @@ double elementBytes(Type type) {
   return std::max<double>(1, type.getIntOrFloatBitWidth() / 8.0);
 }
 
-/// Whether `memref` is in shared memory: of the workgroup address space,
-/// or a view (through casts to the generic space included) of a value that
-/// is, such as a sequence block's temporaries in dynamic shared memory.
-/// Its loads and stores move no global-memory bytes.
+/// Whether `memref` is in shared memory: a view (through casts to the
+/// generic space included) of a workgroup buffer, such as a sequence
+/// block's temporaries in dynamic shared memory or a staged slice. Its
+/// loads and stores move no global-memory bytes.
 bool isSharedMemory(Value memref) {
-  while (memref) {
-    auto type = cast<MemRefType>(memref.getType());
-    if (auto space =
-            dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace()))
-      return space.getValue() == gpu::AddressSpace::Workgroup;
-    auto view = memref.getDefiningOp<ViewLikeOpInterface>();
-    memref = view ? view.getViewSource() : Value();
-  }
-  return false;
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
+      cast<MemRefType>(linea::viewRoot(memref).getType()).getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
 }
 
 /// Kernel arguments that are constants at the launch site.
@@ -149,15 +144,10 @@ std::optional<double> hostTrips(gpu::LaunchFuncOp launch) {
   double trips = 1;
   for (auto loop = launch->getParentOfType<scf::ForOp>(); loop;
        loop = loop->getParentOfType<scf::ForOp>()) {
-    APInt lb, ub, step;
-    if (!matchPattern(loop.getLowerBound(), m_ConstantInt(&lb)) ||
-        !matchPattern(loop.getUpperBound(), m_ConstantInt(&ub)) ||
-        !matchPattern(loop.getStep(), m_ConstantInt(&step)) ||
-        step.getSExtValue() <= 0)
+    std::optional<APInt> count = loop.getStaticTripCount();
+    if (!count)
       return std::nullopt;
-    trips *= std::max<int64_t>(
-        0, llvm::divideCeil(ub.getSExtValue() - lb.getSExtValue(),
-                            step.getSExtValue()));
+    trips *= count->getZExtValue();
   }
   return trips;
 }

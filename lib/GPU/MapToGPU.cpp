@@ -125,9 +125,6 @@ memref::LoadOp loadOfStored(memref::StoreOp store) {
 /// carried as an iteration argument and stored once after it. Returns the
 /// loop that replaces `loop`, or null where no element qualifies.
 scf::ForOp keepAccumulatorInRegister(RewriterBase &rewriter, scf::ForOp loop) {
-  // The index computations of an output element do not depend on the
-  // reduction loop: hoisted, they are defined outside it.
-  moveLoopInvariantCode(loop);
   auto outside = [&](Value v) { return loop.isDefinedOutsideOfLoop(v); };
   for (auto store : loop.getBody()->getOps<memref::StoreOp>()) {
     memref::LoadOp load = loadOfStored(store);
@@ -173,9 +170,13 @@ void keepAccumulatorsInRegisters(RewriterBase &rewriter, Operation *nest) {
     if (loop.getOperation() != nest)
       loops.push_back(loop);
   });
-  for (scf::ForOp loop : loops)
+  for (scf::ForOp loop : loops) {
+    // The index computations of an output element do not depend on the
+    // reduction loop: hoisted, they are defined outside it.
+    moveLoopInvariantCode(loop);
     while (loop)
       loop = keepAccumulatorInRegister(rewriter, loop);
+  }
 }
 
 /// `op` as loops: an scf.parallel band over its parallel dims (when it has

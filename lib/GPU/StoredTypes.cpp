@@ -8,30 +8,44 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
-#include <functional>
 
 using namespace mlir;
 
 namespace {
 
-/// Whether `buffer` and its views are only read (or freed), but for
-/// `writer`.
-bool onlyRead(Value buffer, Operation *writer) {
+/// Whether `accept` holds for every use of `buffer` and of its views (the
+/// views' own uses of their sources aside); the views are appended to
+/// `views`, each after the views of it.
+bool allUses(Value buffer, function_ref<bool(OpOperand &)> accept,
+             SmallVectorImpl<Operation *> &views) {
   for (OpOperand &use : buffer.getUses()) {
-    Operation *user = use.getOwner();
-    if (user == writer || isa<memref::LoadOp, memref::DeallocOp>(user))
+    auto view = dyn_cast<ViewLikeOpInterface>(use.getOwner());
+    if (view && view.getViewSource() == buffer) {
+      if (!allUses(view->getResult(0), accept, views))
+        return false;
+      views.push_back(view);
       continue;
-    if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
-      if (view.getViewSource() == buffer &&
-          onlyRead(user->getResult(0), writer))
-        continue;
-      return false;
     }
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
-    if (!linalgOp || !linalgOp.isDpsInput(&use))
+    if (!accept(use))
       return false;
   }
   return true;
+}
+
+/// Whether `buffer` and its views are only read (or freed), but for
+/// `writer`.
+bool onlyRead(Value buffer, Operation *writer) {
+  SmallVector<Operation *> views;
+  return allUses(
+      buffer,
+      [&](OpOperand &use) {
+        Operation *user = use.getOwner();
+        if (user == writer || isa<memref::LoadOp, memref::DeallocOp>(user))
+          return true;
+        auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+        return linalgOp && linalgOp.isDpsInput(&use);
+      },
+      views);
 }
 
 bool is16BitFloat(Type type) {
@@ -205,34 +219,27 @@ Value linea::writeAsStored(OpBuilder &b, Value result,
   // The root's users: the writers, one narrowing copy reading a reshape of
   // it, deallocations and reshapes.
   narrowing = {};
-  SmallVector<Operation *> narrowedViews;
-  std::function<bool(Value, SmallVector<Operation *> &)> users =
-      [&](Value buffer, SmallVector<Operation *> &path) {
-        for (Operation *user : buffer.getUsers()) {
-          if (llvm::is_contained(writers, user) ||
-              isa<memref::DeallocOp>(user))
-            continue;
-          if (isReshape(user)) {
-            path.insert(path.begin(), user);
-            bool ok = users(user->getResult(0), path);
-            path.erase(path.begin());
-            if (!ok)
-              return false;
-            continue;
-          }
-          auto generic = dyn_cast<linalg::GenericOp>(user);
-          if (!generic || narrowing || !isNarrowing(generic) ||
-              generic.getDpsInputs()[0] != buffer)
-            return false;
-          narrowing = generic;
-          narrowedViews = path;
-        }
+  SmallVector<Operation *> reshapes;
+  bool known = allUses(
+      root,
+      [&](OpOperand &use) {
+        Operation *user = use.getOwner();
+        if (llvm::is_contained(writers, user) || isa<memref::DeallocOp>(user))
+          return true;
+        auto generic = dyn_cast<linalg::GenericOp>(user);
+        if (!generic || narrowing || !isNarrowing(generic) ||
+            !generic.isDpsInput(&use))
+          return false;
+        narrowing = generic;
         return true;
-      };
-  SmallVector<Operation *> path;
-  if (!users(root, path) || !narrowing ||
+      },
+      reshapes);
+  if (!known || !narrowing || !llvm::all_of(reshapes, isReshape) ||
       !nothingTouchesMemoryBetween(writers.back(), narrowing))
     return {};
+  Value narrowedRoot;
+  SmallVector<Operation *> narrowedViews =
+      viewsOf(narrowing.getDpsInputs()[0], narrowedRoot);
   Value narrow = narrowing.getDpsInits()[0];
   Operation *insertion = &*b.getInsertionPoint();
   if (auto alloc = narrow.getDefiningOp<memref::AllocOp>()) {
@@ -253,26 +260,22 @@ void linea::eraseUnusedCopy(RewriterBase &rewriter, linalg::GenericOp copy) {
           root);
   if (!root.getDefiningOp<memref::AllocOp>())
     return;
-  // Every user, each view after its own users.
-  SmallVector<Operation *> dead;
-  std::function<bool(Value)> unused = [&](Value buffer) {
-    for (Operation *user : buffer.getUsers()) {
-      if (user == copy.getOperation() || isa<memref::DeallocOp>(user)) {
-        if (!llvm::is_contained(dead, user))
-          dead.push_back(user);
-        continue;
-      }
-      auto view = dyn_cast<ViewLikeOpInterface>(user);
-      if (!view || view.getViewSource() != buffer ||
-          !unused(user->getResult(0)))
-        return false;
-      dead.push_back(user);
-    }
-    return true;
-  };
-  if (!unused(root))
+  // Only the copy and deallocations use it, through views or not.
+  SmallVector<Operation *> users, views;
+  bool unused = allUses(
+      root,
+      [&](OpOperand &use) {
+        Operation *user = use.getOwner();
+        if (user != copy.getOperation() && !isa<memref::DeallocOp>(user))
+          return false;
+        if (!llvm::is_contained(users, user))
+          users.push_back(user);
+        return true;
+      },
+      views);
+  if (!unused)
     return;
-  for (Operation *op : dead)
+  for (Operation *op : llvm::concat<Operation *>(users, views))
     rewriter.eraseOp(op);
   rewriter.eraseOp(root.getDefiningOp());
 }
