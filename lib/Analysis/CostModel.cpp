@@ -274,22 +274,40 @@ FormChoice pick(SmallVector<FormEstimate> alternatives,
   return choice;
 }
 
-/// presum over N elements: the sequential scan is one pass (read and write
-/// each element) that runs on one unit; the blocked scan is two passes that
-/// spread over every unit. Inside a sequence block one block runs the whole
-/// presum, so it has one unit.
+/// presum over N elements. On the CPU the sequential scan is one pass (read
+/// and write each element) that runs on one unit; the blocked scan is two
+/// passes that spread over every unit. On the GPU a sequential scan is a
+/// sequence block per slice (linea-distribute-sequences): one launch, one
+/// synchronized step per scanned row, its slices spread over the SMs' lanes;
+/// the blocked scan's loops stay on the host: about five launches per block
+/// and two per row of its in-block scans (each charged a step). Inside a sequence
+/// block one block runs the whole presum, so it has one unit.
 FormChoice choosePresumForm(PresumOp op, const TargetDescription &target,
                             std::optional<FormKind> forced) {
   RankedTensorType type = op.getInput().getType();
+  auto known = [](int64_t size) {
+    return ShapedType::isDynamic(size) ? double(kAssumedDynamicLength)
+                                       : double(size);
+  };
   double elements = 1;
   for (int64_t size : type.getShape())
-    elements *= ShapedType::isDynamic(size) ? kAssumedDynamicLength : size;
-  double units = isInSequenceBlock(op) ? 1 : target.parallelUnits;
+    elements *= known(size);
+  double length = known(type.getDimSize(op.getScanDim()));
   double bytes = 8 * elements;
-  FormEstimate scan{FormKind::scan, 0, elements, bytes,
-                    bytes / (target.bytesPerSecond / units)};
+  double units = isInSequenceBlock(op) ? 1 : target.parallelUnits;
+  double scanSeconds = bytes / (target.bytesPerSecond / units);
+  double blockedSeconds = 2 * bytes / target.bytesPerSecond;
+  if (target.kind == TargetKind::gpu && !isInSequenceBlock(op)) {
+    double lanes = double(target.parallelUnits) * target.threadsPerBlock;
+    double filled = std::min(1.0, elements / length / lanes);
+    scanSeconds = bytes / (target.bytesPerSecond * filled) +
+                  length * target.secondsPerIteration;
+    double launches = 2 * length + 5 * std::ceil(length / std::sqrt(length));
+    blockedSeconds += launches * target.secondsPerIteration;
+  }
+  FormEstimate scan{FormKind::scan, 0, elements, bytes, scanSeconds};
   FormEstimate blocked{FormKind::blocked_scan, 0, 2 * elements, 2 * bytes,
-                       2 * bytes / target.bytesPerSecond};
+                       blockedSeconds};
   SmallVector<FormEstimate> alternatives;
   for (const FormEstimate &e : {scan, blocked})
     if (llvm::is_contained(op.getLegalForms(), e.kind))

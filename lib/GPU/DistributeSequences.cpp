@@ -15,6 +15,7 @@
 
 #include "linea/Dialect/LineaOps.h"
 #include "linea/GPU/Passes.h"
+#include "linea/Target/Target.h"
 #include "linea/Utils/SequenceBlocks.h"
 
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -32,6 +33,14 @@ namespace {
 
 /// The GPU block mapping names at most this many loops (linear_dim_0..9).
 constexpr unsigned kMaxBlockLoops = 10;
+
+/// The largest divisor of `size` that is at most `bound`.
+int64_t largestDivisorUpTo(int64_t size, int64_t bound) {
+  for (int64_t d = std::min(size, bound); d > 1; --d)
+    if (size % d == 0)
+      return d;
+  return 1;
+}
 
 /// A causal op chosen to be chunked, not yet inside a sequence block.
 bool isChunkedCausal(LinearAttentionOpInterface op) {
@@ -79,24 +88,43 @@ struct LineaDistributeSequencesPass
 
   /// Tiles a sequential scan by 1 over the dims before the scanned one and
   /// by the value tile over its last dim: each block walks the steps of one
-  /// slice (for chunk states `[B..., N + 1, Dk, Dv]`, one `[Dk, tile]`).
+  /// slice (for chunk states `[B..., N + 1, Dk, Dv]`, one `[Dk, tile]`). A
+  /// step should still give every thread of the block an element: the last
+  /// dim is split only where a step keeps that many, and a step still
+  /// shorter takes several slices of the dim before the scanned one (the
+  /// gates' in-chunk presums, `[B..., N, C, Dk]` along C: two chunks of 128
+  /// columns per block).
   LogicalResult distributeScan(RewriterBase &rewriter, PresumOp op) {
     RankedTensorType type = op.getInput().getType();
     int64_t scan = op.getScanDim(), last = type.getRank() - 1;
+    int64_t threads = TargetDescription::get(TargetKind::gpu).threadsPerBlock;
+    SmallVector<int64_t> tiles(type.getRank(), 0);
+    for (int64_t d = 0; d < scan; ++d)
+      tiles[d] = 1;
+    int64_t step = 1;
+    for (int64_t d = scan + 1; d <= last; ++d)
+      step = type.isDynamicDim(d) || step == ShapedType::kDynamic
+                 ? ShapedType::kDynamic
+                 : step * type.getDimSize(d);
+    if (last > scan && step != ShapedType::kDynamic) {
+      int64_t columns = type.getDimSize(last);
+      int64_t tile = sequenceBlockColumns(columns, valueTile);
+      if (tile != columns && step / columns * tile >= threads) {
+        tiles[last] = tile;
+        step = step / columns * tile;
+      }
+    }
+    if (scan > 0 && step != ShapedType::kDynamic && step < threads &&
+        !type.isDynamicDim(scan - 1))
+      tiles[scan - 1] = largestDivisorUpTo(type.getDimSize(scan - 1),
+                                           std::max<int64_t>(1, threads / step));
     SmallVector<OpFoldResult> tileSizes;
     unsigned numLoops = 0;
     for (int64_t d = 0; d <= last; ++d) {
       if (d == scan)
         continue;
-      int64_t tile = 0;
-      if (d < scan)
-        tile = 1;
-      else if (d == last && !type.isDynamicDim(d) &&
-               sequenceBlockColumns(type.getDimSize(d), valueTile) !=
-                   type.getDimSize(d))
-        tile = sequenceBlockColumns(type.getDimSize(d), valueTile);
-      numLoops += tile != 0;
-      tileSizes.push_back(rewriter.getIndexAttr(tile));
+      numLoops += tiles[d] != 0;
+      tileSizes.push_back(rewriter.getIndexAttr(tiles[d]));
     }
     return tileIntoBlocks(rewriter, cast<TilingInterface>(op.getOperation()),
                           tileSizes, numLoops);

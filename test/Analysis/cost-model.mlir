@@ -61,14 +61,15 @@ func.func @wide(%q: tensor<4x4096x256xf32>, %v: tensor<4x4096x256xf32>, %g: tens
 // GPU the chunk-parallel form's grids would have dynamic sizes (no tensor
 // cores, no staging: every multiply-add's operands loaded by its thread),
 // so the chunked form's sequence blocks, whose chunk contractions keep
-// static sizes, win. The presum is a sequential scan on the CPU, whose
-// loops run in order, and a blocked scan on the GPU.
+// static sizes, win. The presum is a sequential scan on either target: the
+// CPU's loops run in order, and the GPU's blocked scan would launch from
+// the host per block and per row.
 // CPU-LABEL: func.func @dynamic
 // CPU: linea.linear_attention {{.*}} form = chunked(64) :
 // CPU: linea.presum {{.*}} form = scan :
 // GPU-LABEL: func.func @dynamic
 // GPU: linea.linear_attention {{.*}} form = chunked(64) :
-// GPU: linea.presum {{.*}} form = blocked_scan :
+// GPU: linea.presum {{.*}} form = scan :
 func.func @dynamic(%q: tensor<?x?x64xf32>) {
   %0 = linea.linear_attention %q, %q, %q mask = causal : tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32> -> tensor<?x?x64xf32>
   %1 = linea.presum %q : tensor<?x?x64xf32>

@@ -83,3 +83,20 @@ func.func @blocked_scan(%x: tensor<8x4096x64xf32>) -> tensor<8x4096x64xf32> {
   %s = linea.presum %x form = blocked_scan : tensor<8x4096x64xf32>
   return %s : tensor<8x4096x64xf32>
 }
+
+// -----
+
+// A scan whose step is short (the gates' in-chunk presum [B, H, N, C, Dk]
+// along C: a step is one row of 128 gate columns) keeps its columns whole
+// and gives each block two chunks, so a step still has one element per
+// thread of the block's 256.
+// CHECK-LABEL: func.func @short_steps
+// CHECK-SAME: (%[[G:[a-z0-9_]+]]: tensor<2x4x6x128x128xf32>)
+// CHECK: scf.forall (%[[B:.+]], %[[H:.+]], %[[N:.+]]) = (0, 0, 0) to (2, 4, 6) step (1, 1, 2)
+// CHECK:   %[[GS:.+]] = tensor.extract_slice %[[G]][%[[B]], %[[H]], %[[N]], 0, 0] [1, 1, 2, 128, 128]
+// CHECK:   linea.presum %[[GS]] dim = 3 exclusive reverse form = scan : tensor<1x1x2x128x128xf32>
+// CHECK:   } {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>, #gpu.block<linear_dim_2>]}
+func.func @short_steps(%g: tensor<2x4x6x128x128xf32>) -> tensor<2x4x6x128x128xf32> {
+  %s = linea.presum %g dim = 3 exclusive reverse form = scan : tensor<2x4x6x128x128xf32>
+  return %s : tensor<2x4x6x128x128xf32>
+}

@@ -63,12 +63,13 @@ func.func @no_choice(%q: tensor<8x64xf32>, %j: index) -> tensor<8x64xf32> {
 // -----
 
 // presum: the blocked scan pays a second pass for parallelism; on the CPU,
-// whose loops run in order, the sequential scan wins; on the GPU the
-// blocked one.
+// whose loops run in order, the sequential scan wins; on the GPU too, as a
+// sequence block per slice (the blocked scan's loops would launch from the
+// host, per block and per row).
 // CHECK-LABEL: func.func @presum
 // CHECK: linea.presum {{.*}} form = scan :
 // GPU-LABEL: func.func @presum
-// GPU: linea.presum {{.*}} form = blocked_scan :
+// GPU: linea.presum {{.*}} form = scan :
 func.func @presum(%x: tensor<16x4096x64xf32>) -> tensor<16x4096x64xf32> {
   // expected-remark @+1 {{form scan; weighed: scan}}
   %y = linea.presum %x : tensor<16x4096x64xf32>
