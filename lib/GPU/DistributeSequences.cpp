@@ -42,6 +42,17 @@ int64_t largestDivisorUpTo(int64_t size, int64_t bound) {
   return 1;
 }
 
+/// The product of `sizes`, if none is dynamic.
+std::optional<int64_t> staticProduct(ArrayRef<int64_t> sizes) {
+  int64_t product = 1;
+  for (int64_t size : sizes) {
+    if (ShapedType::isDynamic(size))
+      return std::nullopt;
+    product *= size;
+  }
+  return product;
+}
+
 /// A causal op chosen to be chunked, not yet inside a sequence block.
 bool isChunkedCausal(LinearAttentionOpInterface op) {
   FormAttr form = cast<FormOpInterface>(op.getOperation()).getFormAttr();
@@ -88,16 +99,18 @@ struct LineaDistributeSequencesPass
 
   /// Tiles a sequential scan by 1 over the dims before the scanned one and
   /// by the value tile over its last dim: each block walks the steps of one
-  /// slice (for chunk states `[B..., N + 1, Dk, Dv]`, one `[Dk, tile]`). A
-  /// step should still give every thread of the block an element: the last
-  /// dim is split only where a step keeps that many, and a step still
+  /// slice (for chunk states `[B..., N + 1, Dk, Dv]`, one `[Dk, tile]`). The
+  /// tile shrinks further until the slices fill the GPU's SMs. A step
+  /// should still give every thread of the block an element: the last dim
+  /// is split only where a step keeps that many, and a step still
   /// shorter takes several slices of the dim before the scanned one (the
   /// gates' in-chunk presums, `[B..., N, C, Dk]` along C: two chunks of 128
   /// columns per block).
   LogicalResult distributeScan(RewriterBase &rewriter, PresumOp op) {
     RankedTensorType type = op.getInput().getType();
     int64_t scan = op.getScanDim(), last = type.getRank() - 1;
-    int64_t threads = TargetDescription::get(TargetKind::gpu).threadsPerBlock;
+    const TargetDescription &gpu = TargetDescription::get(TargetKind::gpu);
+    int64_t threads = gpu.threadsPerBlock;
     SmallVector<int64_t> tiles(type.getRank(), 0);
     for (int64_t d = 0; d < scan; ++d)
       tiles[d] = 1;
@@ -109,6 +122,12 @@ struct LineaDistributeSequencesPass
     if (last > scan && step != ShapedType::kDynamic) {
       int64_t columns = type.getDimSize(last);
       int64_t tile = sequenceBlockColumns(columns, valueTile);
+      // Fewer slices than SMs leave SMs idle for the whole scan: halve the
+      // tile while a step still has an element per thread.
+      std::optional<int64_t> slices = staticProduct(type.getShape().take_front(scan));
+      while (valueTile > 0 && slices && *slices * (columns / tile) < gpu.parallelUnits &&
+             tile % 2 == 0 && step / columns * (tile / 2) >= threads)
+        tile /= 2;
       if (tile != columns && step / columns * tile >= threads) {
         tiles[last] = tile;
         step = step / columns * tile;

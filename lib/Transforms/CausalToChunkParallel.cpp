@@ -214,8 +214,9 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
     Value rows;
     if (g) {
       Value cum = gatePresum(rewriter, loc, chunks.g, numBatch, /*suffix=*/false);
-      rows = gatedChunkRows(rewriter, loc, numBatch, scalar,
-                            /*mayFactor=*/!plannedForGPU(op), chunks, cum,
+      GatedScoresPlan plan{/*mayFactor=*/!plannedForGPU(op),
+                           /*blocksAtOnce=*/true};
+      rows = gatedChunkRows(rewriter, loc, numBatch, scalar, plan, chunks, cum,
                             entering);
     } else {
       rows = plainChunkRows(rewriter, loc, numBatch, chunks, entering);

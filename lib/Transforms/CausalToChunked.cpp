@@ -191,7 +191,8 @@ std::pair<Value, Value> gatedStep(OpBuilder &b, Location l, int64_t numBatch,
                                   bool scalar, bool mayFactor, const Chunk &c,
                                   Value s) {
   Value cum = gatePresum(b, l, c.g, numBatch, /*suffix=*/false);
-  Value rows = gatedChunkRows(b, l, numBatch, scalar, mayFactor, c, cum, s);
+  GatedScoresPlan plan{mayFactor, /*blocksAtOnce=*/false};
+  Value rows = gatedChunkRows(b, l, numBatch, scalar, plan, c, cum, s);
   // S = diag(exp(b_last)) S + (K .* exp(b_last - b_t))^T V, with
   // b_last - b_t the suffix sums within the chunk.
   Value next = gatedStateUpdate(b, l, numBatch, c.k, c.v, c.g, s, scalar,

@@ -137,6 +137,135 @@ Value subBlockScores(OpBuilder &b, Location l, int64_t numBatch, bool scalar,
   return columns.getResult(0);
 }
 
+/// `x` with its dim `dim` (C rows) split into blocks of kSubBlock rows:
+/// `[..., C, ...]` -> `[..., C / 16, 16, ...]`.
+Value splitIntoBlocks(OpBuilder &b, Location l, Value x, int64_t dim) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] /= kSubBlock;
+  shape.insert(shape.begin() + dim + 1, kSubBlock);
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    int64_t first = d <= dim ? d : d + 1;
+    groups.push_back(d == dim ? ReassociationIndices{first, first + 1}
+                              : ReassociationIndices{first});
+  }
+  return tensor::ExpandShapeOp::create(
+      b, l, RankedTensorType::get(shape, type.getElementType()), x, groups);
+}
+
+/// `x` with the dims `dim` and `dim + 1` merged into one.
+Value mergeDims(OpBuilder &b, Location l, Value x, int64_t dim) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (d == dim + 1)
+      groups.back().push_back(d);
+    else
+      groups.push_back({d});
+  }
+  return tensor::CollapseShapeOp::create(b, l, x, groups);
+}
+
+/// For each query block I (batch dim `numBatch` of `ref`, its first row's
+/// log-decays), the keys before it decayed to that row:
+/// `keys[B..., I, t, d] = k[t, d] exp(ref[I, d] - b[t, d])` for `t < 16 I`,
+/// 0 from the block on. Every exponent taken is `<= 0`.
+Value keysBeforeEachBlock(OpBuilder &b, Location l, int64_t numBatch,
+                          bool scalar, Value k, Value cum, Value ref) {
+  LoopSpace s(b.getContext(), numBatch, {kPar, kPar, kPar});
+  AffineExpr block = s[0], t = s[1], d = s[2];
+  AffineMap logMap = scalar ? s.map({t}) : s.map({t, d});
+  AffineMap refMap = scalar ? s.map({block}) : s.map({block, d});
+  SmallVector<OpFoldResult> sizes = leadingSizes(b, l, k, numBatch);
+  sizes.push_back(tensor::getMixedSize(b, l, ref, numBatch));
+  sizes.push_back(tensor::getMixedSize(b, l, k, numBatch));
+  sizes.push_back(tensor::getMixedSize(b, l, k, numBatch + 1));
+  Value init = tensor::EmptyOp::create(b, l, sizes, b.getF32Type());
+  return buildGeneric(
+      b, l, {k, cum, ref}, init, {s.map({t, d}), logMap, refMap, s.map({block, t, d})},
+      s.iterators(), [&](OpBuilder &nb, Location el, ValueRange args) -> Value {
+        Value blockStart = arith::MulIOp::create(
+            nb, el, linalg::IndexOp::create(nb, el, s.position(0)),
+            arith::ConstantIndexOp::create(nb, el, kSubBlock));
+        Value before = arith::CmpIOp::create(
+            nb, el, arith::CmpIPredicate::slt,
+            linalg::IndexOp::create(nb, el, s.position(1)), blockStart);
+        Value zero = f32Constant(nb, el, 0.0f);
+        Value diff = arith::SelectOp::create(
+            nb, el, before, arith::SubFOp::create(nb, el, args[2], args[1]),
+            zero);
+        Value decayed = arith::MulFOp::create(
+            nb, el, args[0], math::ExpOp::create(nb, el, diff));
+        return arith::SelectOp::create(nb, el, before, decayed, zero);
+      });
+}
+
+/// `x[B..., t, d] exp(log[B..., t, d] - ref[B..., d])` for every row (no
+/// `d` in `log` and `ref` for a scalar gate); the caller guarantees each
+/// exponent is `<= 0`.
+Value decayToRef(OpBuilder &b, Location l, int64_t numBatch, bool scalar,
+                 Value x, Value log, Value ref) {
+  LoopSpace s(b.getContext(), numBatch, {kPar, kPar});
+  AffineExpr t = s[0], d = s[1];
+  AffineMap logMap = scalar ? s.map({t}) : s.map({t, d});
+  AffineMap refMap = scalar ? s.map({}) : s.map({d});
+  Value init = tensor::EmptyOp::create(b, l, tensor::getMixedSizes(b, l, x),
+                                       b.getF32Type());
+  return buildGeneric(
+      b, l, {x, log, ref}, init, {s.map({t, d}), logMap, refMap, s.map({t, d})},
+      s.iterators(), [&](OpBuilder &nb, Location el, ValueRange args) -> Value {
+        Value diff = arith::SubFOp::create(nb, el, args[1], args[2]);
+        return arith::MulFOp::create(nb, el, args[0],
+                                     math::ExpOp::create(nb, el, diff));
+      });
+}
+
+/// subBlockScores without its loop, for the chunk-parallel form's grids
+/// (no launches from the host): every query block I = the rows `16 I ..
+/// 16 I + 15` at once, a batch dim. Block I factors against its own first
+/// row r = 16 I, which lies between every query i of the block and every
+/// key t before it (fla's reference row):
+///   exp(b_i - b_t) = exp(b_i - b_r) exp(b_r - b_t),  both exponents <= 0,
+/// so the rows of block I left of its diagonal block are one contraction of
+/// its decayed queries (16 x Dk) with the keys decayed to its row r (C x
+/// Dk, zero from r on: C / 16 copies of the keys in all). The diagonal
+/// blocks take the exact form; one elementwise pass puts them in place.
+Value blockBatchedScores(OpBuilder &b, Location l, int64_t numBatch,
+                         bool scalar, const Chunk &c, Value cum) {
+  // Rows are dim numBatch of q, k and cum alike.
+  Value qBlocks = splitIntoBlocks(b, l, c.q, numBatch);
+  Value kBlocks = splitIntoBlocks(b, l, c.k, numBatch);
+  Value cumBlocks = splitIntoBlocks(b, l, cum, numBatch);
+  Value diagonal =
+      decayedScores(b, l, numBatch + 1, qBlocks, kBlocks, cumBlocks, cumBlocks,
+                    scalar, causalVisible);
+  Value ref = stepAlong(b, l, cumBlocks, numBatch + 1, b.getIndexAttr(0));
+  Value queries =
+      decayToRef(b, l, numBatch + 1, scalar, qBlocks, cumBlocks, ref);
+  Value keys = keysBeforeEachBlock(b, l, numBatch, scalar, c.k, cum, ref);
+  Value left = scoresAccumulate(
+      b, l, numBatch + 1, queries, keys,
+      zerosWithBatchOf(b, l, queries, numBatch + 1,
+                       {b.getIndexAttr(kSubBlock),
+                        tensor::getMixedSize(b, l, keys, numBatch + 1)}));
+  // [B..., I, s, J, u]: block J of block I's rows; the diagonal where J = I.
+  Value blocks = splitIntoBlocks(b, l, left, numBatch + 2);
+  LoopSpace s(b.getContext(), numBatch, {kPar, kPar, kPar, kPar});
+  AffineExpr qBlock = s[0], row = s[1], kBlock = s[2], col = s[3];
+  AffineMap all = s.map({qBlock, row, kBlock, col});
+  Value placed = buildGeneric(
+      b, l, {diagonal}, blocks, {s.map({qBlock, row, col}), all},
+      s.iterators(), [&](OpBuilder &nb, Location el, ValueRange args) -> Value {
+        Value onDiagonal = arith::CmpIOp::create(
+            nb, el, arith::CmpIPredicate::eq,
+            linalg::IndexOp::create(nb, el, s.position(0)),
+            linalg::IndexOp::create(nb, el, s.position(2)));
+        return arith::SelectOp::create(nb, el, onDiagonal, args[0], args[1]);
+      });
+  return mergeDims(b, l, mergeDims(b, l, placed, numBatch + 2), numBatch);
+}
+
 /// The static chunk length for which subBlockScores applies, if any.
 std::optional<int64_t> subBlockLength(Value q, int64_t numBatch) {
   int64_t length = cast<RankedTensorType>(q.getType()).getDimSize(numBatch);
@@ -151,17 +280,20 @@ std::optional<int64_t> subBlockLength(Value q, int64_t numBatch) {
 /// register-tiles (C x Dk exponentials, not C x C x Dk). Steeper gates (down
 /// to -20 a step), and every GPU kernel (which cannot branch on the data
 /// between forms), take the safe form: sub-blocked where the chunk is static
-/// (subBlockScores), else the exact one, whose exponents are each a
-/// difference within the chunk, `<= 0` where visible.
+/// (subBlockScores, or blockBatchedScores as the plan says), else the exact
+/// one, whose exponents are each a difference within the chunk, `<= 0`
+/// where visible.
 Value gatedScores(OpBuilder &b, Location l, int64_t numBatch, bool scalar,
-                  const Chunk &c, Value cum, bool mayFactor) {
+                  const Chunk &c, Value cum, const GatedScoresPlan &plan) {
   auto exact = [&](OpBuilder &nb, Location nl) {
     if (std::optional<int64_t> length = subBlockLength(c.q, numBatch))
-      return subBlockScores(nb, nl, numBatch, scalar, c, cum, *length);
+      return plan.blocksAtOnce
+                 ? blockBatchedScores(nb, nl, numBatch, scalar, c, cum)
+                 : subBlockScores(nb, nl, numBatch, scalar, c, cum, *length);
     return decayedScores(nb, nl, numBatch, c.q, c.k, cum, cum, scalar,
                          causalVisible);
   };
-  if (!mayFactor)
+  if (!plan.mayFactor)
     return exact(b, l);
   Value factorable = arith::CmpFOp::create(
       b, l, arith::CmpFPredicate::OLE, largestLogDecay(b, l, cum),
@@ -196,9 +328,9 @@ Value mlir::linea::plainChunkRows(OpBuilder &b, Location l, int64_t numBatch,
 }
 
 Value mlir::linea::gatedChunkRows(OpBuilder &b, Location l, int64_t numBatch,
-                                  bool scalar, bool mayFactor, const Chunk &c,
-                                  Value cum, Value s) {
-  Value scores = gatedScores(b, l, numBatch, scalar, c, cum, mayFactor);
+                                  bool scalar, const GatedScoresPlan &plan,
+                                  const Chunk &c, Value cum, Value s) {
+  Value scores = gatedScores(b, l, numBatch, scalar, c, cum, plan);
   Value rows = matmulAccumulate(b, l, numBatch, scores, c.v,
                                 zerosFor(b, l, numBatch, c.q, c.v));
   return decayedQueryTimesState(b, l, numBatch, c.q, cum, s, scalar, rows);

@@ -63,15 +63,20 @@ func.func @left_alone(%q: tensor<2x16x8xf32>, %r: tensor<16x8xf32>)
 // -----
 
 // A sequential scan (the chunk-parallel form's scan of chunk states [B, N + 1,
-// Dk, Dv]) walks its steps per slice: one block per batch index and
-// 64-column tile, the decay tiled with the leading dims.
+// Dk, Dv]) walks its steps per slice: one block per batch index and column
+// tile, the decay tiled with the leading dims. 8 x 2 slices of 64 columns
+// would leave most of the 132 SMs idle: the tile halves to 8 columns (128
+// blocks), where a step still has 32 x 8 = 256 elements, one per thread.
 // CHECK-LABEL: func.func @state_scan
 // CHECK-SAME: (%[[H:[a-z0-9_]+]]: tensor<8x17x32x128xf32>, %[[G:[a-z0-9_]+]]: tensor<8x17x32xf32>)
-// CHECK: scf.forall (%[[B:.+]], %[[COL:.+]]) = (0, 0) to (8, 128) step (1, 64)
-// CHECK:   %[[HS:.+]] = tensor.extract_slice %[[H]][%[[B]], 0, 0, %[[COL]]] [1, 17, 32, 64]
+// CHECK: scf.forall (%[[B:.+]], %[[COL:.+]]) = (0, 0) to (8, 128) step (1, 8)
+// CHECK:   %[[HS:.+]] = tensor.extract_slice %[[H]][%[[B]], 0, 0, %[[COL]]] [1, 17, 32, 8]
 // CHECK:   %[[GS:.+]] = tensor.extract_slice %[[G]][%[[B]], 0, 0] [1, 17, 32]
-// CHECK:   linea.presum %[[HS]] decay(%[[GS]] : tensor<1x17x32xf32>) dim = 1 form = scan : tensor<1x17x32x64xf32>
+// CHECK:   linea.presum %[[HS]] decay(%[[GS]] : tensor<1x17x32xf32>) dim = 1 form = scan : tensor<1x17x32x8xf32>
 // CHECK:   } {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]}
+// NOTILE-LABEL: func.func @state_scan
+// NOTILE: scf.forall (%{{.+}}) in (8)
+// NOTILE:   linea.presum %{{.+}} decay(%{{.+}} : tensor<1x17x32xf32>) dim = 1 form = scan : tensor<1x17x32x128xf32>
 // A blocked scan is left alone.
 // CHECK-LABEL: func.func @blocked_scan
 // CHECK-NOT: scf.forall

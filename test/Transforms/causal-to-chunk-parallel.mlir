@@ -79,3 +79,38 @@ func.func @short(%q: tensor<5x8xf32>) -> tensor<5x8xf32> {
       : tensor<5x8xf32>, tensor<5x8xf32>, tensor<5x8xf32> -> tensor<5x8xf32>
   return %o : tensor<5x8xf32>
 }
+
+// -----
+
+// Planned for the GPU, a static chunk of 32 rows takes the safe gated scores
+// with its two 16-row blocks as a batch dim, no loop: the exact diagonal
+// blocks, the queries decayed to their block's first row, for each block
+// the keys before it decayed to that row (C / 16 copies), one contraction
+// of the two, and the diagonal blocks put in place where the block indices
+// agree.
+// CHECK-LABEL: func.func @gated_blocks_at_once
+// CHECK-SAME: (%[[Q:[a-zA-Z0-9_]+]]: tensor<2x64x8xf32>
+// CHECK-NOT: scf.for
+// CHECK: %[[QC:.+]] = tensor.expand_shape %[[Q]] {{\[}}[0], [1, 2], [3]] output_shape [2, 2, 32, 8]
+// CHECK: %[[CUM:.+]] = linea.presum %{{.+}} dim = 2 : tensor<2x2x32x8xf32>
+// CHECK: %[[QB:.+]] = tensor.expand_shape %[[Q]] {{\[}}[0], [1, 2, 3], [4]] output_shape [2, 2, 2, 16, 8]
+// CHECK: %[[CB:.+]] = tensor.expand_shape %[[CUM]] {{\[}}[0], [1], [2, 3], [4]] output_shape [2, 2, 2, 16, 8]
+// CHECK: %[[DIAG:.+]] = linalg.generic {{.*}} ins(%[[QB]], %[[QB]], %[[CB]], %[[CB]] : {{.*}}) outs(%{{.+}} : tensor<2x2x2x16x16xf32>)
+// CHECK: %[[REF:.+]] = tensor.extract_slice %[[CB]][0, 0, 0, 0, 0] [2, 2, 2, 1, 8] [1, 1, 1, 1, 1] : tensor<2x2x2x16x8xf32> to tensor<2x2x2x8xf32>
+// CHECK: %[[QD:.+]] = linalg.generic {{.*}} ins(%[[QB]], %[[CB]], %[[REF]] : {{.*}}) outs(%{{.+}} : tensor<2x2x2x16x8xf32>)
+// CHECK: %[[KD:.+]] = linalg.generic {{.*}} ins(%[[QC]], %[[CUM]], %[[REF]] : tensor<2x2x32x8xf32>, tensor<2x2x32x8xf32>, tensor<2x2x2x8xf32>) outs(%{{.+}} : tensor<2x2x2x32x8xf32>)
+// CHECK:   arith.cmpi slt
+// CHECK:   math.exp
+// CHECK: %[[LEFT:.+]] = linalg.generic {{.*}} ins(%[[QD]], %[[KD]] : tensor<2x2x2x16x8xf32>, tensor<2x2x2x32x8xf32>) outs(%{{.+}} : tensor<2x2x2x16x32xf32>)
+// CHECK: %[[LB:.+]] = tensor.expand_shape %[[LEFT]] {{\[}}[0], [1], [2], [3], [4, 5]] output_shape [2, 2, 2, 16, 2, 16]
+// CHECK: %[[PLACED:.+]] = linalg.generic {{.*}} ins(%[[DIAG]] : tensor<2x2x2x16x16xf32>) outs(%[[LB]] : tensor<2x2x2x16x2x16xf32>)
+// CHECK:   arith.cmpi eq
+// CHECK: %[[SCORES:.+]] = tensor.collapse_shape %[[PLACED]] {{\[}}[0], [1], [2, 3], [4, 5]] : tensor<2x2x2x16x2x16xf32> into tensor<2x2x32x32xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[SCORES]], %[[QC]] :
+module attributes {linea.target = "gpu"} {
+  func.func @gated_blocks_at_once(%q: tensor<2x64x8xf32>, %g: tensor<2x64x8xf32>) -> tensor<2x64x8xf32> {
+    %o = linea.gated_linear_attention %q, %q, %q, %g mask = causal form = chunk_parallel(32)
+        : tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x64x8xf32> -> tensor<2x64x8xf32>
+    return %o : tensor<2x64x8xf32>
+  }
+}

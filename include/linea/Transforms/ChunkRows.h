@@ -26,13 +26,24 @@ struct Chunk {
 Value plainChunkRows(OpBuilder &b, Location loc, int64_t numBatch,
                      const Chunk &c, Value s);
 
+/// How the gated intra-chunk scores are built.
+struct GatedScoresPlan {
+  /// Chunks whose `|b|` stays within kFactorableLogDecay take the scores as
+  /// one masked contraction of `q exp(b)` and `k exp(-b)`, chosen at run
+  /// time (an `scf.if` on the data: CPU code only).
+  bool mayFactor = false;
+  /// The safe scores of a static chunk take its 16-row blocks all at once,
+  /// a batch dim (no loop: the chunk-parallel form, whose kernels must not
+  /// launch from the host), rather than one block column after another
+  /// (the temporaries of one column: what a sequence block can hold).
+  bool blocksAtOnce = false;
+};
+
 /// The gated rows, with `cum = presum(g)` within each chunk:
 /// `sum_{t <= i} (q_i .* exp(b_i - b_t)) . k_t v_t + (q_i .* exp(b_i)) S`.
-/// With `mayFactor`, chunks whose `|b|` stays within kFactorableLogDecay take
-/// the intra-chunk scores as one masked contraction of `q exp(b)` and
-/// `k exp(-b)`, chosen at run time (an `scf.if` on the data: CPU code only).
 Value gatedChunkRows(OpBuilder &b, Location loc, int64_t numBatch, bool scalar,
-                     bool mayFactor, const Chunk &c, Value cum, Value s);
+                     const GatedScoresPlan &plan, const Chunk &c, Value cum,
+                     Value s);
 
 /// Whether linea-select-forms planned `op`'s forms for the GPU (the
 /// `linea.target` it leaves on the op it ran on).
