@@ -194,7 +194,18 @@ def LineaCausalToChunkParallel : Pass<"linea-causal-to-chunk-parallel"> {
        last is the final state.
     3. Every chunk's rows at once, `O_c = Q_c S_{c-1} + tril(Q_c K_c^T) V_c`
        (gated: decays relative to the chunk start), the same builders as the
-       sequential chunked form (ChunkRows.h).
+       sequential chunked form (ChunkRows.h). For a gated op planned for
+       the GPU whose chunk fits one block's `shared-memory`
+       (`gatedChunkBlockBytes`), this phase is an `scf.forall` over the
+       chunks mapped to GPU blocks (a sequence block per chunk, as the
+       chunked form has one per sequence): each copies its chunk of q, k
+       and v, and keeps the log-decays, decayed operands and scores in
+       shared memory. Otherwise, gated scores safe for any gate take a
+       static chunk's 16-row query blocks as one more batch dim, no loop:
+       each block's rows left of its diagonal block are one contraction
+       against its own first row (fla's reference row); the exact 16 x 16
+       diagonal blocks are, for the GPU, a sequence block per chunk and
+       block that copies its rows first.
     Every gate exponent is a sum over its own interval (`<= 0`), so gates
     down to -20 a step are safe. Initial and final states, normalize (the
     normalizer as an extra value column) and feature maps as in
@@ -209,13 +220,17 @@ def LineaCausalToChunkParallel : Pass<"linea-causal-to-chunk-parallel"> {
   }];
   let options = [
     Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"0",
-           "Rows per chunk for ops without a chosen form (0 = 64)">
+           "Rows per chunk for ops without a chosen form (0 = 64)">,
+    Option<"sharedMemory", "shared-memory", "int64_t", /*default=*/"0",
+           "Shared memory per GPU block for ops planned for the GPU (0 = "
+           "the GPU target's)">
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect",
-                           "::mlir::math::MathDialect"];
+                           "::mlir::math::MathDialect",
+                           "::mlir::gpu::GPUDialect"];
 }
 
 def LineaPresumToScan : Pass<"linea-presum-to-scan"> {

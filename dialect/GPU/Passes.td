@@ -334,6 +334,30 @@ def LineaLaunchBounds : Pass<"linea-launch-bounds", "::mlir::gpu::GPUModuleOp"> 
 }
 
 
+def LineaMarkMinimalTraffic : Pass<"linea-mark-minimal-traffic"> {
+  let summary = "Record on each Linea op's location the bytes it moves at least";
+  let description = [{
+    The yardstick of `linea-kernel-report`'s per-op totals. For every Linea
+    op with static shapes (not nested in another Linea op), after
+    `linea-select-forms` and before the forms are built: the bytes of its
+    distinct tensor operands and results as stored (a bf16 tensor at 2
+    bytes an element), plus, for the chunk-parallel form, its per-chunk
+    states (`[B..., N + 1, Dk, Dv]` f32, `N = ceil(L / C)`: that form's
+    phases pass them through global memory, written once). The count goes
+    into the op's location, `loc(fused<{linea.minimal_bytes = N : i64}>[...])`,
+    which every op built from it inherits down to the kernel launches, so
+    the report can total the launches of one source op and divide.
+
+    ```mlir
+    %o = linea.linear_attention %q, %k, %v mask = causal
+        form = #linea.form<chunk_parallel, 64>
+        : tensor<4x1024x64xbf16>, tensor<4x1024x64xbf16>, tensor<4x1024x64xbf16> -> tensor<4x1024x64xbf16> loc("a.mlir":3:8)
+    // becomes (4 x 1024 x 64 x 2 B x 4 tensors + 4 x 17 x 64 x 64 x 4 B)
+    %o = linea.linear_attention ... loc(fused<{linea.minimal_bytes = 3211264 : i64}>["a.mlir":3:8])
+    ```
+  }];
+}
+
 def LineaKernelReport : Pass<"linea-kernel-report", "::mlir::ModuleOp"> {
   let summary = "A static cost report per GPU kernel, with an H100 roofline estimate";
   let description = [{
@@ -354,6 +378,11 @@ def LineaKernelReport : Pass<"linea-kernel-report", "::mlir::ModuleOp"> {
     how many times (the product of their constant trip counts) and the
     totals over all of them, or says the count is unknown.
 
+    Then, per source op whose location carries the bytes it moves at least
+    (`linea-mark-minimal-traffic`), one remark at that op: its launches
+    (host-loop trips included), bytes, the sum of its kernels' estimates,
+    and bytes moved / minimal bytes.
+
     ```mlir
     scf.for %c = %c0 to %c8 step %c1 {
       gpu.launch_func @k::@k blocks in (%c4, %c1, %c1) threads in (%c256, %c1, %c1) ...
@@ -361,6 +390,9 @@ def LineaKernelReport : Pass<"linea-kernel-report", "::mlir::ModuleOp"> {
     // remark: kernel @k: 1024 threads, 2.1e+06 FLOP, 3.1e+05 B, 6.7 FLOP/B,
     //         H100 estimate 0.093 us (memory-bound); launched 8 times by host
     //         loops: 1.68e+07 FLOP, 2.48e+06 B, H100 estimate 0.744 us in all
+    // remark (at the source op): op total: 8 launches, 1.68e+07 FLOP,
+    //         2.48e+06 B, H100 estimate 0.744 us; minimal 6.2e+05 B (operands
+    //         and results as stored, per-chunk states), moved / minimal 4
     ```
   }];
 }

@@ -126,6 +126,18 @@ double sequenceBlockBytes(const Problem &p, double c) {
   return 4 * elements;
 }
 
+} // namespace
+
+int64_t mlir::linea::gatedChunkBlockBytes(int64_t chunk, int64_t dk,
+                                          int64_t dv) {
+  int64_t copies = chunk * (2 * dk + dv);
+  int64_t decays = 2 * chunk * dk; // log-decays and decayed queries
+  int64_t keyBlock = 16 * dk + 16 * 16;
+  return 4 * (copies + decays + chunk * chunk + keyBlock);
+}
+
+namespace {
+
 /// Sequence blocks per sequence: one per value tile.
 double valueTiles(const Problem &p) {
   return (p.valueDim - p.extraColumn) / (p.blockColumns - p.extraColumn);
@@ -164,6 +176,9 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
   double io = 4 * L * (2 * dk + 2 * dv);
   FormEstimate e{kind, isChunkedKind(kind) ? chunk : 0};
   double iterations = 1, efficiency = 1, spilled = 0;
+  // The gated forms' exponentials per pair of rows (and key dim): on a GPU
+  // they run on the CUDA cores, beside the tensor cores' contractions.
+  double pairDecayFlops = 0;
   double flopsPerSecond = target.matrixFlopsPerSecond;
   switch (kind) {
   case FormKind::oneshot:
@@ -171,7 +186,8 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
     e.bytes = io + 8 * dk * dv;
     break;
   case FormKind::quadratic:
-    e.flops = 2 * L * L * (dk + dv) + (p.gated ? 8 * L * L * decayWidth : 0);
+    pairDecayFlops = p.gated ? 8 * L * L * decayWidth : 0;
+    e.flops = 2 * L * L * (dk + dv) + pairDecayFlops;
     e.bytes = io + 12 * L * L;
     // The quadratic form computes the state terms separately; the one-shot
     // and chunked forms have them in the state already.
@@ -185,8 +201,8 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
     iterations = chunks;
     double contractionFlops =
         chunks * (2 * c * c * (dk + dv) + 4 * c * dk * dv);
-    e.flops = contractionFlops +
-              (p.gated ? chunks * 8 * c * c * decayWidth : 0);
+    pairDecayFlops = p.gated ? chunks * 8 * c * c * decayWidth : 0;
+    e.flops = contractionFlops + pairDecayFlops;
     // Contractions over only C rows run below peak: vector lanes and matrix
     // tiles fill as C / (C + tile).
     efficiency = c / (c + target.contractionTile);
@@ -196,6 +212,19 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
     double temporaries = chunks * (16 * dk * dv + 8 * c * c);
     if (kind == FormKind::chunk_parallel) {
       e.flops += chunks * dk * dv + (p.gated ? 8 * chunks * decayWidth : 0);
+      // On the GPU a gated op's rows are a block per chunk where one fits
+      // (linea-causal-to-chunk-parallel): its scores and decays stay in
+      // shared memory, and its lanes read the state entering it once per
+      // 16 output rows. Elsewhere they are grids over every chunk, which
+      // decay the keys before each 16-row query block to its first row:
+      // C / 16 copies of the chunk's keys, each element loaded with its
+      // log-decays, stored and read back (20 bytes).
+      if (target.kind == TargetKind::gpu && p.gated) {
+        if (gatedChunkBlockBytes(c, dk, dv) <= target.sharedMemoryPerBlock)
+          temporaries = chunks * (16 * dk * dv + 4 * dk * dv * c / 16);
+        else
+          temporaries += chunks * (c / 16) * c * dk * 20;
+      }
       e.bytes = io + temporaries;
       spilled = temporaries;
       efficiency *= parallelShare(p, target, p.batch * chunks);
@@ -223,10 +252,11 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
           std::min(1.0, p.batch * valueTiles(p) / target.parallelUnits);
       e.bytes += chunks * fragmentBytesPerChunk(p, c);
     } else {
-      // A chunk too big for one block: a host loop of about six launches
+      // A chunk too big for one block: the sequence blocks become a host
+      // loop over every sequence and value tile, with about six launches
       // per chunk, whose grids pass the state and the scores through
       // memory as the chunk-parallel form's do.
-      iterations *= 6;
+      iterations *= 6 * p.batch * valueTiles(p);
       spilled = temporaries;
     }
     break;
@@ -237,8 +267,15 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
   }
   e.flops *= p.batch;
   e.bytes *= p.batch;
-  e.seconds = std::max(e.flops / (flopsPerSecond * efficiency),
+  double matrixFlops = e.flops, scalarSeconds = 0;
+  if (target.kind == TargetKind::gpu &&
+      flopsPerSecond != target.scalarFlopsPerSecond) {
+    matrixFlops -= p.batch * pairDecayFlops;
+    scalarSeconds = p.batch * pairDecayFlops / target.scalarFlopsPerSecond;
+  }
+  e.seconds = std::max(matrixFlops / (flopsPerSecond * efficiency),
                        e.bytes / target.bytesPerSecond) +
+              scalarSeconds +
               p.batch * spilled / target.bytesPerSecond +
               iterations * target.secondsPerIteration;
   return e;

@@ -1,5 +1,6 @@
 //===- KernelReport.cpp - static FLOPs, bytes and a roofline per kernel ---===//
 
+#include "linea/GPU/MinimalTraffic.h"
 #include "linea/GPU/MmaShape.h"
 #include "linea/GPU/Passes.h"
 
@@ -12,6 +13,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
@@ -152,12 +154,39 @@ std::optional<double> hostTrips(gpu::LaunchFuncOp launch) {
   return trips;
 }
 
+/// The launches of one source op, added up.
+struct OpTotal {
+  double launches = 0, flops = 0, bytes = 0, seconds = 0;
+  /// Launches without a static estimate (dynamic sizes or trip counts).
+  int unknown = 0;
+};
+
+/// The per-op remark: totals against the bytes the op moves at least.
+void remarkOpTotal(FusedLoc source, const OpTotal &total) {
+  InFlightDiagnostic remark = emitRemark(source.getLocations().front());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  double minimal = linea::minimalBytesOf(source);
+  os << llvm::format("op total: %.0f launches, %.3g FLOP, %.3g B, H100 "
+                     "estimate %.3g us; minimal %.3g B (operands and results "
+                     "as stored, per-chunk states), moved / minimal %.3g",
+                     total.launches, total.flops, total.bytes,
+                     total.seconds * 1e6, minimal,
+                     minimal > 0 ? total.bytes / minimal : 0.0);
+  if (total.unknown)
+    os << "; " << total.unknown << " launches without a static estimate";
+  remark << text;
+}
+
 struct LineaKernelReportPass
     : linea::impl::LineaKernelReportBase<LineaKernelReportPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTableCollection symbols;
+    llvm::MapVector<FusedLoc, OpTotal> totals;
     module.walk([&](gpu::LaunchFuncOp launch) {
+      std::optional<FusedLoc> source = linea::markedSource(launch.getLoc());
+      OpTotal *total = source ? &totals[*source] : nullptr;
       auto kernel = symbols.lookupNearestSymbolFrom<gpu::GPUFuncOp>(
           launch, launch.getKernel());
       if (!kernel)
@@ -176,6 +205,8 @@ struct LineaKernelReportPass
                                   << "kernel @" << launch.getKernelModuleName().getValue() << ": ";
       if (!threads || !perThread.known) {
         remark << "dynamic launch or loop bounds, no static estimate";
+        if (total)
+          ++total->unknown;
         return;
       }
       // The GPU target's rates; an estimate, not a measurement.
@@ -205,7 +236,19 @@ struct LineaKernelReportPass
                            *trips, flops * *trips, bytes * *trips,
                            std::max(computeTime, memoryTime) * 1e6 * *trips);
       remark << text;
+      if (!total)
+        return;
+      if (!trips) {
+        ++total->unknown;
+        return;
+      }
+      total->launches += *trips;
+      total->flops += flops * *trips;
+      total->bytes += bytes * *trips;
+      total->seconds += std::max(computeTime, memoryTime) * *trips;
     });
+    for (auto &[source, total] : totals)
+      remarkOpTotal(source, total);
   }
 };
 

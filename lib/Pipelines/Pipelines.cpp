@@ -44,12 +44,18 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
   select.sharedMemory = options.sharedMemory;
   select.targetDescription = options.targetDescription;
   pm.addPass(createLineaSelectForms(select));
+  // Between the choice of forms and their rewrites: the form is known and
+  // the ops still stand as written.
+  if (options.markMinimalTraffic)
+    pm.addPass(createLineaMarkMinimalTraffic());
   // On the GPU each sequence's chunk loop is one block's program.
   if (options.target == TargetKind::gpu)
     pm.addPass(createLineaDistributeSequences());
   pm.addPass(createLineaPrefixToOneShot());
   pm.addPass(createLineaCausalToChunked());
-  pm.addPass(createLineaCausalToChunkParallel());
+  LineaCausalToChunkParallelOptions chunkParallel;
+  chunkParallel.sharedMemory = options.sharedMemory;
+  pm.addPass(createLineaCausalToChunkParallel(chunkParallel));
   pm.addPass(createLineaTileAttention());
   // The forms above create presums of their own (the gates' log-decays):
   // the cost model picks the scan for those too, then the scans are built.
@@ -166,6 +172,7 @@ static void buildOptimizeForGPU(OpPassManager &pm,
   optimize.chunkSize = options.chunkSize;
   optimize.runtimeChecks = options.runtimeChecks;
   optimize.sharedMemory = linea::sharedMemoryForChip(options.chip);
+  optimize.markMinimalTraffic = options.report;
   linea::buildOptimizePipeline(pm, optimize);
 }
 

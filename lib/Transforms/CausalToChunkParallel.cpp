@@ -8,11 +8,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "linea/Analysis/CostModel.h"
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Transforms/ChunkRows.h"
 #include "linea/Transforms/FormUtils.h"
 #include "linea/Transforms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/SequenceBlocks.h"
 #include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -141,9 +143,57 @@ Value zerosWithout(OpBuilder &b, Location loc, Value x, int64_t dim) {
   return buildFilled(b, loc, sizes, b.getF32Type(), 0.0);
 }
 
+/// Phase (3) of a gated op for the GPU: every chunk's rows in a block of
+/// its own, an `scf.forall` over `[B..., N]` mapped to GPU blocks (a
+/// sequence block per chunk, as the chunked form has one per sequence).
+/// The block reads its chunk of q, k, v and g and the state entering it,
+/// and keeps every temporary of the rows (the in-chunk log-decays, the
+/// decayed operands, the scores) in shared memory: the chunk's data leaves
+/// global memory about once, where the all-chunks-at-once form writes and
+/// reads each temporary for every chunk through it.
+Value gatedRowsPerChunkBlock(OpBuilder &b, Location loc, int64_t numBatch,
+                             bool scalar, const Chunk &chunks, Value entering) {
+  SmallVector<OpFoldResult> counts = leadingSizes(b, loc, chunks.q, numBatch);
+  SmallVector<OpFoldResult> sizes = counts;
+  sizes.push_back(tensor::getMixedSize(b, loc, chunks.q, numBatch));
+  sizes.push_back(tensor::getMixedSize(b, loc, chunks.v, numBatch + 1));
+  Value init = tensor::EmptyOp::create(b, loc, sizes, b.getF32Type());
+  auto forall = scf::ForallOp::create(
+      b, loc, counts, ValueRange{init},
+      b.getArrayAttr(sequenceBlockMapping(b.getContext(), numBatch)));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forall.getBody());
+  ValueRange ivs = forall.getInductionVars();
+  // q, k and v are read many times over (q by every block column's
+  // decay, v and k by tensor-core fragments per tile): the block copies
+  // them in first. g is read once, by its presum.
+  Chunk one{leadingSliceCopy(b, loc, chunks.q, ivs),
+            leadingSliceCopy(b, loc, chunks.k, ivs),
+            leadingSliceCopy(b, loc, chunks.v, ivs),
+            leadingSlice(b, loc, chunks.g, ivs)};
+  Value cum = gatePresum(b, loc, one.g, numBatch, /*suffix=*/false);
+  // One block: the loop over block columns keeps one column's temporaries.
+  GatedScoresPlan plan{/*mayFactor=*/false, /*blocksAtOnce=*/false,
+                       /*diagonalInBlocks=*/false};
+  Value rows = gatedChunkRows(b, loc, numBatch, scalar, plan, one, cum,
+                              leadingSlice(b, loc, entering, ivs));
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  int64_t rank = numBatch + 2;
+  SmallVector<OpFoldResult> offsets(ivs.begin(), ivs.end());
+  offsets.append(2, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> rowSizes(numBatch, b.getIndexAttr(1));
+  rowSizes.push_back(sizes[numBatch]);
+  rowSizes.push_back(sizes[numBatch + 1]);
+  tensor::ParallelInsertSliceOp::create(
+      b, loc, rows, forall.getRegionIterArgs()[0], offsets, rowSizes,
+      SmallVector<OpFoldResult>(rank, b.getIndexAttr(1)));
+  return forall.getResult(0);
+}
+
 struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
-  ToChunkParallel(MLIRContext *ctx, int64_t chunkSize)
-      : OpInterfaceRewritePattern(ctx), chunkSize(chunkSize) {}
+  ToChunkParallel(MLIRContext *ctx, int64_t chunkSize, int64_t sharedMemory)
+      : OpInterfaceRewritePattern(ctx), chunkSize(chunkSize),
+        sharedMemory(sharedMemory) {}
 
   LogicalResult matchAndRewrite(LinearAttentionOpInterface op,
                                 PatternRewriter &rewriter) const override {
@@ -212,10 +262,14 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
 
     // (3) Every chunk's rows from the state entering it.
     Value rows;
-    if (g) {
+    if (g && plannedForGPU(op) && chunkFitsBlock(chunks)) {
+      rows = gatedRowsPerChunkBlock(rewriter, loc, numBatch, scalar, chunks,
+                                    entering);
+    } else if (g) {
       Value cum = gatePresum(rewriter, loc, chunks.g, numBatch, /*suffix=*/false);
-      GatedScoresPlan plan{/*mayFactor=*/!plannedForGPU(op),
-                           /*blocksAtOnce=*/true};
+      bool gpu = plannedForGPU(op);
+      GatedScoresPlan plan{/*mayFactor=*/!gpu, /*blocksAtOnce=*/true,
+                           /*diagonalInBlocks=*/gpu};
       rows = gatedChunkRows(rewriter, loc, numBatch, scalar, plan, chunks, cum,
                             entering);
     } else {
@@ -226,7 +280,25 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
     return success();
   }
 
+  /// Whether a block computing one chunk's gated rows fits the GPU's
+  /// shared memory (static chunk and widths only).
+  bool chunkFitsBlock(const Chunk &chunks) const {
+    auto q = cast<RankedTensorType>(chunks.q.getType());
+    auto v = cast<RankedTensorType>(chunks.v.getType());
+    int64_t rank = q.getRank();
+    if (q.isDynamicDim(rank - 2) || q.isDynamicDim(rank - 1) ||
+        v.isDynamicDim(rank - 1))
+      return false;
+    int64_t budget =
+        sharedMemory > 0
+            ? sharedMemory
+            : TargetDescription::get(TargetKind::gpu).sharedMemoryPerBlock;
+    return gatedChunkBlockBytes(q.getDimSize(rank - 2), q.getDimSize(rank - 1),
+                                v.getDimSize(rank - 1)) <= budget;
+  }
+
   int64_t chunkSize;
+  int64_t sharedMemory;
 };
 
 struct LineaCausalToChunkParallelPass
@@ -237,8 +309,13 @@ struct LineaCausalToChunkParallelPass
   void runOnOperation() override {
     if (failed(verifyFormSizeOption(getOperation(), "chunk-size", chunkSize)))
       return signalPassFailure();
+    if (sharedMemory < 0) {
+      getOperation()->emitError() << "shared-memory must be >= 0, got "
+                                  << static_cast<int64_t>(sharedMemory);
+      return signalPassFailure();
+    }
     RewritePatternSet patterns(&getContext());
-    populateCausalToChunkParallelPatterns(patterns, chunkSize);
+    populateCausalToChunkParallelPatterns(patterns, chunkSize, sharedMemory);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
@@ -247,6 +324,7 @@ struct LineaCausalToChunkParallelPass
 } // namespace
 
 void mlir::linea::populateCausalToChunkParallelPatterns(
-    RewritePatternSet &patterns, int64_t chunkSize) {
-  patterns.add<ToChunkParallel>(patterns.getContext(), chunkSize);
+    RewritePatternSet &patterns, int64_t chunkSize, int64_t sharedMemory) {
+  patterns.add<ToChunkParallel>(patterns.getContext(), chunkSize,
+                                sharedMemory);
 }

@@ -4,6 +4,7 @@
 #include "linea/Dialect/LineaDialect.h"
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/SequenceBlocks.h"
 #include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -221,6 +222,40 @@ Value decayToRef(OpBuilder &b, Location l, int64_t numBatch, bool scalar,
       });
 }
 
+/// The exact diagonal blocks `[B..., n, 16, 16]` with one GPU block per
+/// (B..., block) (a sequence block): its threads first copy the block's 16
+/// rows of q, k and b into temporaries of its own, which a sequence block
+/// keeps in shared memory, so each element leaves global memory once rather
+/// than once per score of the block that reads it (16 times).
+Value diagonalPerBlock(OpBuilder &b, Location l, int64_t numBatch,
+                       bool scalar, Value qBlocks, Value kBlocks,
+                       Value cumBlocks) {
+  int64_t loops = numBatch + 1;
+  SmallVector<OpFoldResult> sizes = leadingSizes(b, l, qBlocks, loops);
+  SmallVector<OpFoldResult> counts = sizes;
+  sizes.append({b.getIndexAttr(kSubBlock), b.getIndexAttr(kSubBlock)});
+  Value init = tensor::EmptyOp::create(b, l, sizes, b.getF32Type());
+  auto forall = scf::ForallOp::create(
+      b, l, counts, ValueRange{init},
+      b.getArrayAttr(sequenceBlockMapping(b.getContext(), loops)));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forall.getBody());
+  ValueRange ivs = forall.getInductionVars();
+  Value cum = leadingSliceCopy(b, l, cumBlocks, ivs);
+  Value block = decayedScores(b, l, loops, leadingSliceCopy(b, l, qBlocks, ivs),
+                              leadingSliceCopy(b, l, kBlocks, ivs), cum, cum,
+                              scalar, causalVisible);
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  SmallVector<OpFoldResult> offsets(ivs.begin(), ivs.end());
+  offsets.append(2, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> blockSizes(loops, b.getIndexAttr(1));
+  blockSizes.append({b.getIndexAttr(kSubBlock), b.getIndexAttr(kSubBlock)});
+  tensor::ParallelInsertSliceOp::create(
+      b, l, block, forall.getRegionIterArgs()[0], offsets, blockSizes,
+      SmallVector<OpFoldResult>(loops + 2, b.getIndexAttr(1)));
+  return forall.getResult(0);
+}
+
 /// subBlockScores without its loop, for the chunk-parallel form's grids
 /// (no launches from the host): every query block I = the rows `16 I ..
 /// 16 I + 15` at once, a batch dim. Block I factors against its own first
@@ -232,14 +267,18 @@ Value decayToRef(OpBuilder &b, Location l, int64_t numBatch, bool scalar,
 /// Dk, zero from r on: C / 16 copies of the keys in all). The diagonal
 /// blocks take the exact form; one elementwise pass puts them in place.
 Value blockBatchedScores(OpBuilder &b, Location l, int64_t numBatch,
-                         bool scalar, const Chunk &c, Value cum) {
+                         bool scalar, const Chunk &c, Value cum,
+                         bool diagonalInBlocks) {
   // Rows are dim numBatch of q, k and cum alike.
   Value qBlocks = splitIntoBlocks(b, l, c.q, numBatch);
   Value kBlocks = splitIntoBlocks(b, l, c.k, numBatch);
   Value cumBlocks = splitIntoBlocks(b, l, cum, numBatch);
   Value diagonal =
-      decayedScores(b, l, numBatch + 1, qBlocks, kBlocks, cumBlocks, cumBlocks,
-                    scalar, causalVisible);
+      diagonalInBlocks
+          ? diagonalPerBlock(b, l, numBatch, scalar, qBlocks, kBlocks,
+                             cumBlocks)
+          : decayedScores(b, l, numBatch + 1, qBlocks, kBlocks, cumBlocks,
+                          cumBlocks, scalar, causalVisible);
   Value ref = stepAlong(b, l, cumBlocks, numBatch + 1, b.getIndexAttr(0));
   Value queries =
       decayToRef(b, l, numBatch + 1, scalar, qBlocks, cumBlocks, ref);
@@ -288,7 +327,8 @@ Value gatedScores(OpBuilder &b, Location l, int64_t numBatch, bool scalar,
   auto exact = [&](OpBuilder &nb, Location nl) {
     if (std::optional<int64_t> length = subBlockLength(c.q, numBatch))
       return plan.blocksAtOnce
-                 ? blockBatchedScores(nb, nl, numBatch, scalar, c, cum)
+                 ? blockBatchedScores(nb, nl, numBatch, scalar, c, cum,
+                                      plan.diagonalInBlocks)
                  : subBlockScores(nb, nl, numBatch, scalar, c, cum, *length);
     return decayedScores(nb, nl, numBatch, c.q, c.k, cum, cum, scalar,
                          causalVisible);

@@ -106,3 +106,25 @@ SmallVector<OpFoldResult> mlir::linea::leadingSizes(OpBuilder &b, Location loc,
                                                     Value tensor, int64_t n) {
   return sizesAt(b, loc, tensor, llvm::to_vector(llvm::seq<int64_t>(0, n)));
 }
+
+Value mlir::linea::leadingSlice(OpBuilder &b, Location loc, Value x,
+                                ValueRange ivs) {
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  for (auto [d, iv] : llvm::enumerate(ivs)) {
+    offsets[d] = iv;
+    sizes[d] = b.getIndexAttr(1);
+  }
+  return tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
+}
+
+Value mlir::linea::leadingSliceCopy(OpBuilder &b, Location loc, Value x,
+                                    ValueRange ivs) {
+  Value slice = leadingSlice(b, loc, x, ivs);
+  auto type = cast<RankedTensorType>(slice.getType());
+  Value copy = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, slice),
+                                       type.getElementType());
+  return linalg::CopyOp::create(b, loc, slice, copy).getResult(0);
+}

@@ -7,6 +7,12 @@
 // CHECK: remark: kernel @scale_kernel: 256 threads, 256 FLOP, 2.05e+03 B, {{.*}} (memory-bound); launched 12 times by host loops: 3.07e+03 FLOP, 2.46e+04 B, H100 estimate {{.*}} us in all
 // CHECK: remark: kernel @scale_kernel: 256 threads, 256 FLOP, 2.05e+03 B, {{.*}} (memory-bound){{$}}
 // CHECK: remark: kernel @scale_kernel: 256 threads, 256 FLOP, 2.05e+03 B, {{.*}} (memory-bound); in a host loop of unknown trip count
+// The launches marked as one source op's (linea-mark-minimal-traffic) add
+// up at that op: 12 + 1 launches, 13 x 2048 bytes against its 1024, and
+// the launch in the loop of unknown trip count named apart.
+// CHECK: source.mlir:7:3: remark: op total: 13 launches, 3.33e+03 FLOP, 2.66e+04 B, H100 estimate {{.*}} us; minimal 1.02e+03 B (operands and results as stored, per-chunk states), moved / minimal 26; 1 launches without a static estimate
+// CHECK-NOT: remark
+#op = loc(fused<{linea.minimal_bytes = 1024 : i64}>["source.mlir":7:3])
 module attributes {gpu.container_module} {
   gpu.module @scale_kernel {
     gpu.func @scale_kernel(%x: memref<256xf32>) kernel {
@@ -25,12 +31,12 @@ module attributes {gpu.container_module} {
     %c256 = arith.constant 256 : index
     scf.for %i = %c0 to %c3 step %c1 {
       scf.for %j = %c0 to %c4 step %c1 {
-        gpu.launch_func @scale_kernel::@scale_kernel blocks in (%c1, %c1, %c1) threads in (%c256, %c1, %c1) args(%x : memref<256xf32>)
+        gpu.launch_func @scale_kernel::@scale_kernel blocks in (%c1, %c1, %c1) threads in (%c256, %c1, %c1) args(%x : memref<256xf32>) loc(#op)
       }
     }
-    gpu.launch_func @scale_kernel::@scale_kernel blocks in (%c1, %c1, %c1) threads in (%c256, %c1, %c1) args(%x : memref<256xf32>)
+    gpu.launch_func @scale_kernel::@scale_kernel blocks in (%c1, %c1, %c1) threads in (%c256, %c1, %c1) args(%x : memref<256xf32>) loc(#op)
     scf.for %i = %c0 to %n step %c1 {
-      gpu.launch_func @scale_kernel::@scale_kernel blocks in (%c1, %c1, %c1) threads in (%c256, %c1, %c1) args(%x : memref<256xf32>)
+      gpu.launch_func @scale_kernel::@scale_kernel blocks in (%c1, %c1, %c1) threads in (%c256, %c1, %c1) args(%x : memref<256xf32>) loc(#op)
     }
     return
   }

@@ -14,6 +14,10 @@
 // CHECK: remark: kernel @oneshot_kernel: 4096 threads, 3.36e+07 FLOP, 4.26e+06 B, {{.*}} H100 estimate {{.*}} us (memory-bound, tensor cores)
 // CHECK: remark: kernel @oneshot_kernel_0: 65536 threads, 3.36e+07 FLOP, 5.24e+06 B, {{.*}} H100 estimate {{.*}} us (memory-bound, tensor cores)
 // CHECK-NOT: remark: kernel
+// Then the op's total against its four f32 tensors of 1 MiB (the one-shot
+// form keeps no per-chunk states): 9.5e+06 / 4.19e+06 = 2.27.
+// CHECK: report.mlir:[[@LINE+3]]:8: remark: op total: 2 launches, 6.71e+07 FLOP, 9.5e+06 B, H100 estimate {{.*}} us; minimal 4.19e+06 B (operands and results as stored, per-chunk states), moved / minimal 2.27
+// CHECK-NOT: remark
 func.func @oneshot(%q: tensor<4x1024x64xf32>, %k: tensor<4x1024x64xf32>, %v: tensor<4x1024x64xf32>) -> tensor<4x1024x64xf32> {
   %o = linea.linear_attention %q, %k, %v mask = none : tensor<4x1024x64xf32>, tensor<4x1024x64xf32>, tensor<4x1024x64xf32> -> tensor<4x1024x64xf32>
   return %o : tensor<4x1024x64xf32>

@@ -1,4 +1,5 @@
 // RUN: linea-opt %s --linea-causal-to-chunk-parallel -canonicalize -cse -split-input-file | FileCheck %s
+// RUN: linea-opt %s --linea-causal-to-chunk-parallel=shared-memory=1024 -canonicalize -cse -split-input-file | FileCheck %s --check-prefix=GRIDS
 
 // L = 37 in chunks of 16: q, k, v padded with zero rows to 48 and viewed as
 // [B, N = 3, C = 16, D]; every chunk's state K_c^T V_c at once; the states
@@ -82,31 +83,62 @@ func.func @short(%q: tensor<5x8xf32>) -> tensor<5x8xf32> {
 
 // -----
 
-// Planned for the GPU, a static chunk of 32 rows takes the safe gated scores
+// Planned for the GPU, a gated op's rows are one GPU block per chunk (an
+// scf.forall over [B, N] mapped to blocks) that copies its chunk of q, k
+// and v (one value here) and computes the rows there as the chunked form
+// does, its block-column loop inside: its temporaries live in shared
+// memory.
+// CHECK-LABEL: func.func @gated_blocks_at_once
+// CHECK-SAME: (%[[Q:[a-zA-Z0-9_]+]]: tensor<2x64x8xf32>, %[[G:[a-zA-Z0-9_]+]]: tensor<2x64x8xf32>)
+// CHECK: %[[QC:.+]] = tensor.expand_shape %[[Q]] {{\[}}[0], [1, 2], [3]] output_shape [2, 2, 32, 8]
+// CHECK: %[[GC:.+]] = tensor.expand_shape %[[G]] {{\[}}[0], [1, 2], [3]] output_shape [2, 2, 32, 8]
+// CHECK: %[[SCAN:.+]] = linea.presum %{{.+}} decay(%{{.+}}) dim = 1 form = scan : tensor<2x3x8x8xf32>
+// CHECK: %[[ENTERING:.+]] = tensor.extract_slice %[[SCAN]][0, 0, 0, 0] [2, 2, 8, 8]
+// CHECK: %[[ROWS:.+]] = scf.forall (%[[B:.+]], %[[N:.+]]) in (2, 2) shared_outs(%[[OUT:.+]] = %{{.+}}) -> (tensor<2x2x32x8xf32>)
+// CHECK:   %[[QS:.+]] = tensor.extract_slice %[[QC]][%[[B]], %[[N]], 0, 0] [1, 1, 32, 8]
+// CHECK:   %[[QCOPY:.+]] = linalg.copy ins(%[[QS]] : tensor<1x1x32x8xf32>)
+// CHECK:   %[[GS:.+]] = tensor.extract_slice %[[GC]][%[[B]], %[[N]], 0, 0] [1, 1, 32, 8]
+// CHECK:   %[[CUM:.+]] = linea.presum %[[GS]] dim = 2 : tensor<1x1x32x8xf32>
+// CHECK:   %[[S:.+]] = tensor.extract_slice %[[ENTERING]][%[[B]], %[[N]], 0, 0] [1, 1, 8, 8]
+// CHECK:   scf.for
+// CHECK:   tensor.parallel_insert_slice %{{.+}} into %[[OUT]][%[[B]], %[[N]], 0, 0] [1, 1, 32, 8]
+// CHECK: } {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]}
+// CHECK: tensor.collapse_shape %[[ROWS]]
+
+// Where that block would not fit the shared memory, the rows are grids
+// over every chunk: a static chunk of 32 rows takes the safe gated scores
 // with its two 16-row blocks as a batch dim, no loop: the exact diagonal
-// blocks, the queries decayed to their block's first row, for each block
+// blocks (a GPU block each, copying its rows first; q and k are one value
+// here, so one copy), the queries decayed to their block's first row, for each block
 // the keys before it decayed to that row (C / 16 copies), one contraction
 // of the two, and the diagonal blocks put in place where the block indices
 // agree.
-// CHECK-LABEL: func.func @gated_blocks_at_once
-// CHECK-SAME: (%[[Q:[a-zA-Z0-9_]+]]: tensor<2x64x8xf32>
-// CHECK-NOT: scf.for
-// CHECK: %[[QC:.+]] = tensor.expand_shape %[[Q]] {{\[}}[0], [1, 2], [3]] output_shape [2, 2, 32, 8]
-// CHECK: %[[CUM:.+]] = linea.presum %{{.+}} dim = 2 : tensor<2x2x32x8xf32>
-// CHECK: %[[QB:.+]] = tensor.expand_shape %[[Q]] {{\[}}[0], [1, 2, 3], [4]] output_shape [2, 2, 2, 16, 8]
-// CHECK: %[[CB:.+]] = tensor.expand_shape %[[CUM]] {{\[}}[0], [1], [2, 3], [4]] output_shape [2, 2, 2, 16, 8]
-// CHECK: %[[DIAG:.+]] = linalg.generic {{.*}} ins(%[[QB]], %[[QB]], %[[CB]], %[[CB]] : {{.*}}) outs(%{{.+}} : tensor<2x2x2x16x16xf32>)
-// CHECK: %[[REF:.+]] = tensor.extract_slice %[[CB]][0, 0, 0, 0, 0] [2, 2, 2, 1, 8] [1, 1, 1, 1, 1] : tensor<2x2x2x16x8xf32> to tensor<2x2x2x8xf32>
-// CHECK: %[[QD:.+]] = linalg.generic {{.*}} ins(%[[QB]], %[[CB]], %[[REF]] : {{.*}}) outs(%{{.+}} : tensor<2x2x2x16x8xf32>)
-// CHECK: %[[KD:.+]] = linalg.generic {{.*}} ins(%[[QC]], %[[CUM]], %[[REF]] : tensor<2x2x32x8xf32>, tensor<2x2x32x8xf32>, tensor<2x2x2x8xf32>) outs(%{{.+}} : tensor<2x2x2x32x8xf32>)
-// CHECK:   arith.cmpi slt
-// CHECK:   math.exp
-// CHECK: %[[LEFT:.+]] = linalg.generic {{.*}} ins(%[[QD]], %[[KD]] : tensor<2x2x2x16x8xf32>, tensor<2x2x2x32x8xf32>) outs(%{{.+}} : tensor<2x2x2x16x32xf32>)
-// CHECK: %[[LB:.+]] = tensor.expand_shape %[[LEFT]] {{\[}}[0], [1], [2], [3], [4, 5]] output_shape [2, 2, 2, 16, 2, 16]
-// CHECK: %[[PLACED:.+]] = linalg.generic {{.*}} ins(%[[DIAG]] : tensor<2x2x2x16x16xf32>) outs(%[[LB]] : tensor<2x2x2x16x2x16xf32>)
-// CHECK:   arith.cmpi eq
-// CHECK: %[[SCORES:.+]] = tensor.collapse_shape %[[PLACED]] {{\[}}[0], [1], [2, 3], [4, 5]] : tensor<2x2x2x16x2x16xf32> into tensor<2x2x32x32xf32>
-// CHECK: linalg.generic {{.*}} ins(%[[SCORES]], %[[QC]] :
+// GRIDS-LABEL: func.func @gated_blocks_at_once
+// GRIDS-SAME: (%[[Q:[a-zA-Z0-9_]+]]: tensor<2x64x8xf32>
+// GRIDS-NOT: scf.for
+// GRIDS: %[[QC:.+]] = tensor.expand_shape %[[Q]] {{\[}}[0], [1, 2], [3]] output_shape [2, 2, 32, 8]
+// GRIDS: %[[CUM:.+]] = linea.presum %{{.+}} dim = 2 : tensor<2x2x32x8xf32>
+// GRIDS: %[[QB:.+]] = tensor.expand_shape %[[Q]] {{\[}}[0], [1, 2, 3], [4]] output_shape [2, 2, 2, 16, 8]
+// GRIDS: %[[CB:.+]] = tensor.expand_shape %[[CUM]] {{\[}}[0], [1], [2, 3], [4]] output_shape [2, 2, 2, 16, 8]
+// GRIDS: %[[DIAG:.+]] = scf.forall (%[[B:.+]], %[[N:.+]], %[[I:.+]]) in (2, 2, 2) shared_outs(%[[D:.+]] = %{{.+}}) -> (tensor<2x2x2x16x16xf32>)
+// GRIDS:   %[[CS:.+]] = tensor.extract_slice %[[CB]][%[[B]], %[[N]], %[[I]], 0, 0] [1, 1, 1, 16, 8]
+// GRIDS:   %[[CC:.+]] = linalg.copy ins(%[[CS]] : tensor<1x1x1x16x8xf32>)
+// GRIDS:   %[[QS:.+]] = tensor.extract_slice %[[QB]][%[[B]], %[[N]], %[[I]], 0, 0] [1, 1, 1, 16, 8]
+// GRIDS:   %[[QCOPY:.+]] = linalg.copy ins(%[[QS]] : tensor<1x1x1x16x8xf32>)
+// GRIDS:   %[[BLOCK:.+]] = linalg.generic {{.*}} ins(%[[QCOPY]], %[[QCOPY]], %[[CC]], %[[CC]] : {{.*}}) outs(%{{.+}} : tensor<1x1x1x16x16xf32>)
+// GRIDS:   tensor.parallel_insert_slice %[[BLOCK]] into %[[D]][%[[B]], %[[N]], %[[I]], 0, 0] [1, 1, 1, 16, 16]
+// GRIDS: } {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>, #gpu.block<linear_dim_2>]}
+// GRIDS: %[[REF:.+]] = tensor.extract_slice %[[CB]][0, 0, 0, 0, 0] [2, 2, 2, 1, 8] [1, 1, 1, 1, 1] : tensor<2x2x2x16x8xf32> to tensor<2x2x2x8xf32>
+// GRIDS: %[[QD:.+]] = linalg.generic {{.*}} ins(%[[QB]], %[[CB]], %[[REF]] : {{.*}}) outs(%{{.+}} : tensor<2x2x2x16x8xf32>)
+// GRIDS: %[[KD:.+]] = linalg.generic {{.*}} ins(%[[QC]], %[[CUM]], %[[REF]] : tensor<2x2x32x8xf32>, tensor<2x2x32x8xf32>, tensor<2x2x2x8xf32>) outs(%{{.+}} : tensor<2x2x2x32x8xf32>)
+// GRIDS:   arith.cmpi slt
+// GRIDS:   math.exp
+// GRIDS: %[[LEFT:.+]] = linalg.generic {{.*}} ins(%[[QD]], %[[KD]] : tensor<2x2x2x16x8xf32>, tensor<2x2x2x32x8xf32>) outs(%{{.+}} : tensor<2x2x2x16x32xf32>)
+// GRIDS: %[[LB:.+]] = tensor.expand_shape %[[LEFT]] {{\[}}[0], [1], [2], [3], [4, 5]] output_shape [2, 2, 2, 16, 2, 16]
+// GRIDS: %[[PLACED:.+]] = linalg.generic {{.*}} ins(%[[DIAG]] : tensor<2x2x2x16x16xf32>) outs(%[[LB]] : tensor<2x2x2x16x2x16xf32>)
+// GRIDS:   arith.cmpi eq
+// GRIDS: %[[SCORES:.+]] = tensor.collapse_shape %[[PLACED]] {{\[}}[0], [1], [2, 3], [4, 5]] : tensor<2x2x2x16x2x16xf32> into tensor<2x2x32x32xf32>
+// GRIDS: linalg.generic {{.*}} ins(%[[SCORES]], %[[QC]] :
 module attributes {linea.target = "gpu"} {
   func.func @gated_blocks_at_once(%q: tensor<2x64x8xf32>, %g: tensor<2x64x8xf32>) -> tensor<2x64x8xf32> {
     %o = linea.gated_linear_attention %q, %q, %q, %g mask = causal form = chunk_parallel(32)

@@ -40,6 +40,12 @@ struct OptimizeOptions : public PassPipelineOptions<OptimizeOptions> {
       llvm::cl::desc("Shared memory per GPU block the cost model may plan "
                      "for (0 = the target's)"),
       llvm::cl::init(0)};
+  Option<bool> markMinimalTraffic{
+      *this, "mark-minimal-traffic",
+      llvm::cl::desc("Record in each op's location the bytes it moves at "
+                     "least, for the kernel report "
+                     "(linea-mark-minimal-traffic)"),
+      llvm::cl::init(false)};
   Option<std::string> targetDescription{
       *this, "target-description",
       llvm::cl::desc("The target's measured rates, a JSON file written by "

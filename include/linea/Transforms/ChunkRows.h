@@ -37,6 +37,9 @@ struct GatedScoresPlan {
   /// launch from the host), rather than one block column after another
   /// (the temporaries of one column: what a sequence block can hold).
   bool blocksAtOnce = false;
+  /// With blocksAtOnce, the exact diagonal blocks are one GPU block each
+  /// (a sequence block), which stages its rows in shared memory.
+  bool diagonalInBlocks = false;
 };
 
 /// The gated rows, with `cum = presum(g)` within each chunk:

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -36,9 +37,11 @@ void populatePrefixToOneShotPatterns(RewritePatternSet &patterns);
 /// chosen form (0: kDefaultChunkSize).
 void populateCausalToChunkedPatterns(RewritePatternSet &patterns,
                                      int64_t chunkSize);
-/// Causal regions -> the chunk-parallel form; `chunkSize` as above.
+/// Causal regions -> the chunk-parallel form; `chunkSize` as above,
+/// `sharedMemory` the bytes a GPU block may use (0: the GPU target's).
 void populateCausalToChunkParallelPatterns(RewritePatternSet &patterns,
-                                           int64_t chunkSize);
+                                           int64_t chunkSize,
+                                           int64_t sharedMemory = 0);
 /// The chunk size of a chunked op that has neither a form nor an option.
 constexpr int64_t kDefaultChunkSize = 64;
 /// presum -> blocked two-level scan; `blockSize` 0 chooses.

@@ -68,6 +68,13 @@ Value castFromF32(OpBuilder &b, Location loc, Value tensor, Type elementType);
 /// The mixed sizes of `tensor` at `dims`, in order.
 SmallVector<OpFoldResult> sizesAt(OpBuilder &b, Location loc, Value tensor,
                                   ArrayRef<int64_t> dims);
+/// `x[ivs..., ...]`: the leading dims at `ivs`, each kept with size 1.
+Value leadingSlice(OpBuilder &b, Location loc, Value x, ValueRange ivs);
+
+/// The same slice copied into a tensor of its own: inside a sequence block
+/// (static sizes past the leading dims), a temporary in shared memory.
+Value leadingSliceCopy(OpBuilder &b, Location loc, Value x, ValueRange ivs);
+
 /// The leading `n` sizes of `tensor`.
 SmallVector<OpFoldResult> leadingSizes(OpBuilder &b, Location loc,
                                        Value tensor, int64_t n);
