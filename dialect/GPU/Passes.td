@@ -186,6 +186,38 @@ def LineaHostSharedAllocs : Pass<"linea-host-shared-allocs"> {
 }
 
 
+def LineaReadAsStored : Pass<"linea-read-as-stored"> {
+  let summary = "Elementwise and CUDA-core linalg ops read bf16/f16 operands as stored";
+  let description = [{
+    A bf16/f16 program computes in f32: each 16-bit operand is widened
+    into an f32 copy (an elementwise `arith.extf` generic into a fresh
+    buffer) that the ops read. After `linea-contractions-to-mma` (whose
+    staged grids read the 16-bit buffers themselves), every other
+    `linalg.generic` or `linalg.copy` input that is such a copy, or a view
+    of one, reads the 16-bit buffer instead (the views rebuilt on it), and
+    widens each element in registers: an `arith.extf` at the top of its
+    body. A copy nothing reads any more is erased with its f32 buffer: no
+    kernel writes it and none reads twice the bytes. (A sequence block's
+    own copies, its shared-memory temporaries, are read as they are.)
+
+    ```mlir
+    linalg.generic ins(%q : memref<2x64xbf16>) outs(%wide : memref<2x64xf32>) { extf }
+    linalg.generic ins(%wide, %g : memref<2x64xf32>, ...) outs(%o : ...) {
+    ^bb0(%x: f32, %y: f32, %out: f32): ...
+    }
+    // becomes
+    linalg.generic ins(%q, %g : memref<2x64xbf16>, ...) outs(%o : ...) {
+    ^bb0(%x16: bf16, %y: f32, %out: f32):
+      %x = arith.extf %x16 : bf16 to f32
+      ...
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
   let summary = "Matmul contractions become warp-level tensor-core MMA (mma.sync m16n8k16)";
   let description = [{

@@ -285,13 +285,6 @@ protected:
     }
   }
 
-  /// Stores a tile's finished accumulators; where the mask does not hold,
-  /// the old value stays.
-  void storeAccumulators(ValueRange values, ValueRange old,
-                         ArrayRef<std::pair<Value, Value>> positions) {
-    store(masked(c, values, old, positions), positions);
-  }
-
   SmallVector<Value> mma(ValueRange aRegs, ValueRange bRegs, ValueRange acc) {
     Type f32 = b.getF32Type();
     auto resultType = LLVM::LLVMStructType::getLiteral(
@@ -365,56 +358,81 @@ private:
   }
 };
 
-/// Warps that take 16 x 8 output tiles in turn, each lane loading the
-/// fragment elements it owns straight from the operands (any strides, any
-/// memory). The form for a sequence block, whose operands are often its
+/// Warps that take output tiles in turn, each lane loading the fragment
+/// elements it owns straight from the operands (any strides, any memory).
+/// The form for a sequence block, whose operands are often its
 /// shared-memory temporaries, and for sizes the staged form does not tile.
+/// A warp's work item is a strip of `stripTiles` 16 x 8 tiles down one
+/// column, which loads each B fragment once for all of them (a chunk
+/// block's state S, read from global memory, once per strip rather than
+/// once per tile). Contractions into one output in a row (a chain) run on
+/// the same accumulators, which start at zero where the output was just
+/// zero-filled: the output is written once.
 class LaneLoadBuilder : public FragmentBuilder {
 public:
-  LaneLoadBuilder(OpBuilder &b, Location loc, const Contraction &c,
-                  Type operandType)
-      : FragmentBuilder(b, loc, c, operandType) {}
+  LaneLoadBuilder(OpBuilder &b, Location loc, ArrayRef<Contraction> members,
+                  bool zeroInit, Type operandType, int64_t stripTiles)
+      : FragmentBuilder(b, loc, members.front(), operandType),
+        members(members), zeroInit(zeroInit), stripTiles(stripTiles) {}
+
+  int64_t numItems() const { return c.numTiles() / stripTiles; }
 
   void build(Value warp, Value numWarps, Value lane) {
     Value group = div(lane, 4);
     Value quad = rem(lane, 4);
     scf::ForOp::create(
-        b, loc, warp, cst(c.numTiles()), numWarps, ValueRange{},
+        b, loc, warp, cst(numItems()), numWarps, ValueRange{},
         // (The body builder is handed `b` itself, placed in the body.)
-        [&](OpBuilder &, Location, Value tile, ValueRange) {
-          buildTile(tile, group, quad);
+        [&](OpBuilder &, Location, Value item, ValueRange) {
+          buildStrip(item, group, quad);
           scf::YieldOp::create(b, loc);
         });
   }
 
 private:
-  void buildTile(Value tile, Value group, Value quad) {
-    // tile -> (batch..., row tile, column tile), the column tile fastest.
-    int64_t colTiles = c.cols / kTileN, rowTiles = c.rows / kTileM;
-    Value colTile = rem(tile, colTiles);
-    Value rest = div(tile, colTiles);
-    Value rowTile = rem(rest, rowTiles);
-    splitBatch(div(rest, rowTiles));
-    Value row = add(mul(rowTile, kTileM), group);
+  void buildStrip(Value item, Value group, Value quad) {
+    // item -> (batch..., row strip, column tile), the column tile fastest.
+    int64_t colTiles = c.cols / kTileN;
+    int64_t strips = c.rows / (kTileM * stripTiles);
+    Value colTile = rem(item, colTiles);
+    Value rest = div(item, colTiles);
+    Value strip = rem(rest, strips);
+    splitBatch(div(rest, strips));
     Value pair = mul(quad, 2);
     Value colBase = mul(colTile, kTileN);
     Value col = add(colBase, pair);
     Value bCol = add(colBase, group);
-
-    SmallVector<std::pair<Value, Value>> accAt = accumulatorPositions(row, col);
+    Value firstRow = add(mul(strip, kTileM * stripTiles), group);
+    SmallVector<Value> rows;
+    SmallVector<std::pair<Value, Value>> positions;
+    for (int64_t r = 0; r < stripTiles; ++r) {
+      rows.push_back(add(firstRow, r * kTileM));
+      llvm::append_range(positions, accumulatorPositions(rows.back(), col));
+    }
     SmallVector<Value> acc;
-    for (auto [i, j] : accAt)
-      acc.push_back(memref::LoadOp::create(b, loc, c.out, at(i, j)));
-
-    auto loop = scf::ForOp::create(
-        b, loc, cst(0), cst(c.depth), cst(kTileK), acc,
-        [&](OpBuilder &, Location, Value k, ValueRange carried) {
-          Value kk = add(k, pair);
-          SmallVector<Value> next =
-              mma(aFragment(row, kk), bFragment(kk, bCol), carried);
-          scf::YieldOp::create(b, loc, next);
-        });
-    storeAccumulators(loop.getResults(), acc, accAt);
+    if (zeroInit) {
+      Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+      acc.assign(positions.size(), zero);
+    } else {
+      for (auto [i, j] : positions)
+        acc.push_back(memref::LoadOp::create(b, loc, c.out, at(i, j)));
+    }
+    for (const Contraction &k : members) {
+      auto loop = scf::ForOp::create(
+          b, loc, cst(0), cst(k.depth), cst(kTileK), acc,
+          [&](OpBuilder &, Location, Value depth, ValueRange carried) {
+            Value kk = add(depth, pair);
+            SmallVector<Value> bRegs = bFragment(k, kk, bCol);
+            SmallVector<Value> next;
+            for (auto [r, row] : llvm::enumerate(rows))
+              llvm::append_range(
+                  next, mma(aFragment(k, row, kk), bRegs,
+                            carried.slice(4 * r, 4)));
+            scf::YieldOp::create(b, loc, next);
+          });
+      acc = masked(k, loop.getResults(), acc, positions);
+    }
+    store(acc, positions);
   }
 
   /// Two consecutive elements as one operand register.
@@ -425,36 +443,40 @@ private:
     return operandRegister(pair);
   }
 
-  Value loadA(Value i, Value t) {
-    return memref::LoadOp::create(b, loc, c.a,
-                                  c.transposedA ? at(t, i) : at(i, t));
+  Value loadA(const Contraction &k, Value i, Value t) {
+    return memref::LoadOp::create(b, loc, k.a,
+                                  k.transposedA ? at(t, i) : at(i, t));
   }
 
-  Value loadM(Value t, Value e) {
-    return memref::LoadOp::create(b, loc, c.m,
-                                  c.transposedM ? at(e, t) : at(t, e));
+  Value loadM(const Contraction &k, Value t, Value e) {
+    return memref::LoadOp::create(b, loc, k.m,
+                                  k.transposedM ? at(e, t) : at(t, e));
   }
 
   /// A rows `row`, `row + 8`, columns `kk`, `kk + 1`, `kk + 8`, `kk + 9`.
-  SmallVector<Value> aFragment(Value row, Value kk) {
+  SmallVector<Value> aFragment(const Contraction &k, Value row, Value kk) {
     SmallVector<Value> regs;
     for (int64_t colOffset : {0, 8})
       for (int64_t rowOffset : {0, 8}) {
         Value i = add(row, rowOffset), t = add(kk, colOffset);
-        regs.push_back(pack(loadA(i, t), loadA(i, add(t, 1))));
+        regs.push_back(pack(loadA(k, i, t), loadA(k, i, add(t, 1))));
       }
     return regs;
   }
 
   /// B rows `kk`, `kk + 1` and `kk + 8`, `kk + 9` of column `col`.
-  SmallVector<Value> bFragment(Value kk, Value col) {
+  SmallVector<Value> bFragment(const Contraction &k, Value kk, Value col) {
     SmallVector<Value> regs;
     for (int64_t rowOffset : {0, 8}) {
       Value t = add(kk, rowOffset);
-      regs.push_back(pack(loadM(t, col), loadM(add(t, 1), col)));
+      regs.push_back(pack(loadM(k, t, col), loadM(k, add(t, 1), col)));
     }
     return regs;
   }
+
+  ArrayRef<Contraction> members;
+  bool zeroInit;
+  int64_t stripTiles;
 };
 
 /// How a block of the staged form splits its work: a `rows` x `cols`
@@ -910,10 +932,11 @@ struct LineaContractionsToMMAPass
   /// read or write instead.
   llvm::SetVector<linalg::GenericOp> copies;
 
-  /// A chain as one staged grid where its sizes tile by a block; else each
-  /// contraction on its own: staged alone, or with each lane loading its
-  /// own fragments (inside a sequence block, which runs it as one block,
-  /// or where the sizes do not tile), the fill of zeros kept.
+  /// A chain as one staged grid where its sizes tile by a block; else, in
+  /// a sequence block (which runs it as one block), as lanes loading their
+  /// own fragments on shared accumulators; else each contraction on its
+  /// own: staged alone, or with lane loads where the sizes do not tile,
+  /// the fill of zeros kept.
   void buildChain(IRRewriter &b, const AccumulationChain &chain,
                   Type operandType, SymbolTableCollection &symbols) {
     linalg::GenericOp first = chain.ops.front();
@@ -931,6 +954,15 @@ struct LineaContractionsToMMAPass
         b.eraseOp(chain.zeroFill);
       return;
     }
+    if (oneBlock) {
+      b.setInsertionPoint(first);
+      buildLaneLoads(b, first.getLoc(), chain, operandType, oneBlock);
+      for (linalg::GenericOp op : chain.ops)
+        b.eraseOp(op);
+      if (chain.zeroFill)
+        b.eraseOp(chain.zeroFill);
+      return;
+    }
     if (chain.ops.size() > 1) {
       for (auto [i, op] : llvm::enumerate(chain.ops))
         buildChain(b,
@@ -942,8 +974,8 @@ struct LineaContractionsToMMAPass
       return;
     }
     b.setInsertionPoint(first);
-    buildLaneLoads(b, first.getLoc(), chain.members.front(), operandType,
-                   oneBlock);
+    buildLaneLoads(b, first.getLoc(), AccumulationChain{{first}, chain.members, {}},
+                   operandType, oneBlock);
     b.eraseOp(first);
   }
 
@@ -962,19 +994,31 @@ struct LineaContractionsToMMAPass
     return tiling;
   }
 
-  /// Warps that take 16 x 8 tiles in turn, each lane loading its fragment
-  /// elements: one block's (inside a sequence block, which runs it) or a
-  /// grid's.
-  void buildLaneLoads(OpBuilder &b, Location loc, Contraction c,
+  /// Warps that take strips of 16 x 8 tiles in turn, each lane loading its
+  /// fragment elements: one block's (inside a sequence block, which runs
+  /// it) or a grid's. A strip is as many of a column's tiles (up to 8) as
+  /// still leave every warp of a block an item.
+  void buildLaneLoads(OpBuilder &b, Location loc, AccumulationChain chain,
                       Type operandType, bool oneBlock) {
     OpBuilder::InsertionGuard guard(b);
-    readOperandsAsStored(b, c);
+    for (Contraction &k : chain.members)
+      readOperandsAsStored(b, k);
+    const Contraction &c = chain.members.front();
     int64_t warpsPerBlock = blockSize / kWarp;
+    int64_t stripTiles = 1;
+    for (int64_t r = std::min<int64_t>(8, c.rows / kTileM); oneBlock && r > 1;
+         --r)
+      if ((c.rows / kTileM) % r == 0 && c.numTiles() / r >= warpsPerBlock) {
+        stripTiles = r;
+        break;
+      }
     auto cst = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
+    LaneLoadBuilder builder(b, loc, chain.members, bool(chain.zeroFill),
+                            operandType, stripTiles);
     int64_t numBlocks =
-        oneBlock ? 1 : llvm::divideCeil(c.numTiles(), warpsPerBlock);
+        oneBlock ? 1 : llvm::divideCeil(builder.numItems(), warpsPerBlock);
     Value block, thread;
     if (oneBlock) {
       thread = parallelLoop(b, loc, {static_cast<int64_t>(blockSize)},
@@ -992,8 +1036,7 @@ struct LineaContractionsToMMAPass
           b, loc, warp,
           arith::MulIOp::create(b, loc, block, cst(warpsPerBlock)));
     Value lane = arith::RemUIOp::create(b, loc, thread, cst(kWarp));
-    LaneLoadBuilder(b, loc, c, operandType)
-        .build(warp, cst(numBlocks * warpsPerBlock), lane);
+    builder.build(warp, cst(numBlocks * warpsPerBlock), lane);
   }
 
   /// A grid of blocks, one per block tile, with the staged slices as

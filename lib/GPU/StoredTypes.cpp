@@ -33,14 +33,17 @@ bool allUses(Value buffer, function_ref<bool(OpOperand &)> accept,
 }
 
 /// Whether `buffer` and its views are only read (or freed), but for
-/// `writer`.
-bool onlyRead(Value buffer, Operation *writer) {
+/// `writer` and for ops earlier than `before` in its block.
+bool onlyRead(Value buffer, Operation *writer, Operation *before = nullptr) {
   SmallVector<Operation *> views;
   return allUses(
       buffer,
       [&](OpOperand &use) {
         Operation *user = use.getOwner();
         if (user == writer || isa<memref::LoadOp, memref::DeallocOp>(user))
+          return true;
+        if (before && user->getBlock() == before->getBlock() &&
+            user->isBeforeInBlock(before))
           return true;
         auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
         return linalgOp && linalgOp.isDpsInput(&use);
@@ -200,10 +203,11 @@ Value linea::readAsStored(OpBuilder &b, Value operand,
   if (!widening || !onlyRead(root, widening))
     return {};
   // Read later than the copy did, the 16-bit buffer must hold the same
-  // values: nothing may write it, nor any other view of its memory.
+  // values: nothing may write it, nor any other view of its memory, after
+  // the copy (its producer, earlier in the copy's block, may).
   Value source = widening.getDpsInputs()[0], sourceRoot;
   viewsOf(source, sourceRoot);
-  if (!onlyRead(sourceRoot, /*writer=*/nullptr))
+  if (!onlyRead(sourceRoot, /*writer=*/nullptr, /*before=*/widening))
     return {};
   return rebuildViews(b, views, source);
 }

@@ -20,7 +20,8 @@ namespace mlir::linea {
 /// The 16-bit buffer an f32 operand was widened from, viewed as the
 /// operand is: where `operand` is a view of an allocation that one
 /// elementwise `extf` generic (`widening`, returned) fills, and neither
-/// that allocation nor the 16-bit buffer is otherwise written, the views
+/// that allocation nor the 16-bit buffer is otherwise written (but for the
+/// 16-bit buffer's producers, earlier in the copy's block), the views
 /// are rebuilt on the 16-bit buffer at `b`'s insertion point. Null where
 /// not.
 Value readAsStored(OpBuilder &b, Value operand, linalg::GenericOp &widening);

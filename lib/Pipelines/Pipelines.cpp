@@ -192,6 +192,7 @@ void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
     mma.blockSize = options.blockSize;
     pm.addPass(createLineaContractionsToMMA(mma));
   }
+  pm.addPass(createLineaReadAsStored());
   LineaMapToGPUOptions map;
   map.blockSize = options.blockSize;
   map.sharedMemory = linea::sharedMemoryForChip(options.chip);
@@ -275,6 +276,7 @@ void mlir::linea::buildGPUMappedOnCPUPipeline(OpPassManager &pm,
                                               const LowerToNVVMOptions &options) {
   buildOptimizeForGPU(pm, options);
   buildReferenceToBuffers(pm, options.runtimeChecks);
+  pm.addPass(createLineaReadAsStored());
   LineaMapToGPUOptions map;
   map.blockSize = options.blockSize;
   map.sharedMemory = linea::sharedMemoryForChip(options.chip);

@@ -114,3 +114,46 @@ def test_form_is_the_chunk_parallel_one():
         input=gated_program(100, 4, 4), capture_output=True, text=True, check=True).stdout
     assert "scf.for" not in forms, forms
     assert "decay(" in forms and "dim = 1 form = scan : tensor<2x8x4x4xf32>" in forms, forms
+
+
+def half_program(L, dk, dv, gated):
+    """A program on f16 tensors whose f32 arguments it rounds itself (the
+    runner binds f32): the op reads 16-bit buffers made in the program."""
+    def t(d, e="f16"):
+        return f"tensor<2x{L}x{d}x{e}>"
+    names = ["q", "k", "v"] + (["g"] if gated else [])
+    widths = [dk, dk, dv] + ([dk] if gated else [])
+    args = ", ".join(f"%{n}32: {t(w, 'f32')}" for n, w in zip(names, widths))
+    body = "".join(f"  %{n} = arith.truncf %{n}32 : {t(w, 'f32')} to {t(w)}\n"
+                   for n, w in zip(names, widths))
+    op = "gated_linear_attention" if gated else "linear_attention"
+    operands = ", ".join(f"%{n}" for n in names)
+    types = ", ".join(t(w) for w in widths)
+    return (f"func.func @main({args}) -> {t(dv, 'f32')} {{\n{body}"
+            f"  %o = linea.{op} {operands} mask = causal : {types} -> {t(dv)}\n"
+            f"  %w = arith.extf %o : {t(dv)} to {t(dv, 'f32')}\n"
+            f"  return %w : {t(dv, 'f32')}\n}}\n")
+
+
+@pytest.mark.parametrize("gated", [False, True], ids=["plain", "gated"])
+@pytest.mark.parametrize("chunk", [32, 64])
+def test_half_operands_read_as_stored(gated, chunk):
+    """f16 operands through the GPU mapping (linea-read-as-stored: the decays
+    and the chunk blocks' copies read the 16-bit buffers, widening in
+    registers) against the oracle on the same rounded inputs; the result is
+    rounded to f16 once, so a few of its ulps."""
+    rng = np.random.default_rng(chunk + gated)
+    L, dk, dv = 203, 16, 8
+    q, k = (rng.standard_normal((2, L, dk)).astype(np.float16) for _ in range(2))
+    v = rng.standard_normal((2, L, dv)).astype(np.float16)
+    inputs = [q, k, v]
+    if gated:
+        inputs.append((-20.0 * rng.uniform(0, 1, (2, L, dk)) ** 4).astype(np.float16))
+    wide = [x.astype(np.float64) for x in inputs]
+    want = (ref.gated_linear_attention(*wide, mask="causal") if gated
+            else ref.linear_attention(*wide, mask="causal"))[0]
+    pipeline = f"linea-gpu-mapped-to-cpu{{form=chunk_parallel chunk-size={chunk}}}"
+    got = linea.run(half_program(L, dk, dv, gated), [x.astype(np.float32) for x in inputs],
+                    pipeline=pipeline)
+    got = got[0] if isinstance(got, (list, tuple)) else got
+    assert ref.rel_l2(np.asarray(got, np.float64), want) <= 2e-3
