@@ -143,20 +143,18 @@ Value zerosWithout(OpBuilder &b, Location loc, Value x, int64_t dim) {
   return buildFilled(b, loc, sizes, b.getF32Type(), 0.0);
 }
 
-/// Phase (3) of a gated op for the GPU: every chunk's rows in a block of
-/// its own, an `scf.forall` over `[B..., N]` mapped to GPU blocks (a
-/// sequence block per chunk, as the chunked form has one per sequence).
-/// The block reads its chunk of q, k, v and g and the state entering it,
-/// and keeps every temporary of the rows (the in-chunk log-decays, the
-/// decayed operands, the scores) in shared memory: the chunk's data leaves
-/// global memory about once, where the all-chunks-at-once form writes and
-/// reads each temporary for every chunk through it.
-Value gatedRowsPerChunkBlock(OpBuilder &b, Location loc, int64_t numBatch,
-                             bool scalar, const Chunk &chunks, Value entering) {
-  SmallVector<OpFoldResult> counts = leadingSizes(b, loc, chunks.q, numBatch);
-  SmallVector<OpFoldResult> sizes = counts;
-  sizes.push_back(tensor::getMixedSize(b, loc, chunks.q, numBatch));
-  sizes.push_back(tensor::getMixedSize(b, loc, chunks.v, numBatch + 1));
+/// Each chunk's `[rows, cols]` result from `build` in a GPU block of its
+/// own: an `scf.forall` over `counts` (`[B..., N]`) mapped to GPU blocks (a
+/// sequence block per chunk, as the chunked form has one per sequence),
+/// whose temporaries live in shared memory. `build` gets the chunk's
+/// indices and returns its result, `[1..., rows, cols]`.
+Value perChunkBlocks(
+    OpBuilder &b, Location loc, ArrayRef<OpFoldResult> counts,
+    OpFoldResult rows, OpFoldResult cols,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> build) {
+  int64_t numBatch = counts.size();
+  SmallVector<OpFoldResult> sizes(counts);
+  sizes.append({rows, cols});
   Value init = tensor::EmptyOp::create(b, loc, sizes, b.getF32Type());
   auto forall = scf::ForallOp::create(
       b, loc, counts, ValueRange{init},
@@ -164,30 +162,69 @@ Value gatedRowsPerChunkBlock(OpBuilder &b, Location loc, int64_t numBatch,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(forall.getBody());
   ValueRange ivs = forall.getInductionVars();
-  // q, k and v are read many times over (q by every block column's
-  // decay, v and k by tensor-core fragments per tile): the block copies
-  // them in first. g is read once, by its presum.
-  Chunk one{leadingSliceCopy(b, loc, chunks.q, ivs),
-            leadingSliceCopy(b, loc, chunks.k, ivs),
-            leadingSliceCopy(b, loc, chunks.v, ivs),
-            leadingSlice(b, loc, chunks.g, ivs)};
-  Value cum = gatePresum(b, loc, one.g, numBatch, /*suffix=*/false);
-  // One block: the loop over block columns keeps one column's temporaries.
-  GatedScoresPlan plan{/*mayFactor=*/false, /*blocksAtOnce=*/false,
-                       /*diagonalInBlocks=*/false};
-  Value rows = gatedChunkRows(b, loc, numBatch, scalar, plan, one, cum,
-                              leadingSlice(b, loc, entering, ivs));
+  Value result = build(b, loc, ivs);
   b.setInsertionPointToStart(forall.getTerminator().getBody());
-  int64_t rank = numBatch + 2;
   SmallVector<OpFoldResult> offsets(ivs.begin(), ivs.end());
   offsets.append(2, b.getIndexAttr(0));
-  SmallVector<OpFoldResult> rowSizes(numBatch, b.getIndexAttr(1));
-  rowSizes.push_back(sizes[numBatch]);
-  rowSizes.push_back(sizes[numBatch + 1]);
+  SmallVector<OpFoldResult> blockSizes(numBatch, b.getIndexAttr(1));
+  blockSizes.append({rows, cols});
   tensor::ParallelInsertSliceOp::create(
-      b, loc, rows, forall.getRegionIterArgs()[0], offsets, rowSizes,
-      SmallVector<OpFoldResult>(rank, b.getIndexAttr(1)));
+      b, loc, result, forall.getRegionIterArgs()[0], offsets, blockSizes,
+      SmallVector<OpFoldResult>(numBatch + 2, b.getIndexAttr(1)));
   return forall.getResult(0);
+}
+
+/// Phase (1) of a gated op for the GPU: each chunk's local state in a
+/// block of its own, the suffix sums of its gates and its decayed keys in
+/// shared memory; the block reads its chunk of k, v and g once.
+Value gatedLocalStatesPerChunkBlock(OpBuilder &b, Location loc,
+                                    int64_t numBatch, bool scalar,
+                                    const Chunk &chunks) {
+  return perChunkBlocks(
+      b, loc, leadingSizes(b, loc, chunks.k, numBatch),
+      tensor::getMixedSize(b, loc, chunks.k, numBatch + 1),
+      tensor::getMixedSize(b, loc, chunks.v, numBatch + 1),
+      [&](OpBuilder &nb, Location nl, ValueRange ivs) {
+        Value k = leadingSlice(nb, nl, chunks.k, ivs);
+        Value v = leadingSlice(nb, nl, chunks.v, ivs);
+        Value zeros = zerosWithBatchOf(
+            nb, nl, k, numBatch,
+            {tensor::getMixedSize(nb, nl, k, numBatch + 1),
+             tensor::getMixedSize(nb, nl, v, numBatch + 1)});
+        return gatedStateUpdate(nb, nl, numBatch, k, v,
+                                leadingSlice(nb, nl, chunks.g, ivs), zeros,
+                                scalar, /*stateIsZero=*/true);
+      });
+}
+
+/// Phase (3) of a gated op for the GPU: every chunk's rows in a block of
+/// its own, which reads its chunk of q, k, v and g and the state entering
+/// it, and keeps every temporary of the rows (the in-chunk log-decays, the
+/// decayed operands, the scores) in shared memory: the chunk's data leaves
+/// global memory about once, where the all-chunks-at-once form writes and
+/// reads each temporary for every chunk through it.
+Value gatedRowsPerChunkBlock(OpBuilder &b, Location loc, int64_t numBatch,
+                             bool scalar, const Chunk &chunks, Value entering) {
+  return perChunkBlocks(
+      b, loc, leadingSizes(b, loc, chunks.q, numBatch),
+      tensor::getMixedSize(b, loc, chunks.q, numBatch),
+      tensor::getMixedSize(b, loc, chunks.v, numBatch + 1),
+      [&](OpBuilder &nb, Location nl, ValueRange ivs) {
+        // q, k and v are read many times over (q by every block column's
+        // decay, v and k by tensor-core fragments per tile): the block
+        // copies them in first. g is read once, by its presum.
+        Chunk one{leadingSliceCopy(nb, nl, chunks.q, ivs),
+                  leadingSliceCopy(nb, nl, chunks.k, ivs),
+                  leadingSliceCopy(nb, nl, chunks.v, ivs),
+                  leadingSlice(nb, nl, chunks.g, ivs)};
+        Value cum = gatePresum(nb, nl, one.g, numBatch, /*suffix=*/false);
+        // One block: the loop over block columns keeps one column's
+        // temporaries.
+        GatedScoresPlan plan{/*mayFactor=*/false, /*blocksAtOnce=*/false,
+                             /*diagonalInBlocks=*/false};
+        return gatedChunkRows(nb, nl, numBatch, scalar, plan, one, cum,
+                              leadingSlice(nb, nl, entering, ivs));
+      });
 }
 
 struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
@@ -226,15 +263,23 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
     bool scalar = op.hasScalarGate();
 
     // (1) Every chunk's local state, from zero.
-    Value zeros = zerosWithBatchOf(
-        rewriter, loc, chunks.k, numBatch,
-        {tensor::getMixedSize(rewriter, loc, chunks.k, numBatch + 1),
-         tensor::getMixedSize(rewriter, loc, chunks.v, numBatch + 1)});
-    Value local =
-        g ? gatedStateUpdate(rewriter, loc, numBatch, chunks.k, chunks.v,
-                             chunks.g, zeros, scalar, /*stateIsZero=*/true)
-          : transposedMatmulAccumulate(rewriter, loc, numBatch, chunks.k,
-                                       chunks.v, zeros);
+    // On the GPU a gated op's local states and rows are blocks per chunk
+    // where one fits (gatedChunkBlockBytes).
+    bool chunkBlocks = g && plannedForGPU(op) && chunkFitsBlock(chunks);
+    Value local;
+    if (chunkBlocks) {
+      local = gatedLocalStatesPerChunkBlock(rewriter, loc, numBatch, scalar,
+                                            chunks);
+    } else {
+      Value zeros = zerosWithBatchOf(
+          rewriter, loc, chunks.k, numBatch,
+          {tensor::getMixedSize(rewriter, loc, chunks.k, numBatch + 1),
+           tensor::getMixedSize(rewriter, loc, chunks.v, numBatch + 1)});
+      local = g ? gatedStateUpdate(rewriter, loc, numBatch, chunks.k, chunks.v,
+                                   chunks.g, zeros, scalar, /*stateIsZero=*/true)
+                : transposedMatmulAccumulate(rewriter, loc, numBatch, chunks.k,
+                                             chunks.v, zeros);
+    }
 
     // (2) The states entering the chunks, and the final one: an inclusive
     // (decayed) presum of [S0; H] along the chunk axis.
@@ -262,7 +307,7 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
 
     // (3) Every chunk's rows from the state entering it.
     Value rows;
-    if (g && plannedForGPU(op) && chunkFitsBlock(chunks)) {
+    if (chunkBlocks) {
       rows = gatedRowsPerChunkBlock(rewriter, loc, numBatch, scalar, chunks,
                                     entering);
     } else if (g) {
