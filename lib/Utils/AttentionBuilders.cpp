@@ -394,7 +394,9 @@ static Value accumulateInto(OpBuilder &b, Location loc, Value slice,
 }
 
 /// `running = exp(decay) * running + slice`, written into `running`; the
-/// decay slice covers the leading dims of the others and is broadcast.
+/// decay slice covers the leading dims of the others and is broadcast. Its
+/// exponentials are taken once each, into a tensor of their own (inside a
+/// GPU block, shared memory), not once per element they scale.
 static Value decayAndAccumulateInto(OpBuilder &b, Location loc, Value slice,
                                     Value decay, Value running) {
   auto type = cast<RankedTensorType>(slice.getType());
@@ -404,11 +406,15 @@ static Value decayAndAccumulateInto(OpBuilder &b, Location loc, Value slice,
   AffineMap leading = AffineMap::get(
       rank, 0, identity.getResults().take_front(decayRank), b.getContext());
   SmallVector<utils::IteratorType> iterators(rank, kPar);
+  Value factors = buildElementwise(
+      b, loc, decay, type.getElementType(),
+      [](OpBuilder &nb, Location l, Value x) -> Value {
+        return math::ExpOp::create(nb, l, x);
+      });
   return buildGeneric(
-      b, loc, ValueRange{slice, decay}, running, {identity, leading, identity},
+      b, loc, ValueRange{slice, factors}, running, {identity, leading, identity},
       iterators, [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        Value factor = math::ExpOp::create(nb, l, args[1]);
-        Value decayed = arith::MulFOp::create(nb, l, factor, args[2]);
+        Value decayed = arith::MulFOp::create(nb, l, args[1], args[2]);
         return arith::AddFOp::create(nb, l, decayed, args[0]);
       });
 }

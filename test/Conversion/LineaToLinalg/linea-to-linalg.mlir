@@ -23,8 +23,9 @@ func.func @presum_exclusive_reverse(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 
 // -----
 
-// A decayed scan: each step decays the running sum by exp of the step's
-// decay (broadcast over the trailing dims), then adds the step's slice.
+// A decayed scan: each step takes exp of its decay once, then decays the
+// running sum by it (broadcast over the trailing dims) and adds the step's
+// slice.
 // CHECK-DAG: #[[ALL:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-DAG: #[[LEAD:.+]] = affine_map<(d0, d1, d2) -> (d0)>
 // CHECK-LABEL: func.func @decayed_presum
@@ -33,9 +34,10 @@ func.func @presum_exclusive_reverse(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // CHECK:   %[[ROW:.+]] = tensor.extract_slice %[[X]][%[[I]], 0, 0] [1, 4, 3]
 // CHECK:   tensor.insert_slice %[[SUM]] into %[[OUT]][%[[I]], 0, 0]
 // CHECK:   %[[STEP:.+]] = tensor.extract_slice %[[A]][%[[I]]] [1] [1]
-// CHECK:   linalg.generic {indexing_maps = [#[[ALL]], #[[LEAD]], #[[ALL]]]{{.*}} ins(%[[ROW]], %[[STEP]] : {{.*}}) outs(%[[SUM]] :
-// CHECK:     %[[F:.+]] = math.exp
-// CHECK:     %[[D:.+]] = arith.mulf %[[F]]
+// CHECK:   %[[FACTOR:.+]] = linalg.generic {{.*}} ins(%[[STEP]] : tensor<1xf32>)
+// CHECK:     math.exp
+// CHECK:   linalg.generic {indexing_maps = [#[[ALL]], #[[LEAD]], #[[ALL]]]{{.*}} ins(%[[ROW]], %[[FACTOR]] : {{.*}}) outs(%[[SUM]] :
+// CHECK:     %[[D:.+]] = arith.mulf
 // CHECK:     arith.addf %[[D]]
 func.func @decayed_presum(%x: tensor<?x4x3xf32>, %a: tensor<?xf32>) -> tensor<?x4x3xf32> {
   %y = linea.presum %x decay(%a : tensor<?xf32>) dim = 0 exclusive : tensor<?x4x3xf32>
