@@ -1003,6 +1003,7 @@ struct LineaContractionsToMMAPass
     OpBuilder::InsertionGuard guard(b);
     for (Contraction &k : chain.members)
       readOperandsAsStored(b, k);
+    writeChainAsStored(b, chain, chain.members);
     const Contraction &c = chain.members.front();
     int64_t warpsPerBlock = blockSize / kWarp;
     int64_t stripTiles = 1;
@@ -1039,6 +1040,24 @@ struct LineaContractionsToMMAPass
     builder.build(warp, cst(numBlocks * warpsPerBlock), lane);
   }
 
+  /// A chain that writes its whole output (a zero fill before it) read only
+  /// by a narrowing copy stores into the narrowed 16-bit buffer itself:
+  /// `members`' outputs are retargeted, the copy left to erase.
+  void writeChainAsStored(OpBuilder &b, const AccumulationChain &chain,
+                          MutableArrayRef<Contraction> members) {
+    if (!chain.zeroFill)
+      return;
+    SmallVector<Operation *> writers{chain.zeroFill};
+    llvm::append_range(writers, chain.ops);
+    linalg::GenericOp narrowing;
+    if (Value narrow = linea::writeAsStored(b, members.front().out, writers,
+                                            narrowing)) {
+      for (Contraction &k : members)
+        k.out = narrow;
+      copies.insert(narrowing);
+    }
+  }
+
   /// A grid of blocks, one per block tile, with the staged slices as
   /// private workgroup globals (kernel outlining carries them into the GPU
   /// module, where they become static shared memory).
@@ -1052,17 +1071,7 @@ struct LineaContractionsToMMAPass
     SmallVector<Contraction> members(chain.members);
     for (Contraction &k : members)
       readOperandsAsStored(b, k);
-    if (chain.zeroFill) {
-      SmallVector<Operation *> writers{chain.zeroFill};
-      llvm::append_range(writers, chain.ops);
-      linalg::GenericOp narrowing;
-      if (Value narrow = linea::writeAsStored(b, members.front().out, writers,
-                                              narrowing)) {
-        for (Contraction &k : members)
-          k.out = narrow;
-        copies.insert(narrowing);
-      }
-    }
+    writeChainAsStored(b, chain, members);
     StagedSlices types(members, operandType, tiling);
     auto globals = [&](ArrayRef<MemRefType> slotTypes, StringRef operand) {
       DenseMap<MemRefType, memref::GlobalOp> byType;

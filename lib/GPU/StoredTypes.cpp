@@ -100,14 +100,18 @@ SmallVector<Operation *> viewsOf(Value value, Value &root) {
 }
 
 /// `view` taken again on `source` (another element type or layout), its
-/// result type inferred; null for a view it cannot retake (a rank-reducing
-/// subview, another kind of view).
+/// result type inferred; null for a view it cannot retake (another kind of
+/// view).
 Value retakeView(OpBuilder &b, Operation *view, Value source) {
   Location loc = view->getLoc();
   if (auto subview = dyn_cast<memref::SubViewOp>(view)) {
-    if (subview.getType().getRank() != subview.getSourceType().getRank())
-      return {};
-    return memref::SubViewOp::create(b, loc, source, subview.getMixedOffsets(),
+    // Rank-reducing ones too (a GPU block's slice of its sequence's rows).
+    MemRefType type = memref::SubViewOp::inferRankReducedResultType(
+        subview.getType().getShape(), cast<MemRefType>(source.getType()),
+        subview.getMixedOffsets(), subview.getMixedSizes(),
+        subview.getMixedStrides());
+    return memref::SubViewOp::create(b, loc, type, source,
+                                     subview.getMixedOffsets(),
                                      subview.getMixedSizes(),
                                      subview.getMixedStrides());
   }
@@ -212,13 +216,44 @@ Value linea::readAsStored(OpBuilder &b, Value operand,
   return rebuildViews(b, views, source);
 }
 
+namespace {
+
+/// `op`'s ancestor in `block` (itself where it is in it), if any.
+Operation *ancestorIn(Block *block, Operation *op) {
+  return block->findAncestorOpInBlock(*op);
+}
+
+/// Whether nothing after `writer` touches memory until `last` (later in
+/// an enclosing block): ops that only view, allocate or free memory, or
+/// have no effects on it, in `writer`'s block and each enclosing one up to
+/// `last`'s.
+bool nothingTouchesMemoryAfter(Operation *writer, Operation *last) {
+  Operation *op = writer;
+  while (op->getBlock() != last->getBlock()) {
+    for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
+      if (!isa<ViewLikeOpInterface, memref::AllocOp, memref::DeallocOp>(next) &&
+          !isMemoryEffectFree(next))
+        return false;
+    op = op->getParentOp();
+    if (!op)
+      return false;
+  }
+  return nothingTouchesMemoryBetween(op, last);
+}
+
+bool isSliceOrReshape(Operation *op) {
+  return isReshape(op) || isa<memref::SubViewOp>(op);
+}
+
+} // namespace
+
 Value linea::writeAsStored(OpBuilder &b, Value result,
                            ArrayRef<Operation *> writers,
                            linalg::GenericOp &narrowing) {
   Value root;
   SmallVector<Operation *> views = viewsOf(result, root);
   if (!root.getDefiningOp<memref::AllocOp>() ||
-      !llvm::all_of(views, isReshape))
+      !llvm::all_of(views, isSliceOrReshape))
     return {};
   // The root's users: the writers, one narrowing copy reading a reshape of
   // it, deallocations and reshapes.
@@ -238,16 +273,25 @@ Value linea::writeAsStored(OpBuilder &b, Value result,
         return true;
       },
       reshapes);
-  if (!known || !narrowing || !llvm::all_of(reshapes, isReshape) ||
-      !nothingTouchesMemoryBetween(writers.back(), narrowing))
+  // Slices of the result are the writers' own (each GPU block of a
+  // sequence block writing its part); the narrowing reads reshapes of it.
+  if (!known || !narrowing || !llvm::all_of(reshapes, isSliceOrReshape) ||
+      !nothingTouchesMemoryAfter(writers.back(), narrowing))
     return {};
   Value narrowedRoot;
   SmallVector<Operation *> narrowedViews =
       viewsOf(narrowing.getDpsInputs()[0], narrowedRoot);
+  if (!llvm::all_of(narrowedViews, isReshape))
+    return {};
   Value narrow = narrowing.getDpsInits()[0];
-  Operation *insertion = &*b.getInsertionPoint();
+  // The narrowed buffer is allocated before the writers (before the loop
+  // around them, where they are in one).
+  Operation *insertion =
+      ancestorIn(narrowing->getBlock(), &*b.getInsertionPoint());
+  if (!insertion)
+    return {};
   if (auto alloc = narrow.getDefiningOp<memref::AllocOp>()) {
-    if (alloc->getNumOperands() != 0)
+    if (alloc->getNumOperands() != 0 || alloc->getBlock() != insertion->getBlock())
       return {};
     if (insertion->isBeforeInBlock(alloc))
       alloc->moveBefore(insertion);

@@ -535,3 +535,71 @@ func.func @source_overwritten(%all: memref<3x128x32xbf16>, %v: memref<2x128x64xf
   memref.dealloc %k : memref<2x128x32xf32>
   return
 }
+
+// -----
+
+// Inside a sequence block, two contractions into one zero-filled output in
+// a row (a chunk's rows: P V, then Q S) are one chain on the same
+// accumulators, from zero: each warp's tile runs both depth loops (8 tiles
+// for 8 warps: strips of one), the fill is gone. The rows (the only
+// writers of their f32 buffer, which a narrowing copy after the loop alone
+// reads) are stored as bf16 into a slice of the narrowed buffer, allocated
+// before the loop; the copy and the f32 buffer are gone.
+// BF16-LABEL: func.func @chain_in_sequence
+// BF16-NOT: linalg.fill
+// BF16: %[[OUT:.+]] = memref.alloc() : memref<256x16xbf16>
+// BF16: scf.forall (%[[B:.+]]) in (4)
+// BF16:   %[[WHOLE:.+]] = memref.expand_shape %[[OUT]] {{\[}}[0, 1], [2]] output_shape [4, 64, 16]
+// BF16:   %[[ROWS:.+]] = memref.subview %[[WHOLE]][%[[B]], 0, 0] [1, 64, 16]
+// BF16:   scf.parallel
+// BF16:     scf.for %{{.+}} = %{{.+}} to %c8{{.*}} step %c8
+// BF16:       %[[PV:.+]]:4 = scf.for %{{.+}} = %{{.+}} to %c64{{.*}} step %c16{{.*}} iter_args(%{{.+}} = %[[ZERO:[a-z_0-9]+]], %{{.+}} = %[[ZERO]],
+// BF16:         nvvm.mma.sync
+// BF16:       %[[QS:.+]]:4 = scf.for %{{.+}} = %{{.+}} to %c32{{.*}} step %c16{{.*}} iter_args(%{{.+}} = %[[PV]]#0,
+// BF16:         nvvm.mma.sync
+// BF16:       %[[N:.+]] = arith.truncf %[[QS]]#0 : f32 to bf16
+// BF16:       memref.store %[[N]], %[[ROWS]][
+// BF16-NOT: linalg.generic
+// BF16: return %[[OUT]]
+#ci = affine_map<(i, t, e) -> (i, t)>
+#ct = affine_map<(i, t, e) -> (t, e)>
+#ce = affine_map<(i, t, e) -> (i, e)>
+#cid = affine_map<(r, c) -> (r, c)>
+func.func @chain_in_sequence(%p: memref<4x64x64xf32>, %v: memref<4x64x16xf32>, %q: memref<4x64x32xf32>, %s: memref<4x32x16xf32>) -> memref<256x16xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %rows = memref.alloc() : memref<4x64x16xf32>
+  scf.forall (%b) in (4) {
+    %ps = memref.subview %p[%b, 0, 0] [1, 64, 64] [1, 1, 1] : memref<4x64x64xf32> to memref<64x64xf32, strided<[64, 1], offset: ?>>
+    %vs = memref.subview %v[%b, 0, 0] [1, 64, 16] [1, 1, 1] : memref<4x64x16xf32> to memref<64x16xf32, strided<[16, 1], offset: ?>>
+    %qs = memref.subview %q[%b, 0, 0] [1, 64, 32] [1, 1, 1] : memref<4x64x32xf32> to memref<64x32xf32, strided<[32, 1], offset: ?>>
+    %ss = memref.subview %s[%b, 0, 0] [1, 32, 16] [1, 1, 1] : memref<4x32x16xf32> to memref<32x16xf32, strided<[16, 1], offset: ?>>
+    %os = memref.subview %rows[%b, 0, 0] [1, 64, 16] [1, 1, 1] : memref<4x64x16xf32> to memref<64x16xf32, strided<[16, 1], offset: ?>>
+    linalg.fill ins(%zero : f32) outs(%os : memref<64x16xf32, strided<[16, 1], offset: ?>>)
+    linalg.generic {indexing_maps = [#ci, #ct, #ce], iterator_types = ["parallel", "reduction", "parallel"]}
+        ins(%ps, %vs : memref<64x64xf32, strided<[64, 1], offset: ?>>, memref<64x16xf32, strided<[16, 1], offset: ?>>)
+        outs(%os : memref<64x16xf32, strided<[16, 1], offset: ?>>) {
+    ^bb0(%x: f32, %y: f32, %acc: f32):
+      %m = arith.mulf %x, %y : f32
+      %r = arith.addf %acc, %m : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [#ci, #ct, #ce], iterator_types = ["parallel", "reduction", "parallel"]}
+        ins(%qs, %ss : memref<64x32xf32, strided<[32, 1], offset: ?>>, memref<32x16xf32, strided<[16, 1], offset: ?>>)
+        outs(%os : memref<64x16xf32, strided<[16, 1], offset: ?>>) {
+    ^bb0(%x: f32, %y: f32, %acc: f32):
+      %m = arith.mulf %x, %y : f32
+      %r = arith.addf %acc, %m : f32
+      linalg.yield %r : f32
+    }
+  } {mapping = [#gpu.block<linear_dim_0>]}
+  %flat = memref.collapse_shape %rows [[0, 1], [2]] : memref<4x64x16xf32> into memref<256x16xf32>
+  %out = memref.alloc() : memref<256x16xbf16>
+  linalg.generic {indexing_maps = [#cid, #cid], iterator_types = ["parallel", "parallel"]}
+      ins(%flat : memref<256x16xf32>) outs(%out : memref<256x16xbf16>) {
+  ^bb0(%x: f32, %y: bf16):
+    %n = arith.truncf %x : f32 to bf16
+    linalg.yield %n : bf16
+  }
+  memref.dealloc %rows : memref<4x64x16xf32>
+  return %out : memref<256x16xbf16>
+}
