@@ -143,44 +143,13 @@ Value zerosWithout(OpBuilder &b, Location loc, Value x, int64_t dim) {
   return buildFilled(b, loc, sizes, b.getF32Type(), 0.0);
 }
 
-/// Each chunk's `[rows, cols]` result from `build` in a GPU block of its
-/// own: an `scf.forall` over `counts` (`[B..., N]`) mapped to GPU blocks (a
-/// sequence block per chunk, as the chunked form has one per sequence),
-/// whose temporaries live in shared memory. `build` gets the chunk's
-/// indices and returns its result, `[1..., rows, cols]`.
-Value perChunkBlocks(
-    OpBuilder &b, Location loc, ArrayRef<OpFoldResult> counts,
-    OpFoldResult rows, OpFoldResult cols,
-    function_ref<Value(OpBuilder &, Location, ValueRange)> build) {
-  int64_t numBatch = counts.size();
-  SmallVector<OpFoldResult> sizes(counts);
-  sizes.append({rows, cols});
-  Value init = tensor::EmptyOp::create(b, loc, sizes, b.getF32Type());
-  auto forall = scf::ForallOp::create(
-      b, loc, counts, ValueRange{init},
-      b.getArrayAttr(sequenceBlockMapping(b.getContext(), numBatch)));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(forall.getBody());
-  ValueRange ivs = forall.getInductionVars();
-  Value result = build(b, loc, ivs);
-  b.setInsertionPointToStart(forall.getTerminator().getBody());
-  SmallVector<OpFoldResult> offsets(ivs.begin(), ivs.end());
-  offsets.append(2, b.getIndexAttr(0));
-  SmallVector<OpFoldResult> blockSizes(numBatch, b.getIndexAttr(1));
-  blockSizes.append({rows, cols});
-  tensor::ParallelInsertSliceOp::create(
-      b, loc, result, forall.getRegionIterArgs()[0], offsets, blockSizes,
-      SmallVector<OpFoldResult>(numBatch + 2, b.getIndexAttr(1)));
-  return forall.getResult(0);
-}
-
 /// Phase (1) of a gated op for the GPU: each chunk's local state in a
 /// block of its own, the suffix sums of its gates and its decayed keys in
 /// shared memory; the block reads its chunk of k, v and g once.
 Value gatedLocalStatesPerChunkBlock(OpBuilder &b, Location loc,
                                     int64_t numBatch, bool scalar,
                                     const Chunk &chunks) {
-  return perChunkBlocks(
+  return inSequenceBlocks(
       b, loc, leadingSizes(b, loc, chunks.k, numBatch),
       tensor::getMixedSize(b, loc, chunks.k, numBatch + 1),
       tensor::getMixedSize(b, loc, chunks.v, numBatch + 1),
@@ -205,7 +174,7 @@ Value gatedLocalStatesPerChunkBlock(OpBuilder &b, Location loc,
 /// reads each temporary for every chunk through it.
 Value gatedRowsPerChunkBlock(OpBuilder &b, Location loc, int64_t numBatch,
                              bool scalar, const Chunk &chunks, Value entering) {
-  return perChunkBlocks(
+  return inSequenceBlocks(
       b, loc, leadingSizes(b, loc, chunks.q, numBatch),
       tensor::getMixedSize(b, loc, chunks.q, numBatch),
       tensor::getMixedSize(b, loc, chunks.v, numBatch + 1),

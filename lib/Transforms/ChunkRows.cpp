@@ -59,10 +59,22 @@ Value largestLogDecay(OpBuilder &b, Location l, Value cum) {
 /// tensor-core tile.
 constexpr int64_t kSubBlock = 16;
 
+/// `keep ? x * exp(exponent) : 0`, the exponent taken only where kept
+/// (elsewhere it may be positive and overflow).
+Value decayedWhere(OpBuilder &b, Location l, Value keep, Value x,
+                   Value exponent) {
+  Value zero = f32Constant(b, l, 0.0f);
+  Value safe = arith::SelectOp::create(b, l, keep, exponent, zero);
+  Value decayed =
+      arith::MulFOp::create(b, l, x, math::ExpOp::create(b, l, safe));
+  return arith::SelectOp::create(b, l, keep, decayed, zero);
+}
+
 /// `x[B..., t, d] * exp(log[B..., t, d] - ref[B..., d])` for rows `t >
-/// after` (0 above), or with `towardRef` `x * exp(ref - log)` for every row
-/// (no `d` in `log` and `ref` for a scalar gate). Each exponent is taken
-/// only where the caller guarantees it is `<= 0`.
+/// after` (0 above; every row without `after`), or with `towardRef`
+/// `x * exp(ref - log)` for every row (no `d` in `log` and `ref` for a
+/// scalar gate). Each exponent is taken only where the caller guarantees
+/// it is `<= 0`.
 Value decayAgainst(OpBuilder &b, Location l, int64_t numBatch, bool scalar,
                    Value x, Value log, Value ref, bool towardRef,
                    Value after = Value()) {
@@ -75,21 +87,16 @@ Value decayAgainst(OpBuilder &b, Location l, int64_t numBatch, bool scalar,
   return buildGeneric(
       b, l, {x, log, ref}, init, {s.map({t, d}), logMap, refMap, s.map({t, d})},
       s.iterators(), [&](OpBuilder &nb, Location el, ValueRange args) -> Value {
-        if (towardRef)
-          return arith::MulFOp::create(
-              nb, el, args[0],
-              math::ExpOp::create(
-                  nb, el, arith::SubFOp::create(nb, el, args[2], args[1])));
+        Value exponent =
+            towardRef ? arith::SubFOp::create(nb, el, args[2], args[1])
+                      : arith::SubFOp::create(nb, el, args[1], args[2]);
+        if (towardRef || !after)
+          return arith::MulFOp::create(nb, el, args[0],
+                                       math::ExpOp::create(nb, el, exponent));
         Value row = linalg::IndexOp::create(nb, el, s.position(0));
         Value below = arith::CmpIOp::create(nb, el, arith::CmpIPredicate::sgt,
                                             row, after);
-        Value zero = f32Constant(nb, el, 0.0f);
-        Value diff = arith::SelectOp::create(
-            nb, el, below, arith::SubFOp::create(nb, el, args[1], args[2]),
-            zero);
-        Value decayed = arith::MulFOp::create(
-            nb, el, args[0], math::ExpOp::create(nb, el, diff));
-        return arith::SelectOp::create(nb, el, below, decayed, zero);
+        return decayedWhere(nb, el, below, args[0], exponent);
       });
 }
 
@@ -192,33 +199,8 @@ Value keysBeforeEachBlock(OpBuilder &b, Location l, int64_t numBatch,
         Value before = arith::CmpIOp::create(
             nb, el, arith::CmpIPredicate::slt,
             linalg::IndexOp::create(nb, el, s.position(1)), blockStart);
-        Value zero = f32Constant(nb, el, 0.0f);
-        Value diff = arith::SelectOp::create(
-            nb, el, before, arith::SubFOp::create(nb, el, args[2], args[1]),
-            zero);
-        Value decayed = arith::MulFOp::create(
-            nb, el, args[0], math::ExpOp::create(nb, el, diff));
-        return arith::SelectOp::create(nb, el, before, decayed, zero);
-      });
-}
-
-/// `x[B..., t, d] exp(log[B..., t, d] - ref[B..., d])` for every row (no
-/// `d` in `log` and `ref` for a scalar gate); the caller guarantees each
-/// exponent is `<= 0`.
-Value decayToRef(OpBuilder &b, Location l, int64_t numBatch, bool scalar,
-                 Value x, Value log, Value ref) {
-  LoopSpace s(b.getContext(), numBatch, {kPar, kPar});
-  AffineExpr t = s[0], d = s[1];
-  AffineMap logMap = scalar ? s.map({t}) : s.map({t, d});
-  AffineMap refMap = scalar ? s.map({}) : s.map({d});
-  Value init = tensor::EmptyOp::create(b, l, tensor::getMixedSizes(b, l, x),
-                                       b.getF32Type());
-  return buildGeneric(
-      b, l, {x, log, ref}, init, {s.map({t, d}), logMap, refMap, s.map({t, d})},
-      s.iterators(), [&](OpBuilder &nb, Location el, ValueRange args) -> Value {
-        Value diff = arith::SubFOp::create(nb, el, args[1], args[2]);
-        return arith::MulFOp::create(nb, el, args[0],
-                                     math::ExpOp::create(nb, el, diff));
+        return decayedWhere(nb, el, before, args[0],
+                            arith::SubFOp::create(nb, el, args[2], args[1]));
       });
 }
 
@@ -231,29 +213,16 @@ Value diagonalPerBlock(OpBuilder &b, Location l, int64_t numBatch,
                        bool scalar, Value qBlocks, Value kBlocks,
                        Value cumBlocks) {
   int64_t loops = numBatch + 1;
-  SmallVector<OpFoldResult> sizes = leadingSizes(b, l, qBlocks, loops);
-  SmallVector<OpFoldResult> counts = sizes;
-  sizes.append({b.getIndexAttr(kSubBlock), b.getIndexAttr(kSubBlock)});
-  Value init = tensor::EmptyOp::create(b, l, sizes, b.getF32Type());
-  auto forall = scf::ForallOp::create(
-      b, l, counts, ValueRange{init},
-      b.getArrayAttr(sequenceBlockMapping(b.getContext(), loops)));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(forall.getBody());
-  ValueRange ivs = forall.getInductionVars();
-  Value cum = leadingSliceCopy(b, l, cumBlocks, ivs);
-  Value block = decayedScores(b, l, loops, leadingSliceCopy(b, l, qBlocks, ivs),
-                              leadingSliceCopy(b, l, kBlocks, ivs), cum, cum,
-                              scalar, causalVisible);
-  b.setInsertionPointToStart(forall.getTerminator().getBody());
-  SmallVector<OpFoldResult> offsets(ivs.begin(), ivs.end());
-  offsets.append(2, b.getIndexAttr(0));
-  SmallVector<OpFoldResult> blockSizes(loops, b.getIndexAttr(1));
-  blockSizes.append({b.getIndexAttr(kSubBlock), b.getIndexAttr(kSubBlock)});
-  tensor::ParallelInsertSliceOp::create(
-      b, l, block, forall.getRegionIterArgs()[0], offsets, blockSizes,
-      SmallVector<OpFoldResult>(loops + 2, b.getIndexAttr(1)));
-  return forall.getResult(0);
+  OpFoldResult side = b.getIndexAttr(kSubBlock);
+  return inSequenceBlocks(
+      b, l, leadingSizes(b, l, qBlocks, loops), side, side,
+      [&](OpBuilder &nb, Location nl, ValueRange ivs) {
+        Value cum = leadingSliceCopy(nb, nl, cumBlocks, ivs);
+        return decayedScores(nb, nl, loops,
+                             leadingSliceCopy(nb, nl, qBlocks, ivs),
+                             leadingSliceCopy(nb, nl, kBlocks, ivs), cum, cum,
+                             scalar, causalVisible);
+      });
 }
 
 /// subBlockScores without its loop, for the chunk-parallel form's grids
@@ -280,8 +249,8 @@ Value blockBatchedScores(OpBuilder &b, Location l, int64_t numBatch,
           : decayedScores(b, l, numBatch + 1, qBlocks, kBlocks, cumBlocks,
                           cumBlocks, scalar, causalVisible);
   Value ref = stepAlong(b, l, cumBlocks, numBatch + 1, b.getIndexAttr(0));
-  Value queries =
-      decayToRef(b, l, numBatch + 1, scalar, qBlocks, cumBlocks, ref);
+  Value queries = decayAgainst(b, l, numBatch + 1, scalar, qBlocks, cumBlocks,
+                               ref, /*towardRef=*/false);
   Value keys = keysBeforeEachBlock(b, l, numBatch, scalar, c.k, cum, ref);
   Value left = scoresAccumulate(
       b, l, numBatch + 1, queries, keys,
@@ -378,6 +347,32 @@ Value mlir::linea::gatedChunkRows(OpBuilder &b, Location l, int64_t numBatch,
   Value rows = matmulAccumulate(b, l, numBatch, scores, c.v,
                                 zerosFor(b, l, numBatch, c.q, c.v));
   return matmulAccumulate(b, l, numBatch, queries, s, rows);
+}
+
+Value mlir::linea::inSequenceBlocks(
+    OpBuilder &b, Location loc, ArrayRef<OpFoldResult> counts,
+    OpFoldResult rows, OpFoldResult cols,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> build) {
+  int64_t numBatch = counts.size();
+  SmallVector<OpFoldResult> sizes(counts);
+  sizes.append({rows, cols});
+  Value init = tensor::EmptyOp::create(b, loc, sizes, b.getF32Type());
+  auto forall = scf::ForallOp::create(
+      b, loc, counts, ValueRange{init},
+      b.getArrayAttr(sequenceBlockMapping(b.getContext(), numBatch)));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forall.getBody());
+  ValueRange ivs = forall.getInductionVars();
+  Value result = build(b, loc, ivs);
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  SmallVector<OpFoldResult> offsets(ivs.begin(), ivs.end());
+  offsets.append(2, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> blockSizes(numBatch, b.getIndexAttr(1));
+  blockSizes.append({rows, cols});
+  tensor::ParallelInsertSliceOp::create(
+      b, loc, result, forall.getRegionIterArgs()[0], offsets, blockSizes,
+      SmallVector<OpFoldResult>(numBatch + 2, b.getIndexAttr(1)));
+  return forall.getResult(0);
 }
 
 bool mlir::linea::plannedForGPU(Operation *op) {

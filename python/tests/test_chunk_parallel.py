@@ -157,3 +157,27 @@ def test_half_operands_read_as_stored(gated, chunk):
                     pipeline=pipeline)
     got = got[0] if isinstance(got, (list, tuple)) else got
     assert ref.rel_l2(np.asarray(got, np.float64), want) <= 2e-3
+
+
+@pytest.mark.parametrize("kind", ["mild", "steep"])
+def test_gated_grids_where_no_chunk_block_fits(kind):
+    """With 48 KiB of shared memory (chip=sm_70) a gated chunk of 64 rows
+    at D = 64 does not fit one block: the rows are grids over every chunk
+    (the 16-row query blocks a batch dim, each exact diagonal block a block
+    of its own), checked against the oracle."""
+    rng = np.random.default_rng(11)
+    L, dk, dv = 203, 64, 64
+    q, k = (rng.standard_normal((2, L, dk)) for _ in range(2))
+    v = rng.standard_normal((2, L, dv))
+    g = -0.05 * rng.uniform(0, 1, (2, L, dk))
+    if kind == "steep":
+        g = -20.0 * rng.uniform(0.5, 1.0, g.shape)
+    want = list(ref.gated_linear_attention(q, k, v, g, mask="causal"))
+    pipeline = "linea-gpu-mapped-to-cpu{chip=sm_70 form=chunk_parallel chunk-size=64}"
+    got = linea.run(gated_program(L, dk, dv), [q, k, v, g], pipeline=pipeline)
+    programs.assert_matches(got, want)
+    forms = subprocess.run(
+        [str(build_dir() / "bin" / "linea-opt"), "-",
+         "--linea-optimize=target=gpu form=chunk_parallel chunk-size=64 shared-memory=49152"],
+        input=gated_program(L, dk, dv), capture_output=True, text=True, check=True).stdout
+    assert "tensor<2x4x4x16x64xf32>" in forms, forms  # keys decayed per query block
