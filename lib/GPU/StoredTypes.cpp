@@ -295,7 +295,15 @@ Value linea::writeAsStored(OpBuilder &b, Value result,
       return {};
     if (insertion->isBeforeInBlock(alloc))
       alloc->moveBefore(insertion);
-  } else if (!isa<BlockArgument>(narrow)) {
+  } else if (auto argument = dyn_cast<BlockArgument>(narrow)) {
+    // Written earlier now, the argument's buffer must not be used by
+    // anything before the narrowing (which would see the new values).
+    for (Operation *user : argument.getUsers()) {
+      Operation *placed = ancestorIn(narrowing->getBlock(), user);
+      if (!placed || placed->isBeforeInBlock(narrowing))
+        return {};
+    }
+  } else {
     return {};
   }
   Value atRoot = undoReshapes(b, narrowedViews, narrow);

@@ -92,3 +92,18 @@ func.func @decayed(%h: tensor<8x4096x64x64xf32>, %g: tensor<8x4096xf32>) {
   %0 = linea.presum %h decay(%g : tensor<8x4096xf32>) dim = 1 : tensor<8x4096x64x64xf32>
   return
 }
+
+// -----
+
+// fla's GLA shape (2, 16384, 16, 128) with a per-key-dim gate: on the GPU
+// a chunk of 64 rows fits one block's shared memory (its local states and
+// rows then keep their decays and scores there), 128 does not; the
+// chunk-parallel form at 64 wins. The CPU keeps the chunked form.
+// CPU-LABEL: func.func @fla_gla
+// CPU: linea.gated_linear_attention {{.*}} form = chunked(
+// GPU-LABEL: func.func @fla_gla
+// GPU: linea.gated_linear_attention {{.*}} form = chunk_parallel(64) :
+func.func @fla_gla(%q: tensor<2x16x16384x128xbf16>, %g: tensor<2x16x16384x128xbf16>) -> tensor<2x16x16384x128xbf16> {
+  %o = linea.gated_linear_attention %q, %q, %q, %g mask = causal : tensor<2x16x16384x128xbf16>, tensor<2x16x16384x128xbf16>, tensor<2x16x16384x128xbf16>, tensor<2x16x16384x128xbf16> -> tensor<2x16x16384x128xbf16>
+  return %o : tensor<2x16x16384x128xbf16>
+}
