@@ -272,6 +272,22 @@ protected:
     return result;
   }
 
+  /// The accumulators at `positions` before the first contraction: zeros
+  /// where the output was just zero-filled (its fill gone), else the
+  /// output's elements.
+  SmallVector<Value>
+  initialAccumulators(ArrayRef<std::pair<Value, Value>> positions,
+                      bool zeroInit) {
+    if (zeroInit)
+      return SmallVector<Value>(
+          positions.size(),
+          arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)));
+    SmallVector<Value> acc;
+    for (auto [i, j] : positions)
+      acc.push_back(memref::LoadOp::create(b, loc, c.out, at(i, j)));
+    return acc;
+  }
+
   /// Stores accumulators to the output, narrowed to its element type (a
   /// bf16/f16 result written as stored).
   void store(ValueRange values, ArrayRef<std::pair<Value, Value>> positions) {
@@ -409,14 +425,7 @@ private:
       rows.push_back(add(firstRow, r * kTileM));
       llvm::append_range(positions, accumulatorPositions(rows.back(), col));
     }
-    SmallVector<Value> acc;
-    if (zeroInit) {
-      Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-      acc.assign(positions.size(), zero);
-    } else {
-      for (auto [i, j] : positions)
-        acc.push_back(memref::LoadOp::create(b, loc, c.out, at(i, j)));
-    }
+    SmallVector<Value> acc = initialAccumulators(positions, zeroInit);
     for (const Contraction &k : members) {
       auto loop = scf::ForOp::create(
           b, loc, cst(0), cst(k.depth), cst(kTileK), acc,
@@ -674,7 +683,7 @@ public:
     for (int64_t j = 0; j < tiling.tilesPerWarp; ++j)
       llvm::append_range(positions,
                          accumulatorPositions(row, add(col, j * kTileN)));
-    SmallVector<Value> acc = initialAccumulators(positions);
+    SmallVector<Value> acc = initialAccumulators(positions, zeroInit);
 
     WarpPlace place{warpRow, warpCol, lane, active};
     for (auto [k, slice] : llvm::zip(members, slices)) {
@@ -709,19 +718,6 @@ private:
   struct WarpPlace {
     Value row, col, lane, active;
   };
-
-  SmallVector<Value>
-  initialAccumulators(ArrayRef<std::pair<Value, Value>> positions) {
-    SmallVector<Value> acc;
-    if (zeroInit) {
-      Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-      acc.assign(positions.size(), zero);
-      return acc;
-    }
-    for (auto [i, j] : positions)
-      acc.push_back(memref::LoadOp::create(b, loc, c.out, at(i, j)));
-    return acc;
-  }
 
   /// One operand's slice: `extent` rows or columns from `base`, `depth`
   /// deep from `k`; `depthMajor` when the depth is the operand's outer
@@ -944,19 +940,13 @@ struct LineaContractionsToMMAPass
     std::optional<BlockTiling> tiling;
     if (!oneBlock)
       tiling = stagedTiling(chain.members, operandType);
-    if (tiling) {
+    if (tiling || oneBlock) {
       b.setInsertionPoint(first);
-      buildStagedGrid(b, first.getLoc(), chain, operandType, *tiling,
-                      symbols);
-      for (linalg::GenericOp op : chain.ops)
-        b.eraseOp(op);
-      if (chain.zeroFill)
-        b.eraseOp(chain.zeroFill);
-      return;
-    }
-    if (oneBlock) {
-      b.setInsertionPoint(first);
-      buildLaneLoads(b, first.getLoc(), chain, operandType, oneBlock);
+      if (tiling)
+        buildStagedGrid(b, first.getLoc(), chain, operandType, *tiling,
+                        symbols);
+      else
+        buildLaneLoads(b, first.getLoc(), chain, operandType, oneBlock);
       for (linalg::GenericOp op : chain.ops)
         b.eraseOp(op);
       if (chain.zeroFill)
@@ -974,8 +964,9 @@ struct LineaContractionsToMMAPass
       return;
     }
     b.setInsertionPoint(first);
-    buildLaneLoads(b, first.getLoc(), AccumulationChain{{first}, chain.members, {}},
-                   operandType, oneBlock);
+    buildLaneLoads(b, first.getLoc(),
+                   AccumulationChain{{first}, chain.members, {}}, operandType,
+                   oneBlock);
     b.eraseOp(first);
   }
 

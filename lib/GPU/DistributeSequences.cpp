@@ -114,29 +114,28 @@ struct LineaDistributeSequencesPass
     SmallVector<int64_t> tiles(type.getRank(), 0);
     for (int64_t d = 0; d < scan; ++d)
       tiles[d] = 1;
-    int64_t step = 1;
-    for (int64_t d = scan + 1; d <= last; ++d)
-      step = type.isDynamicDim(d) || step == ShapedType::kDynamic
-                 ? ShapedType::kDynamic
-                 : step * type.getDimSize(d);
-    if (last > scan && step != ShapedType::kDynamic) {
+    // Elements per step, where static.
+    std::optional<int64_t> step =
+        staticProduct(type.getShape().drop_front(scan + 1));
+    if (last > scan && step) {
       int64_t columns = type.getDimSize(last);
       int64_t tile = sequenceBlockColumns(columns, valueTile);
       // Fewer slices than SMs leave SMs idle for the whole scan: halve the
       // tile while a step still has an element per thread.
-      std::optional<int64_t> slices = staticProduct(type.getShape().take_front(scan));
-      while (valueTile > 0 && slices && *slices * (columns / tile) < gpu.parallelUnits &&
-             tile % 2 == 0 && step / columns * (tile / 2) >= threads)
+      std::optional<int64_t> slices =
+          staticProduct(type.getShape().take_front(scan));
+      while (valueTile > 0 && slices &&
+             *slices * (columns / tile) < gpu.parallelUnits && tile % 2 == 0 &&
+             *step / columns * (tile / 2) >= threads)
         tile /= 2;
-      if (tile != columns && step / columns * tile >= threads) {
+      if (tile != columns && *step / columns * tile >= threads) {
         tiles[last] = tile;
-        step = step / columns * tile;
+        step = *step / columns * tile;
       }
     }
-    if (scan > 0 && step != ShapedType::kDynamic && step < threads &&
-        !type.isDynamicDim(scan - 1))
-      tiles[scan - 1] = largestDivisorUpTo(type.getDimSize(scan - 1),
-                                           std::max<int64_t>(1, threads / step));
+    if (scan > 0 && step && *step < threads && !type.isDynamicDim(scan - 1))
+      tiles[scan - 1] = largestDivisorUpTo(
+          type.getDimSize(scan - 1), std::max<int64_t>(1, threads / *step));
     SmallVector<OpFoldResult> tileSizes;
     unsigned numLoops = 0;
     for (int64_t d = 0; d <= last; ++d) {

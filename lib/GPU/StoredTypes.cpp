@@ -218,11 +218,6 @@ Value linea::readAsStored(OpBuilder &b, Value operand,
 
 namespace {
 
-/// `op`'s ancestor in `block` (itself where it is in it), if any.
-Operation *ancestorIn(Block *block, Operation *op) {
-  return block->findAncestorOpInBlock(*op);
-}
-
 /// Whether nothing after `writer` touches memory until `last` (later in
 /// an enclosing block): ops that only view, allocate or free memory, or
 /// have no effects on it, in `writer`'s block and each enclosing one up to
@@ -287,7 +282,7 @@ Value linea::writeAsStored(OpBuilder &b, Value result,
   // The narrowed buffer is allocated before the writers (before the loop
   // around them, where they are in one).
   Operation *insertion =
-      ancestorIn(narrowing->getBlock(), &*b.getInsertionPoint());
+      narrowing->getBlock()->findAncestorOpInBlock(*b.getInsertionPoint());
   if (!insertion)
     return {};
   if (auto alloc = narrow.getDefiningOp<memref::AllocOp>()) {
@@ -299,7 +294,7 @@ Value linea::writeAsStored(OpBuilder &b, Value result,
     // Written earlier now, the argument's buffer must not be used by
     // anything before the narrowing (which would see the new values).
     for (Operation *user : argument.getUsers()) {
-      Operation *placed = ancestorIn(narrowing->getBlock(), user);
+      Operation *placed = narrowing->getBlock()->findAncestorOpInBlock(*user);
       if (!placed || placed->isBeforeInBlock(narrowing))
         return {};
     }

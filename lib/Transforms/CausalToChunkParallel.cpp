@@ -234,7 +234,8 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
     // (1) Every chunk's local state, from zero.
     // On the GPU a gated op's local states and rows are blocks per chunk
     // where one fits (gatedChunkBlockBytes).
-    bool chunkBlocks = g && plannedForGPU(op) && chunkFitsBlock(chunks);
+    bool gpu = plannedForGPU(op);
+    bool chunkBlocks = g && gpu && chunkFitsBlock(chunks);
     Value local;
     if (chunkBlocks) {
       local = gatedLocalStatesPerChunkBlock(rewriter, loc, numBatch, scalar,
@@ -281,7 +282,6 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
                                     entering);
     } else if (g) {
       Value cum = gatePresum(rewriter, loc, chunks.g, numBatch, /*suffix=*/false);
-      bool gpu = plannedForGPU(op);
       GatedScoresPlan plan{/*mayFactor=*/!gpu, /*blocksAtOnce=*/true,
                            /*diagonalInBlocks=*/gpu};
       rows = gatedChunkRows(rewriter, loc, numBatch, scalar, plan, chunks, cum,

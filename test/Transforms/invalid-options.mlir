@@ -8,6 +8,7 @@
 // RUN: not linea-opt %s -linea-select-forms=chunk-size=16777217 2>&1 | FileCheck %s --check-prefix=BIGCHUNK
 // RUN: not linea-opt %s --linea-optimize=target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not linea-opt %s -linea-distribute-sequences=value-tile=-1 2>&1 | FileCheck %s --check-prefix=VALUETILE
+// RUN: not linea-opt %s -linea-causal-to-chunk-parallel=shared-memory=-1 2>&1 | FileCheck %s --check-prefix=SHARED
 
 // CHUNK: error: chunk-size must be in [0, 16777216], got -1
 // BLOCK: error: block-size must be in [0, 16777216], got -2
@@ -17,6 +18,7 @@
 // SELECTCHUNK: error: chunk-size must be in [0, 16777216], got -4
 // BIGCHUNK: error: chunk-size must be in [0, 16777216], got 16777217
 // VALUETILE: error: value-tile must be >= 0, got -1
+// SHARED: error: shared-memory must be >= 0, got -1
 
 func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   return %x : tensor<4x8xf32>
