@@ -186,6 +186,59 @@ def LineaHostSharedAllocs : Pass<"linea-host-shared-allocs"> {
 }
 
 
+def LineaAsyncCopies : Pass<"linea-async-copies"> {
+  let summary = "A sequence block's copies of 16-bit rows into shared memory as cp.async";
+  let description = [{
+    On buffers, after `linea-contractions-to-mma` and before
+    `linea-map-to-gpu`, for the GPU. In a sequence block whose temporaries
+    fit `shared-memory` (so that `linea-map-to-gpu` keeps it one block), a
+    `linalg.copy` of a bf16/f16 buffer in global memory into one of the
+    block's temporaries (a chunk block's rows of q, k and v), both addressed
+    in whole 16-byte lines (innermost stride 1, the other strides and the
+    temporary's offset multiples of 8 elements), becomes a thread loop of
+    `nvgpu.device_async_copy` (`cp.async.cg`, 16 bytes, bypassing L1) into
+    the temporary's workgroup view: thread t takes lines t, t + B, ...,
+    commits a group per line and waits for all of them after its last; the
+    barrier `linea-sequence-blocks-to-launch` puts after the thread loop
+    makes the lines visible to the block. The source's offset is known only
+    at run time (a caller's view), so the copy is guarded: where the
+    source does not start on a 16-byte boundary the original copy runs.
+
+    ```mlir
+    linalg.copy ins(%rows : memref<64x128xbf16, strided<[128, 1], offset: ?>>)
+                outs(%own : memref<64x128xbf16, strided<[136, 1]>>)
+    // becomes
+    scf.if %aligned {
+      %w = memref.memory_space_cast %own : ... to memref<64x128xbf16, strided<[136, 1]>, #gpu.address_space<workgroup>>
+      scf.parallel (%t) = (%c0) to (%c256) step (%c1) {
+        scf.for %line = %t to %c1024 step %c256 {
+          %tok = nvgpu.device_async_copy %rows[%i, %j], %w[%i, %j], 8 {bypassL1} : ...
+          %g = nvgpu.device_async_create_group %tok
+          scf.if %last { nvgpu.device_async_wait %g {numGroups = 0 : i32} }
+        }
+      } {mapping = [#gpu.loop_dim_map<processor = thread_x, ...>]}
+    } else {
+      linalg.copy ins(%rows : ...) outs(%own : ...)
+    }
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t",
+           /*default=*/"::mlir::linea::TargetDescription::get(::mlir::linea::TargetKind::gpu).threadsPerBlock",
+           "Threads per block (as linea-map-to-gpu is given)">,
+    Option<"sharedMemory", "shared-memory", "int64_t",
+           /*default=*/"::mlir::linea::TargetDescription::get(::mlir::linea::TargetKind::gpu).sharedMemoryPerBlock",
+           "Bytes of shared memory a sequence block may use (as "
+           "linea-map-to-gpu is given)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+
 def LineaReadAsStored : Pass<"linea-read-as-stored"> {
   let summary = "Elementwise and CUDA-core linalg ops read bf16/f16 operands as stored";
   let description = [{
@@ -197,8 +250,13 @@ def LineaReadAsStored : Pass<"linea-read-as-stored"> {
     of one, reads the 16-bit buffer instead (the views rebuilt on it), and
     widens each element in registers: an `arith.extf` at the top of its
     body. A copy nothing reads any more is erased with its f32 buffer: no
-    kernel writes it and none reads twice the bytes. (A sequence block's
-    own copies, its shared-memory temporaries, are read as they are.)
+    kernel writes it and none reads twice the bytes.
+
+    A sequence block's own copies (its shared-memory temporaries, made to
+    be read many times) stay, but a copy of a widened buffer copies the
+    16-bit values into a 16-bit temporary (rows padded by 16 bytes for
+    ldmatrix) and widens that into the f32 one, which its readers then
+    read as stored: the same values in half the shared memory.
 
     ```mlir
     linalg.generic ins(%q : memref<2x64xbf16>) outs(%wide : memref<2x64xf32>) { extf }
@@ -269,11 +327,19 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
 
     Inside a sequence block (an `scf.forall` mapped to GPU blocks, from
     `linea-distribute-sequences`) it becomes one block's thread loop whose
-    warps take 16 x 8 tiles in turn, each lane loading its own fragment
-    elements straight from the operands (any strides, the block's shared
-    temporaries included), so the chunk loop keeps its contractions on
-    tensor cores; so does a grid whose sizes no block tile divides. Both
-    forms are GPU-mapped `scf.parallel`s.
+    warps take strips of 16 x 8 tiles in turn, so the chunk loop keeps its
+    contractions on tensor cores; so does a grid whose sizes no block tile
+    divides. Both forms are GPU-mapped `scf.parallel`s. The block's
+    temporaries that only its tensor-core contractions read (decayed
+    queries and keys, its copy of the values) are stored in the tensor-core
+    type, rows padded by 16 bytes, their writers narrowing what they write
+    (the warps would narrow each element anyway: the same values), and its
+    copies of 16-bit operands stay 16-bit; where the block's temporaries
+    fit `shared-memory` (so that `linea-map-to-gpu` keeps it one block),
+    warps load fragments of 16-bit temporaries with `nvgpu.ldmatrix` from
+    their workgroup view (`memref.memory_space_cast`). Other operands (the
+    f32 scores, a state in global memory) each lane loads element by
+    element.
 
     (Linea emits `nvvm.mma.sync` rather than `nvgpu.mma.sync` because the
     latter's NVVM lowering in MLIR 22 refuses bf16 operands.)
@@ -310,7 +376,12 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
            "::mlir::linea::precisionValues()">,
     Option<"blockSize", "block-size", "int64_t",
            /*default=*/"::mlir::linea::TargetDescription::get(::mlir::linea::TargetKind::gpu).threadsPerBlock",
-           "Threads per block (a multiple of 32; default: the GPU target's)">
+           "Threads per block (a multiple of 32; default: the GPU target's)">,
+    Option<"sharedMemory", "shared-memory", "int64_t",
+           /*default=*/"::mlir::linea::TargetDescription::get(::mlir::linea::TargetKind::gpu).sharedMemoryPerBlock",
+           "Bytes of shared memory a sequence block may use (as linea-map-to-gpu "
+           "is given): its temporaries are read with ldmatrix only where they "
+           "fit">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::NVVM::NVVMDialect",
@@ -397,7 +468,10 @@ def LineaKernelReport : Pass<"linea-kernel-report", "::mlir::ModuleOp"> {
     block sizes, counts the kernel's floating-point operations and the bytes
     it loads from and stores to global memory (per thread, each access as
     written, with constant-trip-count `scf.for` loops multiplied out, a
-    loop strided by thread counted at the first thread's share; an
+    loop strided by thread or warp counted at the average share, so that
+    the threads together take every trip once; a `cp.async` line is its
+    16 bytes read from global memory; a branch with an else counts as the
+    costlier of the two (a cp.async copy and its unaligned fallback); an
     mma.sync m16n8k16 step is 4096 FLOPs per warp). Accesses to shared
     memory (the workgroup address space, or views of it such as a sequence
     block's temporaries) move no global bytes and are not counted; caches

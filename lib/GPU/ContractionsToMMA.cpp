@@ -38,6 +38,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::linea {
@@ -53,6 +54,7 @@ using linea::mma::kTileK;
 using linea::mma::kTileM;
 using linea::mma::kTileN;
 constexpr int64_t kWarp = linea::mma::kWarpSize;
+using linea::kRowPad;
 
 /// A contraction `out[b, i, e] += A[b, i, t] * M[b, t, e]`; `transposedA`
 /// when the first operand is stored `[b, t, i]` (the state update K^T V),
@@ -70,6 +72,9 @@ struct Contraction {
   int64_t rowLoop, colLoop;
   /// The mask's condition in the generic's body, or null.
   Value mask;
+  /// A and M as 16-bit rows in shared memory (workgroup address space),
+  /// which warps load with ldmatrix; null where lanes load their elements.
+  Value aShared, mShared;
 
   int64_t numTiles() const {
     int64_t tiles = (rows / kTileM) * (cols / kTileN);
@@ -78,6 +83,12 @@ struct Contraction {
     return tiles;
   }
 };
+
+/// Whether an operand is stored with the depth as its outer index (K in
+/// K^T V, the values in P V): a staged slice keeps that order, and its
+/// fragments are read with ldmatrix's `.trans`.
+bool aDepthMajor(const Contraction &k) { return k.transposedA; }
+bool mDepthMajor(const Contraction &k) { return !k.transposedM; }
 
 bool isZero(Value v) {
   FloatAttr attr;
@@ -337,6 +348,40 @@ protected:
     return LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair);
   }
 
+  /// The 16 x 16 A fragment at (row, depth) of 16-bit rows in shared
+  /// memory by one ldmatrix.x4: lane l addresses a row of matrix l / 8, the
+  /// matrices in register order (rows +0/+8, then depth +0/+8).
+  SmallVector<Value> ldmatrixA(Value shared, bool depthMajor, Value row,
+                               Value depth, Value lane) {
+    Value matrix = div(lane, 8), line = rem(lane, 8);
+    Value rowOffset = mul(rem(matrix, 2), 8);
+    Value depthOffset = mul(div(matrix, 2), 8);
+    if (!depthMajor) {
+      // Row-major [row][depth]: each lane's row is a fragment row.
+      return ldmatrix(shared, add(row, add(rowOffset, line)),
+                      add(depthOffset, depth), 4, /*transpose=*/false);
+    }
+    // Depth-major [depth][row]: each lane addresses a depth line; .trans.
+    return ldmatrix(shared, add(add(depthOffset, line), depth),
+                    add(row, rowOffset), 4, /*transpose=*/true);
+  }
+
+  /// The 16 x 8 B fragment at (depth, col) by one ldmatrix.x2 (lanes 0-15
+  /// address; the others repeat them).
+  SmallVector<Value> ldmatrixB(Value shared, bool depthMajor, Value col,
+                               Value depth, Value lane) {
+    Value half = rem(lane, 16);
+    if (!depthMajor) {
+      // Column-major [col][depth] (the keys of Q K^T): each lane's line is
+      // a fragment column.
+      return ldmatrix(shared, add(col, rem(half, 8)),
+                      add(mul(div(half, 8), 8), depth), 2,
+                      /*transpose=*/false);
+    }
+    // Depth-major [depth][col]: lanes address depth lines depth .. + 15.
+    return ldmatrix(shared, add(half, depth), col, 2, /*transpose=*/true);
+  }
+
   OpBuilder &b;
   Location loc;
   const Contraction &c;
@@ -344,6 +389,24 @@ protected:
   SmallVector<Value> batch;
 
 private:
+  /// `numTiles` 8 x 8 matrices of `shared` by one ldmatrix, the lane
+  /// addressing (row, col) of the innermost two dims (a batched operand's
+  /// batch indices are the tile's).
+  SmallVector<Value> ldmatrix(Value shared, Value row, Value col,
+                              int64_t numTiles, bool transpose) {
+    auto type = VectorType::get({numTiles, 2}, operandType);
+    SmallVector<Value> indices{row, col};
+    if (cast<MemRefType>(shared.getType()).getRank() > 2)
+      indices = at(row, col);
+    Value tiles = nvgpu::LdMatrixOp::create(b, loc, type, shared, indices,
+                                            transpose, numTiles);
+    SmallVector<Value> regs;
+    for (int64_t i = 0; i < numTiles; ++i)
+      regs.push_back(operandRegister(
+          vector::ExtractOp::create(b, loc, tiles, ArrayRef<int64_t>{i})));
+    return regs;
+  }
+
   /// `k`'s mask condition at output element (i, j): its computation cloned
   /// from the generic's body with each loop index replaced (the batch
   /// loops by this tile's batch indices).
@@ -394,19 +457,17 @@ public:
   int64_t numItems() const { return c.numTiles() / stripTiles; }
 
   void build(Value warp, Value numWarps, Value lane) {
-    Value group = div(lane, 4);
-    Value quad = rem(lane, 4);
     scf::ForOp::create(
         b, loc, warp, cst(numItems()), numWarps, ValueRange{},
         // (The body builder is handed `b` itself, placed in the body.)
         [&](OpBuilder &, Location, Value item, ValueRange) {
-          buildStrip(item, group, quad);
+          buildStrip(item, lane);
           scf::YieldOp::create(b, loc);
         });
   }
 
 private:
-  void buildStrip(Value item, Value group, Value quad) {
+  void buildStrip(Value item, Value lane) {
     // item -> (batch..., row strip, column tile), the column tile fastest.
     int64_t colTiles = c.cols / kTileN;
     int64_t strips = c.rows / (kTileM * stripTiles);
@@ -414,28 +475,28 @@ private:
     Value rest = div(item, colTiles);
     Value strip = rem(rest, strips);
     splitBatch(div(rest, strips));
-    Value pair = mul(quad, 2);
+    Value group = div(lane, 4);
+    Value pair = mul(rem(lane, 4), 2);
     Value colBase = mul(colTile, kTileN);
-    Value col = add(colBase, pair);
-    Value bCol = add(colBase, group);
-    Value firstRow = add(mul(strip, kTileM * stripTiles), group);
-    SmallVector<Value> rows;
+    Value stripBase = mul(strip, kTileM * stripTiles);
+    SmallVector<Value> tileRows;
     SmallVector<std::pair<Value, Value>> positions;
     for (int64_t r = 0; r < stripTiles; ++r) {
-      rows.push_back(add(firstRow, r * kTileM));
-      llvm::append_range(positions, accumulatorPositions(rows.back(), col));
+      tileRows.push_back(add(stripBase, r * kTileM));
+      llvm::append_range(positions,
+                         accumulatorPositions(add(tileRows.back(), group),
+                                              add(colBase, pair)));
     }
     SmallVector<Value> acc = initialAccumulators(positions, zeroInit);
     for (const Contraction &k : members) {
       auto loop = scf::ForOp::create(
           b, loc, cst(0), cst(k.depth), cst(kTileK), acc,
           [&](OpBuilder &, Location, Value depth, ValueRange carried) {
-            Value kk = add(depth, pair);
-            SmallVector<Value> bRegs = bFragment(k, kk, bCol);
+            SmallVector<Value> bRegs = bFragment(k, depth, colBase, lane);
             SmallVector<Value> next;
-            for (auto [r, row] : llvm::enumerate(rows))
+            for (auto [r, row] : llvm::enumerate(tileRows))
               llvm::append_range(
-                  next, mma(aFragment(k, row, kk), bRegs,
+                  next, mma(aFragment(k, row, depth, lane), bRegs,
                             carried.slice(4 * r, 4)));
             scf::YieldOp::create(b, loc, next);
           });
@@ -462,23 +523,37 @@ private:
                                   k.transposedM ? at(e, t) : at(t, e));
   }
 
-  /// A rows `row`, `row + 8`, columns `kk`, `kk + 1`, `kk + 8`, `kk + 9`.
-  SmallVector<Value> aFragment(const Contraction &k, Value row, Value kk) {
+  /// The A fragment of the 16 x 16 tile at (`row`, `depth`): by ldmatrix
+  /// from shared 16-bit rows, else the lane's rows g, g + 8 and columns
+  /// 2q, 2q + 1, 2q + 8, 2q + 9 one element at a time.
+  SmallVector<Value> aFragment(const Contraction &k, Value row, Value depth,
+                               Value lane) {
+    if (k.aShared)
+      return ldmatrixA(k.aShared, aDepthMajor(k), row, depth, lane);
+    Value i = add(row, div(lane, 4));
+    Value kk = add(depth, mul(rem(lane, 4), 2));
     SmallVector<Value> regs;
     for (int64_t colOffset : {0, 8})
       for (int64_t rowOffset : {0, 8}) {
-        Value i = add(row, rowOffset), t = add(kk, colOffset);
-        regs.push_back(pack(loadA(k, i, t), loadA(k, i, add(t, 1))));
+        Value r = add(i, rowOffset), t = add(kk, colOffset);
+        regs.push_back(pack(loadA(k, r, t), loadA(k, r, add(t, 1))));
       }
     return regs;
   }
 
-  /// B rows `kk`, `kk + 1` and `kk + 8`, `kk + 9` of column `col`.
-  SmallVector<Value> bFragment(const Contraction &k, Value kk, Value col) {
+  /// The B fragment of the 16 x 8 tile at (`depth`, `col`): by ldmatrix
+  /// from shared 16-bit rows, else the lane's rows 2q, 2q + 1, 2q + 8,
+  /// 2q + 9 of column g one element at a time.
+  SmallVector<Value> bFragment(const Contraction &k, Value depth, Value col,
+                               Value lane) {
+    if (k.mShared)
+      return ldmatrixB(k.mShared, mDepthMajor(k), col, depth, lane);
+    Value e = add(col, div(lane, 4));
+    Value kk = add(depth, mul(rem(lane, 4), 2));
     SmallVector<Value> regs;
     for (int64_t rowOffset : {0, 8}) {
       Value t = add(kk, rowOffset);
-      regs.push_back(pack(loadM(k, t, col), loadM(k, add(t, 1), col)));
+      regs.push_back(pack(loadM(k, t, e), loadM(k, add(t, 1), e)));
     }
     return regs;
   }
@@ -564,10 +639,6 @@ std::optional<BlockTiling> chooseBlockTiling(ArrayRef<Contraction> members,
   return std::nullopt;
 }
 
-/// Elements of padding after each staged row: 16 bytes, so that the eight
-/// row addresses of an ldmatrix fall in different shared-memory banks.
-constexpr int64_t kRowPad = 8;
-
 /// Static shared memory a block may use without the opt-in.
 constexpr int64_t kStaticSharedBytes = 48 * 1024;
 
@@ -583,12 +654,6 @@ MemRefType stagedType(Type operandType, const BlockTiling &tiling,
   return MemRefType::get(shape, operandType, MemRefLayoutAttrInterface(),
                          workgroup);
 }
-
-/// Whether an operand is stored with the depth as its outer index (K in
-/// K^T V, the values in P V): its slice keeps that order, and its
-/// fragments are read with ldmatrix's `.trans`.
-bool aDepthMajor(const Contraction &k) { return k.transposedA; }
-bool mDepthMajor(const Contraction &k) { return !k.transposedM; }
 
 /// The staged slices of each contraction of a chain, A's then M's; a
 /// contraction whose slice has the type of an earlier one's reuses it.
@@ -687,13 +752,14 @@ public:
 
     WarpPlace place{warpRow, warpCol, lane, active};
     for (auto [k, slice] : llvm::zip(members, slices)) {
+      Value aLines = copyLines(k.a), mLines = copyLines(k.m);
       auto loop = scf::ForOp::create(
           b, loc, cst(0), cst(k.depth), cst(tiling.depth), acc,
           [&](OpBuilder &, Location, Value depth, ValueRange carried) {
             stage(k.a, slice.first, aDepthMajor(k), rowBase, depth,
-                  tiling.rows, thread);
+                  tiling.rows, thread, aLines);
             stage(k.m, slice.second, mDepthMajor(k), colBase, depth,
-                  tiling.cols, thread);
+                  tiling.cols, thread, mLines);
             gpu::BarrierOp::create(b, loc);
             SmallVector<Value> next = steps(k, slice, place, carried);
             gpu::BarrierOp::create(b, loc);
@@ -719,11 +785,38 @@ private:
     Value row, col, lane, active;
   };
 
+  /// Whether `source`'s slices can be staged as cp.async lines, at run
+  /// time: null where not even statically (another element type, strides
+  /// that are not whole lines).
+  Value copyLines(Value source) {
+    auto type = cast<MemRefType>(source.getType());
+    if (type.getElementType() != operandType ||
+        !linea::inCopyLines(type, /*anyOffset=*/true) ||
+        tiling.depth % (linea::kCopyBytes / 2))
+      return {};
+    return linea::startsOnCopyLine(b, loc, source);
+  }
+
   /// One operand's slice: `extent` rows or columns from `base`, `depth`
   /// deep from `k`; `depthMajor` when the depth is the operand's outer
-  /// index (K in K^T V, V in P V), as the slice then keeps it.
+  /// index (K in K^T V, V in P V), as the slice then keeps it. Copied by
+  /// cp.async lines where `lines` holds, else element by element.
   void stage(Value source, Value staged, bool depthMajor, Value base, Value k,
-             int64_t extent, Value thread) {
+             int64_t extent, Value thread, Value lines) {
+    if (!lines)
+      return stageElements(source, staged, depthMajor, base, k, extent,
+                           thread);
+    auto branch = scf::IfOp::create(b, loc, lines, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    stageLines(source, staged, depthMajor, base, k, extent, thread);
+    b.setInsertionPointToStart(branch.elseBlock());
+    stageElements(source, staged, depthMajor, base, k, extent, thread);
+  }
+
+  /// The slice's elements loaded, converted and stored one at a time.
+  void stageElements(Value source, Value staged, bool depthMajor, Value base,
+                     Value k, int64_t extent, Value thread) {
     int64_t inner = depthMajor ? extent : tiling.depth;
     int64_t count = extent * tiling.depth;
     scf::ForOp::create(
@@ -736,6 +829,41 @@ private:
           Value value = memref::LoadOp::create(b, loc, source, from);
           memref::StoreOp::create(b, loc, toOperandType(value), staged,
                                   ValueRange{outer, in});
+          scf::YieldOp::create(b, loc);
+        });
+  }
+
+  /// The slice's 16-byte lines by cp.async, a group per line; each thread
+  /// waits for all of its groups after its last (the barrier after the
+  /// staging then publishes them to the block).
+  void stageLines(Value source, Value staged, bool depthMajor, Value base,
+                  Value k, int64_t extent, Value thread) {
+    int64_t perLine = linea::kCopyBytes / 2;
+    int64_t inner = (depthMajor ? extent : tiling.depth) / perLine;
+    int64_t count = extent * tiling.depth / perLine;
+    scf::ForOp::create(
+        b, loc, thread, cst(count), cst(blockSize), ValueRange{},
+        [&](OpBuilder &, Location, Value line, ValueRange) {
+          Value outer = div(line, inner), in = mul(rem(line, inner), perLine);
+          SmallVector<Value> from =
+              depthMajor ? at(add(k, outer), add(base, in))
+                         : at(add(base, outer), add(k, in));
+          Value token = nvgpu::DeviceAsyncCopyOp::create(
+              b, loc, staged, ValueRange{outer, in}, source, from,
+              b.getIndexAttr(perLine), /*srcElements=*/Value(),
+              b.getUnitAttr());
+          Value group = nvgpu::DeviceAsyncCreateGroupOp::create(
+              b, loc, ValueRange{token});
+          Value last = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::uge, add(line, blockSize),
+              cst(count));
+          auto wait = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
+          {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPoint(wait.thenBlock()->getTerminator());
+            nvgpu::DeviceAsyncWaitOp::create(b, loc, group,
+                                             b.getI32IntegerAttr(0));
+          }
           scf::YieldOp::create(b, loc);
         });
   }
@@ -765,62 +893,16 @@ private:
   /// One k16 step of the warp's tiles at slice depth `kk`.
   void step(const Contraction &k, std::pair<Value, Value> slice,
             const WarpPlace &place, int64_t kk, SmallVector<Value> &acc) {
-    SmallVector<Value> aRegs =
-        aFragment(slice.first, aDepthMajor(k), place.row, place.lane, kk);
+    SmallVector<Value> aRegs = ldmatrixA(slice.first, aDepthMajor(k),
+                                         place.row, cst(kk), place.lane);
     for (int64_t j = 0; j < tiling.tilesPerWarp; ++j) {
       SmallVector<Value> bRegs =
-          bFragment(slice.second, mDepthMajor(k), add(place.col, j * kTileN),
-                    place.lane, kk);
+          ldmatrixB(slice.second, mDepthMajor(k), add(place.col, j * kTileN),
+                    cst(kk), place.lane);
       SmallVector<Value> tileAcc(acc.begin() + 4 * j, acc.begin() + 4 * j + 4);
       SmallVector<Value> next = mma(aRegs, bRegs, tileAcc);
       std::copy(next.begin(), next.end(), acc.begin() + 4 * j);
     }
-  }
-
-  /// The 16 x 16 A fragment at (row, kk) by one ldmatrix.x4: lane l
-  /// addresses a row of matrix l / 8, the matrices in register order
-  /// (rows +0/+8, then depth +0/+8).
-  SmallVector<Value> aFragment(Value staged, bool depthMajor, Value row,
-                               Value lane, int64_t kk) {
-    Value matrix = div(lane, 8), line = rem(lane, 8);
-    Value rowOffset = mul(rem(matrix, 2), 8);
-    Value depthOffset = mul(div(matrix, 2), 8);
-    if (!depthMajor) {
-      // Row-major [row][depth]: each lane's row is a fragment row.
-      return ldmatrix(staged, add(row, add(rowOffset, line)),
-                      add(depthOffset, kk), 4, /*transpose=*/false);
-    }
-    // Depth-major [depth][row]: each lane addresses a depth line; .trans.
-    return ldmatrix(staged, add(add(depthOffset, line), kk),
-                    add(row, rowOffset), 4, /*transpose=*/true);
-  }
-
-  /// The 16 x 8 B fragment at (kk, col) by one ldmatrix.x2 (lanes 0-15
-  /// address; the others repeat them).
-  SmallVector<Value> bFragment(Value staged, bool depthMajor, Value col,
-                               Value lane, int64_t kk) {
-    Value half = rem(lane, 16);
-    if (!depthMajor) {
-      // Column-major [col][depth] (the keys of Q K^T): each lane's line is
-      // a fragment column.
-      return ldmatrix(staged, add(col, rem(half, 8)),
-                      add(mul(div(half, 8), 8), kk), 2, /*transpose=*/false);
-    }
-    // Depth-major [depth][col]: lanes address depth lines kk .. kk + 15.
-    return ldmatrix(staged, add(half, kk), col, 2, /*transpose=*/true);
-  }
-
-  SmallVector<Value> ldmatrix(Value staged, Value row, Value col,
-                              int64_t numTiles, bool transpose) {
-    auto type = VectorType::get({numTiles, 2}, operandType);
-    Value tiles = nvgpu::LdMatrixOp::create(b, loc, type, staged,
-                                            ValueRange{row, col}, transpose,
-                                            numTiles);
-    SmallVector<Value> regs;
-    for (int64_t i = 0; i < numTiles; ++i)
-      regs.push_back(operandRegister(
-          vector::ExtractOp::create(b, loc, tiles, ArrayRef<int64_t>{i})));
-    return regs;
   }
 
   ArrayRef<Contraction> members;
@@ -909,6 +991,20 @@ struct LineaContractionsToMMAPass
       return signalPassFailure();
     }
     copies.clear();
+    narrowed.clear();
+    fittingBlocks.clear();
+    // Decided on the temporaries as they come: narrowing only shrinks them.
+    getOperation()->walk([&](scf::ForallOp forall) {
+      Operation *obstacle = nullptr;
+      FailureOr<int64_t> bytes = linea::sequenceBlockBytes(forall, obstacle);
+      if (linea::isSequenceBlockLoop(forall) && succeeded(bytes) &&
+          *bytes <= sharedMemory)
+        fittingBlocks.insert(forall);
+    });
+    IRRewriter rewriter(&getContext());
+    // A sequence block's copies of 16-bit operands stay 16-bit, for its
+    // contractions to read as stored.
+    linea::copyIntoStoredTemporaries(rewriter, getOperation());
     SmallVector<std::pair<linalg::GenericOp, Contraction>> matches;
     getOperation()->walk([&](linalg::GenericOp op) {
       if (op->getParentOfType<gpu::LaunchOp>())
@@ -916,17 +1012,83 @@ struct LineaContractionsToMMAPass
       if (std::optional<Contraction> c = matchContraction(op))
         matches.push_back({op, *c});
     });
-    IRRewriter rewriter(&getContext());
+    narrowTemporaries(rewriter, matches, operandType);
     SymbolTableCollection symbols;
     for (const AccumulationChain &chain : collectChains(matches))
       buildChain(rewriter, chain, operandType, symbols);
     for (linalg::GenericOp copy : copies)
       linea::eraseUnusedCopy(rewriter, copy);
+    for (auto [alloc, twin] : narrowed)
+      linea::eraseUnusedBuffer(rewriter, alloc);
   }
 
   /// The widening and narrowing copies whose 16-bit buffers staged grids
   /// read or write instead.
   llvm::SetVector<linalg::GenericOp> copies;
+  /// Sequence-block temporaries only tensor cores read, and their 16-bit
+  /// twins (views shaped as they are).
+  llvm::MapVector<memref::AllocOp, Value> narrowed;
+  /// Sequence blocks whose temporaries fit in shared memory, which
+  /// linea-map-to-gpu keeps one block each.
+  DenseSet<Operation *> fittingBlocks;
+
+  /// A sequence block's temporaries that only its tensor-core contractions
+  /// read hold the tensor-core type (which the warps would narrow each
+  /// element to anyway), in rows that ldmatrix loads.
+  void narrowTemporaries(
+      IRRewriter &rewriter,
+      ArrayRef<std::pair<linalg::GenericOp, Contraction>> matches,
+      Type operandType) {
+    DenseSet<Operation *> onTensorCores;
+    for (const auto &match : matches)
+      if (linea::isInSequenceBlock(match.first))
+        onTensorCores.insert(match.first);
+    auto tensorCoreRead = [&](OpOperand &use) {
+      auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
+      return generic && onTensorCores.contains(generic) &&
+             generic.isDpsInput(&use);
+    };
+    for (const auto &[op, c] : matches)
+      for (Value operand : {c.a, c.m}) {
+        auto alloc = linea::viewRoot(operand).getDefiningOp<memref::AllocOp>();
+        if (!onTensorCores.contains(op) || !alloc || narrowed.count(alloc))
+          continue;
+        if (Value twin = linea::narrowTemporary(rewriter, alloc, operandType,
+                                                tensorCoreRead))
+          narrowed[alloc] = twin;
+      }
+  }
+
+  /// `operand`'s 16-bit rows in shared memory, cast to the workgroup
+  /// address space for ldmatrix: where it is a view of a 16-bit temporary
+  /// of a sequence block that fits in shared memory, its rows starting
+  /// 16-byte aligned.
+  Value sharedRows(OpBuilder &b, Location loc, Value operand,
+                   Type operandType) {
+    auto alloc = linea::viewRoot(operand).getDefiningOp<memref::AllocOp>();
+    auto type = cast<MemRefType>(operand.getType());
+    if (!alloc || type.getElementType() != operandType)
+      return {};
+    auto block = alloc->getParentOfType<scf::ForallOp>();
+    while (block && !linea::isSequenceBlockLoop(block))
+      block = block->getParentOfType<scf::ForallOp>();
+    if (!block || !fittingBlocks.contains(block))
+      return {};
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 1 || ShapedType::isDynamic(offset) ||
+        offset % kRowPad ||
+        llvm::any_of(ArrayRef(strides).drop_back(), [](int64_t stride) {
+          return ShapedType::isDynamic(stride) || stride % kRowPad;
+        }))
+      return {};
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    auto shared = MemRefType::get(type.getShape(), type.getElementType(),
+                                  type.getLayout(), workgroup);
+    return memref::MemorySpaceCastOp::create(b, loc, shared, operand);
+  }
 
   /// A chain as one staged grid where its sizes tile by a block; else, in
   /// a sequence block (which runs it as one block), as lanes loading their
@@ -992,8 +1154,11 @@ struct LineaContractionsToMMAPass
   void buildLaneLoads(OpBuilder &b, Location loc, AccumulationChain chain,
                       Type operandType, bool oneBlock) {
     OpBuilder::InsertionGuard guard(b);
-    for (Contraction &k : chain.members)
+    for (Contraction &k : chain.members) {
       readOperandsAsStored(b, k);
+      k.aShared = sharedRows(b, loc, k.a, operandType);
+      k.mShared = sharedRows(b, loc, k.m, operandType);
+    }
     writeChainAsStored(b, chain, chain.members);
     const Contraction &c = chain.members.front();
     int64_t warpsPerBlock = blockSize / kWarp;
@@ -1093,6 +1258,11 @@ struct LineaContractionsToMMAPass
   /// at `b`'s insertion point), keeping the widening copies for erasure.
   void readOperandsAsStored(OpBuilder &b, Contraction &k) {
     for (Value *operand : {&k.a, &k.m}) {
+      auto alloc = linea::viewRoot(*operand).getDefiningOp<memref::AllocOp>();
+      if (Value twin = alloc ? narrowed.lookup(alloc) : Value()) {
+        *operand = linea::retargetViews(b, *operand, twin);
+        continue;
+      }
       linalg::GenericOp widening;
       if (Value stored = linea::readAsStored(b, *operand, widening)) {
         *operand = stored;

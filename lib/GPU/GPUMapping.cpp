@@ -2,7 +2,10 @@
 
 #include "GPUMapping.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -60,6 +63,63 @@ linea::planSharedMemory(Block &body, Operation *&obstacle) {
   if (failed(planBlock(body, 0, plan, obstacle)))
     return failure();
   return plan;
+}
+
+FailureOr<int64_t> linea::sequenceBlockBytes(scf::ForallOp forall,
+                                             Operation *&obstacle) {
+  WalkResult walk =
+      forall.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+        // Linalg ops and thread loops (tensor-core tiles) are spread over
+        // the block's threads.
+        if (isa<memref::AllocOp, memref::DeallocOp, linalg::LinalgOp,
+                scf::ParallelOp>(op))
+          return WalkResult::skip();
+        if (isa<scf::ForOp, scf::IfOp, scf::YieldOp, scf::InParallelOp>(op) ||
+            isPure(op))
+          return WalkResult::advance();
+        obstacle = op;
+        return WalkResult::interrupt();
+      });
+  if (walk.wasInterrupted())
+    return failure();
+  FailureOr<SharedMemoryPlan> plan =
+      planSharedMemory(*forall.getBody(), obstacle);
+  if (failed(plan))
+    return failure();
+  return plan->bytes;
+}
+
+bool linea::inCopyLines(MemRefType type, bool anyOffset) {
+  int64_t perLine = kCopyBytes / (type.getElementTypeBitWidth() / 8);
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (type.getElementTypeBitWidth() % 8 || failed(type.getStridesAndOffset(strides, offset)) ||
+      strides.empty() || strides.back() != 1 ||
+      ShapedType::isDynamic(type.getShape().back()) ||
+      type.getShape().back() % perLine)
+    return false;
+  if (!anyOffset && (ShapedType::isDynamic(offset) || offset % perLine))
+    return false;
+  return llvm::all_of(ArrayRef(strides).drop_back(), [&](int64_t stride) {
+    return !ShapedType::isDynamic(stride) && stride % perLine == 0;
+  });
+}
+
+Value linea::startsOnCopyLine(OpBuilder &b, Location loc, Value memref) {
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value pointer =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  int64_t elementBytes =
+      cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8;
+  Value start = arith::AddIOp::create(
+      b, loc, pointer,
+      arith::MulIOp::create(b, loc, metadata.getOffset(), cst(elementBytes)));
+  return arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b, loc, start, cst(kCopyBytes)), cst(0));
 }
 
 void linea::mapLoopTo(scf::ParallelOp loop,

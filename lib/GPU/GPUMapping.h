@@ -43,6 +43,26 @@ struct SharedMemoryPlan {
 FailureOr<SharedMemoryPlan> planSharedMemory(Block &body,
                                              Operation *&obstacle);
 
+/// The shared memory a sequence block's temporaries need as one block, or
+/// the op that keeps its body from running as one block: an allocation the
+/// plan cannot place, or a side effect outside linalg ops and thread loops
+/// (every thread would repeat it). linea-map-to-gpu keeps a sequence block
+/// on the GPU where this fits its shared memory.
+FailureOr<int64_t> sequenceBlockBytes(scf::ForallOp forall,
+                                      Operation *&obstacle);
+
+/// Bytes one cp.async moves (the size that may bypass L1).
+constexpr int64_t kCopyBytes = 16;
+
+/// Whether `type` is addressed in whole cp.async lines: innermost stride 1
+/// and size, every other stride and (unless `anyOffset`, to be checked at
+/// run time with startsOnCopyLine) the offset multiples of a line.
+bool inCopyLines(MemRefType type, bool anyOffset);
+
+/// Whether `memref`'s first element starts a cp.async line, at run time
+/// (a caller's view may start anywhere).
+Value startsOnCopyLine(OpBuilder &b, Location loc, Value memref);
+
 } // namespace mlir::linea
 
 #endif // LINEA_LIB_CONVERSION_LINEATOGPU_GPUMAPPING_H

@@ -74,9 +74,10 @@ Cost costOf(Region &region, const Constants &known);
 Cost costOf(Operation *op, const Constants &known) {
   Cost cost;
   if (auto loop = dyn_cast<scf::ForOp>(op)) {
-    // Loops that threads or warps stride through start at their own index:
-    // an unknown start counts as 0, the first one's (largest) share.
-    int64_t lb = constantOf(loop.getLowerBound(), known).value_or(0);
+    // Loops that threads or warps stride through start at their own index
+    // (an unknown start): each takes the average share, so that the
+    // block's threads together take every trip once.
+    std::optional<int64_t> lb = constantOf(loop.getLowerBound(), known);
     std::optional<int64_t> ub = constantOf(loop.getUpperBound(), known);
     std::optional<int64_t> step = constantOf(loop.getStep(), known);
     if (!ub || !step || *step <= 0) {
@@ -84,7 +85,8 @@ Cost costOf(Operation *op, const Constants &known) {
       return cost;
     }
     double trips =
-        std::max<int64_t>(0, llvm::divideCeil(*ub - lb, *step));
+        lb ? std::max<int64_t>(0, llvm::divideCeil(*ub - *lb, *step))
+           : std::max<double>(0, double(*ub) / double(*step));
     Cost body = costOf(loop.getRegion(), known);
     cost.flops = body.flops * trips;
     cost.bytes = body.bytes * trips;
@@ -98,6 +100,23 @@ Cost costOf(Operation *op, const Constants &known) {
                  linea::mma::kWarpSize;
     cost.tensorCores = true;
     return cost;
+  }
+  if (auto copy = dyn_cast<NVVM::CpAsyncOp>(op)) {
+    // Global to shared memory: the bytes read once.
+    cost.bytes = copy.getSize();
+    return cost;
+  }
+  if (auto branch = dyn_cast<scf::IfOp>(op);
+      branch && !branch.getElseRegion().empty()) {
+    // Either branch, counted as the costlier one (the guarded fast path
+    // and its fallback move the same bytes at most).
+    Cost taken = costOf(branch.getThenRegion(), known);
+    Cost other = costOf(branch.getElseRegion(), known);
+    if (other.bytes + other.flops > taken.bytes + taken.flops)
+      std::swap(taken, other);
+    taken.known &= other.known;
+    taken.tensorCores |= other.tensorCores;
+    return taken;
   }
   if (auto load = dyn_cast<memref::LoadOp>(op)) {
     if (!isSharedMemory(load.getMemRef()))

@@ -229,32 +229,6 @@ void mapToBlocksAndThreads(RewriterBase &rewriter, scf::ParallelOp loop,
 // One block per sequence
 //===----------------------------------------------------------------------===//
 
-/// The shared memory `forall`'s temporaries need as one block, or the op
-/// that keeps the body from running as one block: an allocation the plan
-/// cannot place, or a side effect outside linalg ops (every thread would
-/// repeat it).
-FailureOr<int64_t> sequenceBlockBytes(scf::ForallOp forall,
-                                      Operation *&obstacle) {
-  WalkResult walk = forall.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    // Linalg ops and thread loops (tensor-core tiles) are spread over the
-    // block's threads.
-    if (isa<memref::AllocOp, memref::DeallocOp, linalg::LinalgOp,
-            scf::ParallelOp>(op))
-      return WalkResult::skip();
-    if (isa<scf::ForOp, scf::IfOp, scf::YieldOp, scf::InParallelOp>(op) ||
-        isPure(op))
-      return WalkResult::advance();
-    obstacle = op;
-    return WalkResult::interrupt();
-  });
-  if (walk.wasInterrupted())
-    return failure();
-  FailureOr<linea::SharedMemoryPlan> plan =
-      linea::planSharedMemory(*forall.getBody(), obstacle);
-  if (failed(plan))
-    return failure();
-  return plan->bytes;
-}
 
 /// `loops` (an op's band, or a nest with no parallel dim) run by the
 /// threads of a block: thread t takes iterations t, t + B, t + 2B, ... of
@@ -346,11 +320,29 @@ struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
                << "a sequence block cannot hold another scf.forall";
       if (fitsInOneBlock(forall))
         continue;
+      if (readsSharedMemory(forall))
+        return forall->emitError()
+               << "sequence block reads its temporaries as shared memory "
+                  "(ldmatrix) but cannot be one block: run "
+                  "linea-contractions-to-mma with the same shared-memory";
       rewriter.setInsertionPoint(forall);
       if (failed(scf::forallToForLoop(rewriter, forall)))
         return forall->emitError() << "cannot be mapped to the GPU";
     }
     return success();
+  }
+
+  /// Whether `forall` addresses its temporaries as workgroup memory (the
+  /// tensor-core warps' ldmatrix views), which only a block of its own has.
+  static bool readsSharedMemory(scf::ForallOp forall) {
+    WalkResult walk = forall.walk([](memref::MemorySpaceCastOp cast) {
+      auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
+          cast.getDest().getType().getMemorySpace());
+      return space && space.getValue() == gpu::AddressSpace::Workgroup
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    });
+    return walk.wasInterrupted();
   }
 
   /// Whether `forall` is a sequence block whose temporaries fit in shared
@@ -359,7 +351,7 @@ struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
     if (!linea::isSequenceBlockLoop(forall))
       return false;
     Operation *obstacle = nullptr;
-    FailureOr<int64_t> bytes = sequenceBlockBytes(forall, obstacle);
+    FailureOr<int64_t> bytes = linea::sequenceBlockBytes(forall, obstacle);
     if (succeeded(bytes) && *bytes <= sharedMemory)
       return true;
     InFlightDiagnostic remark = mlir::emitRemark(forall.getLoc())

@@ -9,6 +9,7 @@
 
 #include "linea/GPU/Passes.h"
 
+#include "GPUMapping.h"
 #include "StoredTypes.h"
 
 #include "linea/Utils/SequenceBlocks.h"
@@ -37,15 +38,22 @@ void widenInBody(linalg::GenericOp op, unsigned index, Value stored) {
   arg.replaceAllUsesExcept(widened, widened.getDefiningOp());
 }
 
+/// Whether `stored` is a view of a sequence block's temporary.
+bool isBlockTemporary(Value stored) {
+  auto alloc = linea::viewRoot(stored).getDefiningOp<memref::AllocOp>();
+  return alloc && linea::isInSequenceBlock(alloc);
+}
+
 struct LineaReadAsStoredPass
     : linea::impl::LineaReadAsStoredBase<LineaReadAsStoredPass> {
   void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    linea::copyIntoStoredTemporaries(rewriter, getOperation());
     SmallVector<linalg::LinalgOp> readers;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (isa<linalg::GenericOp, linalg::CopyOp>(op) && op.hasPureBufferSemantics())
         readers.push_back(op);
     });
-    IRRewriter rewriter(&getContext());
     llvm::SetVector<linalg::GenericOp> widenings;
     for (linalg::LinalgOp reader : readers)
       readInputsAsStored(rewriter, reader, widenings);
@@ -67,9 +75,11 @@ struct LineaReadAsStoredPass
       Value stored = linea::readAsStored(
           rewriter, reader->getOperand(index), widening);
       // A copy inside a sequence block is that block's own copy in shared
-      // memory, made to be read many times: it stays.
+      // memory, made to be read many times: it stays, read as its 16-bit
+      // temporary where it has one.
       if (!stored || widening == reader.getOperation() ||
-          linea::isInSequenceBlock(widening))
+          (linea::isInSequenceBlock(widening) &&
+           !isBlockTemporary(stored)))
         continue;
       auto generic = dyn_cast<linalg::GenericOp>(reader.getOperation());
       if (!generic) {

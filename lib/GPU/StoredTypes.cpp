@@ -2,6 +2,8 @@
 
 #include "StoredTypes.h"
 
+#include "linea/Utils/SequenceBlocks.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
@@ -45,8 +47,15 @@ bool onlyRead(Value buffer, Operation *writer, Operation *before = nullptr) {
         if (before && user->getBlock() == before->getBlock() &&
             user->isBeforeInBlock(before))
           return true;
-        auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
-        return linalgOp && linalgOp.isDpsInput(&use);
+        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(user))
+          return linalgOp.isDpsInput(&use);
+        // Its address read (an alignment check) or its elements copied
+        // out (cp.async): no write to it.
+        if (isMemoryEffectFree(user))
+          return true;
+        auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+        return effects && !effects.getEffectOnValue<MemoryEffects::Write>(
+                              use.get());
       },
       views);
 }
@@ -329,4 +338,203 @@ void linea::eraseUnusedCopy(RewriterBase &rewriter, linalg::GenericOp copy) {
   for (Operation *op : llvm::concat<Operation *>(users, views))
     rewriter.eraseOp(op);
   rewriter.eraseOp(root.getDefiningOp());
+}
+
+namespace {
+
+/// A static f32 buffer with the identity layout, allocated in a sequence
+/// block: a temporary in the block's shared memory.
+bool isSequenceBlockTemporary(memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  return type.getElementType().isF32() && type.hasStaticShape() &&
+         type.getLayout().isIdentity() && type.getRank() > 0 &&
+         linea::isInSequenceBlock(alloc);
+}
+
+/// A `type` buffer shaped as `alloc` but for kRowPad more elements per
+/// row where its rows are whole 16-byte lines (ldmatrix reads no others),
+/// allocated just before it and freed where it is; returns its view
+/// shaped as `alloc`. Never larger than `alloc`.
+Value paddedTwin(RewriterBase &rewriter, memref::AllocOp alloc, Type type) {
+  Location loc = alloc.getLoc();
+  MemRefType shape = alloc.getType();
+  SmallVector<int64_t> padded(shape.getShape());
+  if (padded.back() % linea::kRowPad == 0)
+    padded.back() += linea::kRowPad;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(alloc);
+  auto twin = memref::AllocOp::create(
+      rewriter, loc, MemRefType::get(padded, type), alloc.getAlignmentAttr());
+  int64_t rank = shape.getRank();
+  SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t size : shape.getShape())
+    sizes.push_back(rewriter.getIndexAttr(size));
+  Value view = memref::SubViewOp::create(rewriter, loc, twin, offsets, sizes,
+                                         strides);
+  for (Operation *user : alloc->getUsers())
+    if (isa<memref::DeallocOp>(user)) {
+      rewriter.setInsertionPoint(user);
+      memref::DeallocOp::create(rewriter, user->getLoc(), twin);
+    }
+  return view;
+}
+
+/// An elementwise generic from `from` into `to` (one shape), its body
+/// `convert(element)` yielded.
+void elementwise(OpBuilder &b, Location loc, Value from, Value to,
+                 function_ref<Value(OpBuilder &, Location, Value)> convert) {
+  int64_t rank = cast<MemRefType>(to.getType()).getRank();
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  linalg::GenericOp::create(
+      b, loc, ValueRange{from}, ValueRange{to}, {identity, identity},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        linalg::YieldOp::create(nested, nestedLoc,
+                                convert(nested, nestedLoc, args[0]));
+      });
+}
+
+Value widened(OpBuilder &b, Location loc, Value v) {
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+}
+
+/// `copy` into a sequence-block temporary of its own, made of 16-bit values.
+void copyIntoStoredTemporary(RewriterBase &rewriter, linalg::CopyOp copy) {
+  if (!copy.hasPureBufferSemantics())
+    return;
+  auto alloc = copy.getOutputs()[0].getDefiningOp<memref::AllocOp>();
+  if (!alloc || !isSequenceBlockTemporary(alloc) || !onlyRead(alloc, copy))
+    return;
+  rewriter.setInsertionPoint(copy);
+  linalg::GenericOp widening;
+  Value stored = linea::readAsStored(rewriter, copy.getInputs()[0], widening);
+  if (!stored)
+    return;
+  Value twin = paddedTwin(rewriter, alloc,
+                          cast<MemRefType>(stored.getType()).getElementType());
+  Location loc = copy.getLoc();
+  linalg::CopyOp::create(rewriter, loc, stored, twin);
+  elementwise(rewriter, loc, twin, alloc, widened);
+  rewriter.eraseOp(copy);
+  linea::eraseUnusedCopy(rewriter, widening);
+}
+
+/// Whether `use` only writes its buffer: the output of a fill, a copy, or
+/// an elementwise generic whose body does not read it.
+bool onlyWrites(OpOperand &use) {
+  Operation *user = use.getOwner();
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+  if (!linalgOp || !linalgOp.hasPureBufferSemantics() ||
+      !linalgOp.isDpsInit(&use) || linalgOp.getNumDpsInits() != 1)
+    return false;
+  if (isa<linalg::FillOp, linalg::CopyOp>(user))
+    return true;
+  auto generic = dyn_cast<linalg::GenericOp>(user);
+  return generic && generic.getNumReductionLoops() == 0 &&
+         !generic.payloadUsesValueFromOperand(&use);
+}
+
+/// `writer` again, writing `target` (16-bit) what it wrote narrowed.
+void narrowWriter(RewriterBase &rewriter, Operation *writer, Value target) {
+  Location loc = writer->getLoc();
+  Type type = cast<MemRefType>(target.getType()).getElementType();
+  auto narrowed = [&](OpBuilder &b, Location at, Value v) -> Value {
+    return v.getType() == type ? v : arith::TruncFOp::create(b, at, type, v);
+  };
+  rewriter.setInsertionPoint(writer);
+  if (auto fill = dyn_cast<linalg::FillOp>(writer)) {
+    linalg::FillOp::create(rewriter, loc,
+                           narrowed(rewriter, loc, fill.getInputs()[0]),
+                           target);
+  } else if (auto copy = dyn_cast<linalg::CopyOp>(writer)) {
+    elementwise(rewriter, loc, copy.getInputs()[0], target, narrowed);
+  } else {
+    auto generic = cast<linalg::GenericOp>(writer);
+    Block &body = generic.getRegion().front();
+    linalg::GenericOp::create(
+        rewriter, loc, generic.getDpsInputs(), ValueRange{target},
+        generic.getIndexingMapsArray(), generic.getIteratorTypesArray(),
+        [&](OpBuilder &b, Location at, ValueRange args) {
+          IRMapping mapping;
+          mapping.map(body.getArguments(), args);
+          for (Operation &op : body.without_terminator())
+            b.clone(op, mapping);
+          Value yielded = mapping.lookupOrDefault(
+              body.getTerminator()->getOperand(0));
+          linalg::YieldOp::create(b, at, narrowed(b, at, yielded));
+        });
+  }
+  rewriter.eraseOp(writer);
+}
+
+} // namespace
+
+void linea::copyIntoStoredTemporaries(RewriterBase &rewriter,
+                                      Operation *root) {
+  SmallVector<linalg::CopyOp> copies;
+  root->walk([&](linalg::CopyOp copy) {
+    if (isInSequenceBlock(copy))
+      copies.push_back(copy);
+  });
+  for (linalg::CopyOp copy : copies)
+    copyIntoStoredTemporary(rewriter, copy);
+}
+
+Value linea::narrowTemporary(RewriterBase &rewriter, memref::AllocOp alloc,
+                             Type type,
+                             function_ref<bool(OpOperand &)> narrowedRead) {
+  if (!isSequenceBlockTemporary(alloc))
+    return {};
+  SmallVector<OpOperand *> writes;
+  SmallVector<Operation *> views;
+  bool known = allUses(
+      alloc,
+      [&](OpOperand &use) {
+        if (isa<memref::DeallocOp>(use.getOwner()) || narrowedRead(use))
+          return true;
+        // A widened temporary is read as stored (readAsStored) instead.
+        auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
+        if (!onlyWrites(use) || (generic && isWidening(generic)))
+          return false;
+        writes.push_back(&use);
+        return true;
+      },
+      views);
+  // Slices only: a reshape of the padded rows may not be expressible.
+  if (!known || writes.empty() ||
+      !llvm::all_of(views, llvm::IsaPred<memref::SubViewOp>))
+    return {};
+  OpBuilder::InsertionGuard guard(rewriter);
+  Value twin = paddedTwin(rewriter, alloc, type);
+  for (OpOperand *write : writes) {
+    Operation *writer = write->getOwner();
+    rewriter.setInsertionPoint(writer);
+    narrowWriter(rewriter, writer, retargetViews(rewriter, write->get(), twin));
+  }
+  return twin;
+}
+
+Value linea::retargetViews(OpBuilder &b, Value value, Value base) {
+  Value root;
+  SmallVector<Operation *> views = viewsOf(value, root);
+  return rebuildViews(b, views, base);
+}
+
+void linea::eraseUnusedBuffer(RewriterBase &rewriter, memref::AllocOp alloc) {
+  SmallVector<Operation *> deallocs, views;
+  if (!allUses(
+          alloc,
+          [&](OpOperand &use) {
+            if (!isa<memref::DeallocOp>(use.getOwner()))
+              return false;
+            deallocs.push_back(use.getOwner());
+            return true;
+          },
+          views))
+    return;
+  for (Operation *op : llvm::concat<Operation *>(deallocs, views))
+    rewriter.eraseOp(op);
+  rewriter.eraseOp(alloc);
 }

@@ -13,6 +13,7 @@
 #define LINEA_LIB_GPU_STOREDTYPES_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::linea {
@@ -39,6 +40,40 @@ Value writeAsStored(OpBuilder &b, Value result, ArrayRef<Operation *> writers,
 /// Erases a widening or narrowing copy with its f32 buffer where nothing
 /// but the copy uses that buffer any more.
 void eraseUnusedCopy(RewriterBase &rewriter, linalg::GenericOp copy);
+
+/// Elements of padding after each row of a 16-bit buffer in shared memory:
+/// 16 bytes, so that the eight row addresses of an ldmatrix fall in
+/// different banks.
+constexpr int64_t kRowPad = 8;
+
+/// A sequence block's copy of a widened 16-bit buffer into a temporary of
+/// its own (the chunk rows it reads many times) copies the 16-bit values
+/// into a 16-bit temporary, rows padded by kRowPad, and widens that into
+/// the f32 one: readers that read as stored then take the 16-bit
+/// temporary, and the f32 one goes once none reads it. The same values in
+/// half the shared memory. Done for every such copy under `root`.
+void copyIntoStoredTemporaries(RewriterBase &rewriter, Operation *root);
+
+/// An f32 temporary of a sequence block whose every reader `narrowedRead`
+/// accepts (tensor-core contractions, which narrow each element anyway)
+/// and whose writers only write it (fills, copies, generics that do not
+/// read their output), stored as `type` instead: a fresh 16-bit buffer,
+/// rows padded by kRowPad, that the writers write narrowed. Returns its
+/// view shaped as `alloc`; the readers are left to the caller (read the
+/// view through retargetViews), and `alloc` goes with eraseUnusedBuffer
+/// once they are gone. Null where `alloc` does not qualify.
+Value narrowTemporary(RewriterBase &rewriter, memref::AllocOp alloc,
+                      Type type,
+                      function_ref<bool(OpOperand &)> narrowedRead);
+
+/// The views that lead from a buffer to `value`, taken again on `base`
+/// (shaped as that buffer) at `b`'s insertion point; null where one cannot
+/// be.
+Value retargetViews(OpBuilder &b, Value value, Value base);
+
+/// Erases `alloc` with its views and deallocations where nothing else uses
+/// them.
+void eraseUnusedBuffer(RewriterBase &rewriter, memref::AllocOp alloc);
 
 } // namespace mlir::linea
 

@@ -190,9 +190,14 @@ void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
     LineaContractionsToMMAOptions mma;
     mma.precision = options.precision;
     mma.blockSize = options.blockSize;
+    mma.sharedMemory = linea::sharedMemoryForChip(options.chip);
     pm.addPass(createLineaContractionsToMMA(mma));
   }
   pm.addPass(createLineaReadAsStored());
+  LineaAsyncCopiesOptions async;
+  async.blockSize = options.blockSize;
+  async.sharedMemory = linea::sharedMemoryForChip(options.chip);
+  pm.addPass(createLineaAsyncCopies(async));
   LineaMapToGPUOptions map;
   map.blockSize = options.blockSize;
   map.sharedMemory = linea::sharedMemoryForChip(options.chip);
@@ -277,6 +282,10 @@ void mlir::linea::buildGPUMappedOnCPUPipeline(OpPassManager &pm,
   buildOptimizeForGPU(pm, options);
   buildReferenceToBuffers(pm, options.runtimeChecks);
   pm.addPass(createLineaReadAsStored());
+  LineaAsyncCopiesOptions async;
+  async.blockSize = options.blockSize;
+  async.sharedMemory = linea::sharedMemoryForChip(options.chip);
+  pm.addPass(createLineaAsyncCopies(async));
   LineaMapToGPUOptions map;
   map.blockSize = options.blockSize;
   map.sharedMemory = linea::sharedMemoryForChip(options.chip);

@@ -144,8 +144,11 @@ Value zerosWithout(OpBuilder &b, Location loc, Value x, int64_t dim) {
 }
 
 /// Phase (1) of a gated op for the GPU: each chunk's local state in a
-/// block of its own, the suffix sums of its gates and its decayed keys in
-/// shared memory; the block reads its chunk of k, v and g once.
+/// block of its own, the suffix sums of its gates, its decayed keys and a
+/// copy of its values in shared memory (the state update reads each value
+/// once per 16 state rows: from shared memory, and with ldmatrix); the
+/// block reads its chunk of k, v and g once. Its temporaries are fewer
+/// than the rows' block's (gatedChunkBlockBytes).
 Value gatedLocalStatesPerChunkBlock(OpBuilder &b, Location loc,
                                     int64_t numBatch, bool scalar,
                                     const Chunk &chunks) {
@@ -155,7 +158,7 @@ Value gatedLocalStatesPerChunkBlock(OpBuilder &b, Location loc,
       tensor::getMixedSize(b, loc, chunks.v, numBatch + 1),
       [&](OpBuilder &nb, Location nl, ValueRange ivs) {
         Value k = leadingSlice(nb, nl, chunks.k, ivs);
-        Value v = leadingSlice(nb, nl, chunks.v, ivs);
+        Value v = leadingSliceCopy(nb, nl, chunks.v, ivs);
         Value zeros = zerosWithBatchOf(
             nb, nl, k, numBatch,
             {tensor::getMixedSize(nb, nl, k, numBatch + 1),

@@ -1,5 +1,6 @@
 // RUN: linea-opt %s -linea-contractions-to-mma -split-input-file | FileCheck %s
 // RUN: linea-opt %s -linea-contractions-to-mma=precision=bf16 -split-input-file | FileCheck %s --check-prefix=BF16
+// RUN: linea-opt %s "-linea-contractions-to-mma=precision=bf16 shared-memory=1024" -split-input-file | FileCheck %s --check-prefix=SMALL
 
 // The state update S[b] += K[b]^T V[b] outside a sequence block: a grid of
 // blocks, one per 32 x 32 output tile (the largest tile whose eight 16 x 8
@@ -602,4 +603,124 @@ func.func @chain_in_sequence(%p: memref<4x64x64xf32>, %v: memref<4x64x16xf32>, %
   }
   memref.dealloc %rows : memref<4x64x16xf32>
   return %out : memref<256x16xbf16>
+}
+
+// -----
+
+// Inside a sequence block, temporaries that only tensor cores read (the
+// decayed queries a generic writes, a copy of the values) hold bf16 in rows
+// padded by 8 elements, their writers narrowing what they write; the warps
+// load their fragments with ldmatrix (x4 for A, row-major; x2 .trans for
+// the values, stored depth-major) from the workgroup view of them. The f32
+// temporaries are gone.
+// BF16-LABEL: func.func @narrowed_in_sequence
+// BF16-NOT: memref<64x32xf32>
+// BF16: scf.forall
+// BF16:   %[[VT:.+]] = memref.alloc() : memref<32x24xbf16>
+// BF16:   %[[VROWS:.+]] = memref.subview %[[VT]][0, 0] [32, 16] [1, 1] : memref<32x24xbf16> to memref<32x16xbf16, strided<[24, 1]>>
+// BF16:   %[[QT:.+]] = memref.alloc() : memref<64x40xbf16>
+// BF16:   %[[QROWS:.+]] = memref.subview %[[QT]][0, 0] [64, 32] [1, 1] : memref<64x40xbf16> to memref<64x32xbf16, strided<[40, 1]>>
+// BF16:   linalg.generic {{.*}} outs(%[[QROWS]] : memref<64x32xbf16, strided<[40, 1]>>)
+// BF16:     %[[N:.+]] = arith.truncf %{{.+}} : f32 to bf16
+// BF16:     linalg.yield %[[N]] : bf16
+// BF16:   linalg.generic {{.*}} outs(%[[VROWS]] : memref<32x16xbf16, strided<[24, 1]>>)
+// BF16:     arith.truncf
+// BF16:   %[[QS:.+]] = memref.memory_space_cast %[[QROWS]] : memref<64x32xbf16, strided<[40, 1]>> to memref<64x32xbf16, strided<[40, 1]>, #gpu.address_space<workgroup>>
+// BF16:   %[[VS:.+]] = memref.memory_space_cast %[[VROWS]] : memref<32x16xbf16, strided<[24, 1]>> to memref<32x16xbf16, strided<[24, 1]>, #gpu.address_space<workgroup>>
+// BF16:   scf.parallel
+// BF16:     nvgpu.ldmatrix %[[VS]][{{.+}}] {numTiles = 2 : i32, transpose = true}
+// BF16:     nvgpu.ldmatrix %[[QS]][{{.+}}] {numTiles = 4 : i32, transpose = false}
+// BF16:     nvvm.mma.sync
+// BF16:   memref.dealloc %[[VT]] : memref<32x24xbf16>
+// BF16:   memref.dealloc %[[QT]] : memref<64x40xbf16>
+// With shared memory too small for the block's temporaries (it becomes a
+// host loop over global buffers), they are still narrowed, but lanes load
+// their own elements: no workgroup views.
+// SMALL-LABEL: func.func @narrowed_in_sequence
+// SMALL: memref.alloc() : memref<64x40xbf16>
+// SMALL-NOT: memory_space_cast
+// SMALL-NOT: nvgpu.ldmatrix
+// SMALL: nvvm.mma.sync
+// SMALL-LABEL: func.func @read_elsewhere
+#ni = affine_map<(i, t, e) -> (i, t)>
+#nt = affine_map<(i, t, e) -> (t, e)>
+#ne = affine_map<(i, t, e) -> (i, e)>
+#nid = affine_map<(r, c) -> (r, c)>
+func.func @narrowed_in_sequence(%q: memref<4x64x32xf32>, %v: memref<4x32x16xf32>, %o: memref<4x64x16xf32>) {
+  %two = arith.constant 2.0 : f32
+  scf.forall (%b) in (4) {
+    %qs = memref.subview %q[%b, 0, 0] [1, 64, 32] [1, 1, 1] : memref<4x64x32xf32> to memref<64x32xf32, strided<[32, 1], offset: ?>>
+    %vs = memref.subview %v[%b, 0, 0] [1, 32, 16] [1, 1, 1] : memref<4x32x16xf32> to memref<32x16xf32, strided<[16, 1], offset: ?>>
+    %os = memref.subview %o[%b, 0, 0] [1, 64, 16] [1, 1, 1] : memref<4x64x16xf32> to memref<64x16xf32, strided<[16, 1], offset: ?>>
+    %vown = memref.alloc() : memref<32x16xf32>
+    %decayed = memref.alloc() : memref<64x32xf32>
+    linalg.generic {indexing_maps = [#nid, #nid], iterator_types = ["parallel", "parallel"]}
+        ins(%qs : memref<64x32xf32, strided<[32, 1], offset: ?>>) outs(%decayed : memref<64x32xf32>) {
+    ^bb0(%x: f32, %out: f32):
+      %d = arith.mulf %x, %two : f32
+      linalg.yield %d : f32
+    }
+    linalg.copy ins(%vs : memref<32x16xf32, strided<[16, 1], offset: ?>>) outs(%vown : memref<32x16xf32>)
+    linalg.generic {indexing_maps = [#ni, #nt, #ne], iterator_types = ["parallel", "reduction", "parallel"]}
+        ins(%decayed, %vown : memref<64x32xf32>, memref<32x16xf32>)
+        outs(%os : memref<64x16xf32, strided<[16, 1], offset: ?>>) {
+    ^bb0(%x: f32, %y: f32, %acc: f32):
+      %m = arith.mulf %x, %y : f32
+      %r = arith.addf %acc, %m : f32
+      linalg.yield %r : f32
+    }
+    memref.dealloc %vown : memref<32x16xf32>
+    memref.dealloc %decayed : memref<64x32xf32>
+  } {mapping = [#gpu.block<linear_dim_0>]}
+  return
+}
+
+// -----
+
+// A temporary that an elementwise op reads as well (a decay reading the
+// block's queries) keeps f32: its lanes load and narrow their own
+// elements; one a generic accumulates into is not narrowed either.
+// BF16-LABEL: func.func @read_elsewhere
+// BF16-NOT: memref.alloc() : memref<{{.*}}xbf16>
+// BF16-NOT: nvgpu.ldmatrix
+// BF16: nvvm.mma.sync
+#ni = affine_map<(i, t, e) -> (i, t)>
+#nt = affine_map<(i, t, e) -> (t, e)>
+#ne = affine_map<(i, t, e) -> (i, e)>
+#nid = affine_map<(r, c) -> (r, c)>
+func.func @read_elsewhere(%q: memref<4x64x32xf32>, %v: memref<4x32x16xf32>, %o: memref<4x64x16xf32>, %e: memref<4x64x32xf32>) {
+  %two = arith.constant 2.0 : f32
+  scf.forall (%b) in (4) {
+    %qs = memref.subview %q[%b, 0, 0] [1, 64, 32] [1, 1, 1] : memref<4x64x32xf32> to memref<64x32xf32, strided<[32, 1], offset: ?>>
+    %vs = memref.subview %v[%b, 0, 0] [1, 32, 16] [1, 1, 1] : memref<4x32x16xf32> to memref<32x16xf32, strided<[16, 1], offset: ?>>
+    %os = memref.subview %o[%b, 0, 0] [1, 64, 16] [1, 1, 1] : memref<4x64x16xf32> to memref<64x16xf32, strided<[16, 1], offset: ?>>
+    %es = memref.subview %e[%b, 0, 0] [1, 64, 32] [1, 1, 1] : memref<4x64x32xf32> to memref<64x32xf32, strided<[32, 1], offset: ?>>
+    %mine = memref.alloc() : memref<64x32xf32>
+    linalg.copy ins(%qs : memref<64x32xf32, strided<[32, 1], offset: ?>>) outs(%mine : memref<64x32xf32>)
+    linalg.generic {indexing_maps = [#nid, #nid], iterator_types = ["parallel", "parallel"]}
+        ins(%mine : memref<64x32xf32>) outs(%es : memref<64x32xf32, strided<[32, 1], offset: ?>>) {
+    ^bb0(%x: f32, %out: f32):
+      %d = arith.mulf %x, %two : f32
+      linalg.yield %d : f32
+    }
+    %vown = memref.alloc() : memref<32x16xf32>
+    linalg.copy ins(%vs : memref<32x16xf32, strided<[16, 1], offset: ?>>) outs(%vown : memref<32x16xf32>)
+    linalg.generic {indexing_maps = [#nid, #nid], iterator_types = ["parallel", "parallel"]}
+        ins(%vs : memref<32x16xf32, strided<[16, 1], offset: ?>>) outs(%vown : memref<32x16xf32>) {
+    ^bb0(%x: f32, %out: f32):
+      %d = arith.addf %x, %out : f32
+      linalg.yield %d : f32
+    }
+    linalg.generic {indexing_maps = [#ni, #nt, #ne], iterator_types = ["parallel", "reduction", "parallel"]}
+        ins(%mine, %vown : memref<64x32xf32>, memref<32x16xf32>)
+        outs(%os : memref<64x16xf32, strided<[16, 1], offset: ?>>) {
+    ^bb0(%x: f32, %y: f32, %acc: f32):
+      %m = arith.mulf %x, %y : f32
+      %r = arith.addf %acc, %m : f32
+      linalg.yield %r : f32
+    }
+    memref.dealloc %mine : memref<64x32xf32>
+    memref.dealloc %vown : memref<32x16xf32>
+  } {mapping = [#gpu.block<linear_dim_0>]}
+  return
 }

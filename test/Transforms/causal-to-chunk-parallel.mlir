@@ -86,7 +86,7 @@ func.func @short(%q: tensor<5x8xf32>) -> tensor<5x8xf32> {
 // Planned for the GPU, a gated op's local states and its rows are each one
 // GPU block per chunk (an scf.forall over [B, N] mapped to blocks): the
 // first decays the chunk's keys by the suffix sums of its gates and takes
-// K^T V; the second copies its chunk of q, k and v (one value here) and
+// K^T V from its copy of the values; the second copies its chunk of q, k and v (one value here) and
 // computes the rows there as the chunked form does, its block-column loop
 // inside. Their temporaries live in shared memory.
 // CHECK-LABEL: func.func @gated_blocks_at_once
@@ -95,9 +95,10 @@ func.func @short(%q: tensor<5x8xf32>) -> tensor<5x8xf32> {
 // CHECK: %[[GC:.+]] = tensor.expand_shape %[[G]] {{\[}}[0], [1, 2], [3]] output_shape [2, 2, 32, 8]
 // CHECK: %[[LOCAL:.+]] = scf.forall (%[[LB:.+]], %[[LN:.+]]) in (2, 2) shared_outs(%[[H:.+]] = %{{.+}}) -> (tensor<2x2x8x8xf32>)
 // CHECK:   %[[KS:.+]] = tensor.extract_slice %[[QC]][%[[LB]], %[[LN]], 0, 0] [1, 1, 32, 8]
+// CHECK:   %[[VCOPY:.+]] = linalg.copy ins(%[[KS]] : tensor<1x1x32x8xf32>)
 // CHECK:   %[[SUFFIX:.+]] = linea.presum %{{.+}} dim = 2 exclusive reverse : tensor<1x1x32x8xf32>
 // CHECK:   %[[DK:.+]] = linalg.generic {{.*}} ins(%[[KS]], %[[SUFFIX]] :
-// CHECK:   %[[HC:.+]] = linalg.generic {{.*}} ins(%[[DK]], %[[KS]] :
+// CHECK:   %[[HC:.+]] = linalg.generic {{.*}} ins(%[[DK]], %[[VCOPY]] :
 // CHECK:   tensor.parallel_insert_slice %[[HC]] into %[[H]][%[[LB]], %[[LN]], 0, 0] [1, 1, 8, 8]
 // CHECK: } {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]}
 // CHECK: tensor.insert_slice %[[LOCAL]] into

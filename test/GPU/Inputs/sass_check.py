@@ -1,6 +1,7 @@
 """Disassembles every cubin of a gpu.binary with cuobjdump -sass and counts
-the tensor-core instructions (HMMA) and the shared-memory matrix loads
-(LDSM, from ldmatrix) in each kernel.
+the tensor-core instructions (HMMA), the shared-memory matrix loads (LDSM,
+from ldmatrix) and the asynchronous global-to-shared copies (LDGSTS, from
+cp.async) in each kernel.
 
 usage: sass_check.py CUOBJDUMP FILE.mlir
 """
@@ -29,7 +30,7 @@ def unescape(s):
 
 
 binaries = re.findall(r'gpu.binary @(\w+) .*?bin = "((?:[^"\\]|\\.)*)"', text)
-with_hmma = with_ldsm = 0
+with_hmma = with_ldsm = with_ldgsts = 0
 with tempfile.TemporaryDirectory() as tmp:
     for name, blob in binaries:
         cubin = f"{tmp}/{name}.cubin"
@@ -40,7 +41,10 @@ with tempfile.TemporaryDirectory() as tmp:
             sys.exit(1)
         hmma = len(re.findall(r"\bHMMA\.", done.stdout))
         ldsm = len(re.findall(r"\bLDSM\.", done.stdout))
+        ldgsts = len(re.findall(r"\bLDGSTS\.", done.stdout))
         with_hmma += hmma > 0
         with_ldsm += ldsm > 0
-        print(f"{name}: {hmma} HMMA, {ldsm} LDSM")
-print(f"{len(binaries)} kernels, {with_hmma} with HMMA, {with_ldsm} with LDSM")
+        with_ldgsts += ldgsts > 0
+        print(f"{name}: {hmma} HMMA, {ldsm} LDSM, {ldgsts} LDGSTS")
+print(f"{len(binaries)} kernels, {with_hmma} with HMMA, {with_ldsm} with LDSM, "
+      f"{with_ldgsts} with LDGSTS")

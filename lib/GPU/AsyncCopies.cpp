@@ -1,0 +1,160 @@
+//===- AsyncCopies.cpp - a sequence block's 16-bit copies as cp.async -----===//
+//
+// A chunk block starts by copying its rows of q, k and v (bf16 as stored)
+// into shared memory. Mapped like any linalg op, that is a 2-byte load and
+// store per element and thread; cp.async moves 16 bytes per instruction
+// from global to shared memory without passing through registers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "linea/GPU/Passes.h"
+#include "linea/Utils/SequenceBlocks.h"
+
+#include "GPUMapping.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::linea {
+#define GEN_PASS_DEF_LINEAASYNCCOPIES
+#include "linea/GPU/Passes.h.inc"
+} // namespace mlir::linea
+
+using namespace mlir;
+
+namespace {
+
+/// A copy of a 16-bit global buffer into a temporary of its sequence block
+/// (in shared memory once launched), both in whole lines.
+bool isLineCopy(linalg::CopyOp copy) {
+  if (!copy.hasPureBufferSemantics())
+    return false;
+  auto from = cast<MemRefType>(copy.getInputs()[0].getType());
+  auto to = cast<MemRefType>(copy.getOutputs()[0].getType());
+  auto alloc =
+      linea::viewRoot(copy.getOutputs()[0]).getDefiningOp<memref::AllocOp>();
+  auto sourceAlloc =
+      linea::viewRoot(copy.getInputs()[0]).getDefiningOp<memref::AllocOp>();
+  return alloc && linea::isInSequenceBlock(alloc) &&
+         !(sourceAlloc && linea::isInSequenceBlock(sourceAlloc)) &&
+         from.getElementType() == to.getElementType() &&
+         from.getElementTypeBitWidth() == 16 && from.hasStaticShape() &&
+         from.getShape() == to.getShape() && from.getRank() > 0 &&
+         linea::inCopyLines(from, /*anyOffset=*/true) &&
+         linea::inCopyLines(to, /*anyOffset=*/false);
+}
+
+struct LineaAsyncCopiesPass
+    : linea::impl::LineaAsyncCopiesBase<LineaAsyncCopiesPass> {
+  using LineaAsyncCopiesBase::LineaAsyncCopiesBase;
+
+  void runOnOperation() override {
+    if (blockSize <= 0) {
+      getOperation()->emitError()
+          << "linea-async-copies needs a positive block-size, got "
+          << static_cast<int64_t>(blockSize);
+      return signalPassFailure();
+    }
+    SmallVector<linalg::CopyOp> copies;
+    getOperation()->walk([&](scf::ForallOp forall) {
+      Operation *obstacle = nullptr;
+      FailureOr<int64_t> bytes = linea::sequenceBlockBytes(forall, obstacle);
+      if (!linea::isSequenceBlockLoop(forall) || failed(bytes) ||
+          *bytes > sharedMemory)
+        return;
+      forall.walk([&](linalg::CopyOp copy) {
+        if (isLineCopy(copy))
+          copies.push_back(copy);
+      });
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::CopyOp copy : copies)
+      copyAsync(rewriter, copy);
+  }
+
+  /// `copy` as cp.async where its source starts on a 16-byte boundary at
+  /// run time (a caller's view may not), as it is where it does not.
+  void copyAsync(RewriterBase &rewriter, linalg::CopyOp copy) {
+    Location loc = copy.getLoc();
+    rewriter.setInsertionPoint(copy);
+    Value source = copy.getInputs()[0];
+    Value aligned = linea::startsOnCopyLine(rewriter, loc, source);
+    auto branch = scf::IfOp::create(rewriter, loc, aligned,
+                                    /*withElseRegion=*/true);
+    rewriter.setInsertionPointToStart(branch.thenBlock());
+    buildAsyncCopy(rewriter, loc, source, copy.getOutputs()[0]);
+    rewriter.setInsertionPointToStart(branch.elseBlock());
+    rewriter.clone(*copy.getOperation());
+    rewriter.eraseOp(copy);
+  }
+
+  /// The block's threads take the lines in turn, each committing a group
+  /// per line and waiting for all of them after its last (the barrier
+  /// after the thread loop then makes every line visible to the block).
+  void buildAsyncCopy(OpBuilder &b, Location loc, Value source, Value target) {
+    auto cst = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    auto targetType = cast<MemRefType>(target.getType());
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    Value shared = memref::MemorySpaceCastOp::create(
+        b, loc,
+        MemRefType::get(targetType.getShape(), targetType.getElementType(),
+                        targetType.getLayout(), workgroup),
+        target);
+    ArrayRef<int64_t> shape = targetType.getShape();
+    int64_t perLine = linea::kCopyBytes / (targetType.getElementTypeBitWidth() / 8);
+    int64_t lines = targetType.getNumElements() / perLine;
+    auto threads = scf::ParallelOp::create(b, loc, ValueRange{cst(0)},
+                                           ValueRange{cst(blockSize)},
+                                           ValueRange{cst(1)});
+    linea::mapLoopTo(threads, {gpu::Processor::ThreadX});
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(threads.getBody());
+    Value thread = threads.getInductionVars()[0];
+    scf::ForOp::create(
+        b, loc, thread, cst(lines), cst(blockSize), ValueRange{},
+        [&](OpBuilder &, Location, Value line, ValueRange) {
+          // line -> indices, the innermost in lines.
+          SmallVector<Value> indices(shape.size());
+          Value rest = line;
+          for (int64_t d = shape.size() - 1; d >= 0; --d) {
+            int64_t extent = d + 1 == int64_t(shape.size())
+                                 ? shape[d] / perLine
+                                 : shape[d];
+            Value index = arith::RemUIOp::create(b, loc, rest, cst(extent));
+            rest = arith::DivUIOp::create(b, loc, rest, cst(extent));
+            indices[d] = d + 1 == int64_t(shape.size())
+                             ? arith::MulIOp::create(b, loc, index,
+                                                     cst(perLine))
+                                   .getResult()
+                             : index;
+          }
+          Value token = nvgpu::DeviceAsyncCopyOp::create(
+              b, loc, shared, indices, source, indices,
+              b.getIndexAttr(perLine), /*srcElements=*/Value(),
+              b.getUnitAttr());
+          Value group = nvgpu::DeviceAsyncCreateGroupOp::create(
+              b, loc, ValueRange{token});
+          Value last = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::uge,
+              arith::AddIOp::create(b, loc, line, cst(blockSize)),
+              cst(lines));
+          auto wait = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
+          OpBuilder::InsertionGuard inner(b);
+          b.setInsertionPoint(wait.thenBlock()->getTerminator());
+          nvgpu::DeviceAsyncWaitOp::create(b, loc, group,
+                                           b.getI32IntegerAttr(0));
+          b.setInsertionPointAfter(wait);
+          scf::YieldOp::create(b, loc);
+        });
+  }
+};
+
+} // namespace
