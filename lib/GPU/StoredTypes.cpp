@@ -407,6 +407,12 @@ void copyIntoStoredTemporary(RewriterBase &rewriter, linalg::CopyOp copy) {
   auto alloc = copy.getOutputs()[0].getDefiningOp<memref::AllocOp>();
   if (!alloc || !isSequenceBlockTemporary(alloc) || !onlyRead(alloc, copy))
     return;
+  // Its readers must be able to read the padded twin instead (else both
+  // stay, more shared memory than before): slices only, no reshapes.
+  SmallVector<Operation *> views;
+  allUses(alloc, [](OpOperand &) { return true; }, views);
+  if (!llvm::all_of(views, llvm::IsaPred<memref::SubViewOp>))
+    return;
   rewriter.setInsertionPoint(copy);
   linalg::GenericOp widening;
   Value stored = linea::readAsStored(rewriter, copy.getInputs()[0], widening);
