@@ -38,6 +38,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -935,16 +936,83 @@ bool readsOutput(const Contraction &c) {
   return linea::viewRoot(c.a) == root || linea::viewRoot(c.m) == root;
 }
 
-/// Contractions that accumulate into one output one after the other,
-/// adjacent in their block (the chunk-parallel output `O = tril(Q K^T) V`
-/// then `O += Q S`), and the fill of zeros just before the first, if any.
-/// None of them reads the output, so one grid can run them all with the
-/// accumulators kept in registers, starting from zero instead of the fill.
+/// Contractions that accumulate into one output one after the other in
+/// their block (the chunk-parallel output `O = P V` then `O += Q S`), and
+/// the fill of zeros before the first, if any. None of them reads the
+/// output, so one grid can run them all with the accumulators kept in
+/// registers, starting from zero instead of the fill. Ops between them may
+/// do other work (decay the queries of `Q S`): the chain runs where its
+/// last member was, so those ops must leave the output alone and write
+/// nothing an earlier member reads.
 struct AccumulationChain {
   SmallVector<linalg::GenericOp> ops;
   SmallVector<Contraction> members;
   linalg::FillOp zeroFill;
 };
+
+/// The buffers (view roots) `op` and the ops nested in it read and write
+/// (a deallocation counts as a write); false where an effect is on no
+/// known buffer.
+bool bufferEffects(Operation *op, llvm::SmallPtrSetImpl<Value> &reads,
+                   llvm::SmallPtrSetImpl<Value> &writes) {
+  WalkResult walk = op->walk([&](Operation *nested) {
+    // (A linalg op reports its operands' effects and has its body's too.)
+    auto interface = dyn_cast<MemoryEffectOpInterface>(nested);
+    if (!interface)
+      return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    interface.getEffects(effects);
+    for (const MemoryEffects::EffectInstance &effect : effects) {
+      if (isa<MemoryEffects::Allocate>(effect.getEffect()))
+        continue;
+      Value value = effect.getValue();
+      if (!value || !isa<BaseMemRefType>(value.getType()))
+        return WalkResult::interrupt();
+      (isa<MemoryEffects::Read>(effect.getEffect()) ? reads : writes)
+          .insert(linea::viewRoot(value));
+    }
+    return WalkResult::advance();
+  });
+  return !walk.wasInterrupted();
+}
+
+/// Whether every op strictly between `from` and `to` (one block, `from`
+/// first) leaves buffer `out` alone and writes none of `protectedRoots`.
+bool independentBetween(Operation *from, Operation *to, Value out,
+                        const llvm::SmallPtrSetImpl<Value> &protectedRoots) {
+  if (from->getBlock() != to->getBlock() || !from->isBeforeInBlock(to))
+    return false;
+  for (Operation *op = from->getNextNode(); op != to; op = op->getNextNode()) {
+    llvm::SmallPtrSet<Value, 8> reads, writes;
+    if (!bufferEffects(op, reads, writes) || reads.contains(out) ||
+        writes.contains(out) ||
+        llvm::any_of(writes,
+                     [&](Value w) { return protectedRoots.contains(w); }))
+      return false;
+  }
+  return true;
+}
+
+/// The zero fill of `c`'s output before `first`, with nothing between
+/// them touching the output; null if none.
+linalg::FillOp zeroFillBefore(linalg::GenericOp first, const Contraction &c) {
+  Value out = linea::viewRoot(c.out);
+  for (Operation *op = first->getPrevNode(); op; op = op->getPrevNode()) {
+    auto fill = dyn_cast<linalg::FillOp>(op);
+    if (fill && fill.getOutputs()[0] == c.out) {
+      if (isZero(fill.getInputs()[0]) && !readsOutput(c))
+        return fill;
+      return {};
+    }
+    llvm::SmallPtrSet<Value, 8> reads, writes;
+    if (!bufferEffects(op, reads, writes) || reads.contains(out) ||
+        writes.contains(out))
+      return {};
+  }
+  return {};
+}
 
 /// `matches`, in program order, grouped into chains.
 SmallVector<AccumulationChain>
@@ -953,20 +1021,21 @@ collectChains(ArrayRef<std::pair<linalg::GenericOp, Contraction>> matches) {
   for (const auto &[op, c] : matches) {
     if (!chains.empty()) {
       AccumulationChain &last = chains.back();
-      if (last.ops.back()->getNextNode() == op &&
-          last.members.front().out == c.out && !readsOutput(c) &&
-          !readsOutput(last.members.front())) {
+      llvm::SmallPtrSet<Value, 8> memberReads;
+      for (const Contraction &k : last.members) {
+        memberReads.insert(linea::viewRoot(k.a));
+        memberReads.insert(linea::viewRoot(k.m));
+      }
+      if (last.members.front().out == c.out && !readsOutput(c) &&
+          !readsOutput(last.members.front()) &&
+          independentBetween(last.ops.back(), op, linea::viewRoot(c.out),
+                             memberReads)) {
         last.ops.push_back(op);
         last.members.push_back(c);
         continue;
       }
     }
-    AccumulationChain chain{{op}, {c}, {}};
-    auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
-    if (fill && fill.getOutputs()[0] == c.out &&
-        isZero(fill.getInputs()[0]) && !readsOutput(c))
-      chain.zeroFill = fill;
-    chains.push_back(std::move(chain));
+    chains.push_back(AccumulationChain{{op}, {c}, zeroFillBefore(op, c)});
   }
   return chains;
 }
@@ -1103,7 +1172,9 @@ struct LineaContractionsToMMAPass
     if (!oneBlock)
       tiling = stagedTiling(chain.members, operandType);
     if (tiling || oneBlock) {
-      b.setInsertionPoint(first);
+      // Where the last member was: what the ops between members compute
+      // (the decayed queries of `O += Q S`) is ready there.
+      b.setInsertionPoint(chain.ops.back());
       if (tiling)
         buildStagedGrid(b, first.getLoc(), chain, operandType, *tiling,
                         symbols);

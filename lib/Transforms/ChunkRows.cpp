@@ -340,12 +340,9 @@ Value mlir::linea::gatedChunkRows(OpBuilder &b, Location l, int64_t numBatch,
                                   bool scalar, const GatedScoresPlan &plan,
                                   const Chunk &c, Value cum, Value s) {
   Value scores = gatedScores(b, l, numBatch, scalar, c, cum, plan);
-  // The queries decayed first, so that the two contractions into the rows
-  // (and the zeros they start from) are adjacent: on the GPU one chain of
-  // accumulators, the rows written once.
-  Value queries = decayRows(b, l, numBatch, c.q, cum, scalar);
   Value rows = matmulAccumulate(b, l, numBatch, scores, c.v,
                                 zerosFor(b, l, numBatch, c.q, c.v));
+  Value queries = decayRows(b, l, numBatch, c.q, cum, scalar);
   return matmulAccumulate(b, l, numBatch, queries, s, rows);
 }
 

@@ -363,12 +363,6 @@ Value mlir::linea::gatedStateUpdate(OpBuilder &b, Location loc,
                        scalarGate);
   Value suffix = gatePresum(b, loc, g, numBatch, /*suffix=*/true);
   Value decayedKeys = decayRows(b, loc, numBatch, k, suffix, scalarGate);
-  // A zero state the caller filled for this update alone (no use yet) is
-  // filled right before the contraction instead, so that a GPU's staged
-  // grid starts from zero accumulators, not a fill kernel's zeros read back.
-  if (auto fill = state.getDefiningOp<linalg::FillOp>();
-      stateIsZero && fill && state.use_empty())
-    fill->moveBefore(b.getInsertionBlock(), b.getInsertionPoint());
   return transposedMatmulAccumulate(b, loc, numBatch, decayedKeys, v, state);
 }
 

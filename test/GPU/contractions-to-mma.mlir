@@ -724,3 +724,90 @@ func.func @read_elsewhere(%q: memref<4x64x32xf32>, %v: memref<4x32x16xf32>, %o: 
   } {mapping = [#gpu.block<linear_dim_0>]}
   return
 }
+
+// -----
+
+// Ops between two contractions into one output may do other work: here the
+// queries of the second are decayed (into their own buffer) after the
+// first, and the zero fill comes before a copy that leaves the output
+// alone. One chain, built where its last member was (after the decay, which
+// it reads), from zero accumulators: one grid, no fill.
+// CHECK-LABEL: func.func @chain_around_decay
+// CHECK-NOT: linalg.fill
+// CHECK: linalg.copy
+// CHECK: %[[DQ:.+]] = memref.alloc() : memref<4x128x128xf32>
+// CHECK: linalg.generic {{.*}} outs(%[[DQ]] : memref<4x128x128xf32>)
+// CHECK: scf.parallel
+// CHECK-COUNT-2: scf.for %{{.+}} iter_args
+// CHECK-NOT: scf.parallel
+#dc_i = affine_map<(b, i, t, e) -> (b, i, t)>
+#dc_t = affine_map<(b, i, t, e) -> (b, t, e)>
+#dc_e = affine_map<(b, i, t, e) -> (b, i, e)>
+#dc_id = affine_map<(b, i, e) -> (b, i, e)>
+func.func @chain_around_decay(%p: memref<4x128x128xf32>, %v: memref<4x128x128xf32>, %q: memref<4x128x128xf32>,
+                              %s: memref<4x128x128xf32>, %o: memref<4x128x128xf32>, %w: memref<4x128x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%o : memref<4x128x128xf32>)
+  linalg.copy ins(%q : memref<4x128x128xf32>) outs(%w : memref<4x128x128xf32>)
+  linalg.generic {indexing_maps = [#dc_i, #dc_t, #dc_e], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%p, %v : memref<4x128x128xf32>, memref<4x128x128xf32>) outs(%o : memref<4x128x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  %dq = memref.alloc() : memref<4x128x128xf32>
+  linalg.generic {indexing_maps = [#dc_id, #dc_id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%q : memref<4x128x128xf32>) outs(%dq : memref<4x128x128xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %d = math.exp %x : f32
+    linalg.yield %d : f32
+  }
+  linalg.generic {indexing_maps = [#dc_i, #dc_t, #dc_e], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%dq, %s : memref<4x128x128xf32>, memref<4x128x128xf32>) outs(%o : memref<4x128x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %dq : memref<4x128x128xf32>
+  return
+}
+
+// -----
+
+// An op between them that writes what the first contraction reads (its
+// values, overwritten after it) keeps them apart: the first must run
+// before the write. Two grids.
+// CHECK-LABEL: func.func @chain_broken_by_write
+// CHECK: scf.parallel
+// CHECK: linalg.generic {{.*}} outs(%{{.+}} : memref<4x128x128xf32>)
+// CHECK: scf.parallel
+#bw_i = affine_map<(b, i, t, e) -> (b, i, t)>
+#bw_t = affine_map<(b, i, t, e) -> (b, t, e)>
+#bw_e = affine_map<(b, i, t, e) -> (b, i, e)>
+#bw_id = affine_map<(b, i, e) -> (b, i, e)>
+func.func @chain_broken_by_write(%p: memref<4x128x128xf32>, %v: memref<4x128x128xf32>, %q: memref<4x128x128xf32>,
+                                 %s: memref<4x128x128xf32>, %o: memref<4x128x128xf32>) {
+  linalg.generic {indexing_maps = [#bw_i, #bw_t, #bw_e], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%p, %v : memref<4x128x128xf32>, memref<4x128x128xf32>) outs(%o : memref<4x128x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#bw_id, #bw_id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%q : memref<4x128x128xf32>) outs(%v : memref<4x128x128xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %d = math.exp %x : f32
+    linalg.yield %d : f32
+  }
+  linalg.generic {indexing_maps = [#bw_i, #bw_t, #bw_e], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%q, %s : memref<4x128x128xf32>, memref<4x128x128xf32>) outs(%o : memref<4x128x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}
