@@ -136,22 +136,8 @@ struct LineaAsyncCopiesPass
                                    .getResult()
                              : index;
           }
-          Value token = nvgpu::DeviceAsyncCopyOp::create(
-              b, loc, shared, indices, source, indices,
-              b.getIndexAttr(perLine), /*srcElements=*/Value(),
-              b.getUnitAttr());
-          Value group = nvgpu::DeviceAsyncCreateGroupOp::create(
-              b, loc, ValueRange{token});
-          Value last = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::uge,
-              arith::AddIOp::create(b, loc, line, cst(blockSize)),
-              cst(lines));
-          auto wait = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
-          OpBuilder::InsertionGuard inner(b);
-          b.setInsertionPoint(wait.thenBlock()->getTerminator());
-          nvgpu::DeviceAsyncWaitOp::create(b, loc, group,
-                                           b.getI32IntegerAttr(0));
-          b.setInsertionPointAfter(wait);
+          linea::copyLineAsync(b, loc, shared, indices, source, indices, line,
+                               lines, blockSize);
           scf::YieldOp::create(b, loc);
         });
   }

@@ -849,22 +849,8 @@ private:
           SmallVector<Value> from =
               depthMajor ? at(add(k, outer), add(base, in))
                          : at(add(base, outer), add(k, in));
-          Value token = nvgpu::DeviceAsyncCopyOp::create(
-              b, loc, staged, ValueRange{outer, in}, source, from,
-              b.getIndexAttr(perLine), /*srcElements=*/Value(),
-              b.getUnitAttr());
-          Value group = nvgpu::DeviceAsyncCreateGroupOp::create(
-              b, loc, ValueRange{token});
-          Value last = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::uge, add(line, blockSize),
-              cst(count));
-          auto wait = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
-          {
-            OpBuilder::InsertionGuard guard(b);
-            b.setInsertionPoint(wait.thenBlock()->getTerminator());
-            nvgpu::DeviceAsyncWaitOp::create(b, loc, group,
-                                             b.getI32IntegerAttr(0));
-          }
+          linea::copyLineAsync(b, loc, staged, ValueRange{outer, in}, source,
+                               from, line, count, blockSize);
           scf::YieldOp::create(b, loc);
         });
   }

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -120,6 +121,30 @@ Value linea::startsOnCopyLine(OpBuilder &b, Location loc, Value memref) {
   return arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq,
       arith::RemUIOp::create(b, loc, start, cst(kCopyBytes)), cst(0));
+}
+
+void linea::copyLineAsync(OpBuilder &b, Location loc, Value shared,
+                          ValueRange sharedIndices, Value source,
+                          ValueRange sourceIndices, Value line, int64_t lines,
+                          int64_t threads) {
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  int64_t perLine =
+      kCopyBytes /
+      (cast<MemRefType>(shared.getType()).getElementTypeBitWidth() / 8);
+  Value token = nvgpu::DeviceAsyncCopyOp::create(
+      b, loc, shared, sharedIndices, source, sourceIndices,
+      b.getIndexAttr(perLine), /*srcElements=*/Value(), b.getUnitAttr());
+  Value group =
+      nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, ValueRange{token});
+  Value last = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::uge,
+      arith::AddIOp::create(b, loc, line, cst(threads)), cst(lines));
+  auto wait = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(wait.thenBlock()->getTerminator());
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, group, b.getI32IntegerAttr(0));
 }
 
 void linea::mapLoopTo(scf::ParallelOp loop,

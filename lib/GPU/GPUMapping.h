@@ -63,6 +63,15 @@ bool inCopyLines(MemRefType type, bool anyOffset);
 /// (a caller's view may start anywhere).
 Value startsOnCopyLine(OpBuilder &b, Location loc, Value memref);
 
+/// Line `line` of a thread's share (lines `line`, `line + threads`, ... of
+/// `lines`) copied by one 16-byte cp.async (bypassing L1) from `source`
+/// into `shared` (workgroup memory) and committed as a group; after its
+/// last line the thread waits for all of its groups.
+void copyLineAsync(OpBuilder &b, Location loc, Value shared,
+                   ValueRange sharedIndices, Value source,
+                   ValueRange sourceIndices, Value line, int64_t lines,
+                   int64_t threads);
+
 } // namespace mlir::linea
 
 #endif // LINEA_LIB_CONVERSION_LINEATOGPU_GPUMAPPING_H
