@@ -22,16 +22,19 @@ def unescape(s):
     return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), s)
 
 
-assemblies = [unescape(m) for m in re.findall(r'assembly = "((?:[^"\\]|\\.)*)"', text)]
+# (module name, PTX) per gpu.binary: kernels are told apart by their module
+# (outlined kernels often share a function name).
+assemblies = [(module, unescape(m)) for module, m in re.findall(
+    r'gpu\.binary @(\w+)[^\n]*?assembly = "((?:[^"\\]|\\.)*)"', text)]
 kernels, spilling = 0, 0
 
 
 def dynamic_shared_memory():
-    """Kernel name -> the bytes of dynamic shared memory its launch asks for
-    (an llvm.mlir.constant operand of gpu.launch_func)."""
+    """Kernel module -> the bytes of dynamic shared memory its launch asks
+    for (an llvm.mlir.constant operand of gpu.launch_func)."""
     constants = dict(re.findall(r"(%\w+) = llvm\.mlir\.constant\((\d+) : i32\)", text))
-    return {kernel: int(constants.get(value, 0)) for kernel, value in re.findall(
-        r"gpu\.launch_func\s+@\w+::@(\w+).*?dynamic_shared_memory_size (%\w+)", text)}
+    return {module: int(constants.get(value, 0)) for module, value in re.findall(
+        r"gpu\.launch_func\s+@(\w+)::@\w+.*?dynamic_shared_memory_size (%\w+)", text)}
 
 
 def occupancy(registers, threads, shared):
@@ -46,7 +49,7 @@ def occupancy(registers, threads, shared):
 
 dynamic = dynamic_shared_memory()
 with tempfile.TemporaryDirectory() as tmp:
-    for index, ptx in enumerate(assemblies):
+    for index, (module, ptx) in enumerate(assemblies):
         ptx_path = f"{tmp}/kernel{index}.ptx"
         open(ptx_path, "w").write(ptx)
         done = subprocess.run([ptxas, f"-arch={chip}", "-v", ptx_path, "-o", f"{tmp}/k.cubin"],
@@ -68,8 +71,9 @@ with tempfile.TemporaryDirectory() as tmp:
             spilling += stores + loads > 0
             registers = int(regs.group(1)) if regs else 0
             static = int(smem.group(1)) if smem else 0
-            print(f"{name}: {threads} threads/block, {registers} registers, "
-                  f"{static} bytes smem + {dynamic.get(name, 0)} dynamic, "
+            shared = dynamic.get(module, 0)
+            print(f"{module}: {threads} threads/block, {registers} registers, "
+                  f"{static} bytes smem + {shared} dynamic, "
                   f"spills {stores}/{loads}, "
-                  f"occupancy {occupancy(registers, threads, static + dynamic.get(name, 0)):.0%}")
+                  f"occupancy {occupancy(registers, threads, static + shared):.0%}")
 print(f"{chip}: {kernels} kernels assembled, {spilling} with spills")
