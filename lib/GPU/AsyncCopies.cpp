@@ -62,10 +62,7 @@ struct LineaAsyncCopiesPass
     }
     SmallVector<linalg::CopyOp> copies;
     getOperation()->walk([&](scf::ForallOp forall) {
-      Operation *obstacle = nullptr;
-      FailureOr<int64_t> bytes = linea::sequenceBlockBytes(forall, obstacle);
-      if (!linea::isSequenceBlockLoop(forall) || failed(bytes) ||
-          *bytes > sharedMemory)
+      if (!linea::runsAsOneBlock(forall, sharedMemory))
         return;
       forall.walk([&](linalg::CopyOp copy) {
         if (isLineCopy(copy))
@@ -108,8 +105,10 @@ struct LineaAsyncCopiesPass
         MemRefType::get(targetType.getShape(), targetType.getElementType(),
                         targetType.getLayout(), workgroup),
         target);
-    ArrayRef<int64_t> shape = targetType.getShape();
-    int64_t perLine = linea::kCopyBytes / (targetType.getElementTypeBitWidth() / 8);
+    // The target's shape counted in lines along its innermost dim.
+    int64_t perLine = linea::elementsPerCopyLine(targetType.getElementType());
+    SmallVector<int64_t> lineShape(targetType.getShape());
+    lineShape.back() /= perLine;
     int64_t lines = targetType.getNumElements() / perLine;
     auto threads = scf::ParallelOp::create(b, loc, ValueRange{cst(0)},
                                            ValueRange{cst(blockSize)},
@@ -121,21 +120,16 @@ struct LineaAsyncCopiesPass
     scf::ForOp::create(
         b, loc, thread, cst(lines), cst(blockSize), ValueRange{},
         [&](OpBuilder &, Location, Value line, ValueRange) {
-          // line -> indices, the innermost in lines.
-          SmallVector<Value> indices(shape.size());
+          // line -> indices (the last dim fastest), the innermost in
+          // elements.
+          SmallVector<Value> indices(lineShape.size());
           Value rest = line;
-          for (int64_t d = shape.size() - 1; d >= 0; --d) {
-            int64_t extent = d + 1 == int64_t(shape.size())
-                                 ? shape[d] / perLine
-                                 : shape[d];
-            Value index = arith::RemUIOp::create(b, loc, rest, cst(extent));
-            rest = arith::DivUIOp::create(b, loc, rest, cst(extent));
-            indices[d] = d + 1 == int64_t(shape.size())
-                             ? arith::MulIOp::create(b, loc, index,
-                                                     cst(perLine))
-                                   .getResult()
-                             : index;
+          for (int64_t d = lineShape.size() - 1; d >= 0; --d) {
+            indices[d] = arith::RemUIOp::create(b, loc, rest, cst(lineShape[d]));
+            rest = arith::DivUIOp::create(b, loc, rest, cst(lineShape[d]));
           }
+          indices.back() =
+              arith::MulIOp::create(b, loc, indices.back(), cst(perLine));
           linea::copyLineAsync(b, loc, shared, indices, source, indices, line,
                                lines, blockSize);
           scf::YieldOp::create(b, loc);

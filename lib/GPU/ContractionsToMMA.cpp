@@ -793,7 +793,7 @@ private:
     auto type = cast<MemRefType>(source.getType());
     if (type.getElementType() != operandType ||
         !linea::inCopyLines(type, /*anyOffset=*/true) ||
-        tiling.depth % (linea::kCopyBytes / 2))
+        tiling.depth % linea::elementsPerCopyLine(operandType))
       return {};
     return linea::startsOnCopyLine(b, loc, source);
   }
@@ -839,7 +839,7 @@ private:
   /// staging then publishes them to the block).
   void stageLines(Value source, Value staged, bool depthMajor, Value base,
                   Value k, int64_t extent, Value thread) {
-    int64_t perLine = linea::kCopyBytes / 2;
+    int64_t perLine = linea::elementsPerCopyLine(operandType);
     int64_t inner = (depthMajor ? extent : tiling.depth) / perLine;
     int64_t count = extent * tiling.depth / perLine;
     scf::ForOp::create(
@@ -1050,10 +1050,7 @@ struct LineaContractionsToMMAPass
     fittingBlocks.clear();
     // Decided on the temporaries as they come: narrowing only shrinks them.
     getOperation()->walk([&](scf::ForallOp forall) {
-      Operation *obstacle = nullptr;
-      FailureOr<int64_t> bytes = linea::sequenceBlockBytes(forall, obstacle);
-      if (linea::isSequenceBlockLoop(forall) && succeeded(bytes) &&
-          *bytes <= sharedMemory)
+      if (linea::runsAsOneBlock(forall, sharedMemory))
         fittingBlocks.insert(forall);
     });
     IRRewriter rewriter(&getContext());
@@ -1122,21 +1119,10 @@ struct LineaContractionsToMMAPass
                    Type operandType) {
     auto alloc = linea::viewRoot(operand).getDefiningOp<memref::AllocOp>();
     auto type = cast<MemRefType>(operand.getType());
-    if (!alloc || type.getElementType() != operandType)
-      return {};
-    auto block = alloc->getParentOfType<scf::ForallOp>();
-    while (block && !linea::isSequenceBlockLoop(block))
-      block = block->getParentOfType<scf::ForallOp>();
-    if (!block || !fittingBlocks.contains(block))
-      return {};
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (failed(type.getStridesAndOffset(strides, offset)) ||
-        strides.back() != 1 || ShapedType::isDynamic(offset) ||
-        offset % kRowPad ||
-        llvm::any_of(ArrayRef(strides).drop_back(), [](int64_t stride) {
-          return ShapedType::isDynamic(stride) || stride % kRowPad;
-        }))
+    // ldmatrix reads 16-byte rows: whole cp.async lines.
+    if (!alloc || type.getElementType() != operandType ||
+        !fittingBlocks.contains(linea::enclosingSequenceBlock(alloc)) ||
+        !linea::inCopyLines(type, /*anyOffset=*/false))
       return {};
     auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                                 gpu::AddressSpace::Workgroup);

@@ -2,6 +2,8 @@
 
 #include "GPUMapping.h"
 
+#include "linea/Utils/SequenceBlocks.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -90,11 +92,26 @@ FailureOr<int64_t> linea::sequenceBlockBytes(scf::ForallOp forall,
   return plan->bytes;
 }
 
+bool linea::runsAsOneBlock(scf::ForallOp forall, int64_t sharedMemory) {
+  Operation *obstacle = nullptr;
+  if (!isSequenceBlockLoop(forall))
+    return false;
+  FailureOr<int64_t> bytes = sequenceBlockBytes(forall, obstacle);
+  return succeeded(bytes) && *bytes <= sharedMemory;
+}
+
+int64_t linea::elementsPerCopyLine(Type type) {
+  int64_t bits = type.getIntOrFloatBitWidth();
+  if (bits == 0 || bits % 8 || kCopyBytes % (bits / 8))
+    return 0;
+  return kCopyBytes / (bits / 8);
+}
+
 bool linea::inCopyLines(MemRefType type, bool anyOffset) {
-  int64_t perLine = kCopyBytes / (type.getElementTypeBitWidth() / 8);
+  int64_t perLine = elementsPerCopyLine(type.getElementType());
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (type.getElementTypeBitWidth() % 8 || failed(type.getStridesAndOffset(strides, offset)) ||
+  if (!perLine || failed(type.getStridesAndOffset(strides, offset)) ||
       strides.empty() || strides.back() != 1 ||
       ShapedType::isDynamic(type.getShape().back()) ||
       type.getShape().back() % perLine)
@@ -131,8 +148,7 @@ void linea::copyLineAsync(OpBuilder &b, Location loc, Value shared,
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   int64_t perLine =
-      kCopyBytes /
-      (cast<MemRefType>(shared.getType()).getElementTypeBitWidth() / 8);
+      elementsPerCopyLine(cast<MemRefType>(shared.getType()).getElementType());
   Value token = nvgpu::DeviceAsyncCopyOp::create(
       b, loc, shared, sharedIndices, source, sourceIndices,
       b.getIndexAttr(perLine), /*srcElements=*/Value(), b.getUnitAttr());

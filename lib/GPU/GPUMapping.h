@@ -51,8 +51,17 @@ FailureOr<SharedMemoryPlan> planSharedMemory(Block &body,
 FailureOr<int64_t> sequenceBlockBytes(scf::ForallOp forall,
                                       Operation *&obstacle);
 
+/// Whether `forall` is a sequence block whose temporaries fit in
+/// `sharedMemory` bytes: linea-map-to-gpu keeps it one GPU block (else a
+/// host loop), and the passes before it that address its temporaries as
+/// shared memory (ldmatrix, cp.async) ask the same.
+bool runsAsOneBlock(scf::ForallOp forall, int64_t sharedMemory);
+
 /// Bytes one cp.async moves (the size that may bypass L1).
 constexpr int64_t kCopyBytes = 16;
+
+/// Elements of `type` in one cp.async line (0 for sub-byte types).
+int64_t elementsPerCopyLine(Type type);
 
 /// Whether `type` is addressed in whole cp.async lines: innermost stride 1
 /// and size, every other stride and (unless `anyOffset`, to be checked at

@@ -27,12 +27,16 @@ bool linea::isSequenceBlockLoop(Operation *op) {
          llvm::all_of(*mapping, llvm::IsaPred<gpu::GPUBlockMappingAttr>);
 }
 
-bool linea::isInSequenceBlock(Operation *op) {
+Operation *linea::enclosingSequenceBlock(Operation *op) {
   for (Operation *parent = op->getParentOp(); parent;
        parent = parent->getParentOp())
     if (isSequenceBlockLoop(parent))
-      return true;
-  return false;
+      return parent;
+  return nullptr;
+}
+
+bool linea::isInSequenceBlock(Operation *op) {
+  return enclosingSequenceBlock(op) != nullptr;
 }
 
 int64_t linea::sequenceBlockColumns(int64_t columns, int64_t valueTile) {

@@ -26,7 +26,11 @@ SmallVector<Attribute> sequenceBlockMapping(MLIRContext *ctx,
 /// True for an `scf.forall` mapped to GPU blocks.
 bool isSequenceBlockLoop(Operation *op);
 
-/// True when `op` runs inside one: one block runs it, with its threads.
+/// The sequence block `op` runs in (one block runs it, with its threads),
+/// or null.
+Operation *enclosingSequenceBlock(Operation *op);
+
+/// True when `op` runs inside one.
 bool isInSequenceBlock(Operation *op);
 
 /// The value columns one sequence block takes of `columns`: `valueTile`
