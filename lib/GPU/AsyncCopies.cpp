@@ -54,10 +54,12 @@ struct LineaAsyncCopiesPass
   using LineaAsyncCopiesBase::LineaAsyncCopiesBase;
 
   void runOnOperation() override {
-    if (blockSize <= 0) {
+    if (blockSize <= 0 || sharedMemory < 0) {
       getOperation()->emitError()
-          << "linea-async-copies needs a positive block-size, got "
-          << static_cast<int64_t>(blockSize);
+          << "linea-async-copies needs a positive block-size and a "
+             "shared-memory of at least 0, got block-size "
+          << static_cast<int64_t>(blockSize) << " and shared-memory "
+          << static_cast<int64_t>(sharedMemory);
       return signalPassFailure();
     }
     SmallVector<linalg::CopyOp> copies;

@@ -1037,6 +1037,13 @@ struct LineaContractionsToMMAPass
       operandType = builder.getF16Type();
     else if (precision == linea::Precision::bf16)
       operandType = builder.getBF16Type();
+    if (sharedMemory < 0) {
+      getOperation()->emitError()
+          << "linea-contractions-to-mma needs a shared-memory of at least 0, "
+             "got "
+          << static_cast<int64_t>(sharedMemory);
+      return signalPassFailure();
+    }
     if (!operandType || blockSize <= 0 || blockSize % kWarp) {
       getOperation()->emitError()
           << "linea-contractions-to-mma needs precision f16 or bf16 and a "

@@ -74,3 +74,11 @@ func.func @left_alone(%q: memref<4x64x4xbf16>, %f: memref<4x64x16xf32>, %all: me
   linalg.copy ins(%all : memref<4x64x16xbf16>) outs(%mine : memref<4x64x16xbf16>)
   return
 }
+
+// Bad options: one line, exit 1.
+// RUN: not linea-opt %s -linea-async-copies=block-size=0 -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD-BLOCK
+// RUN: not linea-opt %s "-linea-async-copies=shared-memory=-1" -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD-SHARED
+// RUN: not linea-opt %s "-linea-contractions-to-mma=precision=bf16 shared-memory=-1" -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD-MMA
+// BAD-BLOCK: error: linea-async-copies needs a positive block-size and a shared-memory of at least 0, got block-size 0 and shared-memory 232448
+// BAD-SHARED: error: linea-async-copies needs a positive block-size and a shared-memory of at least 0, got block-size 256 and shared-memory -1
+// BAD-MMA: error: linea-contractions-to-mma needs a shared-memory of at least 0, got -1
