@@ -17,7 +17,7 @@ from setuptools.command.build_py import build_py
 
 ROOT = pathlib.Path(__file__).resolve().parent
 TOOLS = ["linea-compile", "linea-run"]
-LIBRARIES = ["libLineaCudaRuntime.so", "libLineaMpiRuntime.so"]
+LIBRARIES = ["libLineaCudaRuntime.so", "libLineaMpiRuntime.so", "libLineaGpuEmulation.so"]
 
 
 class BuildNative(build_py):

@@ -131,4 +131,60 @@ def LineaApproximateExp : Pass<"linea-approximate-exp"> {
                            "::mlir::math::MathDialect"];
 }
 
+def LineaEmulateGpuThreads : Pass<"linea-emulate-gpu-threads", "::mlir::ModuleOp"> {
+  let summary = "Run GPU-mapped buffers code, warp instructions included, on CPU threads";
+  let description = [{
+    The last step of `linea-gpu-mapped-to-cpu`: after `linea-map-to-gpu`,
+    on the CPU, so that the GPU algorithm exactly as the kernels would run
+    it (tensor-core fragments, shared-memory layouts, cp.async) is checked
+    numerically where no GPU is. A thread-mapped `scf.parallel` whose body
+    has instructions that need its threads to run side by side (a
+    `gpu.barrier`, `nvgpu.ldmatrix` or `nvvm.mma.sync`, whose lanes trade
+    registers) becomes an OpenMP team of as many threads as the GPU block
+    has, the loop's other (block) dims staying sequential loops around it,
+    so that one block runs at a time, as its shared memory expects:
+
+    - `gpu.barrier` waits for the team;
+    - `nvgpu.ldmatrix` and `nvvm.mma.sync` (m16n8k16, f16/bf16 operands,
+      f32 accumulators) call Linea's GPU emulation library (in linea-run),
+      in which the lanes of a warp put down their addresses or registers,
+      wait for each other, and each computes what PTX assigns it;
+    - `nvgpu.device_async_copy` copies at once (zero-filling past its
+      source elements), and its groups and waits go away.
+
+    Other thread loops run in order, as before, and workgroup memory is
+    plain memory (a block's shared temporaries are allocated in the block
+    loop already, and a staged slice's global is one buffer for the one
+    block running). An instruction of the three outside a thread loop, or
+    in a loop of more than one thread dim, is an error.
+
+    ```mlir
+    scf.parallel (%blk, %t) = (%c0, %c0) to (%c4, %c256) step (%c1, %c1) {
+      ...
+      gpu.barrier
+      %d = nvvm.mma.sync A[...] B[...] C[...] {shape = #nvvm.shape<m = 16, n = 8, k = 16>, ...}
+    } {mapping = [#gpu.loop_dim_map<processor = block_x, ...>,
+                  #gpu.loop_dim_map<processor = thread_x, ...>]}
+    // becomes
+    scf.parallel (%blk) = (%c0) to (%c4) step (%c1) {
+      func.call @linea_gpu_emu_begin_block(%c256_i64) : (i64) -> ()
+      omp.parallel num_threads(%c256_i32 : i32) {
+        %t = func.call @omp_get_thread_num() : () -> i32
+        ...
+        func.call @linea_gpu_emu_barrier(%t64) : (i64) -> ()
+        func.call @linea_gpu_emu_mma_m16n8k16(%t64, %bf16, %a, %b, %c) : (i64, i64, i64, i64, i64) -> ()
+        omp.terminator
+      }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::omp::OpenMPDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 #endif // LINEA_CPU_PASSES_TD

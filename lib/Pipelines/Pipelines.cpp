@@ -215,8 +215,9 @@ void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
 
 /// Loops, vectors and buffers to the LLVM dialect. scf.parallel runs on
 /// `threads` OpenMP threads (0: the runtime's default), or in order where
-/// `threads` is 1.
-static void buildBuffersToLLVM(OpPassManager &pm, unsigned threads = 1) {
+/// `threads` is 1; `openmp`: the IR has OpenMP regions of its own.
+static void buildBuffersToLLVM(OpPassManager &pm, unsigned threads = 1,
+                               bool openmp = false) {
   pm.addPass(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   if (threads != 1) {
@@ -247,7 +248,7 @@ static void buildBuffersToLLVM(OpPassManager &pm, unsigned threads = 1) {
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
-  if (threads != 1)
+  if (threads != 1 || openmp)
     pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
@@ -281,6 +282,13 @@ void mlir::linea::buildGPUMappedOnCPUPipeline(OpPassManager &pm,
                                               const LowerToNVVMOptions &options) {
   buildOptimizeForGPU(pm, options);
   buildReferenceToBuffers(pm, options.runtimeChecks);
+  if (options.precision != linea::Precision::f32) {
+    LineaContractionsToMMAOptions mma;
+    mma.precision = options.precision;
+    mma.blockSize = options.blockSize;
+    mma.sharedMemory = linea::sharedMemoryForChip(options.chip);
+    pm.addPass(createLineaContractionsToMMA(mma));
+  }
   pm.addPass(createLineaReadAsStored());
   LineaAsyncCopiesOptions async;
   async.blockSize = options.blockSize;
@@ -291,7 +299,9 @@ void mlir::linea::buildGPUMappedOnCPUPipeline(OpPassManager &pm,
   map.sharedMemory = linea::sharedMemoryForChip(options.chip);
   pm.addPass(createLineaMapToGPU(map));
   pm.addPass(createCanonicalizerPass());
-  buildBuffersToLLVM(pm);
+  // Warp instructions and barriers on OpenMP teams of the blocks' size.
+  pm.addPass(createLineaEmulateGpuThreads());
+  buildBuffersToLLVM(pm, /*threads=*/1, /*openmp=*/true);
 }
 
 void mlir::linea::registerPipelines() {
@@ -316,8 +326,10 @@ void mlir::linea::registerPipelines() {
       buildLowerToNVVMPipeline);
   PassPipelineRegistration<LowerToNVVMOptions>(
       "linea-gpu-mapped-to-cpu",
-      "linea-lower-to-nvvm's IR up to the block/thread mapping, then run on "
-      "the CPU (the parallel loops in order): the GPU algorithm checked "
+      "linea-lower-to-nvvm's IR up to the block/thread mapping (tensor-core "
+      "code too, with precision=f16|bf16), then run on the CPU: thread loops "
+      "in order, or as OpenMP teams where warps trade registers (ldmatrix, "
+      "mma.sync) or threads meet at barriers: the GPU algorithm checked "
       "numerically where no GPU runs",
       buildGPUMappedOnCPUPipeline);
 }

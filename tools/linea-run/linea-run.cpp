@@ -364,6 +364,34 @@ static void interceptFailedChecks(ExecutionEngine &engine) {
   });
 }
 
+// Linea's GPU emulation library (runtime/LineaGpuEmulation.cpp): what
+// linea-emulate-gpu-threads' code calls for warp instructions.
+extern "C" {
+void linea_gpu_emu_begin_block(int64_t threads);
+void linea_gpu_emu_join(int64_t thread, int64_t teamSize);
+void linea_gpu_emu_barrier(int64_t thread);
+void linea_gpu_emu_ldmatrix(int64_t thread, int64_t tiles, int64_t transpose,
+                            int64_t row, int64_t out);
+void linea_gpu_emu_mma_m16n8k16(int64_t thread, int64_t bf16, int64_t a,
+                                int64_t b, int64_t c);
+}
+
+static void provideGpuEmulation(ExecutionEngine &engine) {
+  engine.registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    auto provide = [&](llvm::StringRef name, auto *function) {
+      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
+                                 llvm::JITSymbolFlags::Exported};
+    };
+    provide("linea_gpu_emu_begin_block", &linea_gpu_emu_begin_block);
+    provide("linea_gpu_emu_join", &linea_gpu_emu_join);
+    provide("linea_gpu_emu_barrier", &linea_gpu_emu_barrier);
+    provide("linea_gpu_emu_ldmatrix", &linea_gpu_emu_ldmatrix);
+    provide("linea_gpu_emu_mma_m16n8k16", &linea_gpu_emu_mma_m16n8k16);
+    return symbols;
+  });
+}
+
 /// The sharded dim of argument or result attributes, if any.
 std::optional<int64_t> shardedDim(DictionaryAttr attrs) {
   if (!attrs)
@@ -507,6 +535,7 @@ int main(int argc, char **argv) {
   if (!engine)
     die("JIT compilation failed: " + llvm::toString(engine.takeError()));
   interceptFailedChecks(**engine);
+  provideGpuEmulation(**engine);
 #ifdef LINEA_HAVE_MPI
   // The program's all-reduces count their bytes for --stats.
   if (options.sequenceParallel)

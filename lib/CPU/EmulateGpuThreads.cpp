@@ -1,0 +1,434 @@
+//===- EmulateGpuThreads.cpp - GPU-mapped loops on CPU threads ------------===//
+//
+// linea-gpu-mapped-to-cpu checks the GPU algorithm on the CPU by running
+// the thread loops in order, which is exact for code whose threads only
+// meet at the end of a loop. Tensor-core code does not: the lanes of a warp
+// trade registers inside ldmatrix and mma.sync, and a staged grid's threads
+// meet at barriers in the middle of a loop. Such a loop runs here as an
+// OpenMP team of one thread per GPU thread, the warp instructions calling
+// Linea's emulation library (runtime/LineaGpuEmulation.cpp), which knows
+// PTX's fragment layouts; everything else stays the code the GPU would run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "linea/CPU/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::linea {
+#define GEN_PASS_DEF_LINEAEMULATEGPUTHREADS
+#include "linea/CPU/Passes.h.inc"
+} // namespace mlir::linea
+
+using namespace mlir;
+
+namespace {
+
+/// Whether `op` only works with its warp's or block's threads running
+/// alongside it.
+bool needsTeam(Operation *op) {
+  return isa<gpu::BarrierOp, nvgpu::LdMatrixOp, NVVM::MmaOp>(op);
+}
+
+bool isThreadDim(Attribute dim) {
+  auto map = dyn_cast<gpu::ParallelLoopDimMappingAttr>(dim);
+  if (!map)
+    return false;
+  gpu::Processor p = map.getProcessor();
+  return p == gpu::Processor::ThreadX || p == gpu::Processor::ThreadY ||
+         p == gpu::Processor::ThreadZ;
+}
+
+/// The dims of a thread-mapped loop that are thread dims.
+SmallVector<unsigned> threadDims(scf::ParallelOp loop) {
+  SmallVector<unsigned> dims;
+  if (auto mapping =
+          loop->getAttrOfType<ArrayAttr>(gpu::getMappingAttrName()))
+    for (auto [k, dim] : llvm::enumerate(mapping))
+      if (isThreadDim(dim))
+        dims.push_back(k);
+  return dims;
+}
+
+/// Declares (once) and calls `name(args) -> results` of the emulation
+/// library or the OpenMP runtime.
+ValueRange callRuntime(OpBuilder &b, Location loc, StringRef name,
+                       ValueRange args, TypeRange results = {}) {
+  auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  if (!module.lookupSymbol<func::FuncOp>(name)) {
+    OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
+    auto decl = func::FuncOp::create(
+        top, loc, name, top.getFunctionType(args.getTypes(), results));
+    decl.setPrivate();
+  }
+  return func::CallOp::create(b, loc, name, results, args).getResults();
+}
+
+Value toI64(OpBuilder &b, Location loc, Value index) {
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+}
+
+Value constantI64(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, b.getI64Type(), value);
+}
+
+/// The address of `memref[indices]` as an i64.
+Value elementAddress(OpBuilder &b, Location loc, Value memref,
+                     ValueRange indices) {
+  auto type = cast<MemRefType>(memref.getType());
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value linear = metadata.getOffset();
+  for (auto [index, stride] : llvm::zip(indices, metadata.getStrides()))
+    linear = arith::AddIOp::create(
+        b, loc, linear, arith::MulIOp::create(b, loc, index, stride));
+  Value bytes = arith::MulIOp::create(
+      b, loc, linear,
+      arith::ConstantIndexOp::create(b, loc,
+                                     type.getElementTypeBitWidth() / 8));
+  Value base =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  return toI64(b, loc, arith::AddIOp::create(b, loc, base, bytes));
+}
+
+Value bufferAddress(OpBuilder &b, Location loc, Value buffer) {
+  return toI64(b, loc,
+               memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer));
+}
+
+/// The per-thread buffers the warp instructions pass their registers in,
+/// allocated once at the top of the team's body.
+struct LaneScratch {
+  Value a, b, c;        // mma.sync: 4 x i32, 2 x i32, 4 x f32
+  DenseMap<Type, Value> tiles; // ldmatrix: 8 x the 16-bit type
+};
+
+/// Rewrites the warp instructions and barriers of a team's body (thread
+/// `thread`, an i64) into calls of the emulation library.
+class TeamBody {
+public:
+  TeamBody(Block &body, Value thread) : body(body), thread(thread) {}
+
+  LogicalResult rewrite() {
+    SmallVector<Operation *> ops;
+    body.walk([&](Operation *op) {
+      if (needsTeam(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      OpBuilder b(op);
+      LogicalResult done =
+          TypeSwitch<Operation *, LogicalResult>(op)
+              .Case([&](gpu::BarrierOp barrier) {
+                callRuntime(b, barrier.getLoc(), "linea_gpu_emu_barrier",
+                            thread);
+                barrier.erase();
+                return success();
+              })
+              .Case([&](nvgpu::LdMatrixOp load) { return ldmatrix(b, load); })
+              .Case([&](NVVM::MmaOp mma) { return mmaSync(b, mma); });
+      if (failed(done))
+        return failure();
+    }
+    return success();
+  }
+
+private:
+  Value scratch(MemRefType type) {
+    OpBuilder b = OpBuilder::atBlockBegin(&body);
+    return memref::AllocaOp::create(b, body.getParentOp()->getLoc(), type);
+  }
+
+  LogicalResult ldmatrix(OpBuilder &b, nvgpu::LdMatrixOp load) {
+    Location loc = load.getLoc();
+    auto result = cast<VectorType>(load.getRes().getType());
+    Type element = result.getElementType();
+    Value &tiles = lanes.tiles[element];
+    if (!tiles)
+      tiles = scratch(MemRefType::get({8}, element));
+    Value row = elementAddress(b, loc, load.getSrcMemref(), load.getIndices());
+    callRuntime(b, loc, "linea_gpu_emu_ldmatrix",
+                {thread, constantI64(b, loc, load.getNumTiles()),
+                 constantI64(b, loc, load.getTranspose()), row,
+                 bufferAddress(b, loc, tiles)});
+    auto flat = VectorType::get({result.getNumElements()}, element);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value values = vector::LoadOp::create(b, loc, flat, tiles, zero);
+    load.replaceAllUsesWith(
+        vector::ShapeCastOp::create(b, loc, result, values).getResult());
+    load.erase();
+    return success();
+  }
+
+  /// Stores `values` (each 32 bits) into `buffer` as `element`s.
+  void storeRegisters(OpBuilder &b, Location loc, ValueRange values,
+                      Value buffer, Type element) {
+    for (auto [k, value] : llvm::enumerate(values)) {
+      if (value.getType() != element)
+        value = LLVM::BitcastOp::create(b, loc, element, value);
+      memref::StoreOp::create(b, loc, value, buffer,
+                              arith::ConstantIndexOp::create(b, loc, k)
+                                  .getResult());
+    }
+  }
+
+  LogicalResult mmaSync(OpBuilder &b, NVVM::MmaOp mma) {
+    Location loc = mma.getLoc();
+    std::optional<NVVM::MMATypes> operandType = mma.getMultiplicandAPtxType();
+    if (!operandType) {
+      auto pair = dyn_cast<VectorType>(mma.getOperandA()[0].getType());
+      if (pair && pair.getElementType().isF16())
+        operandType = NVVM::MMATypes::f16;
+    }
+    NVVM::MMAShapeAttr shape = mma.getShape();
+    auto result = dyn_cast<LLVM::LLVMStructType>(mma.getRes().getType());
+    bool f32Accumulator =
+        result && result.getBody().size() == 4 &&
+        llvm::all_of(result.getBody(), [](Type t) { return t.isF32(); });
+    if (shape.getM() != 16 || shape.getN() != 8 || shape.getK() != 16 ||
+        mma.getLayoutA() != NVVM::MMALayout::row ||
+        mma.getLayoutB() != NVVM::MMALayout::col || !f32Accumulator ||
+        !operandType ||
+        (*operandType != NVVM::MMATypes::f16 &&
+         *operandType != NVVM::MMATypes::bf16) ||
+        mma.getOperandA().size() != 4 || mma.getOperandB().size() != 2 ||
+        mma.getOperandC().size() != 4)
+      return mma.emitOpError(
+          "cannot be emulated: only m16n8k16 row.col with f16/bf16 "
+          "operands and f32 accumulators is");
+    if (!lanes.a) {
+      lanes.a = scratch(MemRefType::get({4}, b.getI32Type()));
+      lanes.b = scratch(MemRefType::get({2}, b.getI32Type()));
+      lanes.c = scratch(MemRefType::get({4}, b.getF32Type()));
+    }
+    storeRegisters(b, loc, mma.getOperandA(), lanes.a, b.getI32Type());
+    storeRegisters(b, loc, mma.getOperandB(), lanes.b, b.getI32Type());
+    storeRegisters(b, loc, mma.getOperandC(), lanes.c, b.getF32Type());
+    bool bf16 = *operandType == NVVM::MMATypes::bf16;
+    callRuntime(b, loc, "linea_gpu_emu_mma_m16n8k16",
+                {thread, constantI64(b, loc, bf16),
+                 bufferAddress(b, loc, lanes.a), bufferAddress(b, loc, lanes.b),
+                 bufferAddress(b, loc, lanes.c)});
+    Value d = LLVM::UndefOp::create(b, loc, result);
+    for (int64_t k = 0; k < 4; ++k) {
+      Value element = memref::LoadOp::create(
+          b, loc, lanes.c, arith::ConstantIndexOp::create(b, loc, k).getResult());
+      d = LLVM::InsertValueOp::create(b, loc, d, element, k);
+    }
+    mma.replaceAllUsesWith(d);
+    mma.erase();
+    return success();
+  }
+
+  Block &body;
+  Value thread;
+  LaneScratch lanes;
+};
+
+/// `loop` (one thread dim, any block dims) as a sequential loop over its
+/// block dims around an OpenMP team over its thread dim.
+LogicalResult emulateTeam(scf::ParallelOp loop) {
+  SmallVector<unsigned> threads = threadDims(loop);
+  if (threads.size() != 1)
+    return loop.emitOpError("has warp instructions or barriers and ")
+           << threads.size() << " thread dims; the emulation takes one";
+  if (loop.getNumReductions())
+    return loop.emitOpError("has reductions; the emulation takes none");
+  unsigned threadDim = threads.front();
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+
+  // The block dims, in order, around the team.
+  SmallVector<Value> lower, upper, steps;
+  for (unsigned d = 0; d < loop.getNumLoops(); ++d)
+    if (d != threadDim) {
+      lower.push_back(loop.getLowerBound()[d]);
+      upper.push_back(loop.getUpperBound()[d]);
+      steps.push_back(loop.getStep()[d]);
+    }
+  SmallVector<Value> blockIvs;
+  if (!lower.empty()) {
+    auto blocks = scf::ParallelOp::create(b, loc, lower, upper, steps);
+    blockIvs.assign(blocks.getInductionVars().begin(),
+                    blocks.getInductionVars().end());
+    b.setInsertionPointToStart(blocks.getBody());
+  }
+
+  Value first = loop.getLowerBound()[threadDim];
+  Value step = loop.getStep()[threadDim];
+  Value count = arith::CeilDivSIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, loop.getUpperBound()[threadDim], first),
+      step);
+  callRuntime(b, loc, "linea_gpu_emu_begin_block", toI64(b, loc, count));
+  omp::ParallelOperands clauses;
+  clauses.numThreads =
+      arith::IndexCastOp::create(b, loc, b.getI32Type(), count);
+  auto team = omp::ParallelOp::create(b, loc, clauses);
+  Block *body = b.createBlock(&team.getRegion());
+  b.setInsertionPointToStart(body);
+  auto terminator = omp::TerminatorOp::create(b, loc);
+  b.setInsertionPoint(terminator);
+  Value member = callRuntime(b, loc, "omp_get_thread_num", {},
+                             b.getI32Type())[0];
+  Value members = callRuntime(b, loc, "omp_get_num_threads", {},
+                              b.getI32Type())[0];
+  Value thread = arith::ExtSIOp::create(b, loc, b.getI64Type(), member);
+  callRuntime(b, loc, "linea_gpu_emu_join",
+              {thread, arith::ExtSIOp::create(b, loc, b.getI64Type(),
+                                              members)});
+  Value iv = arith::AddIOp::create(
+      b, loc, first,
+      arith::MulIOp::create(
+          b, loc,
+          arith::IndexCastOp::create(b, loc, b.getIndexType(), member), step));
+
+  SmallVector<Value> ivs(blockIvs.begin(), blockIvs.end());
+  ivs.insert(ivs.begin() + threadDim, iv);
+  Block *loopBody = loop.getBody();
+  loopBody->getTerminator()->erase();
+  body->getOperations().splice(Block::iterator(terminator),
+                               loopBody->getOperations());
+  for (auto [arg, value] : llvm::zip(loopBody->getArguments(), ivs))
+    arg.replaceAllUsesWith(value);
+  loop.erase();
+  return TeamBody(*body, thread).rewrite();
+}
+
+/// `nvgpu.device_async_copy` as an element-by-element copy now (zero past
+/// its source elements); its groups and waits have nothing left to do.
+LogicalResult copyAtOnce(nvgpu::DeviceAsyncCopyOp copy) {
+  for (Operation *group : llvm::make_early_inc_range(copy->getUsers())) {
+    if (!isa<nvgpu::DeviceAsyncCreateGroupOp>(group))
+      return copy.emitOpError("has a token used by ")
+             << group->getName() << "; the emulation knows groups only";
+    for (Operation *wait : llvm::make_early_inc_range(group->getUsers())) {
+      if (!isa<nvgpu::DeviceAsyncWaitOp>(wait))
+        return group->emitOpError("has a token used by ")
+               << wait->getName() << "; the emulation knows waits only";
+      wait->erase();
+    }
+    group->erase();
+  }
+  OpBuilder b(copy);
+  Location loc = copy.getLoc();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value elements = arith::ConstantIndexOp::create(
+      b, loc, copy.getDstElementsAttr().getInt());
+  auto loop = scf::ForOp::create(b, loc, zero, elements, one);
+  b.setInsertionPointToStart(loop.getBody());
+  Value k = loop.getInductionVar();
+  auto shifted = [&](ValueRange indices) {
+    SmallVector<Value> at(indices.begin(), indices.end());
+    at.back() = arith::AddIOp::create(b, loc, at.back(), k);
+    return at;
+  };
+  auto load = [&](OpBuilder &at) -> Value {
+    return memref::LoadOp::create(at, loc, copy.getSrc(),
+                                  shifted(copy.getSrcIndices()));
+  };
+  Value value;
+  if (Value available = copy.getSrcElements()) {
+    Type element = copy.getDst().getType().getElementType();
+    Value inSource = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::slt, k, available);
+    value = scf::IfOp::create(
+                b, loc, inSource,
+                [&](OpBuilder &then, Location at) {
+                  scf::YieldOp::create(then, at, load(then));
+                },
+                [&](OpBuilder &otherwise, Location at) {
+                  scf::YieldOp::create(
+                      otherwise, at,
+                      arith::ConstantOp::create(
+                          otherwise, at, otherwise.getZeroAttr(element))
+                          .getResult());
+                })
+                .getResult(0);
+  } else {
+    value = load(b);
+  }
+  memref::StoreOp::create(b, loc, value, copy.getDst(),
+                          shifted(copy.getDstIndices()));
+  copy.erase();
+  return success();
+}
+
+MemRefType inPlainMemory(MemRefType type) {
+  return MemRefType::get(type.getShape(), type.getElementType(),
+                         type.getLayout());
+}
+
+bool inGpuMemorySpace(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  return memref && isa_and_nonnull<gpu::AddressSpaceAttr>(memref.getMemorySpace());
+}
+
+/// Workgroup (and any GPU) memory as plain memory: types rewritten in
+/// place, casts into such memory dropped.
+void dropGpuMemorySpaces(ModuleOp module) {
+  module.walk([](Operation *op) {
+    if (auto global = dyn_cast<memref::GlobalOp>(op))
+      if (inGpuMemorySpace(global.getType()))
+        global.setType(inPlainMemory(global.getType()));
+    for (Value result : op->getResults())
+      if (inGpuMemorySpace(result.getType()))
+        result.setType(inPlainMemory(cast<MemRefType>(result.getType())));
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (inGpuMemorySpace(arg.getType()))
+            arg.setType(inPlainMemory(cast<MemRefType>(arg.getType())));
+  });
+  module.walk([](memref::MemorySpaceCastOp cast) {
+    if (cast.getSource().getType() == cast.getResult().getType()) {
+      cast.getResult().replaceAllUsesWith(cast.getSource());
+      cast.erase();
+    }
+  });
+}
+
+struct LineaEmulateGpuThreadsPass
+    : linea::impl::LineaEmulateGpuThreadsBase<LineaEmulateGpuThreadsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<nvgpu::DeviceAsyncCopyOp> copies;
+    module.walk([&](nvgpu::DeviceAsyncCopyOp copy) { copies.push_back(copy); });
+    for (nvgpu::DeviceAsyncCopyOp copy : copies)
+      if (failed(copyAtOnce(copy)))
+        return signalPassFailure();
+
+    // The innermost thread loops around warp instructions and barriers.
+    SetVector<scf::ParallelOp> teams;
+    module.walk([&](Operation *op) {
+      if (!needsTeam(op))
+        return;
+      for (auto loop = op->getParentOfType<scf::ParallelOp>(); loop;
+           loop = loop->getParentOfType<scf::ParallelOp>())
+        if (!threadDims(loop).empty()) {
+          teams.insert(loop);
+          return;
+        }
+    });
+    for (scf::ParallelOp loop : teams)
+      if (failed(emulateTeam(loop)))
+        return signalPassFailure();
+
+    WalkResult outside = module.walk([](Operation *op) {
+      if (!needsTeam(op))
+        return WalkResult::advance();
+      op->emitOpError("is outside a thread loop: nothing to emulate it in");
+      return WalkResult::interrupt();
+    });
+    if (outside.wasInterrupted())
+      return signalPassFailure();
+    dropGpuMemorySpaces(module);
+  }
+};
+
+} // namespace

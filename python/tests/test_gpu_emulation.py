@@ -1,0 +1,158 @@
+"""The tensor-core GPU code checked on the CPU: linea-gpu-mapped-to-cpu with
+precision=bf16|f16 compiles what linea-lower-to-nvvm would (16-bit
+temporaries, ldmatrix, mma.sync, cp.async, staged slices with barriers) and
+runs it with each GPU block's threads on an OpenMP team, the warp
+instructions emulated from PTX's fragment layouts
+(linea-emulate-gpu-threads, runtime/LineaGpuEmulation.cpp).
+
+The operands are rounded to 16 bits by the program itself (linea-run binds
+f32), the oracle gets the same rounded values in float64, and the result
+is rounded once to 16 bits: tolerances are a few of that rounding's ulps
+(a wrong fragment layout or address is off by O(1))."""
+
+import subprocess
+
+import numpy as np
+import pytest
+
+import linea
+from linea import reference as ref
+from linea.runner import build_dir
+
+# rel. L2 of the 16-bit result against the oracle: rounding the output
+# alone costs ~1.2e-3 (bf16) and ~1.5e-4 (f16).
+TOLERANCE = {"bf16": 8e-3, "f16": 2e-3}
+
+
+def rounded(x, element):
+    """`x` rounded to bf16 / f16 (round to nearest even), back in float64."""
+    if element == "f16":
+        return x.astype(np.float16).astype(np.float64)
+    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+
+
+def program(batch, L, dk, dv, gated, mask, element, dynamic_L=False):
+    """@main rounding its f32 arguments to `element` and running the op on
+    them; the result widened back to f32."""
+    seq = "?" if dynamic_L else str(L)
+
+    def t(d, e=element):
+        return "tensor<" + "x".join([str(b) for b in batch] + [seq, str(d), e]) + ">"
+    names = ["q", "k", "v"] + (["g"] if gated else [])
+    widths = [dk, dk, dv] + ([dk] if gated else [])
+    args = ", ".join(f"%{n}32: {t(w, 'f32')}" for n, w in zip(names, widths))
+    body = "".join(f"  %{n} = arith.truncf %{n}32 : {t(w, 'f32')} to {t(w)}\n"
+                   for n, w in zip(names, widths))
+    op = "gated_linear_attention" if gated else "linear_attention"
+    operands = ", ".join(f"%{n}" for n in names)
+    types = ", ".join(t(w) for w in widths)
+    return (f"func.func @main({args}) -> {t(dv, 'f32')} {{\n{body}"
+            f"  %o = linea.{op} {operands} mask = {mask} : {types} -> {t(dv)}\n"
+            f"  %w = arith.extf %o : {t(dv)} to {t(dv, 'f32')}\n"
+            f"  return %w : {t(dv, 'f32')}\n}}\n")
+
+
+def check(batch, L, dk, dv, gated, mask="causal", prefix=None, element="bf16",
+          options="form=chunk_parallel chunk-size=64", dynamic_L=False, seed=0):
+    rng = np.random.default_rng(seed)
+    shape = batch + [L]
+    q, k = (rounded(rng.standard_normal(shape + [dk]), element) for _ in range(2))
+    v = rounded(rng.standard_normal(shape + [dv]), element)
+    inputs = [q, k, v]
+    if gated:  # log-decays down to -20, many near 0
+        inputs.append(rounded(-20.0 * rng.uniform(0, 1, shape + [dk]) ** 4, element))
+    op = ref.gated_linear_attention if gated else ref.linear_attention
+    want = op(*inputs, mask=mask, prefix_length=prefix)[0]
+    text = mask if mask != "prefix" else f"prefix({prefix})"
+    pipeline = f"linea-gpu-mapped-to-cpu{{chip=sm_90a precision={element} {options}}}"
+    got = linea.run(program(batch, L, dk, dv, gated, text, element, dynamic_L),
+                    [x.astype(np.float32) for x in inputs], pipeline=pipeline)
+    got = got[0] if isinstance(got, (list, tuple)) else got
+    error = ref.rel_l2(np.asarray(got, np.float64), want)
+    assert error <= TOLERANCE[element], error
+
+
+@pytest.mark.parametrize("gated", [False, True], ids=["plain", "gated"])
+@pytest.mark.parametrize("L", [1, 17, 64, 203])
+def test_chunk_parallel_bf16(gated, L):
+    """The chunk blocks (ldmatrix from their bf16 temporaries, cp.async
+    copies of q, k, v, the masked scores on tensor cores): L = 1, prime,
+    one whole chunk, and a remainder chunk."""
+    check([2], L, 64, 32, gated, seed=L)
+
+
+@pytest.mark.parametrize("gated", [False, True], ids=["plain", "gated"])
+def test_small_chunks_and_leading_dims(gated):
+    """Chunks of 16 rows, two leading dims."""
+    check([2, 3], 50, 16, 16, gated, options="form=chunk_parallel chunk-size=16")
+
+
+@pytest.mark.parametrize("gated", [False, True], ids=["plain", "gated"])
+def test_head_dim_128(gated):
+    """D = 128 (fla's shapes): the chunk block's shared memory above 48 KiB."""
+    check([1], 130, 128, 128, gated, seed=128)
+
+
+@pytest.mark.parametrize("gated", [False, True], ids=["plain", "gated"])
+def test_f16(gated):
+    check([2], 203, 32, 16, gated, element="f16",
+          options="form=chunk_parallel chunk-size=32")
+
+
+@pytest.mark.parametrize("options", ["", "form=chunk_parallel chunk-size=64"],
+                         ids=["auto", "chunk-parallel"])
+@pytest.mark.parametrize("mask,prefix", [("none", None), ("prefix", 0), ("prefix", 64),
+                                         ("prefix", 192)])
+@pytest.mark.parametrize("gated", [False, True], ids=["plain", "gated"])
+def test_bidirectional_and_prefix(gated, mask, prefix, options):
+    """The one-shot state of a bidirectional region (staged grids: slices
+    copied to shared memory between barriers) and the split prefix, with
+    prefix 0, j and L."""
+    check([2], 192, 32, 32, gated, mask=mask, prefix=prefix, options=options,
+          seed=prefix or 1)
+
+
+@pytest.mark.parametrize("gated", [False, True], ids=["plain", "gated"])
+def test_prefix_off_the_tiles(gated):
+    """A prefix and a length no tile divides: the forms' other paths."""
+    check([2], 150, 32, 32, gated, mask="prefix", prefix=37, options="", seed=37)
+
+
+@pytest.mark.parametrize("gated", [False, True], ids=["plain", "gated"])
+def test_cost_model_choice(gated):
+    """Whatever form the cost model picks for the GPU at a longer L."""
+    check([2], 1024, 64, 64, gated, options="", seed=3)
+
+
+def test_dynamic_length():
+    check([2], 97, 32, 32, True, dynamic_L=True, seed=97)
+
+
+def test_tensor_cores_are_emulated():
+    """The checks above run the tensor-core code, not a fallback: the
+    lowered program calls the warp emulation."""
+    text = program([2], 203, 64, 32, True, "causal", "bf16")
+    lowered = subprocess.run(
+        [str(build_dir() / "bin" / "linea-opt"), "-",
+         "--linea-gpu-mapped-to-cpu=chip=sm_90a precision=bf16 form=chunk_parallel "
+         "chunk-size=64"], input=text, capture_output=True, text=True, check=True).stdout
+    for call in ("linea_gpu_emu_mma_m16n8k16", "linea_gpu_emu_ldmatrix", "omp_get_thread_num"):
+        assert f"llvm.call @{call}" in lowered, call
+
+
+@pytest.mark.parametrize("gated", [False, True], ids=["plain", "gated"])
+def test_fla_shape(gated):
+    """fla's smallest benchmark shape, (B, T, H, D) = (8, 1024, 8, 64), as
+    linea-lower-to-nvvm compiles it for an H100 at bf16 (the cost model's
+    form): every kernel the GPU would run, on the CPU (~40 s each)."""
+    check([8, 8], 1024, 64, 64, gated, options="", seed=5)
+
+
+@pytest.mark.parametrize("gated", [False, True], ids=["plain", "gated"])
+def test_long_shape_kernels(gated):
+    """The kernels of fla's long shapes at D = 128 ((1, 8192, 96, 128),
+    (2, 16384, 16, 128): the same launches, the 121 KiB rows block among
+    them) on a shorter sequence, (B, T, H, D) = (1, 2048, 2, 128)."""
+    check([1, 2], 2048, 128, 128, gated, options="", seed=7)
