@@ -186,6 +186,24 @@ def LineaHostSharedAllocs : Pass<"linea-host-shared-allocs"> {
 }
 
 
+def LineaCheckHostCode : Pass<"linea-check-host-code"> {
+  let summary = "Refuse device instructions left in host code";
+  let description = [{
+    After `convert-parallel-loops-to-gpu`: a `gpu.barrier` or an `nvgpu` or
+    `nvvm` op outside every `gpu.launch` (and GPU module) belongs to a
+    thread loop that did not become a kernel, most likely one whose
+    mapping a rewrite dropped (the canonicalizer does, folding a dim of one
+    iteration). On the host it would fail to link or run as garbage; this
+    pass makes it an error naming the op.
+
+    ```mlir
+    scf.parallel (%t) = (%c0) to (%c256) step (%c1) {  // no mapping
+      gpu.barrier  // error: 'gpu.barrier' op is device code left on the host
+    }
+    ```
+  }];
+}
+
 def LineaAsyncCopies : Pass<"linea-async-copies"> {
   let summary = "A sequence block's copies of 16-bit rows into shared memory as cp.async";
   let description = [{

@@ -901,20 +901,36 @@ private:
 /// An `scf.parallel` over [0, sizes...) mapped to `processors`, the builder
 /// placed in its body; returns its indices. (Blocks and threads are one
 /// loop: nested loops with constant bounds would be merged by the
-/// canonicalizer, which drops their mapping.)
+/// canonicalizer, which drops their mapping. For the same reason a dim of
+/// one iteration, a grid of one block, is left out, its index 0: the
+/// canonicalizer would fold it, mapping and all, and the grid would stay
+/// on the host.)
 SmallVector<Value> parallelLoop(OpBuilder &b, Location loc,
                                 ArrayRef<int64_t> sizes,
                                 ArrayRef<gpu::Processor> processors) {
-  SmallVector<Value> zeros, bounds, ones;
-  for (int64_t size : sizes) {
-    zeros.push_back(arith::ConstantIndexOp::create(b, loc, 0));
-    bounds.push_back(arith::ConstantIndexOp::create(b, loc, size));
-    ones.push_back(arith::ConstantIndexOp::create(b, loc, 1));
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> lower, upper, steps;
+  SmallVector<gpu::Processor> mapped;
+  SmallVector<bool> kept;
+  for (auto [k, size] : llvm::enumerate(sizes)) {
+    bool last = k + 1 == sizes.size();
+    kept.push_back(size != 1 || (last && mapped.empty()));
+    if (!kept.back())
+      continue;
+    lower.push_back(zero);
+    upper.push_back(arith::ConstantIndexOp::create(b, loc, size));
+    steps.push_back(one);
+    mapped.push_back(processors[k]);
   }
-  auto loop = scf::ParallelOp::create(b, loc, zeros, bounds, ones);
-  linea::mapLoopTo(loop, processors);
+  auto loop = scf::ParallelOp::create(b, loc, lower, upper, steps);
+  linea::mapLoopTo(loop, mapped);
   b.setInsertionPointToStart(loop.getBody());
-  return llvm::to_vector(loop.getInductionVars());
+  SmallVector<Value> ids;
+  auto ivs = loop.getInductionVars().begin();
+  for (bool isKept : kept)
+    ids.push_back(isKept ? *ivs++ : zero);
+  return ids;
 }
 
 bool readsOutput(const Contraction &c) {

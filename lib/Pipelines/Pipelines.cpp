@@ -207,6 +207,7 @@ void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLineaSequenceBlocksToLaunch());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addPass(createLineaCheckHostCode());
   pm.addPass(createLineaHostSharedAllocs());
   pm.addPass(createCanonicalizerPass());
 

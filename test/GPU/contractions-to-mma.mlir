@@ -1,6 +1,7 @@
 // RUN: linea-opt %s -linea-contractions-to-mma -split-input-file | FileCheck %s
 // RUN: linea-opt %s -linea-contractions-to-mma=precision=bf16 -split-input-file | FileCheck %s --check-prefix=BF16
 // RUN: linea-opt %s "-linea-contractions-to-mma=precision=bf16 shared-memory=1024" -split-input-file | FileCheck %s --check-prefix=SMALL
+// RUN: linea-opt %s -linea-contractions-to-mma -canonicalize -split-input-file | FileCheck %s --check-prefix=CANON
 
 // The state update S[b] += K[b]^T V[b] outside a sequence block: a grid of
 // blocks, one per 32 x 32 output tile (the largest tile whose eight 16 x 8
@@ -95,9 +96,13 @@ func.func @in_sequence(%a: memref<4x64x64xf32>, %m: memref<4x1024x24xf32>, %o: m
 
 // A contraction with one 16 x 8 output tile: one block, whose first warp
 // computes; the other seven copy and wait at the barriers with it, and
-// store nothing.
+// store nothing. The grid of one block is a loop over its threads alone:
+// with a block dim of one iteration, the canonicalizer would fold that dim
+// and drop the loop's mapping, leaving the grid (ldmatrix, mma.sync and
+// barriers) on the host (the canonicalized run checks that the mapping
+// survives).
 // CHECK-LABEL: func.func @one_tile
-// CHECK: scf.parallel (%{{.+}}, %[[T:.+]]) = (%c0{{.*}}, %c0{{.*}}) to (%c1{{.*}}, %c256{{.*}})
+// CHECK: scf.parallel (%[[T:.+]]) = (%c0{{.*}}) to (%c256{{.*}})
 // CHECK:   %[[WARP:.+]] = arith.divui %[[T]], %c32
 // CHECK:   %[[ACTIVE:.+]] = arith.cmpi ult, %[[WARP]], %c1
 // CHECK:   scf.for
@@ -109,6 +114,11 @@ func.func @in_sequence(%a: memref<4x64x64xf32>, %m: memref<4x1024x24xf32>, %o: m
 // CHECK:     scf.yield %[[NEXT]]#0,
 // CHECK:   scf.if %[[ACTIVE]] {
 // CHECK-COUNT-4: memref.store
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+// CANON-LABEL: func.func @one_tile
+// CANON: scf.parallel (%{{.+}}) = (%c0{{.*}}) to (%c256{{.*}})
+// CANON: nvvm.mma.sync
+// CANON: } {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
 #i_t = affine_map<(i, t, e) -> (i, t)>
 #t_e2 = affine_map<(i, t, e) -> (t, e)>
 #i_e = affine_map<(i, t, e) -> (i, e)>
