@@ -19,6 +19,9 @@ import linea
 from linea import reference as ref
 from linea.runner import build_dir
 
+import cases
+import programs
+
 # rel. L2 of the 16-bit result against the oracle: rounding the output
 # alone costs ~1.2e-3 (bf16) and ~1.5e-4 (f16).
 TOLERANCE = {"bf16": 8e-3, "f16": 2e-3}
@@ -165,3 +168,26 @@ def test_long_shape_kernels(gated):
     (2, 16384, 16, 128): the same launches, the 121 KiB rows block among
     them) on a shorter sequence, (B, T, H, D) = (1, 2048, 2, 128)."""
     check([1, 2], 2048, 128, 128, gated, options="", seed=7)
+
+
+# Every fourth seeded differential case (all ops: presum, linear and gated
+# attention with every mask, softmax attention, fold, folded attention; f32
+# tensors) with the contractions on emulated bf16 tensor cores: operands
+# rounded to bf16 on the way in, so about 3e-3 at most (measured over all
+# cases), not SPEC's 1e-4.
+DIFFERENTIAL = cases.all_cases()[::4]
+BF16_COMPUTE = 1e-2
+
+
+@pytest.mark.parametrize("index", range(len(DIFFERENTIAL)),
+                         ids=[cases.case_id(c) for c in DIFFERENTIAL])
+def test_differential_on_tensor_cores(index):
+    spec = DIFFERENTIAL[index]
+    program, inputs, expected = programs.build(spec, seed=4 * index)
+    got = linea.run(program, inputs,
+                    pipeline="linea-gpu-mapped-to-cpu{chip=sm_90a precision=bf16}")
+    got = got if isinstance(got, (list, tuple)) else [got]
+    assert len(got) == len(expected)
+    for k, (g, want) in enumerate(zip(got, expected)):
+        error = ref.rel_l2(np.asarray(g, np.float64), want)
+        assert error <= BF16_COMPUTE, f"result {k}: {error:.3g}"
