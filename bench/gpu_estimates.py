@@ -149,12 +149,12 @@ once per SM at D = 128: 8 warps), the state scan's 256-step chain per block, and
 roofline is a lower bound, and nothing here ran.
 
 What did run, on a CPU: the numerics of these kernels. `linea-gpu-mapped-to-cpu` with
-`precision=bf16` compiles the same IR as `linea-lower-to-nvvm` up to the thread mapping and runs it
-with each block's threads on an OpenMP team, ldmatrix and mma.sync emulated from PTX's fragment
-layouts (`linea-emulate-gpu-threads`); `python/tests/test_gpu_emulation.py` matches the oracle at
+`precision=bf16` compiles the same launches as `linea-lower-to-nvvm` and runs them with each
+block's threads on an OpenMP team, ldmatrix and mma.sync emulated from PTX's fragment layouts
+(`linea-emulate-gpu-threads`); `python/tests/test_gpu_emulation.py` matches the oracle at
 (8, 1024, 8, 64) for both ops and with the D = 128 kernels of the two long shapes at T = 2048.
-That checks fragments, layouts and 16-bit temporaries, not the launch step after the mapping,
-and says nothing about time.
+That checks fragments, layouts, 16-bit temporaries, barriers and shared-memory placement; not
+kernel outlining, NVVM or ptxas, and nothing about time.
 """
 
 

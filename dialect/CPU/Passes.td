@@ -132,17 +132,19 @@ def LineaApproximateExp : Pass<"linea-approximate-exp"> {
 }
 
 def LineaEmulateGpuThreads : Pass<"linea-emulate-gpu-threads", "::mlir::ModuleOp"> {
-  let summary = "Run GPU-mapped buffers code, warp instructions included, on CPU threads";
+  let summary = "Run GPU launches, warp instructions included, on CPU threads";
   let description = [{
-    The last step of `linea-gpu-mapped-to-cpu`: after `linea-map-to-gpu`,
-    on the CPU, so that the GPU algorithm exactly as the kernels would run
-    it (tensor-core fragments, shared-memory layouts, cp.async) is checked
-    numerically where no GPU is. A thread-mapped `scf.parallel` whose body
-    has instructions that need its threads to run side by side (a
-    `gpu.barrier`, `nvgpu.ldmatrix` or `nvvm.mma.sync`, whose lanes trade
-    registers) becomes an OpenMP team of as many threads as the GPU block
-    has, the loop's other (block) dims staying sequential loops around it,
-    so that one block runs at a time, as its shared memory expects:
+    The last step of `linea-gpu-mapped-to-cpu`: after
+    `convert-parallel-loops-to-gpu`, on the CPU, so that the kernels exactly
+    as `linea-lower-to-nvvm` outlines them (tensor-core fragments, 16-bit
+    shared temporaries, cp.async, the barriers between a sequence block's
+    ops and its temporaries' places in shared memory) are checked
+    numerically where no GPU is. Each `gpu.launch` runs its blocks in order
+    (one block at a time, as one static shared memory and one dynamic
+    shared buffer per launch expect); its threads run as loops where its
+    body has no `gpu.barrier`, `nvgpu.ldmatrix` or `nvvm.mma.sync`, and
+    otherwise as an OpenMP team of the block's size (numbered x fastest, as
+    the GPU numbers them for warps):
 
     - `gpu.barrier` waits for the team;
     - `nvgpu.ldmatrix` and `nvvm.mma.sync` (m16n8k16, f16/bf16 operands,
@@ -150,30 +152,34 @@ def LineaEmulateGpuThreads : Pass<"linea-emulate-gpu-threads", "::mlir::ModuleOp
       in which the lanes of a warp put down their addresses or registers,
       wait for each other, and each computes what PTX assigns it;
     - `nvgpu.device_async_copy` copies at once (zero-filling past its
-      source elements), and its groups and waits go away.
+      source elements), and its groups and waits go away;
+    - `gpu.dynamic_shared_memory` is a buffer of the launch's size.
 
-    Other thread loops run in order, as before, and workgroup memory is
-    plain memory (a block's shared temporaries are allocated in the block
-    loop already, and a staged slice's global is one buffer for the one
-    block running). An instruction of the three outside a thread loop, or
-    in a loop of more than one thread dim, is an error.
+    Workgroup memory is plain memory. A barrier or warp instruction outside
+    a launch, or a launch it cannot run (asynchronous, clusters,
+    attributions, a body of several blocks), is an error.
 
     ```mlir
-    scf.parallel (%blk, %t) = (%c0, %c0) to (%c4, %c256) step (%c1, %c1) {
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c4, %gy = %c1, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
       ...
       gpu.barrier
       %d = nvvm.mma.sync A[...] B[...] C[...] {shape = #nvvm.shape<m = 16, n = 8, k = 16>, ...}
-    } {mapping = [#gpu.loop_dim_map<processor = block_x, ...>,
-                  #gpu.loop_dim_map<processor = thread_x, ...>]}
+      gpu.terminator
+    }
     // becomes
-    scf.parallel (%blk) = (%c0) to (%c4) step (%c1) {
-      func.call @linea_gpu_emu_begin_block(%c256_i64) : (i64) -> ()
-      omp.parallel num_threads(%c256_i32 : i32) {
-        %t = func.call @omp_get_thread_num() : () -> i32
-        ...
-        func.call @linea_gpu_emu_barrier(%t64) : (i64) -> ()
-        func.call @linea_gpu_emu_mma_m16n8k16(%t64, %bf16, %a, %b, %c) : (i64, i64, i64, i64, i64) -> ()
-        omp.terminator
+    scf.for %bz = %c0 to %c1 step %c1 {
+      scf.for %by = %c0 to %c1 step %c1 {
+        scf.for %bx = %c0 to %c4 step %c1 {
+          func.call @linea_gpu_emu_begin_block(%c256_i64) : (i64) -> ()
+          omp.parallel num_threads(%c256_i32 : i32) {
+            %t = func.call @omp_get_thread_num() : () -> i32
+            ...
+            func.call @linea_gpu_emu_barrier(%t64) : (i64) -> ()
+            func.call @linea_gpu_emu_mma_m16n8k16(%t64, %bf16, %a, %b, %c) : (i64, i64, i64, i64, i64) -> ()
+            omp.terminator
+          }
+        }
       }
     }
     ```

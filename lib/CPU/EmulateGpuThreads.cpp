@@ -1,20 +1,20 @@
 //===- EmulateGpuThreads.cpp - GPU-mapped loops on CPU threads ------------===//
 //
-// linea-gpu-mapped-to-cpu checks the GPU algorithm on the CPU by running
-// the thread loops in order, which is exact for code whose threads only
-// meet at the end of a loop. Tensor-core code does not: the lanes of a warp
-// trade registers inside ldmatrix and mma.sync, and a staged grid's threads
-// meet at barriers in the middle of a loop. Such a loop runs here as an
-// OpenMP team of one thread per GPU thread, the warp instructions calling
-// Linea's emulation library (runtime/LineaGpuEmulation.cpp), which knows
-// PTX's fragment layouts; everything else stays the code the GPU would run.
+// linea-gpu-mapped-to-cpu checks the GPU kernels on the CPU. Running a
+// launch's threads one after the other is exact for a kernel whose threads
+// never meet; a sequence block's threads meet at the barriers between its
+// ops, a staged grid's in the middle of its loop, and the lanes of a warp
+// trade registers inside ldmatrix and mma.sync. Such a launch's block runs
+// here as an OpenMP team of one thread per GPU thread, the warp
+// instructions calling Linea's emulation library
+// (runtime/LineaGpuEmulation.cpp), which knows PTX's fragment layouts;
+// everything else stays the code the GPU would run.
 //
 //===----------------------------------------------------------------------===//
 
 #include "linea/CPU/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/PatternMatch.h"
@@ -33,26 +33,6 @@ namespace {
 /// alongside it.
 bool needsTeam(Operation *op) {
   return isa<gpu::BarrierOp, nvgpu::LdMatrixOp, NVVM::MmaOp>(op);
-}
-
-bool isThreadDim(Attribute dim) {
-  auto map = dyn_cast<gpu::ParallelLoopDimMappingAttr>(dim);
-  if (!map)
-    return false;
-  gpu::Processor p = map.getProcessor();
-  return p == gpu::Processor::ThreadX || p == gpu::Processor::ThreadY ||
-         p == gpu::Processor::ThreadZ;
-}
-
-/// The dims of a thread-mapped loop that are thread dims.
-SmallVector<unsigned> threadDims(scf::ParallelOp loop) {
-  SmallVector<unsigned> dims;
-  if (auto mapping =
-          loop->getAttrOfType<ArrayAttr>(gpu::getMappingAttrName()))
-    for (auto [k, dim] : llvm::enumerate(mapping))
-      if (isThreadDim(dim))
-        dims.push_back(k);
-  return dims;
 }
 
 /// Declares (once) and calls `name(args) -> results` of the emulation
@@ -229,41 +209,36 @@ private:
   LaneScratch lanes;
 };
 
-/// `loop` (one thread dim, any block dims) as a sequential loop over its
-/// block dims around an OpenMP team over its thread dim.
-LogicalResult emulateTeam(scf::ParallelOp loop) {
-  SmallVector<unsigned> threads = threadDims(loop);
-  if (threads.size() != 1)
-    return loop.emitOpError("has warp instructions or barriers and ")
-           << threads.size() << " thread dims; the emulation takes one";
-  if (loop.getNumReductions())
-    return loop.emitOpError("has reductions; the emulation takes none");
-  unsigned threadDim = threads.front();
-  Location loc = loop.getLoc();
-  OpBuilder b(loop);
+/// The thread ids of a block of `sizes` (x fastest, as the GPU numbers its
+/// threads) from the linear index `linear`.
+SmallVector<Value, 3> delinearize(OpBuilder &b, Location loc, Value linear,
+                                  const gpu::KernelDim3 &sizes) {
+  Value x = arith::RemUIOp::create(b, loc, linear, sizes.x);
+  Value rest = arith::DivUIOp::create(b, loc, linear, sizes.x);
+  Value y = arith::RemUIOp::create(b, loc, rest, sizes.y);
+  Value z = arith::DivUIOp::create(b, loc, rest, sizes.y);
+  return {x, y, z};
+}
 
-  // The block dims, in order, around the team.
-  SmallVector<Value> lower, upper, steps;
-  for (unsigned d = 0; d < loop.getNumLoops(); ++d)
-    if (d != threadDim) {
-      lower.push_back(loop.getLowerBound()[d]);
-      upper.push_back(loop.getUpperBound()[d]);
-      steps.push_back(loop.getStep()[d]);
-    }
-  SmallVector<Value> blockIvs;
-  if (!lower.empty()) {
-    auto blocks = scf::ParallelOp::create(b, loc, lower, upper, steps);
-    blockIvs.assign(blocks.getInductionVars().begin(),
-                    blocks.getInductionVars().end());
-    b.setInsertionPointToStart(blocks.getBody());
+/// Loops over z, y, x of `sizes` (x innermost), the builder in the body;
+/// returns the x, y, z indices.
+SmallVector<Value, 3> loopNest(OpBuilder &b, Location loc,
+                               const gpu::KernelDim3 &sizes) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value, 3> ids(3);
+  Value bounds[] = {sizes.z, sizes.y, sizes.x};
+  for (int64_t d = 0; d < 3; ++d) {
+    auto loop = scf::ForOp::create(b, loc, zero, bounds[d], one);
+    b.setInsertionPointToStart(loop.getBody());
+    ids[2 - d] = loop.getInductionVar();
   }
+  return ids;
+}
 
-  Value first = loop.getLowerBound()[threadDim];
-  Value step = loop.getStep()[threadDim];
-  Value count = arith::CeilDivSIOp::create(
-      b, loc,
-      arith::SubIOp::create(b, loc, loop.getUpperBound()[threadDim], first),
-      step);
+/// Opens an OpenMP team of `count` threads (the block) at `b`, placed
+/// before its terminator; returns the member's index (i32).
+Value openTeam(OpBuilder &b, Location loc, Value count) {
   callRuntime(b, loc, "linea_gpu_emu_begin_block", toI64(b, loc, count));
   omp::ParallelOperands clauses;
   clauses.numThreads =
@@ -277,26 +252,94 @@ LogicalResult emulateTeam(scf::ParallelOp loop) {
                              b.getI32Type())[0];
   Value members = callRuntime(b, loc, "omp_get_num_threads", {},
                               b.getI32Type())[0];
-  Value thread = arith::ExtSIOp::create(b, loc, b.getI64Type(), member);
   callRuntime(b, loc, "linea_gpu_emu_join",
-              {thread, arith::ExtSIOp::create(b, loc, b.getI64Type(),
-                                              members)});
-  Value iv = arith::AddIOp::create(
-      b, loc, first,
-      arith::MulIOp::create(
-          b, loc,
-          arith::IndexCastOp::create(b, loc, b.getIndexType(), member), step));
+              {arith::ExtSIOp::create(b, loc, b.getI64Type(), member),
+               arith::ExtSIOp::create(b, loc, b.getI64Type(), members)});
+  return member;
+}
 
-  SmallVector<Value> ivs(blockIvs.begin(), blockIvs.end());
-  ivs.insert(ivs.begin() + threadDim, iv);
-  Block *loopBody = loop.getBody();
-  loopBody->getTerminator()->erase();
-  body->getOperations().splice(Block::iterator(terminator),
-                               loopBody->getOperations());
-  for (auto [arg, value] : llvm::zip(loopBody->getArguments(), ivs))
-    arg.replaceAllUsesWith(value);
-  loop.erase();
-  return TeamBody(*body, thread).rewrite();
+/// `launch` on the CPU: its blocks in order; its threads a team where its
+/// body has barriers or warp instructions, loops otherwise; its dynamic
+/// shared memory one buffer for the launch (one block runs at a time).
+LogicalResult emulateLaunch(gpu::LaunchOp launch) {
+  if (!launch.getBody().hasOneBlock() || launch.getAsyncToken() ||
+      !launch.getAsyncDependencies().empty() || launch.hasClusterSize() ||
+      launch.getNumWorkgroupAttributions() ||
+      launch.getNumPrivateAttributions())
+    return launch.emitOpError(
+        "cannot be emulated: only a synchronous launch of one block of code, "
+        "without clusters or attributions, is");
+  Location loc = launch.getLoc();
+  OpBuilder b(launch);
+  Value shared;
+  if (Value bytes = launch.getDynamicSharedMemorySize()) {
+    auto type = MemRefType::get(
+        {ShapedType::kDynamic}, b.getI8Type(), MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(b.getContext(),
+                                   gpu::AddressSpace::Workgroup));
+    shared = memref::AllocOp::create(
+        b, loc, type,
+        ValueRange{arith::IndexCastOp::create(b, loc, b.getIndexType(), bytes)},
+        b.getI64IntegerAttr(16));
+    OpBuilder after(launch->getContext());
+    after.setInsertionPointAfter(launch);
+    memref::DeallocOp::create(after, loc, shared);
+  }
+  gpu::KernelDim3 threads = launch.getBlockSizeOperandValues();
+  SmallVector<Value, 3> blockIds =
+      loopNest(b, loc, launch.getGridSizeOperandValues());
+
+  Block &body = launch.getBody().front();
+  bool team = false;
+  body.walk([&](Operation *op) { team |= needsTeam(op); });
+  SmallVector<Value, 3> threadIds;
+  Value thread;
+  if (team) {
+    Value count = arith::MulIOp::create(
+        b, loc, threads.x, arith::MulIOp::create(b, loc, threads.y, threads.z));
+    Value member = openTeam(b, loc, count);
+    thread = arith::ExtSIOp::create(b, loc, b.getI64Type(), member);
+    threadIds = delinearize(
+        b, loc, arith::IndexCastOp::create(b, loc, b.getIndexType(), member),
+        threads);
+  } else {
+    threadIds = loopNest(b, loc, threads);
+  }
+
+  // The body where the builder is, its ids and sizes replaced.
+  gpu::KernelDim3 sizes[] = {launch.getGridSize(), launch.getBlockSize()};
+  gpu::KernelDim3 operands[] = {launch.getGridSizeOperandValues(), threads};
+  for (auto [args, values] : llvm::zip(sizes, operands)) {
+    args.x.replaceAllUsesWith(values.x);
+    args.y.replaceAllUsesWith(values.y);
+    args.z.replaceAllUsesWith(values.z);
+  }
+  gpu::KernelDim3 ids[] = {launch.getBlockIds(), launch.getThreadIds()};
+  ArrayRef<Value> idValues[] = {blockIds, threadIds};
+  for (auto [args, values] : llvm::zip(ids, idValues)) {
+    args.x.replaceAllUsesWith(values[0]);
+    args.y.replaceAllUsesWith(values[1]);
+    args.z.replaceAllUsesWith(values[2]);
+  }
+  body.getTerminator()->erase();
+  Block *into = b.getInsertionBlock();
+  into->getOperations().splice(b.getInsertionPoint(), body.getOperations());
+  launch.erase();
+
+  WalkResult unknown = into->walk([&](gpu::DynamicSharedMemoryOp op) {
+    if (!shared || op.getType() != shared.getType()) {
+      op.emitOpError("has no dynamic shared memory of its type to stand for");
+      return WalkResult::interrupt();
+    }
+    op.replaceAllUsesWith(shared);
+    op.erase();
+    return WalkResult::advance();
+  });
+  if (unknown.wasInterrupted())
+    return failure();
+  if (!team)
+    return success();
+  return TeamBody(*into, thread).rewrite();
 }
 
 /// `nvgpu.device_async_copy` as an element-by-element copy now (zero past
@@ -403,26 +446,16 @@ struct LineaEmulateGpuThreadsPass
       if (failed(copyAtOnce(copy)))
         return signalPassFailure();
 
-    // The innermost thread loops around warp instructions and barriers.
-    SetVector<scf::ParallelOp> teams;
-    module.walk([&](Operation *op) {
-      if (!needsTeam(op))
-        return;
-      for (auto loop = op->getParentOfType<scf::ParallelOp>(); loop;
-           loop = loop->getParentOfType<scf::ParallelOp>())
-        if (!threadDims(loop).empty()) {
-          teams.insert(loop);
-          return;
-        }
-    });
-    for (scf::ParallelOp loop : teams)
-      if (failed(emulateTeam(loop)))
+    SmallVector<gpu::LaunchOp> launches;
+    module.walk([&](gpu::LaunchOp launch) { launches.push_back(launch); });
+    for (gpu::LaunchOp launch : launches)
+      if (failed(emulateLaunch(launch)))
         return signalPassFailure();
 
     WalkResult outside = module.walk([](Operation *op) {
       if (!needsTeam(op))
         return WalkResult::advance();
-      op->emitOpError("is outside a thread loop: nothing to emulate it in");
+      op->emitOpError("is outside a launch: nothing to emulate it in");
       return WalkResult::interrupt();
     });
     if (outside.wasInterrupted())

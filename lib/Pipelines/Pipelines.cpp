@@ -176,6 +176,36 @@ static void buildOptimizeForGPU(OpPassManager &pm,
   linea::buildOptimizePipeline(pm, optimize);
 }
 
+/// linea-lower-to-nvvm up to its kernels as gpu.launch ops in the host
+/// functions, the part the GPU and the CPU emulation share.
+static void buildLaunches(OpPassManager &pm,
+                          const linea::LowerToNVVMOptions &options) {
+  buildOptimizeForGPU(pm, options);
+  buildReferenceToBuffers(pm, options.runtimeChecks);
+  if (options.precision != linea::Precision::f32) {
+    linea::LineaContractionsToMMAOptions mma;
+    mma.precision = options.precision;
+    mma.blockSize = options.blockSize;
+    mma.sharedMemory = linea::sharedMemoryForChip(options.chip);
+    pm.addPass(linea::createLineaContractionsToMMA(mma));
+  }
+  pm.addPass(linea::createLineaReadAsStored());
+  linea::LineaAsyncCopiesOptions async;
+  async.blockSize = options.blockSize;
+  async.sharedMemory = linea::sharedMemoryForChip(options.chip);
+  pm.addPass(linea::createLineaAsyncCopies(async));
+  linea::LineaMapToGPUOptions map;
+  map.blockSize = options.blockSize;
+  map.sharedMemory = linea::sharedMemoryForChip(options.chip);
+  pm.addPass(linea::createLineaMapToGPU(map));
+  // Folds the tiled bounds to constants: launch sizes must be known on the
+  // host before each launch.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(linea::createLineaSequenceBlocksToLaunch());
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addPass(linea::createLineaCheckHostCode());
+}
+
 void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
                                            const linea::LowerToNVVMOptions &options) {
   // Cubins and fat binaries need ptxas: a wrong cuda-path fails here.
@@ -184,33 +214,9 @@ void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
     toolkit.cudaPath = options.cudaPath;
     pm.addPass(linea::createLineaRequireCudaToolkit(toolkit));
   }
-  buildOptimizeForGPU(pm, options);
-  buildReferenceToBuffers(pm, options.runtimeChecks);
-  if (options.precision != linea::Precision::f32) {
-    LineaContractionsToMMAOptions mma;
-    mma.precision = options.precision;
-    mma.blockSize = options.blockSize;
-    mma.sharedMemory = linea::sharedMemoryForChip(options.chip);
-    pm.addPass(createLineaContractionsToMMA(mma));
-  }
-  pm.addPass(createLineaReadAsStored());
-  LineaAsyncCopiesOptions async;
-  async.blockSize = options.blockSize;
-  async.sharedMemory = linea::sharedMemoryForChip(options.chip);
-  pm.addPass(createLineaAsyncCopies(async));
-  LineaMapToGPUOptions map;
-  map.blockSize = options.blockSize;
-  map.sharedMemory = linea::sharedMemoryForChip(options.chip);
-  pm.addPass(createLineaMapToGPU(map));
-  // Folds the tiled bounds to constants: launch sizes must be known on the
-  // host before each launch.
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createLineaSequenceBlocksToLaunch());
-  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
-  pm.addPass(createLineaCheckHostCode());
+  buildLaunches(pm, options);
   pm.addPass(createLineaHostSharedAllocs());
   pm.addPass(createCanonicalizerPass());
-
   buildKernelsToBinary(pm, options);
 }
 
@@ -281,26 +287,10 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm,
 
 void mlir::linea::buildGPUMappedOnCPUPipeline(OpPassManager &pm,
                                               const LowerToNVVMOptions &options) {
-  buildOptimizeForGPU(pm, options);
-  buildReferenceToBuffers(pm, options.runtimeChecks);
-  if (options.precision != linea::Precision::f32) {
-    LineaContractionsToMMAOptions mma;
-    mma.precision = options.precision;
-    mma.blockSize = options.blockSize;
-    mma.sharedMemory = linea::sharedMemoryForChip(options.chip);
-    pm.addPass(createLineaContractionsToMMA(mma));
-  }
-  pm.addPass(createLineaReadAsStored());
-  LineaAsyncCopiesOptions async;
-  async.blockSize = options.blockSize;
-  async.sharedMemory = linea::sharedMemoryForChip(options.chip);
-  pm.addPass(createLineaAsyncCopies(async));
-  LineaMapToGPUOptions map;
-  map.blockSize = options.blockSize;
-  map.sharedMemory = linea::sharedMemoryForChip(options.chip);
-  pm.addPass(createLineaMapToGPU(map));
+  buildLaunches(pm, options);
   pm.addPass(createCanonicalizerPass());
-  // Warp instructions and barriers on OpenMP teams of the blocks' size.
+  // Each launch's blocks in order, its threads an OpenMP team where they
+  // meet (barriers, warp instructions), loops where they do not.
   pm.addPass(createLineaEmulateGpuThreads());
   buildBuffersToLLVM(pm, /*threads=*/1, /*openmp=*/true);
 }
@@ -327,11 +317,11 @@ void mlir::linea::registerPipelines() {
       buildLowerToNVVMPipeline);
   PassPipelineRegistration<LowerToNVVMOptions>(
       "linea-gpu-mapped-to-cpu",
-      "linea-lower-to-nvvm's IR up to the block/thread mapping (tensor-core "
-      "code too, with precision=f16|bf16), then run on the CPU: thread loops "
-      "in order, or as OpenMP teams where warps trade registers (ldmatrix, "
-      "mma.sync) or threads meet at barriers: the GPU algorithm checked "
-      "numerically where no GPU runs",
+      "linea-lower-to-nvvm up to its gpu.launch ops (tensor-core code too, "
+      "with precision=f16|bf16), then run on the CPU: each launch's blocks "
+      "in order, its threads as loops, or as an OpenMP team where they meet "
+      "(barriers, ldmatrix, mma.sync): the kernels checked numerically "
+      "where no GPU runs",
       buildGPUMappedOnCPUPipeline);
 }
 
