@@ -126,6 +126,29 @@ def linear_attention_case(spec, rng):
     return function(args, results, body), inputs, want
 
 
+def sixteen_bit_program(batch, L, dk, dv, gated, mask, element="f16", dynamic_L=False):
+    """@main rounding its f32 arguments to `element` (bf16 or f16: linea-run
+    binds f32) and running linear or gated linear attention on them, so the
+    op reads 16-bit buffers made in the program; the result widened back to
+    f32."""
+    seq = "?" if dynamic_L else str(L)
+
+    def t(d, e=element):
+        return "tensor<" + "x".join([str(b) for b in batch] + [seq, str(d), e]) + ">"
+    names = ["q", "k", "v"] + (["g"] if gated else [])
+    widths = [dk, dk, dv] + ([dk] if gated else [])
+    args = ", ".join(f"%{n}32: {t(w, 'f32')}" for n, w in zip(names, widths))
+    body = "".join(f"  %{n} = arith.truncf %{n}32 : {t(w, 'f32')} to {t(w)}\n"
+                   for n, w in zip(names, widths))
+    op = "gated_linear_attention" if gated else "linear_attention"
+    operands = ", ".join(f"%{n}" for n in names)
+    types = ", ".join(t(w) for w in widths)
+    return (f"func.func @main({args}) -> {t(dv, 'f32')} {{\n{body}"
+            f"  %o = linea.{op} {operands} mask = {mask} : {types} -> {t(dv)}\n"
+            f"  %w = arith.extf %o : {t(dv)} to {t(dv, 'f32')}\n"
+            f"  return %w : {t(dv, 'f32')}\n}}\n")
+
+
 # ---------------------------------------------------------------------------
 # gated_linear_attention
 # ---------------------------------------------------------------------------

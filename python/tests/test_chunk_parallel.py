@@ -116,25 +116,6 @@ def test_form_is_the_chunk_parallel_one():
     assert "decay(" in forms and "dim = 1 form = scan : tensor<2x8x4x4xf32>" in forms, forms
 
 
-def half_program(L, dk, dv, gated):
-    """A program on f16 tensors whose f32 arguments it rounds itself (the
-    runner binds f32): the op reads 16-bit buffers made in the program."""
-    def t(d, e="f16"):
-        return f"tensor<2x{L}x{d}x{e}>"
-    names = ["q", "k", "v"] + (["g"] if gated else [])
-    widths = [dk, dk, dv] + ([dk] if gated else [])
-    args = ", ".join(f"%{n}32: {t(w, 'f32')}" for n, w in zip(names, widths))
-    body = "".join(f"  %{n} = arith.truncf %{n}32 : {t(w, 'f32')} to {t(w)}\n"
-                   for n, w in zip(names, widths))
-    op = "gated_linear_attention" if gated else "linear_attention"
-    operands = ", ".join(f"%{n}" for n in names)
-    types = ", ".join(t(w) for w in widths)
-    return (f"func.func @main({args}) -> {t(dv, 'f32')} {{\n{body}"
-            f"  %o = linea.{op} {operands} mask = causal : {types} -> {t(dv)}\n"
-            f"  %w = arith.extf %o : {t(dv)} to {t(dv, 'f32')}\n"
-            f"  return %w : {t(dv, 'f32')}\n}}\n")
-
-
 @pytest.mark.parametrize("gated", [False, True], ids=["plain", "gated"])
 @pytest.mark.parametrize("chunk", [32, 64])
 def test_half_operands_read_as_stored(gated, chunk):
@@ -153,7 +134,7 @@ def test_half_operands_read_as_stored(gated, chunk):
     want = (ref.gated_linear_attention(*wide, mask="causal") if gated
             else ref.linear_attention(*wide, mask="causal"))[0]
     pipeline = f"linea-gpu-mapped-to-cpu{{form=chunk_parallel chunk-size={chunk}}}"
-    got = linea.run(half_program(L, dk, dv, gated), [x.astype(np.float32) for x in inputs],
+    got = linea.run(programs.sixteen_bit_program([2], L, dk, dv, gated, "causal"), [x.astype(np.float32) for x in inputs],
                     pipeline=pipeline)
     got = got[0] if isinstance(got, (list, tuple)) else got
     assert ref.rel_l2(np.asarray(got, np.float64), want) <= 2e-3

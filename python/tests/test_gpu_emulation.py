@@ -36,27 +36,6 @@ def rounded(x, element):
     return bits.astype(np.uint32).view(np.float32).astype(np.float64)
 
 
-def program(batch, L, dk, dv, gated, mask, element, dynamic_L=False):
-    """@main rounding its f32 arguments to `element` and running the op on
-    them; the result widened back to f32."""
-    seq = "?" if dynamic_L else str(L)
-
-    def t(d, e=element):
-        return "tensor<" + "x".join([str(b) for b in batch] + [seq, str(d), e]) + ">"
-    names = ["q", "k", "v"] + (["g"] if gated else [])
-    widths = [dk, dk, dv] + ([dk] if gated else [])
-    args = ", ".join(f"%{n}32: {t(w, 'f32')}" for n, w in zip(names, widths))
-    body = "".join(f"  %{n} = arith.truncf %{n}32 : {t(w, 'f32')} to {t(w)}\n"
-                   for n, w in zip(names, widths))
-    op = "gated_linear_attention" if gated else "linear_attention"
-    operands = ", ".join(f"%{n}" for n in names)
-    types = ", ".join(t(w) for w in widths)
-    return (f"func.func @main({args}) -> {t(dv, 'f32')} {{\n{body}"
-            f"  %o = linea.{op} {operands} mask = {mask} : {types} -> {t(dv)}\n"
-            f"  %w = arith.extf %o : {t(dv)} to {t(dv, 'f32')}\n"
-            f"  return %w : {t(dv, 'f32')}\n}}\n")
-
-
 def check(batch, L, dk, dv, gated, mask="causal", prefix=None, element="bf16",
           options="form=chunk_parallel chunk-size=64", dynamic_L=False, seed=0, chip="sm_90a"):
     rng = np.random.default_rng(seed)
@@ -70,7 +49,7 @@ def check(batch, L, dk, dv, gated, mask="causal", prefix=None, element="bf16",
     want = op(*inputs, mask=mask, prefix_length=prefix)[0]
     text = mask if mask != "prefix" else f"prefix({prefix})"
     pipeline = f"linea-gpu-mapped-to-cpu{{chip={chip} precision={element} {options}}}"
-    got = linea.run(program(batch, L, dk, dv, gated, text, element, dynamic_L),
+    got = linea.run(programs.sixteen_bit_program(batch, L, dk, dv, gated, text, element, dynamic_L),
                     [x.astype(np.float32) for x in inputs], pipeline=pipeline)
     got = got[0] if isinstance(got, (list, tuple)) else got
     error = ref.rel_l2(np.asarray(got, np.float64), want)
@@ -145,7 +124,7 @@ def test_dynamic_length():
 def test_tensor_cores_are_emulated():
     """The checks above run the tensor-core code, not a fallback: the
     lowered program calls the warp emulation."""
-    text = program([2], 203, 64, 32, True, "causal", "bf16")
+    text = programs.sixteen_bit_program([2], 203, 64, 32, True, "causal", "bf16")
     lowered = subprocess.run(
         [str(build_dir() / "bin" / "linea-opt"), "-",
          "--linea-gpu-mapped-to-cpu=chip=sm_90a precision=bf16 form=chunk_parallel "
