@@ -237,7 +237,8 @@ SmallVector<Value, 3> loopNest(OpBuilder &b, Location loc,
 }
 
 /// Opens an OpenMP team of `count` threads (the block) at `b`, placed
-/// before its terminator; returns the member's index (i32).
+/// before its terminator; returns the member's index (i64, as the
+/// emulation library takes it).
 Value openTeam(OpBuilder &b, Location loc, Value count) {
   callRuntime(b, loc, "linea_gpu_emu_begin_block", toI64(b, loc, count));
   omp::ParallelOperands clauses;
@@ -252,10 +253,10 @@ Value openTeam(OpBuilder &b, Location loc, Value count) {
                              b.getI32Type())[0];
   Value members = callRuntime(b, loc, "omp_get_num_threads", {},
                               b.getI32Type())[0];
+  Value thread = arith::ExtSIOp::create(b, loc, b.getI64Type(), member);
   callRuntime(b, loc, "linea_gpu_emu_join",
-              {arith::ExtSIOp::create(b, loc, b.getI64Type(), member),
-               arith::ExtSIOp::create(b, loc, b.getI64Type(), members)});
-  return member;
+              {thread, arith::ExtSIOp::create(b, loc, b.getI64Type(), members)});
+  return thread;
 }
 
 /// `launch` on the CPU: its blocks in order; its threads a team where its
@@ -297,10 +298,9 @@ LogicalResult emulateLaunch(gpu::LaunchOp launch) {
   if (team) {
     Value count = arith::MulIOp::create(
         b, loc, threads.x, arith::MulIOp::create(b, loc, threads.y, threads.z));
-    Value member = openTeam(b, loc, count);
-    thread = arith::ExtSIOp::create(b, loc, b.getI64Type(), member);
+    thread = openTeam(b, loc, count);
     threadIds = delinearize(
-        b, loc, arith::IndexCastOp::create(b, loc, b.getIndexType(), member),
+        b, loc, arith::IndexCastOp::create(b, loc, b.getIndexType(), thread),
         threads);
   } else {
     threadIds = loopNest(b, loc, threads);
@@ -453,9 +453,9 @@ struct LineaEmulateGpuThreadsPass
         return signalPassFailure();
 
     WalkResult outside = module.walk([](Operation *op) {
-      if (!needsTeam(op))
+      if (!needsTeam(op) && !isa_and_nonnull<gpu::GPUDialect>(op->getDialect()))
         return WalkResult::advance();
-      op->emitOpError("is outside a launch: nothing to emulate it in");
+      op->emitOpError("is outside a launch or not one the emulation knows");
       return WalkResult::interrupt();
     });
     if (outside.wasInterrupted())

@@ -2,8 +2,24 @@
 
 // A barrier outside any launch has no team to wait for.
 func.func @barrier_outside() {
-  // expected-error @below {{'gpu.barrier' op is outside a launch: nothing to emulate it in}}
+  // expected-error @below {{'gpu.barrier' op is outside a launch or not one the emulation knows}}
   gpu.barrier
+  return
+}
+
+// -----
+
+// Ids asked of the GPU dialect (not the launch's arguments) are not known.
+func.func @thread_id_op(%out: memref<32xindex>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    // expected-error @below {{'gpu.lane_id' op is outside a launch or not one the emulation knows}}
+    %lane = gpu.lane_id
+    memref.store %lane, %out[%t] : memref<32xindex>
+    gpu.terminator
+  }
   return
 }
 

@@ -23,9 +23,9 @@
 // CHECK-DAG: %[[TILES:.+]] = memref.alloca() : memref<8xbf16>
 // CHECK:     %[[MEMBER:.+]] = func.call @omp_get_thread_num() : () -> i32
 // CHECK:     %[[TEAM:.+]] = func.call @omp_get_num_threads() : () -> i32
-// CHECK:     call @linea_gpu_emu_join(
 // CHECK:     %[[T:.+]] = arith.extsi %[[MEMBER]] : i32 to i64
-// CHECK:     %[[LINEAR:.+]] = arith.index_cast %[[MEMBER]] : i32 to index
+// CHECK:     call @linea_gpu_emu_join(%[[T]],
+// CHECK:     %[[LINEAR:.+]] = arith.index_cast %[[T]] : i64 to index
 // CHECK:     %[[TX:.+]] = arith.remui %[[LINEAR]], %c32
 // CHECK:     %[[SLICE:.+]] = memref.get_global @staged : memref<16x24xbf16>
 // CHECK:     scf.for %[[K:.+]] = %{{.+}} to %c8{{.*}} step
