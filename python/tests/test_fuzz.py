@@ -39,7 +39,9 @@ OPTIONS = [
     ("linea-lower-to-nvvm", "block-size"), ("linea-lower-to-nvvm", "chunk-size"),
 ]
 PIPELINES = ["linea-optimize", "linea-optimize{target=gpu}", "linea-lower-to-cpu",
-             "linea-gpu-mapped-to-cpu", "linea-lower-to-nvvm{format=isa}"]
+             "linea-gpu-mapped-to-cpu", "linea-lower-to-nvvm{format=isa}",
+             "linea-gpu-mapped-to-cpu{precision=bf16}",
+             "linea-lower-to-nvvm{format=isa precision=bf16}"]
 
 
 def linea_opt(text, flag, out):
