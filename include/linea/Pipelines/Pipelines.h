@@ -149,9 +149,10 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
 void buildLowerToNVVMPipeline(OpPassManager &pm,
                               const LowerToNVVMOptions &options);
 
-/// linea-gpu-mapped-to-cpu: the same IR as linea-lower-to-nvvm up to the
-/// mapping of loops to blocks and threads, then lowered for the CPU, where
-/// the parallel loops run one after another.
+/// linea-gpu-mapped-to-cpu: the same IR as linea-lower-to-nvvm up to its
+/// gpu.launch ops, then lowered for the CPU (linea-emulate-gpu-threads):
+/// each launch's blocks one after another, its threads as loops or, where
+/// they meet at barriers or in warp instructions, as an OpenMP team.
 void buildGPUMappedOnCPUPipeline(OpPassManager &pm,
                                  const LowerToNVVMOptions &options);
 
