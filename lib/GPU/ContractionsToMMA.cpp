@@ -1242,22 +1242,17 @@ struct LineaContractionsToMMAPass
                             operandType, stripTiles);
     int64_t numBlocks =
         oneBlock ? 1 : llvm::divideCeil(builder.numItems(), warpsPerBlock);
-    Value block, thread;
-    if (oneBlock) {
-      thread = parallelLoop(b, loc, {static_cast<int64_t>(blockSize)},
-                            {gpu::Processor::ThreadX})[0];
-    } else {
-      SmallVector<Value> ids =
-          parallelLoop(b, loc, {numBlocks, static_cast<int64_t>(blockSize)},
-                       {gpu::Processor::BlockX, gpu::Processor::ThreadX});
-      block = ids[0];
-      thread = ids[1];
-    }
+    // One block (inside a sequence block, or a grid that small) is a loop
+    // over its threads alone (parallelLoop leaves the unit dim out).
+    SmallVector<Value> ids =
+        parallelLoop(b, loc, {numBlocks, static_cast<int64_t>(blockSize)},
+                     {gpu::Processor::BlockX, gpu::Processor::ThreadX});
+    Value thread = ids[1];
     Value warp = arith::DivUIOp::create(b, loc, thread, cst(kWarp));
-    if (block)
+    if (numBlocks > 1)
       warp = arith::AddIOp::create(
           b, loc, warp,
-          arith::MulIOp::create(b, loc, block, cst(warpsPerBlock)));
+          arith::MulIOp::create(b, loc, ids[0], cst(warpsPerBlock)));
     Value lane = arith::RemUIOp::create(b, loc, thread, cst(kWarp));
     builder.build(warp, cst(numBlocks * warpsPerBlock), lane);
   }
