@@ -48,12 +48,13 @@ def report(text, form):
                                f"report=1 form={form}", "-o", f"{tmp}/out.mlir"],
                               capture_output=True, text=True, check=True)
     kernels = []
-    for m in re.finditer(r"kernel @\w+: (\d+) threads, [\d.e+]+ FLOP, ([\d.e+]+) B, .*?"
+    for m in re.finditer(r"kernel @\w+: (\d+) threads in (\d+) blocks, [\d.e+]+ FLOP, ([\d.e+]+) B, .*?"
                          r"H100 estimate ([\d.e+]+) us[^;\n]*(?:; launched (\d+) times by host "
                          r"loops: [\d.e+]+ FLOP, ([\d.e+]+) B, H100 estimate ([\d.e+]+) us)?",
                          done.stderr):
-        threads, size, us, trips, total_size, total_us = m.groups()
-        kernels.append({"threads": int(threads), "launches": int(trips or 1),
+        threads, blocks, size, us, trips, total_size, total_us = m.groups()
+        kernels.append({"threads": int(threads), "blocks": int(blocks),
+                        "launches": int(trips or 1),
                         "bytes": float(total_size or size), "us": float(total_us or us)})
     host_loops = done.stderr.count("stays on the host")
     total = re.search(r"op total: (\d+) launches, [\d.e+]+ FLOP, ([\d.e+]+) B, H100 estimate "
@@ -80,7 +81,7 @@ def row(name, shape, gated, form, element, published):
     if form == "auto":
         form = f"auto: {chosen_form(program)}"
     host_loops = host_loops or any(k["launches"] > 1 for k in kernels)
-    blocks = max(k["threads"] for k in kernels) // 256
+    blocks = max(k["blocks"] for k in kernels)
     # The report's minimal bytes count the program's tensors as stored; the
     # bf16 column divides by the same tensors at 2 bytes (+ the states).
     tensors = 5 if gated else 4  # q, k, v (, g) and o
@@ -114,17 +115,22 @@ FOOTER = """
 Reading it (every number an estimate from the kernel report, nothing ran on a GPU): the `auto` row
 is the form the GPU cost model picks; the others force a causal form. Launches and bytes count
 every launch a host loop makes (the report multiplies by the loops' trip counts); "host loop" says
-whether any kernel is launched from one; "largest grid" is the most blocks of 256 threads one
-launch has.
+whether any kernel is launched from one; "largest grid" is the most blocks one launch has
+(256 threads each, or 128 or 256 in the warpgroup grids).
 
 Plain causal linear attention, chunk-parallel: 6 launches whatever L is, no host loop, 3.2-3.8x
 the minimal bytes on bf16 tensors, and an H100 roofline estimate under fla's published GB200 time
 on all three shapes. Its contractions are staged: a block per output tile (128 x 128 down to the
-size that still fills the 132 SMs), its threads copying 32-deep slices into shared memory (bf16
-tensors as they are, by 16-byte cp.async lines where the tensor starts 16-byte aligned), its
-warps loading fragments with ldmatrix for mma.sync; contractions into one output in a row share
-one grid and its registers; zero fills become zero accumulators; a bf16 result is stored as bf16
-by the grid that computes it.
+size that still fills the 132 SMs), 64-deep slices staged in shared memory in the
+128-byte-swizzled layout of sm_90a's warpgroup MMA (bf16 tensors as they are, by TMA loads that
+thread 0 issues and an mbarrier tracks where the tensor starts 16-byte aligned; f32 ones converted
+element by element), one or two warpgroups of 128 threads running wgmma m64nNk16 on them through
+matrix descriptors (on sm_80: 32-deep slices by cp.async, ldmatrix and mma.sync); contractions into one output in a row share one grid and its registers; zero fills
+become zero accumulators; a bf16 result is stored as bf16 by the grid that computes it. The
+report counts global memory only (a TMA load as the bytes its mbarrier expects), so wgmma and
+mma.sync grids of the same tiles read the same bytes here; what wgmma and TMA change (no ldmatrix,
+no per-warp fragment registers for A and B, the 64 x N x 16 steps issued by a warpgroup at a time,
+one thread issuing a slice's copy) only a GPU can time.
 
 Gated (GLA), chunk-parallel (auto picks C = 64): 8 launches, no host loop, 2.5-2.8x the minimal
 bytes on bf16 tensors, and an H100 roofline estimate under fla's published GB200 time on all
@@ -150,11 +156,13 @@ roofline is a lower bound, and nothing here ran.
 
 What did run, on a CPU: the numerics of these kernels. `linea-gpu-mapped-to-cpu` with
 `precision=bf16` compiles the same launches as `linea-lower-to-nvvm` and runs them with each
-block's threads on an OpenMP team, ldmatrix and mma.sync emulated from PTX's fragment layouts
-(`linea-emulate-gpu-threads`); `python/tests/test_gpu_emulation.py` matches the oracle at
-(8, 1024, 8, 64) for both ops and with the D = 128 kernels of the two long shapes at T = 2048.
-That checks fragments, layouts, 16-bit temporaries, barriers and shared-memory placement; not
-kernel outlining, NVVM or ptxas, and nothing about time.
+block's threads on an OpenMP team, ldmatrix and mma.sync emulated from PTX's fragment layouts,
+wgmma from its matrix descriptors and swizzled shared-memory layouts, TMA loads and mbarriers
+from theirs (`linea-emulate-gpu-threads`); `python/tests/test_gpu_emulation.py` matches the oracle at
+(8, 1024, 8, 64) for both ops, with the D = 128 kernels of the two long shapes at T = 2048, and
+with every wgmma tile and operand orientation on 132 sequences. That checks fragments, layouts,
+descriptors, 16-bit temporaries, barriers and shared-memory placement; not kernel outlining,
+NVVM or ptxas, and nothing about time.
 """
 
 

@@ -17,13 +17,24 @@
 // on stream `s` (torch's current stream) instead of a stream of their own, so
 // they are ordered with the caller's work on it.
 //
+// `mgpuTensorMapEncodeTiledMemref` (nvgpu.tma.create.descriptor's host half)
+// encodes a TMA tensor map and hands the kernel a copy in device memory, as
+// MLIR's NVVM lowering expects; the copies are kept per context and map, so
+// that a kernel called again on the same tensors reuses its map.
+//
 //===----------------------------------------------------------------------===//
+
+#include "TiledTensor.h"
 
 #include <cuda.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
 
 #define LINEA_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -165,4 +176,102 @@ LINEA_EXPORT void mgpuMemFree(void *pointer, void * /*stream*/) {
     return;
   enterContext();
   check(cuMemFree(reinterpret_cast<CUdeviceptr>(pointer)), "cuMemFree");
+}
+
+namespace {
+
+/// The bytes of an element of a CUtensorMapDataType (0 for none known).
+int64_t tensorMapElementBytes(int64_t dataType) {
+  switch (dataType) {
+  case CU_TENSOR_MAP_DATA_TYPE_UINT8:
+    return 1;
+  case CU_TENSOR_MAP_DATA_TYPE_UINT16:
+  case CU_TENSOR_MAP_DATA_TYPE_FLOAT16:
+  case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16:
+    return 2;
+  case CU_TENSOR_MAP_DATA_TYPE_UINT32:
+  case CU_TENSOR_MAP_DATA_TYPE_INT32:
+  case CU_TENSOR_MAP_DATA_TYPE_FLOAT32:
+    return 4;
+  case CU_TENSOR_MAP_DATA_TYPE_UINT64:
+  case CU_TENSOR_MAP_DATA_TYPE_INT64:
+  case CU_TENSOR_MAP_DATA_TYPE_FLOAT64:
+    return 8;
+  default:
+    return 0;
+  }
+}
+
+/// Device copies of tensor maps kept at most (128 bytes each).
+constexpr size_t kMaxTensorMapCopies = 4096;
+
+/// A device copy of `map` in the current context, made once per context
+/// and map. Past kMaxTensorMapCopies the context's copies are freed, once
+/// the kernels that may read them are done.
+CUdeviceptr deviceCopy(const CUtensorMap &map) {
+  static std::mutex mutex;
+  static std::map<std::pair<CUcontext, std::string>, CUdeviceptr> copies;
+  CUcontext context = nullptr;
+  cuCtxGetCurrent(&context);
+  std::pair<CUcontext, std::string> key{
+      context, std::string(reinterpret_cast<const char *>(&map), sizeof map)};
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = copies.find(key);
+  if (found != copies.end())
+    return found->second;
+  if (copies.size() >= kMaxTensorMapCopies &&
+      check(cuCtxSynchronize(), "cuCtxSynchronize"))
+    for (auto it = copies.begin(); it != copies.end();)
+      if (it->first.first == context) {
+        check(cuMemFree(it->second), "cuMemFree");
+        it = copies.erase(it);
+      } else {
+        ++it;
+      }
+  CUdeviceptr copy = 0;
+  if (!check(cuMemAlloc(&copy, sizeof map), "cuMemAlloc") ||
+      !check(cuMemcpyHtoD(copy, &map, sizeof map), "cuMemcpyHtoD"))
+    return 0;
+  copies.emplace(std::move(key), copy);
+  return copy;
+}
+
+} // namespace
+
+/// `nvgpu.tma.create.descriptor`'s host half, as MLIR's NVVM lowering calls
+/// it: `descriptor` points to a ranked memref descriptor ({allocated,
+/// aligned, offset, sizes[rank], strides[rank]}), `box` to the box dims
+/// (outermost first), the enums are CUDA's. Returns the encoded map in
+/// device memory; null where the tensor cannot be described for TMA
+/// (misaligned: Linea's kernels check that themselves and then copy
+/// otherwise, so that is not an error) or encoding fails (an error).
+LINEA_EXPORT void *mgpuTensorMapEncodeTiledMemref(
+    int64_t rank, void *descriptor, int64_t dataType, int64_t interleave,
+    int64_t swizzle, int64_t l2Promotion, int64_t oobFill, int64_t *box) {
+  enterContext();
+  struct Prefix {
+    char *allocated, *aligned;
+    int64_t offset;
+  };
+  auto *prefix = static_cast<Prefix *>(descriptor);
+  auto *sizes = reinterpret_cast<int64_t *>(prefix + 1);
+  int64_t elementBytes = tensorMapElementBytes(dataType);
+  linea::runtime::TiledTensor tensor;
+  if (!linea::runtime::describeTiledTensor(
+          rank, prefix->aligned + prefix->offset * elementBytes, sizes,
+          sizes + rank, elementBytes, box, tensor))
+    return nullptr;
+  cuuint32_t elementStrides[linea::runtime::kMaxTensorMapRank] = {1, 1, 1, 1,
+                                                                  1};
+  CUtensorMap map;
+  if (!check(cuTensorMapEncodeTiled(
+                 &map, CUtensorMapDataType(dataType), cuuint32_t(rank),
+                 tensor.address, tensor.dims, tensor.strides + 1, tensor.box,
+                 elementStrides, CUtensorMapInterleave(interleave),
+                 CUtensorMapSwizzle(swizzle),
+                 CUtensorMapL2promotion(l2Promotion),
+                 CUtensorMapFloatOOBfill(oobFill)),
+             "cuTensorMapEncodeTiled"))
+    return nullptr;
+  return reinterpret_cast<void *>(deviceCopy(map));
 }

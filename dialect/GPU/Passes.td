@@ -190,7 +190,8 @@ def LineaCheckHostCode : Pass<"linea-check-host-code"> {
   let summary = "Refuse device instructions left in host code";
   let description = [{
     After `convert-parallel-loops-to-gpu`: a `gpu.barrier` or an `nvgpu` or
-    `nvvm` op outside every `gpu.launch` (and GPU module) belongs to a
+    `nvvm` op (but `nvgpu.tma.create.descriptor`, TMA's host half) outside
+    every `gpu.launch` (and GPU module) belongs to a
     thread loop that did not become a kernel, most likely one whose
     mapping a rewrite dropped (the canonicalizer does, folding a dim of one
     iteration). On the host it would fail to link or run as garbage; this
@@ -295,7 +296,7 @@ def LineaReadAsStored : Pass<"linea-read-as-stored"> {
 }
 
 def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
-  let summary = "Matmul contractions become warp-level tensor-core MMA (mma.sync m16n8k16)";
+  let summary = "Matmul contractions become tensor-core MMA (mma.sync m16n8k16, or wgmma on sm_90a)";
   let description = [{
     On buffers, before `linea-map-to-gpu`. A `linalg.generic` that is one of
     Linea's three contraction shapes, `O[b, i, e] += A[b, i, t] M[b, t, e]`
@@ -359,8 +360,45 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
     f32 scores, a state in global memory) each lane loads element by
     element.
 
+    With `warpgroup-mma` (sm_90a; `linea-lower-to-nvvm` sets it for that
+    chip) a chain whose depths are multiples of 64 and whose output's rows
+    and columns are multiples of 64 is staged for warpgroup MMA instead:
+    blocks of one or two warpgroups (128 threads each, at most
+    `block-size`) over 128 x 128 down to 64 x 64 output tiles (chosen as
+    above), each warpgroup owning 64 rows and 64 or 128 columns. Per 64-deep
+    step the block's threads stage both slices into one workgroup global
+    (1024-byte aligned) in wgmma's 128-byte-swizzled layout (16-byte chunk
+    `c` of row `r` at chunk `c ^ (r % 8)`; a row of 64 depth elements per
+    output row for an operand stored depth-inner, a row of 64 output rows
+    or columns per depth index for one stored depth-outer), by cp.async
+    lines where the operand is 16-bit and aligned; an
+    `nvvm.fence.proxy` (async.shared, cta) and a barrier publish them; each
+    warpgroup then runs four `nvvm.wgmma.mma_async` m64nNk16 (f32
+    accumulators, the depth-outer operands read transposed), fenced,
+    committed and waited for, their descriptors built from the buffer's
+    shared-memory address (leading byte offset 8192 for the transposed
+    reads, stride byte offset 1024). The accumulators are those of N / 8
+    mma.sync tiles per warp, so masks and stores are as above.
+
+    With `tma` too, each operand stored in the tensor-core type in whole
+    16-byte rows (in at most 5 dims) gets a tensor map on the host before
+    the grid (`nvgpu.tma.create.descriptor`, 128-byte swizzle, boxes of
+    the slice's rows x 64 where the depth is inner, 64 x 64 where it is
+    outer). In the block thread 0 initializes an mbarrier and fences the
+    maps (`nvgpu.tma.fence.descriptor`: the host wrote them to global
+    memory), and per step announces the slices' bytes on the mbarrier
+    (`nvgpu.mbarrier.arrive.expect_tx`) and issues their
+    `nvgpu.tma.async.load`s into the swizzled buffer, which every thread
+    then waits for (`nvgpu.mbarrier.try_wait.parity`, the phase's parity
+    the step's). The kernel checks that every mapped operand starts on a
+    16-byte line; where one does not, the grid copies those slices as
+    without TMA.
+
     (Linea emits `nvvm.mma.sync` rather than `nvgpu.mma.sync` because the
-    latter's NVVM lowering in MLIR 22 refuses bf16 operands.)
+    latter's NVVM lowering in MLIR 22 refuses bf16 operands, and
+    `nvvm.wgmma.mma_async` rather than `nvgpu.warpgroup.mma` because the
+    latter's descriptors come from a TMA descriptor type and its lowering
+    handles only a row-major A.)
 
     ```mlir
     linalg.generic {... ["parallel", "reduction", "parallel", "parallel"]}
@@ -399,7 +437,12 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
            /*default=*/"::mlir::linea::TargetDescription::get(::mlir::linea::TargetKind::gpu).sharedMemoryPerBlock",
            "Bytes of shared memory a sequence block may use (as linea-map-to-gpu "
            "is given): its temporaries are read with ldmatrix only where they "
-           "fit">
+           "fit">,
+    Option<"warpgroupMma", "warpgroup-mma", "bool", /*default=*/"false",
+           "Stage grids for sm_90a's warpgroup MMA (wgmma) where their "
+           "sizes allow">,
+    Option<"tma", "tma", "bool", /*default=*/"false",
+           "Load the warpgroup grids' 16-bit slices by TMA (sm_90 and later)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::NVVM::NVVMDialect",
@@ -490,7 +533,8 @@ def LineaKernelReport : Pass<"linea-kernel-report", "::mlir::ModuleOp"> {
     the threads together take every trip once; a `cp.async` line is its
     16 bytes read from global memory; a branch with an else counts as the
     costlier of the two (a cp.async copy and its unaligned fallback); an
-    mma.sync m16n8k16 step is 4096 FLOPs per warp). Accesses to shared
+    mma.sync m16n8k16 step is 4096 FLOPs per warp, a wgmma m64nNk16 step
+    2048 N per warpgroup, its operands read from shared memory). Accesses to shared
     memory (the workgroup address space, or views of it such as a sequence
     block's temporaries) move no global bytes and are not counted; caches
     are not modelled, so an element two threads load counts twice. It
@@ -511,7 +555,7 @@ def LineaKernelReport : Pass<"linea-kernel-report", "::mlir::ModuleOp"> {
     scf.for %c = %c0 to %c8 step %c1 {
       gpu.launch_func @k::@k blocks in (%c4, %c1, %c1) threads in (%c256, %c1, %c1) ...
     }
-    // remark: kernel @k: 1024 threads, 2.1e+06 FLOP, 3.1e+05 B, 6.7 FLOP/B,
+    // remark: kernel @k: 1024 threads in 4 blocks, 2.1e+06 FLOP, 3.1e+05 B, 6.7 FLOP/B,
     //         H100 estimate 0.093 us (memory-bound); launched 8 times by host
     //         loops: 1.68e+07 FLOP, 2.48e+06 B, H100 estimate 0.744 us in all
     // remark (at the source op): op total: 8 launches, 1.68e+07 FLOP,

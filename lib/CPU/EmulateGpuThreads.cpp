@@ -32,7 +32,39 @@ namespace {
 /// Whether `op` only works with its warp's or block's threads running
 /// alongside it.
 bool needsTeam(Operation *op) {
-  return isa<gpu::BarrierOp, nvgpu::LdMatrixOp, NVVM::MmaOp>(op);
+  return isa<gpu::BarrierOp, nvgpu::LdMatrixOp, NVVM::MmaOp,
+             NVVM::WgmmaMmaAsyncOp, nvgpu::MBarrierCreateOp,
+             nvgpu::MBarrierInitOp, nvgpu::MBarrierArriveExpectTxOp,
+             nvgpu::MBarrierTryWaitParityOp, nvgpu::TmaAsyncLoadOp>(op);
+}
+
+/// The i64 handle of the emulation library's object (a tensor map, an
+/// mbarrier group) that `value` stands for: values of those types are
+/// replaced by handles, cast back to the type until their users are
+/// rewritten too.
+Value handleOf(Value value) {
+  auto cast = value.getDefiningOp<UnrealizedConversionCastOp>();
+  return cast && cast.getInputs().size() == 1 &&
+                 cast.getInputs()[0].getType().isInteger(64)
+             ? cast.getInputs()[0]
+             : Value();
+}
+
+/// Replaces `op`'s one result by `handle`, cast to the result's type.
+void replaceByHandle(OpBuilder &b, Operation *op, Value handle) {
+  auto cast = UnrealizedConversionCastOp::create(
+      b, op->getLoc(), op->getResult(0).getType(), handle);
+  op->getResult(0).replaceAllUsesWith(cast.getResult(0));
+  op->erase();
+}
+
+/// The ordering instructions around wgmma and TMA (register and proxy
+/// fences, wgmma's groups, a tensor map's fence): the emulation runs each
+/// wgmma and TMA load at once, so they order nothing.
+bool ordersAsyncOps(Operation *op) {
+  return isa<NVVM::WgmmaFenceAlignedOp, NVVM::WgmmaGroupSyncAlignedOp,
+             NVVM::WgmmaWaitGroupSyncOp, NVVM::FenceProxyOp,
+             nvgpu::TmaFenceOp>(op);
 }
 
 /// Declares (once) and calls `name(args) -> results` of the emulation
@@ -85,13 +117,23 @@ Value bufferAddress(OpBuilder &b, Location loc, Value buffer) {
 struct LaneScratch {
   Value a, b, c;        // mma.sync: 4 x i32, 2 x i32, 4 x f32
   DenseMap<Type, Value> tiles; // ldmatrix: 8 x the 16-bit type
+  Value accumulators;          // wgmma: up to 128 x f32
+  Value coordinates;           // TMA loads: up to 5 x i64
 };
+
+/// Coordinates of a TMA load at most.
+constexpr int64_t kMaxTmaRank = 5;
+
+/// Accumulators of one thread in the largest wgmma (m64n256).
+constexpr int64_t kMaxWarpgroupAccumulators = 128;
 
 /// Rewrites the warp instructions and barriers of a team's body (thread
 /// `thread`, an i64) into calls of the emulation library.
 class TeamBody {
 public:
-  TeamBody(Block &body, Value thread) : body(body), thread(thread) {}
+  /// `sites` numbers the mbarrier groups the module creates.
+  TeamBody(Block &body, Value thread, int64_t &sites)
+      : body(body), thread(thread), sites(sites) {}
 
   LogicalResult rewrite() {
     SmallVector<Operation *> ops;
@@ -110,7 +152,42 @@ public:
                 return success();
               })
               .Case([&](nvgpu::LdMatrixOp load) { return ldmatrix(b, load); })
-              .Case([&](NVVM::MmaOp mma) { return mmaSync(b, mma); });
+              .Case([&](NVVM::MmaOp mma) { return mmaSync(b, mma); })
+              .Case([&](NVVM::WgmmaMmaAsyncOp mma) {
+                return warpgroupMma(b, mma);
+              })
+              .Case([&](nvgpu::MBarrierCreateOp create) {
+                auto type = create.getBarriers().getType();
+                Value group = callRuntime(
+                    b, create.getLoc(), "linea_gpu_emu_mbarrier_group",
+                    {constantI64(b, create.getLoc(), sites++),
+                     constantI64(b, create.getLoc(), type.getNumBarriers())},
+                    b.getI64Type())[0];
+                replaceByHandle(b, create, group);
+                return success();
+              })
+              .Case([&](nvgpu::MBarrierInitOp init) {
+                return onBarrier(b, init, init.getBarriers(), init.getMbarId(),
+                                 init.getPredicate(),
+                                 "linea_gpu_emu_mbarrier_init",
+                                 toI64(b, init.getLoc(), init.getCount()));
+              })
+              .Case([&](nvgpu::MBarrierArriveExpectTxOp arrive) {
+                return onBarrier(b, arrive, arrive.getBarriers(),
+                                 arrive.getMbarId(), arrive.getPredicate(),
+                                 "linea_gpu_emu_mbarrier_arrive_expect_tx",
+                                 toI64(b, arrive.getLoc(), arrive.getTxcount()));
+              })
+              .Case([&](nvgpu::MBarrierTryWaitParityOp wait) {
+                return onBarrier(
+                    b, wait, wait.getBarriers(), wait.getMbarId(), Value(),
+                    "linea_gpu_emu_mbarrier_wait_parity",
+                    arith::ExtUIOp::create(b, wait.getLoc(), b.getI64Type(),
+                                           wait.getPhaseParity()));
+              })
+              .Case([&](nvgpu::TmaAsyncLoadOp load) {
+                return tmaLoad(b, load);
+              });
       if (failed(done))
         return failure();
     }
@@ -204,8 +281,105 @@ private:
     return success();
   }
 
+  /// wgmma m64nNk16 with f16/bf16 operands from shared memory and f32
+  /// accumulators: the thread's accumulators go to the library in a
+  /// scratch buffer with both descriptors, which it reads as the hardware
+  /// would (runtime/LineaGpuEmulation.cpp).
+  LogicalResult warpgroupMma(OpBuilder &b, NVVM::WgmmaMmaAsyncOp mma) {
+    Location loc = mma.getLoc();
+    auto result = cast<LLVM::LLVMStructType>(mma.getResults().getType());
+    NVVM::MMAShapeAttr shape = mma.getShape();
+    NVVM::WGMMATypes type = mma.getTypeA();
+    bool f32Accumulator = llvm::all_of(
+        result.getBody(), [](Type t) { return t.isF32(); });
+    int64_t count = result.getBody().size();
+    if (shape.getM() != 64 || shape.getK() != 16 ||
+        count * 2 != shape.getN() || count > kMaxWarpgroupAccumulators ||
+        type != mma.getTypeB() ||
+        (type != NVVM::WGMMATypes::f16 && type != NVVM::WGMMATypes::bf16) ||
+        mma.getTypeD() != NVVM::WGMMATypes::f32 || !f32Accumulator ||
+        mma.getScaleD() != NVVM::WGMMAScaleOut::one ||
+        mma.getScaleA() != NVVM::WGMMAScaleIn::one ||
+        mma.getScaleB() != NVVM::WGMMAScaleIn::one)
+      return mma.emitOpError(
+          "cannot be emulated: only m64nNk16 with f16/bf16 operands, f32 "
+          "accumulators and unit scales is");
+    if (!lanes.accumulators)
+      lanes.accumulators = scratch(
+          MemRefType::get({kMaxWarpgroupAccumulators}, b.getF32Type()));
+    SmallVector<Value> values;
+    for (int64_t k = 0; k < count; ++k)
+      values.push_back(
+          LLVM::ExtractValueOp::create(b, loc, mma.getInouts(), k));
+    storeRegisters(b, loc, values, lanes.accumulators, b.getF32Type());
+    // A `col` A and a `row` B are the transposed (MN-major) reads.
+    bool transposeA = mma.getLayoutA() == NVVM::MMALayout::col;
+    bool transposeB = mma.getLayoutB() == NVVM::MMALayout::row;
+    callRuntime(b, loc, "linea_gpu_emu_wgmma",
+                {thread, constantI64(b, loc, shape.getN()),
+                 constantI64(b, loc, type == NVVM::WGMMATypes::bf16),
+                 constantI64(b, loc, transposeA),
+                 constantI64(b, loc, transposeB), mma.getDescriptorA(),
+                 mma.getDescriptorB(),
+                 bufferAddress(b, loc, lanes.accumulators)});
+    Value d = LLVM::UndefOp::create(b, loc, result);
+    for (int64_t k = 0; k < count; ++k) {
+      Value element = memref::LoadOp::create(
+          b, loc, lanes.accumulators,
+          arith::ConstantIndexOp::create(b, loc, k).getResult());
+      d = LLVM::InsertValueOp::create(b, loc, d, element, k);
+    }
+    mma.replaceAllUsesWith(d);
+    mma.erase();
+    return success();
+  }
+
+  /// An mbarrier op (on barrier `index` of `group`) as a library call with
+  /// one operand besides the barrier.
+  LogicalResult onBarrier(OpBuilder &b, Operation *op, Value group,
+                          Value index, Value predicate, StringRef function,
+                          Value operand) {
+    Value handle = handleOf(group);
+    if (!handle || predicate)
+      return op->emitOpError("cannot be emulated: only on a group of "
+                             "nvgpu.mbarrier.create, without a predicate, is");
+    Location loc = op->getLoc();
+    callRuntime(b, loc, function, {handle, toI64(b, loc, index), operand});
+    op->erase();
+    return success();
+  }
+
+  /// A TMA load: done at once by the library, its coordinates in a
+  /// per-thread scratch.
+  LogicalResult tmaLoad(OpBuilder &b, nvgpu::TmaAsyncLoadOp load) {
+    Location loc = load.getLoc();
+    Value map = handleOf(load.getTensorMapDescriptor());
+    Value group = handleOf(load.getBarriers());
+    if (!map || !group || load.getMulticastMask() || load.getPredicate())
+      return load.emitOpError(
+          "cannot be emulated: only a load through a tensor map of "
+          "nvgpu.tma.create.descriptor, completing on a group of "
+          "nvgpu.mbarrier.create, without multicast or predicate, is");
+    if (!lanes.coordinates)
+      lanes.coordinates =
+          scratch(MemRefType::get({kMaxTmaRank}, b.getI64Type()));
+    SmallVector<Value> indices(load.getDst().getType().getRank(),
+                               arith::ConstantIndexOp::create(b, loc, 0));
+    storeRegisters(b, loc,
+                   llvm::map_to_vector(load.getCoordinates(),
+                                       [&](Value c) { return toI64(b, loc, c); }),
+                   lanes.coordinates, b.getI64Type());
+    callRuntime(b, loc, "linea_gpu_emu_tma_load",
+                {map, elementAddress(b, loc, load.getDst(), indices), group,
+                 toI64(b, loc, load.getMbarId()),
+                 bufferAddress(b, loc, lanes.coordinates)});
+    load.erase();
+    return success();
+  }
+
   Block &body;
   Value thread;
+  int64_t &sites;
   LaneScratch lanes;
 };
 
@@ -236,11 +410,52 @@ SmallVector<Value, 3> loopNest(OpBuilder &b, Location loc,
   return ids;
 }
 
+/// The shared memory of a launch whose body has wgmma, which names its
+/// operands by shared-memory address: each workgroup global the body uses,
+/// and `dynamic`, its dynamic shared memory (if any). Registered with the
+/// library per block, so that it finds the buffer an address is in.
+void registerSharedWindows(OpBuilder &b, Location loc, Block &body,
+                           Value dynamic) {
+  bool addressed = false;
+  body.walk([&](NVVM::WgmmaMmaAsyncOp) { addressed = true; });
+  if (!addressed)
+    return;
+  SmallVector<Value> buffers;
+  if (dynamic)
+    buffers.push_back(dynamic);
+  llvm::SmallDenseSet<Attribute> globals;
+  body.walk([&](memref::GetGlobalOp get) {
+    auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
+        get.getType().getMemorySpace());
+    if (space && space.getValue() == gpu::AddressSpace::Workgroup &&
+        globals.insert(get.getNameAttr()).second)
+      buffers.push_back(memref::GetGlobalOp::create(b, loc, get.getType(),
+                                                    get.getNameAttr()));
+  });
+  for (Value buffer : buffers) {
+    auto type = cast<MemRefType>(buffer.getType());
+    int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+    // Static globals, or the dynamic shared memory's i8 buffer.
+    Value bytes =
+        type.hasStaticShape()
+            ? constantI64(b, loc, type.getNumElements() * elementBytes)
+            : arith::MulIOp::create(
+                  b, loc,
+                  toI64(b, loc, memref::DimOp::create(b, loc, buffer, 0)),
+                  constantI64(b, loc, elementBytes));
+    callRuntime(b, loc, "linea_gpu_emu_shared_window",
+                {bufferAddress(b, loc, buffer), bytes});
+  }
+}
+
 /// Opens an OpenMP team of `count` threads (the block) at `b`, placed
 /// before its terminator; returns the member's index (i64, as the
-/// emulation library takes it).
-Value openTeam(OpBuilder &b, Location loc, Value count) {
+/// emulation library takes it). `launchBody` is the launch's, whose
+/// shared memory `dynamic` is.
+Value openTeam(OpBuilder &b, Location loc, Value count, Block &launchBody,
+               Value dynamic) {
   callRuntime(b, loc, "linea_gpu_emu_begin_block", toI64(b, loc, count));
+  registerSharedWindows(b, loc, launchBody, dynamic);
   omp::ParallelOperands clauses;
   clauses.numThreads =
       arith::IndexCastOp::create(b, loc, b.getI32Type(), count);
@@ -262,7 +477,7 @@ Value openTeam(OpBuilder &b, Location loc, Value count) {
 /// `launch` on the CPU: its blocks in order; its threads a team where its
 /// body has barriers or warp instructions, loops otherwise; its dynamic
 /// shared memory one buffer for the launch (one block runs at a time).
-LogicalResult emulateLaunch(gpu::LaunchOp launch) {
+LogicalResult emulateLaunch(gpu::LaunchOp launch, int64_t &sites) {
   if (!launch.getBody().hasOneBlock() || launch.getAsyncToken() ||
       !launch.getAsyncDependencies().empty() || launch.hasClusterSize() ||
       launch.getNumWorkgroupAttributions() ||
@@ -298,7 +513,7 @@ LogicalResult emulateLaunch(gpu::LaunchOp launch) {
   if (team) {
     Value count = arith::MulIOp::create(
         b, loc, threads.x, arith::MulIOp::create(b, loc, threads.y, threads.z));
-    thread = openTeam(b, loc, count);
+    thread = openTeam(b, loc, count, body, shared);
     threadIds = delinearize(
         b, loc, arith::IndexCastOp::create(b, loc, b.getIndexType(), thread),
         threads);
@@ -339,7 +554,52 @@ LogicalResult emulateLaunch(gpu::LaunchOp launch) {
     return failure();
   if (!team)
     return success();
-  return TeamBody(*into, thread).rewrite();
+  return TeamBody(*into, thread, sites).rewrite();
+}
+
+/// `nvgpu.tma.create.descriptor` on the host as a call of the emulation
+/// library, which describes the tensor as the CUDA runtime would (the
+/// same code) and copies its boxes in the emulated loads: the tensor's
+/// first element, its sizes, strides and the box in a scratch.
+LogicalResult emulateTensorMap(nvgpu::TmaCreateDescriptorOp create) {
+  auto cast = create.getTensor().getDefiningOp<memref::CastOp>();
+  auto ranked = cast ? dyn_cast<MemRefType>(cast.getSource().getType())
+                     : MemRefType();
+  if (!ranked)
+    return create.emitOpError(
+        "cannot be emulated: only a tensor cast from a ranked memref is");
+  OpBuilder b(create);
+  Location loc = create.getLoc();
+  Value tensor = cast.getSource();
+  int64_t rank = ranked.getRank();
+  int64_t elementBytes = ranked.getElementTypeBitWidth() / 8;
+  auto function = create->getParentOfType<func::FuncOp>();
+  OpBuilder entry = OpBuilder::atBlockBegin(&function.getBody().front());
+  Value fields = memref::AllocaOp::create(
+      entry, loc, MemRefType::get({3 * rank}, b.getI64Type()));
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, tensor);
+  SmallVector<Value> values;
+  for (ValueRange group : {ValueRange(metadata.getSizes()),
+                           ValueRange(metadata.getStrides()),
+                           ValueRange(create.getBoxDimensions())})
+    for (Value v : group)
+      values.push_back(toI64(b, loc, v));
+  for (auto [k, value] : llvm::enumerate(values))
+    memref::StoreOp::create(b, loc, value, fields,
+                            arith::ConstantIndexOp::create(b, loc, k)
+                                .getResult());
+  SmallVector<Value> origin(rank, arith::ConstantIndexOp::create(b, loc, 0));
+  Value map = callRuntime(
+      b, loc, "linea_gpu_emu_tensor_map",
+      {constantI64(b, loc, rank), elementAddress(b, loc, tensor, origin),
+       constantI64(b, loc, elementBytes),
+       constantI64(b, loc,
+                   static_cast<int64_t>(
+                       create.getTensorMap().getType().getSwizzle())),
+       bufferAddress(b, loc, fields)},
+      b.getI64Type())[0];
+  replaceByHandle(b, create, map);
+  return success();
 }
 
 /// `nvgpu.device_async_copy` as an element-by-element copy now (zero past
@@ -446,11 +706,38 @@ struct LineaEmulateGpuThreadsPass
       if (failed(copyAtOnce(copy)))
         return signalPassFailure();
 
+    SmallVector<nvgpu::TmaCreateDescriptorOp> maps;
+    module.walk([&](nvgpu::TmaCreateDescriptorOp map) { maps.push_back(map); });
+    for (nvgpu::TmaCreateDescriptorOp map : maps)
+      if (failed(emulateTensorMap(map)))
+        return signalPassFailure();
+    module.walk([](Operation *op) {
+      if (ordersAsyncOps(op))
+        op->erase();
+    });
     SmallVector<gpu::LaunchOp> launches;
     module.walk([&](gpu::LaunchOp launch) { launches.push_back(launch); });
+    int64_t sites = 0;
     for (gpu::LaunchOp launch : launches)
-      if (failed(emulateLaunch(launch)))
+      if (failed(emulateLaunch(launch, sites)))
         return signalPassFailure();
+    // The handles' casts back go, now that their users call the library.
+    WalkResult unknownUse = module.walk([](UnrealizedConversionCastOp cast) {
+      if (!handleOf(cast.getResult(0)) ||
+          !isa<nvgpu::TensorMapDescriptorType, nvgpu::MBarrierGroupType>(
+              cast.getResult(0).getType()))
+        return WalkResult::advance();
+      if (!cast.use_empty()) {
+        (*cast->getUsers().begin())
+            ->emitOpError("uses a tensor map or mbarrier group in a way the "
+                          "emulation does not know");
+        return WalkResult::interrupt();
+      }
+      cast.erase();
+      return WalkResult::advance();
+    });
+    if (unknownUse.wasInterrupted())
+      return signalPassFailure();
 
     WalkResult outside = module.walk([](Operation *op) {
       if (!needsTeam(op) && !isa_and_nonnull<gpu::GPUDialect>(op->getDialect()))

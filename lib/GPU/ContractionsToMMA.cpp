@@ -23,8 +23,10 @@
 #include "linea/GPU/Passes.h"
 #include "linea/Utils/SequenceBlocks.h"
 
+#include "Fragments.h"
 #include "GPUMapping.h"
 #include "StoredTypes.h"
+#include "WarpgroupGrid.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -56,40 +58,10 @@ using linea::mma::kTileM;
 using linea::mma::kTileN;
 constexpr int64_t kWarp = linea::mma::kWarpSize;
 using linea::kRowPad;
-
-/// A contraction `out[b, i, e] += A[b, i, t] * M[b, t, e]`; `transposedA`
-/// when the first operand is stored `[b, t, i]` (the state update K^T V),
-/// `transposedM` when the second is stored `[b, e, t]` (the scores Q K^T).
-/// A masked one adds only where its mask holds (`op`'s body selects the
-/// product by a condition on the output's indices, e.g. the causal
-/// `t <= i`): the warps multiply unmasked and keep the old accumulator
-/// where the mask does not hold.
-struct Contraction {
-  Value a, m, out;
-  bool transposedA = false, transposedM = false;
-  SmallVector<int64_t> batchShape;
-  int64_t rows, cols, depth; // M, N, K
-  /// The generic's loops that index the output rows and columns.
-  int64_t rowLoop, colLoop;
-  /// The mask's condition in the generic's body, or null.
-  Value mask;
-  /// A and M as 16-bit rows in shared memory (workgroup address space),
-  /// which warps load with ldmatrix; null where lanes load their elements.
-  Value aShared, mShared;
-
-  int64_t numTiles() const {
-    int64_t tiles = (rows / kTileM) * (cols / kTileN);
-    for (int64_t size : batchShape)
-      tiles *= size;
-    return tiles;
-  }
-};
-
-/// Whether an operand is stored with the depth as its outer index (K in
-/// K^T V, the values in P V): a staged slice keeps that order, and its
-/// fragments are read with ldmatrix's `.trans`.
-bool aDepthMajor(const Contraction &k) { return k.transposedA; }
-bool mDepthMajor(const Contraction &k) { return !k.transposedM; }
+using linea::mma::aDepthMajor;
+using linea::mma::Contraction;
+using linea::mma::FragmentBuilder;
+using linea::mma::mDepthMajor;
 
 bool isZero(Value v) {
   FloatAttr attr;
@@ -214,229 +186,6 @@ std::optional<Contraction> matchContraction(linalg::GenericOp op) {
     return std::nullopt;
   return c;
 }
-
-/// What both ways of building a contraction's warps share: index
-/// arithmetic, the output element indices of a tile's batch, the mask
-/// cloned per accumulator element and the mma.sync step. Fragment
-/// ownership follows the PTX ISA for m16n8k16 with f16/bf16 operands: lane
-/// l is in group g = l / 4 at position q = l % 4; it holds A rows g and
-/// g + 8, columns 2q, 2q + 1 (and + 8); B rows 2q, 2q + 1 (and + 8) of
-/// column g; and accumulator rows g and g + 8, columns 2q and 2q + 1.
-class FragmentBuilder {
-protected:
-  FragmentBuilder(OpBuilder &b, Location loc, const Contraction &c,
-                  Type operandType)
-      : b(b), loc(loc), c(c), operandType(operandType) {}
-
-  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value add(Value x, int64_t v) {
-    return v ? arith::AddIOp::create(b, loc, x, cst(v)).getResult() : x;
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, int64_t v) {
-    return arith::MulIOp::create(b, loc, x, cst(v));
-  }
-  Value div(Value x, int64_t v) {
-    return arith::DivUIOp::create(b, loc, x, cst(v));
-  }
-  Value rem(Value x, int64_t v) {
-    return arith::RemUIOp::create(b, loc, x, cst(v));
-  }
-
-  /// Splits `index` into the batch indices (the last batch dim fastest),
-  /// kept in `batch`; returns what is left above them.
-  Value splitBatch(Value index) {
-    batch.assign(c.batchShape.size(), Value());
-    for (int64_t i = c.batchShape.size() - 1; i >= 0; --i) {
-      batch[i] = rem(index, c.batchShape[i]);
-      index = div(index, c.batchShape[i]);
-    }
-    return index;
-  }
-
-  SmallVector<Value> at(Value i, Value j) {
-    SmallVector<Value> indices(batch);
-    indices.push_back(i);
-    indices.push_back(j);
-    return indices;
-  }
-
-  /// The accumulator elements of the 16 x 8 tile whose group row is `row`
-  /// and whose lane column is `col`: (row, col), (row, col+1), (row+8, col),
-  /// (row+8, col+1).
-  SmallVector<std::pair<Value, Value>> accumulatorPositions(Value row,
-                                                            Value col) {
-    return {{row, col}, {row, add(col, 1)}, {add(row, 8), col},
-            {add(row, 8), add(col, 1)}};
-  }
-
-  /// `values` where `k`'s mask holds at each output position, `old` where
-  /// it does not (all of `values` for an unmasked contraction).
-  SmallVector<Value> masked(const Contraction &k, ValueRange values,
-                            ValueRange old,
-                            ArrayRef<std::pair<Value, Value>> positions) {
-    if (!k.mask)
-      return llvm::to_vector(values);
-    SmallVector<Value> result;
-    for (auto [value, previous, index] : llvm::zip(values, old, positions))
-      result.push_back(arith::SelectOp::create(
-          b, loc, maskAt(k, index.first, index.second), value, previous));
-    return result;
-  }
-
-  /// The accumulators at `positions` before the first contraction: zeros
-  /// where the output was just zero-filled (its fill gone), else the
-  /// output's elements.
-  SmallVector<Value>
-  initialAccumulators(ArrayRef<std::pair<Value, Value>> positions,
-                      bool zeroInit) {
-    if (zeroInit)
-      return SmallVector<Value>(
-          positions.size(),
-          arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)));
-    SmallVector<Value> acc;
-    for (auto [i, j] : positions)
-      acc.push_back(memref::LoadOp::create(b, loc, c.out, at(i, j)));
-    return acc;
-  }
-
-  /// Stores accumulators to the output, narrowed to its element type (a
-  /// bf16/f16 result written as stored).
-  void store(ValueRange values, ArrayRef<std::pair<Value, Value>> positions) {
-    Type element = cast<MemRefType>(c.out.getType()).getElementType();
-    for (auto [value, index] : llvm::zip(values, positions)) {
-      Value stored = value;
-      if (element != value.getType())
-        stored = arith::TruncFOp::create(b, loc, element, value);
-      memref::StoreOp::create(b, loc, stored, c.out,
-                              at(index.first, index.second));
-    }
-  }
-
-  SmallVector<Value> mma(ValueRange aRegs, ValueRange bRegs, ValueRange acc) {
-    Type f32 = b.getF32Type();
-    auto resultType = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), SmallVector<Type>(4, f32));
-    NVVM::MMATypes type =
-        operandType.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
-    Value d = NVVM::MmaOp::create(
-        b, loc, resultType, aRegs, bRegs, acc, {kTileM, kTileN, kTileK},
-        std::nullopt, std::nullopt,
-        std::array<NVVM::MMATypes, 2>{type, type},
-        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                       NVVM::MMALayout::col});
-    SmallVector<Value> parts;
-    for (int64_t i = 0; i < 4; ++i)
-      parts.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
-    return parts;
-  }
-
-  /// `value` in the tensor-core type: narrowed from f32, kept, or (another
-  /// 16-bit type, a bf16/f16 operand read as stored) converted through f32.
-  Value toOperandType(Value value) {
-    if (value.getType() == operandType)
-      return value;
-    if (value.getType().getIntOrFloatBitWidth() < 32)
-      value = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
-    return arith::TruncFOp::create(b, loc, operandType, value);
-  }
-
-  /// The register the mma.sync takes for two operand elements: the
-  /// vector<2xf16> itself, or for bf16 the i32 the NVVM op wants.
-  Value operandRegister(Value pair) {
-    if (operandType.isF16())
-      return pair;
-    return LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair);
-  }
-
-  /// The 16 x 16 A fragment at (row, depth) of 16-bit rows in shared
-  /// memory by one ldmatrix.x4: lane l addresses a row of matrix l / 8, the
-  /// matrices in register order (rows +0/+8, then depth +0/+8).
-  SmallVector<Value> ldmatrixA(Value shared, bool depthMajor, Value row,
-                               Value depth, Value lane) {
-    Value matrix = div(lane, 8), line = rem(lane, 8);
-    Value rowOffset = mul(rem(matrix, 2), 8);
-    Value depthOffset = mul(div(matrix, 2), 8);
-    if (!depthMajor) {
-      // Row-major [row][depth]: each lane's row is a fragment row.
-      return ldmatrix(shared, add(row, add(rowOffset, line)),
-                      add(depthOffset, depth), 4, /*transpose=*/false);
-    }
-    // Depth-major [depth][row]: each lane addresses a depth line; .trans.
-    return ldmatrix(shared, add(add(depthOffset, line), depth),
-                    add(row, rowOffset), 4, /*transpose=*/true);
-  }
-
-  /// The 16 x 8 B fragment at (depth, col) by one ldmatrix.x2 (lanes 0-15
-  /// address; the others repeat them).
-  SmallVector<Value> ldmatrixB(Value shared, bool depthMajor, Value col,
-                               Value depth, Value lane) {
-    Value half = rem(lane, 16);
-    if (!depthMajor) {
-      // Column-major [col][depth] (the keys of Q K^T): each lane's line is
-      // a fragment column.
-      return ldmatrix(shared, add(col, rem(half, 8)),
-                      add(mul(div(half, 8), 8), depth), 2,
-                      /*transpose=*/false);
-    }
-    // Depth-major [depth][col]: lanes address depth lines depth .. + 15.
-    return ldmatrix(shared, add(half, depth), col, 2, /*transpose=*/true);
-  }
-
-  OpBuilder &b;
-  Location loc;
-  const Contraction &c;
-  Type operandType;
-  SmallVector<Value> batch;
-
-private:
-  /// `numTiles` 8 x 8 matrices of `shared` by one ldmatrix, the lane
-  /// addressing (row, col) of the innermost two dims (a batched operand's
-  /// batch indices are the tile's).
-  SmallVector<Value> ldmatrix(Value shared, Value row, Value col,
-                              int64_t numTiles, bool transpose) {
-    auto type = VectorType::get({numTiles, 2}, operandType);
-    SmallVector<Value> indices{row, col};
-    if (cast<MemRefType>(shared.getType()).getRank() > 2)
-      indices = at(row, col);
-    Value tiles = nvgpu::LdMatrixOp::create(b, loc, type, shared, indices,
-                                            transpose, numTiles);
-    SmallVector<Value> regs;
-    for (int64_t i = 0; i < numTiles; ++i)
-      regs.push_back(operandRegister(
-          vector::ExtractOp::create(b, loc, tiles, ArrayRef<int64_t>{i})));
-    return regs;
-  }
-
-  /// `k`'s mask condition at output element (i, j): its computation cloned
-  /// from the generic's body with each loop index replaced (the batch
-  /// loops by this tile's batch indices).
-  Value maskAt(const Contraction &k, Value i, Value j) {
-    IRMapping mapping;
-    return cloneCondition(k, k.mask, mapping, i, j);
-  }
-
-  Value cloneCondition(const Contraction &k, Value v, IRMapping &mapping,
-                       Value i, Value j) {
-    if (Value known = mapping.lookupOrNull(v))
-      return known;
-    Operation *def = v.getDefiningOp();
-    if (!def || def->getBlock() != Value(k.mask).getParentBlock())
-      return v; // defined above the generic
-    if (auto index = dyn_cast<linalg::IndexOp>(def)) {
-      int64_t loop = index.getDim();
-      Value replacement = loop == k.rowLoop   ? i
-                          : loop == k.colLoop ? j
-                                              : batch[loop];
-      mapping.map(v, replacement);
-      return replacement;
-    }
-    for (Value operand : def->getOperands())
-      cloneCondition(k, operand, mapping, i, j);
-    Operation *clone = b.clone(*def, mapping);
-    return clone->getResult(cast<OpResult>(v).getResultNumber());
-  }
-};
 
 /// Warps that take output tiles in turn, each lane loading the fragment
 /// elements it owns straight from the operands (any strides, any memory).
@@ -571,6 +320,11 @@ private:
 struct BlockTiling {
   int64_t rows, cols, depth;
   int64_t tilesPerWarp, activeWarps;
+
+  /// The blocks of a grid over `c`'s output.
+  int64_t numBlocks(const Contraction &c) const {
+    return c.numTiles() / ((rows / kTileM) * (cols / kTileN));
+  }
 };
 
 /// The warps' share of a `rows` x `cols` block tile: the fewest 16 x 8
@@ -710,20 +464,15 @@ public:
         members(members), zeroInit(zeroInit), tiling(tiling),
         blockSize(blockSize) {}
 
-  int64_t numBlocks() const {
-    return c.numTiles() / ((tiling.rows / kTileM) * (tiling.cols / kTileN));
-  }
+  int64_t numBlocks() const { return tiling.numBlocks(c); }
 
   /// `slices[i]`: contraction i's staged A and M slices.
   void build(Value block, Value thread,
              ArrayRef<std::pair<Value, Value>> slices) {
-    // block -> (batch..., row block, column block), the column block
-    // fastest.
-    int64_t colBlocks = c.cols / tiling.cols;
-    int64_t rowBlocks = c.rows / tiling.rows;
-    Value rowBase = mul(rem(div(block, colBlocks), rowBlocks), tiling.rows);
-    Value colBase = mul(rem(block, colBlocks), tiling.cols);
-    splitBatch(div(block, colBlocks * rowBlocks));
+    // (Named values, not a structured binding: the loop bodies capture them.)
+    Value rowBase, colBase;
+    std::tie(rowBase, colBase) =
+        blockTileOrigin(block, tiling.rows, tiling.cols);
 
     // Warps past the active ones (a block tile with fewer 16 x 8 tiles than
     // warps) take part in the copies and barriers only; their indices are
@@ -753,14 +502,21 @@ public:
 
     WarpPlace place{warpRow, warpCol, lane, active};
     for (auto [k, slice] : llvm::zip(members, slices)) {
-      Value aLines = copyLines(k.a), mLines = copyLines(k.m);
+      Value aLines = copyLines(k.a, tiling.depth);
+      Value mLines = copyLines(k.m, tiling.depth);
+      // A slice keeps its operand's orientation in shared memory.
+      auto asStored = [](Value outer, Value inner) {
+        return SmallVector<Value>{outer, inner};
+      };
       auto loop = scf::ForOp::create(
           b, loc, cst(0), cst(k.depth), cst(tiling.depth), acc,
           [&](OpBuilder &, Location, Value depth, ValueRange carried) {
-            stage(k.a, slice.first, aDepthMajor(k), rowBase, depth,
-                  tiling.rows, thread, aLines);
-            stage(k.m, slice.second, mDepthMajor(k), colBase, depth,
-                  tiling.cols, thread, mLines);
+            stage({k.a, aDepthMajor(k), rowBase, depth, tiling.rows,
+                   tiling.depth},
+                  slice.first, thread, blockSize, aLines, asStored);
+            stage({k.m, mDepthMajor(k), colBase, depth, tiling.cols,
+                   tiling.depth},
+                  slice.second, thread, blockSize, mLines, asStored);
             gpu::BarrierOp::create(b, loc);
             SmallVector<Value> next = steps(k, slice, place, carried);
             gpu::BarrierOp::create(b, loc);
@@ -785,75 +541,6 @@ private:
   struct WarpPlace {
     Value row, col, lane, active;
   };
-
-  /// Whether `source`'s slices can be staged as cp.async lines, at run
-  /// time: null where not even statically (another element type, strides
-  /// that are not whole lines).
-  Value copyLines(Value source) {
-    auto type = cast<MemRefType>(source.getType());
-    if (type.getElementType() != operandType ||
-        !linea::inCopyLines(type, /*anyOffset=*/true) ||
-        tiling.depth % linea::elementsPerCopyLine(operandType))
-      return {};
-    return linea::startsOnCopyLine(b, loc, source);
-  }
-
-  /// One operand's slice: `extent` rows or columns from `base`, `depth`
-  /// deep from `k`; `depthMajor` when the depth is the operand's outer
-  /// index (K in K^T V, V in P V), as the slice then keeps it. Copied by
-  /// cp.async lines where `lines` holds, else element by element.
-  void stage(Value source, Value staged, bool depthMajor, Value base, Value k,
-             int64_t extent, Value thread, Value lines) {
-    if (!lines)
-      return stageElements(source, staged, depthMajor, base, k, extent,
-                           thread);
-    auto branch = scf::IfOp::create(b, loc, lines, /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(branch.thenBlock());
-    stageLines(source, staged, depthMajor, base, k, extent, thread);
-    b.setInsertionPointToStart(branch.elseBlock());
-    stageElements(source, staged, depthMajor, base, k, extent, thread);
-  }
-
-  /// The slice's elements loaded, converted and stored one at a time.
-  void stageElements(Value source, Value staged, bool depthMajor, Value base,
-                     Value k, int64_t extent, Value thread) {
-    int64_t inner = depthMajor ? extent : tiling.depth;
-    int64_t count = extent * tiling.depth;
-    scf::ForOp::create(
-        b, loc, thread, cst(count), cst(blockSize), ValueRange{},
-        [&](OpBuilder &, Location, Value element, ValueRange) {
-          Value outer = div(element, inner), in = rem(element, inner);
-          SmallVector<Value> from =
-              depthMajor ? at(add(k, outer), add(base, in))
-                         : at(add(base, outer), add(k, in));
-          Value value = memref::LoadOp::create(b, loc, source, from);
-          memref::StoreOp::create(b, loc, toOperandType(value), staged,
-                                  ValueRange{outer, in});
-          scf::YieldOp::create(b, loc);
-        });
-  }
-
-  /// The slice's 16-byte lines by cp.async, a group per line; each thread
-  /// waits for all of its groups after its last (the barrier after the
-  /// staging then publishes them to the block).
-  void stageLines(Value source, Value staged, bool depthMajor, Value base,
-                  Value k, int64_t extent, Value thread) {
-    int64_t perLine = linea::elementsPerCopyLine(operandType);
-    int64_t inner = (depthMajor ? extent : tiling.depth) / perLine;
-    int64_t count = extent * tiling.depth / perLine;
-    scf::ForOp::create(
-        b, loc, thread, cst(count), cst(blockSize), ValueRange{},
-        [&](OpBuilder &, Location, Value line, ValueRange) {
-          Value outer = div(line, inner), in = mul(rem(line, inner), perLine);
-          SmallVector<Value> from =
-              depthMajor ? at(add(k, outer), add(base, in))
-                         : at(add(base, outer), add(k, in));
-          linea::copyLineAsync(b, loc, staged, ValueRange{outer, in}, source,
-                               from, line, count, blockSize);
-          scf::YieldOp::create(b, loc);
-        });
-  }
 
   /// The k16 steps of `k`'s staged slices on the warp's accumulators; only
   /// where the warp is active.
@@ -1163,14 +850,21 @@ struct LineaContractionsToMMAPass
                   Type operandType, SymbolTableCollection &symbols) {
     linalg::GenericOp first = chain.ops.front();
     bool oneBlock = linea::isInSequenceBlock(first);
+    std::optional<linea::mma::WarpgroupTiling> warpgroupTiling;
     std::optional<BlockTiling> tiling;
-    if (!oneBlock)
+    if (!oneBlock) {
       tiling = stagedTiling(chain.members, operandType);
-    if (tiling || oneBlock) {
+      if (warpgroupMma)
+        warpgroupTiling = preferredWarpgroupTiling(chain.members, tiling);
+    }
+    if (warpgroupTiling || tiling || oneBlock) {
       // Where the last member was: what the ops between members compute
       // (the decayed queries of `O += Q S`) is ready there.
       b.setInsertionPoint(chain.ops.back());
-      if (tiling)
+      if (warpgroupTiling)
+        buildWarpgroupGrid(b, first.getLoc(), chain, operandType,
+                           *warpgroupTiling, symbols);
+      else if (tiling)
         buildStagedGrid(b, first.getLoc(), chain, operandType, *tiling,
                         symbols);
       else
@@ -1198,14 +892,36 @@ struct LineaContractionsToMMAPass
     b.eraseOp(first);
   }
 
+  /// The wgmma tiling of a staged grid for `members`, where one divides
+  /// them and gives the GPU's SMs as much work as the mma.sync grid
+  /// (`warpTiling`) would: wgmma's tiles are at least 64 x 64, and where
+  /// the output is too small to fill the SMs even so, the smaller mma.sync
+  /// tiles keep more of them busy.
+  std::optional<linea::mma::WarpgroupTiling>
+  preferredWarpgroupTiling(ArrayRef<Contraction> members,
+                           const std::optional<BlockTiling> &warpTiling) {
+    std::optional<linea::mma::WarpgroupTiling> tiling =
+        linea::mma::chooseWarpgroupTiling(members, blockSize, minimumBlocks());
+    if (!tiling || !warpTiling)
+      return tiling;
+    int64_t blocks = tiling->numBlocks(members.front());
+    if (blocks < minimumBlocks() &&
+        blocks < warpTiling->numBlocks(members.front()))
+      return std::nullopt;
+    return tiling;
+  }
+
+  /// The blocks a grid should have to keep every SM of the GPU busy.
+  static int64_t minimumBlocks() {
+    return linea::TargetDescription::get(linea::TargetKind::gpu).parallelUnits;
+  }
+
   /// The block tiling of a staged grid for `members`, if one divides
   /// their output and their slices fit in static shared memory.
   std::optional<BlockTiling> stagedTiling(ArrayRef<Contraction> members,
                                           Type operandType) {
-    int64_t minBlocks =
-        linea::TargetDescription::get(linea::TargetKind::gpu).parallelUnits;
     std::optional<BlockTiling> tiling =
-        chooseBlockTiling(members, blockSize / kWarp, minBlocks);
+        chooseBlockTiling(members, blockSize / kWarp, minimumBlocks());
     if (!tiling ||
         StagedSlices(members, operandType, *tiling).bytes() >
             kStaticSharedBytes)
@@ -1283,12 +999,7 @@ struct LineaContractionsToMMAPass
                        const BlockTiling &tiling,
                        SymbolTableCollection &symbols) {
     OpBuilder::InsertionGuard guard(b);
-    // Widened bf16/f16 operands are read, and a zero-filled result that is
-    // narrowed afterwards is written, as stored.
-    SmallVector<Contraction> members(chain.members);
-    for (Contraction &k : members)
-      readOperandsAsStored(b, k);
-    writeChainAsStored(b, chain, members);
+    SmallVector<Contraction> members = membersAsStored(b, chain);
     StagedSlices types(members, operandType, tiling);
     auto globals = [&](ArrayRef<MemRefType> slotTypes, StringRef operand) {
       DenseMap<MemRefType, memref::GlobalOp> byType;
@@ -1315,6 +1026,44 @@ struct LineaContractionsToMMAPass
     builder.build(ids[0], ids[1], slices);
   }
 
+  /// A grid of blocks on warpgroup MMA, one per block tile, staging both
+  /// slices in one private workgroup global aligned for the swizzle (by
+  /// TMA where `tma` and the operands allow).
+  void buildWarpgroupGrid(OpBuilder &b, Location loc,
+                          const AccumulationChain &chain, Type operandType,
+                          const linea::mma::WarpgroupTiling &tiling,
+                          SymbolTableCollection &symbols) {
+    OpBuilder::InsertionGuard guard(b);
+    SmallVector<Contraction> members = membersAsStored(b, chain);
+    memref::GlobalOp global = stagedSlice(
+        b, loc, linea::mma::warpgroupStagedType(operandType, tiling), "ab",
+        symbols, linea::mma::kSwizzleAlignment);
+    // On the host, before the grid.
+    SmallVector<linea::mma::TensorMaps> maps;
+    if (tma)
+      maps = linea::mma::createTensorMaps(b, loc, members, operandType, tiling);
+    SmallVector<Value> ids =
+        parallelLoop(b, loc, {tiling.numBlocks(members.front()), tiling.threads()},
+                     {gpu::Processor::BlockX, gpu::Processor::ThreadX});
+    Value staged = memref::GetGlobalOp::create(b, loc, global.getType(),
+                                               global.getSymName());
+    linea::mma::buildWarpgroupBlock(b, loc, members, bool(chain.zeroFill),
+                                    operandType, tiling, ids[0], ids[1],
+                                    staged, maps);
+  }
+
+  /// `chain`'s members for a staged grid: widened bf16/f16 operands read,
+  /// and a zero-filled result that is narrowed afterwards written, as
+  /// stored.
+  SmallVector<Contraction> membersAsStored(OpBuilder &b,
+                                           const AccumulationChain &chain) {
+    SmallVector<Contraction> members(chain.members);
+    for (Contraction &k : members)
+      readOperandsAsStored(b, k);
+    writeChainAsStored(b, chain, members);
+    return members;
+  }
+
   /// Points `k`'s widened operands at their bf16/f16 buffers (views built
   /// at `b`'s insertion point), keeping the widening copies for erasure.
   void readOperandsAsStored(OpBuilder &b, Contraction &k) {
@@ -1336,14 +1085,15 @@ struct LineaContractionsToMMAPass
   /// builder's insertion point, named after the operand it stages.
   static memref::GlobalOp stagedSlice(OpBuilder &b, Location loc,
                                       MemRefType type, StringRef operand,
-                                      SymbolTableCollection &symbols) {
+                                      SymbolTableCollection &symbols,
+                                      int64_t alignment = 16) {
     Operation *tableOp = SymbolTable::getNearestSymbolTable(
         b.getInsertionBlock()->getParentOp());
     OpBuilder detached(b.getContext());
     auto global = memref::GlobalOp::create(
         detached, loc, ("linea_staged_" + operand).str(),
         detached.getStringAttr("private"), type, Attribute(),
-        /*constant=*/false, detached.getI64IntegerAttr(16));
+        /*constant=*/false, detached.getI64IntegerAttr(alignment));
     // At the top, renamed if the name is taken.
     symbols.getSymbolTable(tableOp).insert(
         global, tableOp->getRegion(0).front().begin());

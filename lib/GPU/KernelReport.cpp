@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -55,8 +56,11 @@ bool isSharedMemory(Value memref) {
   return space && space.getValue() == gpu::AddressSpace::Workgroup;
 }
 
-/// Kernel arguments that are constants at the launch site.
-using Constants = llvm::DenseMap<Value, int64_t>;
+/// Kernel arguments that are constants at the launch site, and the
+/// threads of a block (1-D blocks; 0 otherwise).
+struct Constants : llvm::DenseMap<Value, int64_t> {
+  int64_t blockThreads = 0;
+};
 
 std::optional<int64_t> constantOf(Value v, const Constants &known) {
   APInt c;
@@ -66,6 +70,35 @@ std::optional<int64_t> constantOf(Value v, const Constants &known) {
   if (it != known.end())
     return it->second;
   return std::nullopt;
+}
+
+/// `v` as a constant, through the integer casts and truncations that
+/// lowering to NVVM puts around an index constant.
+std::optional<int64_t> constantThroughCasts(Value v, const Constants &known) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<LLVM::TruncOp, LLVM::ZExtOp, LLVM::SExtOp, arith::IndexCastOp,
+             arith::TruncIOp, arith::ExtUIOp, UnrealizedConversionCastOp>(
+            def) ||
+        def->getNumOperands() != 1)
+      break;
+    v = def->getOperand(0);
+  }
+  return constantOf(v, known);
+}
+
+/// Whether `condition` holds for thread 0 of a 1-D block alone.
+bool firstThreadOnly(Value condition) {
+  auto compare = condition.getDefiningOp<arith::CmpIOp>();
+  if (!compare || compare.getPredicate() != arith::CmpIPredicate::eq)
+    return false;
+  for (auto [id, zero] : {std::pair(compare.getLhs(), compare.getRhs()),
+                          std::pair(compare.getRhs(), compare.getLhs())}) {
+    auto thread = id.getDefiningOp<gpu::ThreadIdOp>();
+    if (thread && thread.getDimension() == gpu::Dimension::x &&
+        matchPattern(zero, m_Zero()))
+      return true;
+  }
+  return false;
 }
 
 /// The per-thread cost of a region, loops multiplied out.
@@ -100,6 +133,36 @@ Cost costOf(Operation *op, const Constants &known) {
                  linea::mma::kWarpSize;
     cost.tensorCores = true;
     return cost;
+  }
+  if (auto wgmma = dyn_cast<NVVM::WgmmaMmaAsyncOp>(op)) {
+    // One m64nNk16 step of a warpgroup, shared by its threads; its
+    // operands come from shared memory.
+    NVVM::MMAShapeAttr shape = wgmma.getShape();
+    cost.flops = 2.0 * shape.getM() * shape.getN() * shape.getK() /
+                 linea::mma::kWarpgroupSize;
+    cost.tensorCores = true;
+    return cost;
+  }
+  if (auto arrive = dyn_cast<NVVM::MBarrierArriveExpectTxOp>(op)) {
+    // The bytes the TMA loads completing on the barrier bring from global
+    // memory.
+    std::optional<int64_t> bytes =
+        constantThroughCasts(arrive.getTxcount(), known);
+    if (!bytes)
+      cost.known = false;
+    else
+      cost.bytes = *bytes;
+    return cost;
+  }
+  if (auto branch = dyn_cast<scf::IfOp>(op);
+      branch && branch.getElseRegion().empty() && known.blockThreads > 0 &&
+      firstThreadOnly(branch.getCondition())) {
+    // Thread 0's work (issuing TMA loads): once per block, each thread's
+    // share of it.
+    Cost once = costOf(branch.getThenRegion(), known);
+    once.flops /= known.blockThreads;
+    once.bytes /= known.blockThreads;
+    return once;
   }
   if (auto copy = dyn_cast<NVVM::CpAsyncOp>(op)) {
     // Global to shared memory: the bytes read once.
@@ -212,12 +275,18 @@ struct LineaKernelReportPass
         return;
       gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
       gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+      std::optional<double> blocks = constantProduct({grid.x, grid.y, grid.z});
       std::optional<double> threads =
           constantProduct({grid.x, grid.y, grid.z, block.x, block.y, block.z});
       Constants known;
+      std::optional<double> blockY = constantProduct({block.y, block.z});
+      std::optional<double> blockX = constantProduct({block.x});
+      if (blockY && *blockY == 1 && blockX)
+        known.blockThreads = int64_t(*blockX);
       for (auto [arg, operand] :
            llvm::zip(kernel.getArguments(), launch.getKernelOperands()))
-        if (std::optional<int64_t> c = constantOf(operand, Constants()))
+        if (std::optional<int64_t> c =
+                constantThroughCasts(operand, Constants()))
           known[arg] = *c;
       Cost perThread = costOf(kernel.getBody(), known);
       InFlightDiagnostic remark = launch.emitRemark()
@@ -239,9 +308,9 @@ struct LineaKernelReportPass
       double memoryTime = bytes / gpu.bytesPerSecond;
       std::string text;
       llvm::raw_string_ostream os(text);
-      os << llvm::format("%.0f threads, %.3g FLOP, %.3g B, %.3g FLOP/B, "
-                         "H100 estimate %.3g us (%s-bound%s)",
-                         *threads, flops, bytes,
+      os << llvm::format("%.0f threads in %.0f blocks, %.3g FLOP, %.3g B, "
+                         "%.3g FLOP/B, H100 estimate %.3g us (%s-bound%s)",
+                         *threads, *blocks, flops, bytes,
                          bytes > 0 ? flops / bytes : 0.0,
                          std::max(computeTime, memoryTime) * 1e6,
                          computeTime > memoryTime ? "compute" : "memory",

@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -49,9 +50,9 @@ bool onlyRead(Value buffer, Operation *writer, Operation *before = nullptr) {
           return true;
         if (auto linalgOp = dyn_cast<linalg::LinalgOp>(user))
           return linalgOp.isDpsInput(&use);
-        // Its address read (an alignment check) or its elements copied
-        // out (cp.async): no write to it.
-        if (isMemoryEffectFree(user))
+        // Its address read (an alignment check), its elements copied out
+        // (cp.async) or described for TMA loads: no write to it.
+        if (isMemoryEffectFree(user) || isa<nvgpu::TmaCreateDescriptorOp>(user))
           return true;
         auto effects = dyn_cast<MemoryEffectOpInterface>(user);
         return effects && !effects.getEffectOnValue<MemoryEffects::Write>(

@@ -123,8 +123,7 @@ static void buildKernelsToBinary(OpPassManager &pm,
   pm.addPass(memref::createExpandStridedMetadataPass());
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
-  // PTX 8.0: the default 6.0 is refused for sm_80 and sm_90a.
-  target.features = "+ptx80";
+  target.features = linea::ptxFeaturesForChip(options.chip);
   std::string libdevice = options.cudaPath + "/nvvm/libdevice/libdevice.10.bc";
   if (llvm::sys::fs::exists(libdevice))
     target.linkLibs.push_back(libdevice);
@@ -187,6 +186,8 @@ static void buildLaunches(OpPassManager &pm,
     mma.precision = options.precision;
     mma.blockSize = options.blockSize;
     mma.sharedMemory = linea::sharedMemoryForChip(options.chip);
+    mma.warpgroupMma = linea::hasWarpgroupMMA(options.chip);
+    mma.tma = linea::hasTensorMemoryAccelerator(options.chip);
     pm.addPass(linea::createLineaContractionsToMMA(mma));
   }
   pm.addPass(linea::createLineaReadAsStored());

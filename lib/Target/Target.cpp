@@ -78,6 +78,28 @@ int64_t mlir::linea::sharedMemoryForChip(llvm::StringRef chip) {
   return 48 * 1024;
 }
 
+bool mlir::linea::hasWarpgroupMMA(llvm::StringRef chip) {
+  // The `a` variant only: wgmma is not part of sm_90's forward-compatible
+  // feature set, nor of later chips'.
+  return chip == "sm_90a";
+}
+
+bool mlir::linea::hasTensorMemoryAccelerator(llvm::StringRef chip) {
+  llvm::StringRef arch = chip;
+  unsigned number = 0;
+  return arch.consume_front("sm_") &&
+         !arch.take_while(llvm::isDigit).getAsInteger(10, number) &&
+         number >= 90;
+}
+
+llvm::StringRef mlir::linea::ptxFeaturesForChip(llvm::StringRef chip) {
+  // PTX 8.0: LLVM's default 6.0 is refused for sm_80 and sm_90a. Where
+  // kernels load by TMA, 8.3: the fence that makes a tensor map the host
+  // copied to global memory visible to TMA (fence.proxy.tensormap) is
+  // PTX 8.3's.
+  return hasTensorMemoryAccelerator(chip) ? "+ptx83" : "+ptx80";
+}
+
 const TargetDescription &TargetDescription::get(TargetKind kind) {
   switch (kind) {
   case TargetKind::cpu:

@@ -121,6 +121,24 @@ def test_dynamic_length():
     check([2], 97, 32, 32, True, dynamic_L=True, seed=97)
 
 
+def lowered(text, pipeline):
+    """`text` through linea-opt with `pipeline` (a pass pipeline option)."""
+    return subprocess.run([str(build_dir() / "bin" / "linea-opt"), "-", pipeline], input=text,
+                          capture_output=True, text=True, check=True).stdout
+
+
+def f32_program(batch, L, dk, dv, gated, mask):
+    """@main running linear or gated linear attention on f32 tensors (the
+    tensor cores then narrow each staged element)."""
+    def t(d):
+        return "tensor<" + "x".join(str(x) for x in batch + [L, d]) + "xf32>"
+    names, widths = ["q", "k", "v", "g"][:3 + gated], [dk, dk, dv, dk][:3 + gated]
+    op = "gated_linear_attention" if gated else "linear_attention"
+    return (f"func.func @main({', '.join(f'%{n}: {t(w)}' for n, w in zip(names, widths))})"
+            f" -> {t(dv)} {{\n  %o = linea.{op} {', '.join('%' + n for n in names)} mask = {mask}"
+            f" : {', '.join(t(w) for w in widths)} -> {t(dv)}\n  return %o : {t(dv)}\n}}\n")
+
+
 def test_tensor_cores_are_emulated():
     """The checks above run the tensor-core code, not a fallback: the
     lowered program calls the warp emulation."""
@@ -170,3 +188,69 @@ def test_differential_on_tensor_cores(index):
     for k, (g, want) in enumerate(zip(got, expected)):
         error = ref.rel_l2(np.asarray(g, np.float64), want)
         assert error <= BF16_COMPUTE, f"result {k}: {error:.3g}"
+
+
+# sm_90a's warpgroup MMA: the staged grids whose sizes are multiples of 64
+# (and whose output fills the GPU's 132 SMs, hence 4 x 33 sequences here)
+# run wgmma m64nNk16, both operands read from the block's shared buffer in
+# the 128-byte swizzle through matrix descriptors, which the emulation
+# decodes as the PTX ISA defines them (not as Linea builds them). Between
+# them the cases take every operand orientation (K^T V: both read
+# transposed; Q S and P V: A as stored, B transposed; the masked scores
+# Q K^T: both as stored), tiles of 128 x 128 (two warpgroups of 64 rows,
+# V's 128 columns two 64-wide blocks of shared memory), 64 x 128 (two
+# warpgroups of 64 columns, or one of 128 with 128-thread blocks), 128 x 64
+# and 64 x 64 (one), output chains, remainder chunks and a prime L, a
+# prefix, f16, and operands staged by cp.async lines (16-bit tensors) or
+# element by element (f32 tensors, below).
+SEQUENCES = [4, 33]
+WGMMA_CASES = {
+    "oneshot": dict(L=64, dk=64, dv=128, mask="none"),
+    "gated-oneshot": dict(L=64, dk=64, dv=64, mask="none", gated=True),
+    "prefix": dict(L=131, dk=64, dv=64, mask="prefix", prefix=64, options=""),
+    "chunks": dict(L=128, dk=128, dv=128, mask="causal",
+                   options="form=chunk_parallel chunk-size=64"),
+    "chunks-one-warpgroup": dict(L=128, dk=128, dv=128, mask="causal",
+                                 options="form=chunk_parallel chunk-size=64 block-size=128"),
+    "chunks-128-rows": dict(L=131, dk=64, dv=64, mask="causal",
+                            options="form=chunk_parallel chunk-size=128"),
+    "f16": dict(L=100, dk=64, dv=64, mask="causal", element="f16",
+                options="form=chunk_parallel chunk-size=64"),
+}
+
+
+@pytest.mark.parametrize("name", list(WGMMA_CASES))
+def test_warpgroup_mma(name):
+    case = dict(WGMMA_CASES[name])
+    options = case.pop("options", "")
+    element = case.get("element", "bf16")
+    gated = case.pop("gated", False)
+    text = programs.sixteen_bit_program(SEQUENCES, case["L"], case["dk"], case["dv"], gated,
+                                        case["mask"] if case["mask"] != "prefix"
+                                        else f"prefix({case['prefix']})", element)
+    ir = lowered(text, f"--linea-gpu-mapped-to-cpu=chip=sm_90a precision={element} {options}")
+    assert "llvm.call @linea_gpu_emu_wgmma" in ir
+    check(SEQUENCES, case["L"], case["dk"], case["dv"], gated, mask=case["mask"],
+          prefix=case.get("prefix"), element=element, options=options, seed=len(name))
+
+
+@pytest.mark.parametrize("gated,mask,options", [
+    (False, "none", ""), (False, "causal", "form=chunk_parallel chunk-size=64"),
+    (True, "none", "")], ids=["oneshot", "chunk-parallel", "gated-oneshot"])
+def test_warpgroup_mma_on_f32_tensors(gated, mask, options):
+    """f32 tensors on bf16 warpgroup MMA: every staged element narrowed on
+    its way to shared memory (no cp.async). (The gated causal forms keep
+    their contractions in per-chunk blocks, on mma.sync.)"""
+    rng = np.random.default_rng(11)
+    batch, L, dk, dv = SEQUENCES, 64, 64, 64
+    inputs = [rounded(rng.standard_normal(batch + [L, d]), "bf16") for d in (dk, dk, dv)]
+    if gated:
+        inputs.append(rounded(-20.0 * rng.uniform(0, 1, batch + [L, dk]) ** 4, "bf16"))
+    text = f32_program(batch, L, dk, dv, gated, mask)
+    ir = lowered(text, f"--linea-gpu-mapped-to-cpu=chip=sm_90a precision=bf16 {options}")
+    assert "llvm.call @linea_gpu_emu_wgmma" in ir
+    want = (ref.gated_linear_attention if gated else ref.linear_attention)(*inputs, mask=mask)[0]
+    got = linea.run(text, [x.astype(np.float32) for x in inputs],
+                    pipeline=f"linea-gpu-mapped-to-cpu{{chip=sm_90a precision=bf16 {options}}}")
+    got = got[0] if isinstance(got, (list, tuple)) else got
+    assert ref.rel_l2(np.asarray(got, np.float64), want) <= BF16_COMPUTE

@@ -54,3 +54,44 @@ func.func @async_launch() {
   gpu.wait [%done]
   return
 }
+
+// -----
+
+// wgmma is emulated for f16/bf16 operands and f32 accumulators only.
+func.func @integer_wgmma(%da: i64, %db: i64, %out: memref<128xi32>) {
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %z = arith.constant 0 : i32
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c128, %sy = %c1, %sz = %c1) {
+    %u = llvm.mlir.undef : !llvm.struct<(i32, i32, i32, i32)>
+    %a0 = llvm.insertvalue %z, %u[0] : !llvm.struct<(i32, i32, i32, i32)>
+    %a1 = llvm.insertvalue %z, %a0[1] : !llvm.struct<(i32, i32, i32, i32)>
+    %a2 = llvm.insertvalue %z, %a1[2] : !llvm.struct<(i32, i32, i32, i32)>
+    %a3 = llvm.insertvalue %z, %a2[3] : !llvm.struct<(i32, i32, i32, i32)>
+    // expected-error @below {{'nvvm.wgmma.mma_async' op cannot be emulated: only m64nNk16 with f16/bf16 operands, f32 accumulators and unit scales is}}
+    %d = nvvm.wgmma.mma_async %da, %db, %a3, <m = 64, n = 8, k = 32>, D[<s32>, <one>, <wrapped>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>] : !llvm.struct<(i32, i32, i32, i32)> -> !llvm.struct<(i32, i32, i32, i32)>
+    %d0 = llvm.extractvalue %d[0] : !llvm.struct<(i32, i32, i32, i32)>
+    memref.store %d0, %out[%t] : memref<128xi32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A predicated mbarrier op would need the predicate's thread-by-thread
+// value: not emulated (Linea's kernels guard with scf.if instead).
+func.func @predicated_arrive(%p: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c128, %sy = %c1, %sz = %c1) {
+    %bar = nvgpu.mbarrier.create -> !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    // expected-error @below {{'nvgpu.mbarrier.init' op cannot be emulated: only on a group of nvgpu.mbarrier.create, without a predicate, is}}
+    nvgpu.mbarrier.init %bar[%c0], %c1, predicate = %p : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    gpu.terminator
+  }
+  return
+}

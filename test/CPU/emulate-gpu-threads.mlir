@@ -119,3 +119,118 @@ func.func @loops_and_dynamic_shared(%src: memref<4x16x16xf16>, %n: index) {
   }
   return
 }
+
+// -----
+
+// A warpgroup's wgmma: its block of 128 threads is a team; before the team
+// opens, the block's shared buffer (the workgroup global the body uses) is
+// registered with the library, which takes the descriptors' addresses back
+// to it; the accumulators go through a per-thread scratch of 128 f32. The
+// fences, commit and wait around it order nothing once each wgmma runs at
+// once: they go.
+// CHECK-DAG: func.func private @linea_gpu_emu_shared_window(i64, i64)
+// CHECK-DAG: func.func private @linea_gpu_emu_wgmma(i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK-DAG: memref.global "private" @swizzled : memref<8192xbf16> {alignment = 1024 : i64}
+// CHECK-LABEL: func.func @warpgroup
+// CHECK-SAME: (%[[DA:.+]]: i64, %[[DB:.+]]: i64, %[[OUT:.+]]: memref<128x4xf32>)
+// CHECK:   call @linea_gpu_emu_begin_block
+// CHECK:   %[[WINDOW:.+]] = memref.get_global @swizzled : memref<8192xbf16>
+// CHECK:   %[[BASE:.+]] = memref.extract_aligned_pointer_as_index %[[WINDOW]]
+// CHECK:   %[[BASE64:.+]] = arith.index_cast %[[BASE]] : index to i64
+// CHECK:   call @linea_gpu_emu_shared_window(%[[BASE64]], %c16384_i64)
+// CHECK:   omp.parallel
+// CHECK:     %[[ACC:.+]] = memref.alloca() : memref<128xf32>
+// CHECK:     %[[T:.+]] = arith.extsi
+// CHECK-COUNT-4: memref.store %{{.+}}, %[[ACC]][
+// CHECK:     call @linea_gpu_emu_wgmma(%[[T]], %c8_i64, %c1_i64{{.*}}, %c1_i64{{.*}}, %c0_i64{{.*}}, %[[DA]], %[[DB]], %{{.+}})
+// CHECK:     memref.load %[[ACC]][
+// CHECK:     omp.terminator
+// CHECK-NOT: nvvm.
+// CHECK-NOT: gpu.
+memref.global "private" @swizzled : memref<8192xbf16, #gpu.address_space<workgroup>> {alignment = 1024 : i64}
+func.func @warpgroup(%da: i64, %db: i64, %out: memref<128x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %z = arith.constant 0.0 : f32
+  gpu.launch blocks(%blk, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c128, %sy = %c1, %sz = %c1) {
+    %s = memref.get_global @swizzled : memref<8192xbf16, #gpu.address_space<workgroup>>
+    nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+    gpu.barrier
+    %u = llvm.mlir.undef : !llvm.struct<(f32, f32, f32, f32)>
+    %a0 = llvm.insertvalue %z, %u[0] : !llvm.struct<(f32, f32, f32, f32)>
+    %a1 = llvm.insertvalue %z, %a0[1] : !llvm.struct<(f32, f32, f32, f32)>
+    %a2 = llvm.insertvalue %z, %a1[2] : !llvm.struct<(f32, f32, f32, f32)>
+    %a3 = llvm.insertvalue %z, %a2[3] : !llvm.struct<(f32, f32, f32, f32)>
+    nvvm.wgmma.fence.aligned
+    %d = nvvm.wgmma.mma_async %da, %db, %a3, <m = 64, n = 8, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32)>
+    nvvm.wgmma.commit.group.sync.aligned
+    nvvm.wgmma.wait.group.sync.aligned 0
+    %d0 = llvm.extractvalue %d[0] : !llvm.struct<(f32, f32, f32, f32)>
+    memref.store %d0, %out[%t, %c0] : memref<128x4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// TMA: the tensor map is made on the host by the library (the tensor's
+// first element, its element size, the swizzle (3: 128 bytes) and its
+// sizes, strides and box in a scratch of the function's); in the team the
+// mbarrier group is the block's (one per creating op), and its init,
+// arrive.expect_tx, try_wait.parity and the load (coordinates in a
+// per-thread scratch) call the library, which copies the box at once.
+// CHECK-DAG: func.func private @linea_gpu_emu_tensor_map(i64, i64, i64, i64, i64) -> i64
+// CHECK-DAG: func.func private @linea_gpu_emu_tma_load(i64, i64, i64, i64, i64)
+// CHECK-LABEL: func.func @tma
+// CHECK-SAME: (%[[SRC:.+]]: memref<128x64xbf16>, %[[OUT:.+]]: memref<128xbf16>)
+// CHECK:   %[[FIELDS:.+]] = memref.alloca() : memref<6xi64>
+// CHECK:   %[[MAP:.+]] = call @linea_gpu_emu_tensor_map(%c2_i64, %{{.+}}, %c2_i64{{.*}}, %c3_i64, %{{.+}})
+// CHECK:   omp.parallel
+// CHECK:     %[[COORDS:.+]] = memref.alloca() : memref<5xi64>
+// CHECK:     %[[GROUP:.+]] = func.call @linea_gpu_emu_mbarrier_group(%c0_i64, %c1_i64)
+// CHECK:     call @linea_gpu_emu_mbarrier_init(%[[GROUP]], %{{.+}}, %{{.+}})
+// CHECK:     call @linea_gpu_emu_barrier
+// CHECK:     call @linea_gpu_emu_mbarrier_arrive_expect_tx(%[[GROUP]], %{{.+}}, %{{.+}})
+// CHECK:     memref.store %{{.+}}, %[[COORDS]][%{{.+}}] : memref<5xi64>
+// CHECK:     call @linea_gpu_emu_tma_load(%[[MAP]], %{{.+}}, %[[GROUP]], %{{.+}}, %{{.+}})
+// CHECK:     call @linea_gpu_emu_mbarrier_wait_parity(%[[GROUP]], %{{.+}}, %{{.+}})
+// CHECK:     omp.terminator
+// CHECK-NOT: nvgpu.
+// CHECK-NOT: unrealized_conversion_cast
+!tile_map = !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!tile_bar = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+memref.global "private" @tile : memref<4096xbf16, #gpu.address_space<workgroup>> {alignment = 1024 : i64}
+func.func @tma(%src: memref<128x64xbf16>, %out: memref<128xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c8192 = arith.constant 8192 : index
+  %ticks = arith.constant 10000000 : index
+  %false = arith.constant false
+  %u = memref.cast %src : memref<128x64xbf16> to memref<*xbf16>
+  %map = nvgpu.tma.create.descriptor %u box[%c64, %c64] : memref<*xbf16> -> !tile_map
+  gpu.launch blocks(%blk, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c128, %sy = %c1, %sz = %c1) {
+    %s = memref.get_global @tile : memref<4096xbf16, #gpu.address_space<workgroup>>
+    %bar = nvgpu.mbarrier.create -> !tile_bar
+    %first = arith.cmpi eq, %t, %c0 : index
+    scf.if %first {
+      nvgpu.mbarrier.init %bar[%c0], %c1 : !tile_bar
+    }
+    gpu.barrier
+    scf.if %first {
+      nvgpu.mbarrier.arrive.expect_tx %bar[%c0], %c8192 : !tile_bar
+      %box = memref.reinterpret_cast %s to offset: [0], sizes: [64, 64], strides: [64, 1] : memref<4096xbf16, #gpu.address_space<workgroup>> to memref<64x64xbf16, strided<[64, 1]>, #gpu.address_space<workgroup>>
+      nvgpu.tma.async.load %map[%c0, %c64], %bar[%c0] to %box : !tile_map, !tile_bar -> memref<64x64xbf16, strided<[64, 1]>, #gpu.address_space<workgroup>>
+    }
+    nvgpu.mbarrier.try_wait.parity %bar[%c0], %false, %ticks : !tile_bar
+    %v = memref.load %s[%t] : memref<4096xbf16, #gpu.address_space<workgroup>>
+    memref.store %v, %out[%t] : memref<128xbf16>
+    gpu.terminator
+  }
+  return
+}

@@ -33,3 +33,13 @@ func.func @launched(%out: memref<256xf32>) {
   }
   return
 }
+
+// -----
+
+// A TMA tensor map is encoded on the host (its loads run in the kernel).
+func.func @tensor_map(%t: memref<64x64xbf16>) {
+  %c64 = arith.constant 64 : index
+  %u = memref.cast %t : memref<64x64xbf16> to memref<*xbf16>
+  %map = nvgpu.tma.create.descriptor %u box[%c64, %c64] : memref<*xbf16> -> !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+  return
+}

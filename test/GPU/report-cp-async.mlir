@@ -12,9 +12,9 @@
 // 4 * 64 * 64 * 4 = 65536: 3.21e6. Q S reads Q (f16 as stored) and S
 // (f32) per block and stores its output: 256 * 32 * 64 * (2 + 4) + 1.05e6
 // = 4.19e6.
-// CHECK: remark: kernel @oneshot_kernel: 262144 threads, 0 FLOP, 1.57e+06 B
-// CHECK: remark: kernel @oneshot_kernel_0: 4096 threads, 3.36e+07 FLOP, 3.21e+06 B, {{.*}} (memory-bound, tensor cores)
-// CHECK: remark: kernel @oneshot_kernel_1: 65536 threads, 3.36e+07 FLOP, 4.19e+06 B, {{.*}} (memory-bound, tensor cores)
+// CHECK: remark: kernel @oneshot_kernel: 262144 threads in {{[0-9]+}} blocks, 0 FLOP, 1.57e+06 B
+// CHECK: remark: kernel @oneshot_kernel_0: 4096 threads in {{[0-9]+}} blocks, 3.36e+07 FLOP, 3.21e+06 B, {{.*}} (memory-bound, tensor cores)
+// CHECK: remark: kernel @oneshot_kernel_1: 65536 threads in {{[0-9]+}} blocks, 3.36e+07 FLOP, 4.19e+06 B, {{.*}} (memory-bound, tensor cores)
 // The two staged grids' f16 operands, K and Q, each by cp.async.
 // COPIES: {{^}}2{{$}}
 func.func @oneshot(%q: tensor<4x1024x64xf16>, %k: tensor<4x1024x64xf16>, %v: tensor<4x1024x64xf16>) -> tensor<4x1024x64xf16> {

@@ -374,6 +374,22 @@ void linea_gpu_emu_ldmatrix(int64_t thread, int64_t tiles, int64_t transpose,
                             int64_t row, int64_t out);
 void linea_gpu_emu_mma_m16n8k16(int64_t thread, int64_t bf16, int64_t a,
                                 int64_t b, int64_t c);
+void linea_gpu_emu_shared_window(int64_t base, int64_t bytes);
+void linea_gpu_emu_wgmma(int64_t thread, int64_t n, int64_t bf16,
+                         int64_t transposeA, int64_t transposeB,
+                         int64_t descriptorA, int64_t descriptorB,
+                         int64_t accumulators);
+int64_t linea_gpu_emu_tensor_map(int64_t rank, int64_t address,
+                                 int64_t elementBytes, int64_t swizzle,
+                                 int64_t fields);
+int64_t linea_gpu_emu_mbarrier_group(int64_t site, int64_t count);
+void linea_gpu_emu_mbarrier_init(int64_t group, int64_t index, int64_t count);
+void linea_gpu_emu_mbarrier_arrive_expect_tx(int64_t group, int64_t index,
+                                             int64_t bytes);
+void linea_gpu_emu_mbarrier_wait_parity(int64_t group, int64_t index,
+                                        int64_t parity);
+void linea_gpu_emu_tma_load(int64_t map, int64_t destination, int64_t group,
+                            int64_t index, int64_t coordinates);
 }
 
 static void provideGpuEmulation(ExecutionEngine &engine) {
@@ -388,6 +404,16 @@ static void provideGpuEmulation(ExecutionEngine &engine) {
     provide("linea_gpu_emu_barrier", &linea_gpu_emu_barrier);
     provide("linea_gpu_emu_ldmatrix", &linea_gpu_emu_ldmatrix);
     provide("linea_gpu_emu_mma_m16n8k16", &linea_gpu_emu_mma_m16n8k16);
+    provide("linea_gpu_emu_shared_window", &linea_gpu_emu_shared_window);
+    provide("linea_gpu_emu_wgmma", &linea_gpu_emu_wgmma);
+    provide("linea_gpu_emu_tensor_map", &linea_gpu_emu_tensor_map);
+    provide("linea_gpu_emu_mbarrier_group", &linea_gpu_emu_mbarrier_group);
+    provide("linea_gpu_emu_mbarrier_init", &linea_gpu_emu_mbarrier_init);
+    provide("linea_gpu_emu_mbarrier_arrive_expect_tx",
+            &linea_gpu_emu_mbarrier_arrive_expect_tx);
+    provide("linea_gpu_emu_mbarrier_wait_parity",
+            &linea_gpu_emu_mbarrier_wait_parity);
+    provide("linea_gpu_emu_tma_load", &linea_gpu_emu_tma_load);
     return symbols;
   });
 }

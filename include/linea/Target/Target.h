@@ -71,6 +71,17 @@ struct TargetDescription {
 /// sm_80/sm_87, 99 KiB on sm_86/sm_89, 48 KiB elsewhere.
 int64_t sharedMemoryForChip(llvm::StringRef chip);
 
+/// Whether an NVIDIA chip (`sm_XX`) has warpgroup MMA (wgmma): sm_90a.
+bool hasWarpgroupMMA(llvm::StringRef chip);
+
+/// Whether an NVIDIA chip has the tensor memory accelerator (TMA): sm_90
+/// and later.
+bool hasTensorMemoryAccelerator(llvm::StringRef chip);
+
+/// The PTX version Linea's kernels for an NVIDIA chip need, as NVVM target
+/// features: "+ptx80", or "+ptx83" where they may load by TMA.
+llvm::StringRef ptxFeaturesForChip(llvm::StringRef chip);
+
 /// The f32 lanes of one vector register of the machine this runs on: 16 with
 /// AVX-512, 8 with AVX, else 4. Linea's CPU code is compiled for the host.
 int64_t hostVectorWidth();
