@@ -30,9 +30,10 @@ using namespace mlir::linea::mma;
 
 namespace {
 
-/// Bytes of one swizzled row, and its 16-bit elements.
+/// Bytes of one swizzled row, its 16-bit elements, and their bytes.
 constexpr int64_t kRowBytes = 128;
 constexpr int64_t kRowElements = 64;
+constexpr int64_t kElementBytes = kRowBytes / kRowElements;
 /// Rows per swizzle pattern (1024 bytes), also the rows of a core matrix.
 constexpr int64_t kPatternRows = 8;
 /// wgmma's descriptor fields: the start address, leading and stride byte
@@ -59,7 +60,7 @@ struct SwizzledSlice {
   }
   /// Bytes from the buffer's start to the slice's k16 step at `depth`.
   int64_t stepStart(int64_t depth) const {
-    return offset * 2 + (mnMajor ? depth * kRowBytes : depth * 2);
+    return (offset + (mnMajor ? depth * kRowElements : depth)) * kElementBytes;
   }
 };
 
@@ -230,8 +231,7 @@ private:
     int64_t bytes = 0;
     for (const OperandSource *operand : {&source.first, &source.second})
       if (operand->map)
-        bytes += operand->extent * WarpgroupTiling::kDepth *
-                 operandType.getIntOrFloatBitWidth() / 8;
+        bytes += operand->extent * WarpgroupTiling::kDepth * kElementBytes;
     nvgpu::MBarrierArriveExpectTxOp::create(b, loc, tma.barriers, cst(bytes),
                                             cst(0), /*predicate=*/Value());
     for (const OperandSource *operand : {&source.first, &source.second})
@@ -239,28 +239,31 @@ private:
         loadSlice(tma, *operand, depth, staged);
   }
 
-  /// TMA loads of one operand's slice: a box of `extent` rows of 64 depth
-  /// elements where the depth is inner (K-major), else boxes of 64 depth
-  /// rows of 64 elements; TMA's 128-byte swizzle lays each out as
-  /// `placement` does.
+  /// TMA loads of one operand's slice in the boxes its tensor map was made
+  /// for (createTensorMaps): one of `extent` rows of 64 depth elements
+  /// where the depth is inner (K-major), else one per 64 columns, 64 depth
+  /// rows each; TMA's 128-byte swizzle lays each out as `placement` does.
   void loadSlice(const TmaLoads &tma, const OperandSource &operand,
                  Value depth, Value staged) {
-    int64_t rank = cast<MemRefType>(operand.operand.getType()).getRank();
+    ArrayRef<int64_t> box =
+        cast<nvgpu::TensorMapDescriptorType>(operand.map.getType())
+            .getTensor()
+            .getShape();
+    int64_t boxRows = box[box.size() - 2];
+    int64_t boxes =
+        operand.extent * WarpgroupTiling::kDepth / (boxRows * kRowElements);
     bool mnMajor = operand.slice.mnMajor;
-    int64_t boxRows = mnMajor ? WarpgroupTiling::kDepth : operand.extent;
-    for (int64_t block = 0; block < (mnMajor ? operand.extent / kRowElements
-                                             : 1);
-         ++block) {
+    for (int64_t block = 0; block < boxes; ++block) {
       // Innermost first, as TMA takes them; then the batch's, backwards.
       SmallVector<Value> coordinates =
           mnMajor ? SmallVector<Value>{add(operand.base, block * kRowElements),
                                        depth}
                   : SmallVector<Value>{depth, operand.base};
       coordinates.append(batch.rbegin(), batch.rend());
-      Value box = boxView(staged, rank, boxRows,
-                          operand.slice.offset +
-                              block * WarpgroupTiling::kDepth * kRowElements);
-      nvgpu::TmaAsyncLoadOp::create(b, loc, box, tma.barriers, operand.map,
+      Value view = boxView(staged, box.size(), boxRows,
+                           operand.slice.offset +
+                               block * boxRows * kRowElements);
+      nvgpu::TmaAsyncLoadOp::create(b, loc, view, tma.barriers, operand.map,
                                     coordinates, cst(0),
                                     /*multicastMask=*/Value(),
                                     /*predicate=*/Value());
