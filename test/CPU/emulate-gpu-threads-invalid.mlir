@@ -95,3 +95,56 @@ func.func @predicated_arrive(%p: i1) {
   }
   return
 }
+
+// -----
+
+// A tensor map needs the tensor's rank and layout: an unranked memref that
+// is not a cast of a ranked one has neither at hand.
+func.func @unranked_tensor_map(%u: memref<*xbf16>) {
+  %c64 = arith.constant 64 : index
+  // expected-error @below {{'nvgpu.tma.create.descriptor' op cannot be emulated: only a tensor cast from a ranked memref is}}
+  %map = nvgpu.tma.create.descriptor %u box[%c64, %c64] : memref<*xbf16> -> !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+  return
+}
+
+// -----
+
+// A predicated TMA load: not emulated.
+!pmap = !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!pbar = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+memref.global "private" @ptile : memref<64x64xbf16, #gpu.address_space<workgroup>> {alignment = 1024 : i64}
+func.func @predicated_load(%t: memref<64x64xbf16>, %p: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %u = memref.cast %t : memref<64x64xbf16> to memref<*xbf16>
+  %map = nvgpu.tma.create.descriptor %u box[%c64, %c64] : memref<*xbf16> -> !pmap
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c128, %sy = %c1, %sz = %c1) {
+    %s = memref.get_global @ptile : memref<64x64xbf16, #gpu.address_space<workgroup>>
+    %bar = nvgpu.mbarrier.create -> !pbar
+    // expected-error @below {{'nvgpu.tma.async.load' op cannot be emulated: only a load through a tensor map of nvgpu.tma.create.descriptor, completing on a group of nvgpu.mbarrier.create, without multicast or predicate, is}}
+    nvgpu.tma.async.load %map[%c0, %c0], %bar[%c0] to %s, predicate = %p : !pmap, !pbar -> memref<64x64xbf16, #gpu.address_space<workgroup>>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Any other use of a tensor map in a kernel (a prefetch) is not emulated.
+!qmap = !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+func.func @prefetched_map(%t: memref<64x64xbf16>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %u = memref.cast %t : memref<64x64xbf16> to memref<*xbf16>
+  %map = nvgpu.tma.create.descriptor %u box[%c64, %c64] : memref<*xbf16> -> !qmap
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    // expected-error @below {{'nvgpu.tma.prefetch.descriptor' op uses a tensor map or mbarrier group in a way the emulation does not know}}
+    nvgpu.tma.prefetch.descriptor %map : !qmap
+    gpu.terminator
+  }
+  return
+}
