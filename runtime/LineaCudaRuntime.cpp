@@ -94,7 +94,18 @@ LINEA_EXPORT void *mgpuModuleLoadJIT(void *data, int optLevel) {
 }
 
 LINEA_EXPORT void mgpuModuleUnload(void *module) {
-  check(cuModuleUnload(static_cast<CUmodule>(module)), "cuModuleUnload");
+  // A kernel library unloads its module from a global destructor. At
+  // process exit that can run after the caller's CUDA teardown (torch's),
+  // when the module has gone with its context: nothing is left to free and
+  // nothing to report (seen on an H200 as "unknown error" at every exit).
+  CUcontext current = nullptr;
+  if (cuCtxGetCurrent(&current) != CUDA_SUCCESS || !current)
+    return;
+  CUresult result = cuModuleUnload(static_cast<CUmodule>(module));
+  if (result == CUDA_ERROR_DEINITIALIZED || result == CUDA_ERROR_UNKNOWN ||
+      result == CUDA_ERROR_CONTEXT_IS_DESTROYED)
+    return;
+  check(result, "cuModuleUnload");
 }
 
 LINEA_EXPORT void *mgpuModuleGetFunction(void *module, const char *name) {
@@ -110,6 +121,11 @@ LINEA_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX,
                                    intptr_t blockZ, int32_t sharedMemBytes,
                                    void *stream, void **params, void **extra,
                                    size_t /*paramsCount*/) {
+  // A grid with no blocks (the one-shot part of a prefix of length 0, an
+  // empty segment) runs nothing; the driver would refuse it as an invalid
+  // argument.
+  if (gridX <= 0 || gridY <= 0 || gridZ <= 0)
+    return;
   enterContext();
   // Above the default 48 KiB a kernel must opt in to dynamic shared memory.
   if (sharedMemBytes > 48 * 1024)
@@ -163,10 +179,25 @@ LINEA_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, void * /*stream*/,
   if (sizeBytes == 0)
     return nullptr;
   CUdeviceptr pointer = 0;
-  if (isHostShared)
-    check(cuMemAllocManaged(&pointer, sizeBytes, CU_MEM_ATTACH_GLOBAL),
-          "cuMemAllocManaged");
-  else
+  if (isHostShared) {
+    if (!check(cuMemAllocManaged(&pointer, sizeBytes, CU_MEM_ATTACH_GLOBAL),
+               "cuMemAllocManaged"))
+      return nullptr;
+    // Managed pages are placed on first touch: a kernel writing a fresh
+    // buffer would fault every page over from the host (on an H200 that
+    // made each kernel ~1 ms on 16 MB). The kernels are its users, so the
+    // pages start, and prefer to stay, on the device.
+    CUdevice device;
+    if (cuCtxGetDevice(&device) == CUDA_SUCCESS) {
+      CUmemLocation location{};
+      location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+      location.id = device;
+      cuMemAdvise(pointer, sizeBytes, CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+                  location);
+      cuMemPrefetchAsync(pointer, sizeBytes, location, 0,
+                         callerStream ? callerStream : nullptr);
+    }
+  } else
     check(cuMemAlloc(&pointer, sizeBytes), "cuMemAlloc");
   return reinterpret_cast<void *>(pointer);
 }

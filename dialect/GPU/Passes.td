@@ -80,8 +80,11 @@ def LineaMapToGPU : Pass<"linea-map-to-gpu"> {
       sequential inside, per thread), which is collapsed to one dimension
       and tiled into blocks of `block-size` threads, and marked for
       `convert-parallel-loops-to-gpu`: the outer loop on block x, the inner
-      one on thread x. Host-side loops (segment loops, scans) stay on the
-      host and launch one kernel per step.
+      one on thread x. An op with at most one parallel iteration (no
+      parallel dims, or each of size 1: a step of a host scan, a 0-d op)
+      is a `gpu.launch` of one thread, never host code reading device
+      memory. Host-side loops (segment loops, scans) stay on the host and
+      launch one kernel per step.
 
     In both, a reduction loop keeps its output element in a register (an
     `iter_args` value loaded before the loop and stored after it) instead of
@@ -195,7 +198,11 @@ def LineaCheckHostCode : Pass<"linea-check-host-code"> {
     thread loop that did not become a kernel, most likely one whose
     mapping a rewrite dropped (the canonicalizer does, folding a dim of one
     iteration). On the host it would fail to link or run as garbage; this
-    pass makes it an error naming the op.
+    pass makes it an error naming the op. So is a host op that reads or
+    writes the caller's tensors (a public function's buffer arguments, and
+    what its calls pass on to private ones): they are device memory, which
+    host code cannot touch (Linea's own allocations are managed memory,
+    readable from both sides).
 
     ```mlir
     scf.parallel (%t) = (%c0) to (%c256) step (%c1) {  // no mapping

@@ -4,14 +4,23 @@
 // thread loops, which convert-parallel-loops-to-gpu turns into kernels by
 // their mapping attributes. A loop that lost its mapping on the way stays a
 // host loop with device instructions in it; this is where that is caught.
+// So is host code that reads or writes an argument's buffer: the caller's
+// tensors are device memory (Linea's own allocations are managed, and the
+// host may touch those).
 //
 //===----------------------------------------------------------------------===//
 
 #include "linea/GPU/Passes.h"
 
+#include "GPUMapping.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::linea {
 #define GEN_PASS_DEF_LINEACHECKHOSTCODE
@@ -31,10 +40,66 @@ bool isDeviceInstruction(Operation *op) {
           !isa<nvgpu::TmaCreateDescriptorOp>(op));
 }
 
+/// The function arguments that hold the caller's tensors: every buffer
+/// argument of a public function, and the arguments of private ones (the
+/// ops linea-outline-ops made functions) that some call passes one of those
+/// to, or a view of one. Other arguments are Linea's own allocations
+/// (managed memory) or host bookkeeping (the deallocation helper's tables).
+DenseSet<Value> callerBuffers(ModuleOp module) {
+  DenseSet<Value> device;
+  SmallVector<Value> worklist;
+  auto mark = [&](Value v) {
+    if (isa<BaseMemRefType>(v.getType()) && device.insert(v).second)
+      worklist.push_back(v);
+  };
+  module.walk([&](FunctionOpInterface f) {
+    if (f.isPublic() && !f.isExternal())
+      for (BlockArgument arg : f.getArguments())
+        mark(arg);
+  });
+  SymbolTableCollection symbols;
+  SmallVector<CallOpInterface> calls;
+  module.walk([&](CallOpInterface call) { calls.push_back(call); });
+  while (!worklist.empty()) {
+    worklist.clear();
+    for (CallOpInterface call : calls) {
+      auto callee = dyn_cast_or_null<FunctionOpInterface>(
+          call.resolveCallableInTable(&symbols));
+      if (!callee || callee.isExternal())
+        continue;
+      for (auto [k, operand] : llvm::enumerate(call.getArgOperands()))
+        if (k < callee.getNumArguments() &&
+            device.contains(linea::viewRoot(operand)))
+          mark(callee.getArgument(k));
+    }
+  }
+  return device;
+}
+
+/// The caller's buffer `op` reads or writes elements of, if any.
+Value accessedCallerBuffer(Operation *op, const DenseSet<Value> &device) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return {};
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  for (const MemoryEffects::EffectInstance &effect : instances) {
+    Value value = effect.getValue();
+    if (!value || !isa<BaseMemRefType>(value.getType()) ||
+        !isa<MemoryEffects::Read, MemoryEffects::Write>(effect.getEffect()))
+      continue;
+    if (Value root = linea::viewRoot(value); device.contains(root))
+      return root;
+  }
+  return {};
+}
+
 struct LineaCheckHostCodePass
     : linea::impl::LineaCheckHostCodeBase<LineaCheckHostCodePass> {
   void runOnOperation() override {
     bool clean = true;
+    auto module = dyn_cast<ModuleOp>(getOperation());
+    DenseSet<Value> device = module ? callerBuffers(module) : DenseSet<Value>();
     getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (isa<gpu::LaunchOp, gpu::GPUModuleOp>(op))
         return WalkResult::skip();
@@ -42,6 +107,13 @@ struct LineaCheckHostCodePass
         op->emitOpError("is device code left on the host: its thread loop "
                         "did not become a kernel (a loop without a GPU "
                         "mapping)");
+        clean = false;
+      }
+      if (Value argument = accessedCallerBuffer(op, device)) {
+        op->emitOpError("accesses argument #")
+            << cast<BlockArgument>(argument).getArgNumber()
+            << " on the host, where it is the caller's device memory: the "
+               "op did not become a kernel";
         clean = false;
       }
       return WalkResult::advance();

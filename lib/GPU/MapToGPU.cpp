@@ -225,6 +225,32 @@ void mapToBlocksAndThreads(RewriterBase &rewriter, scf::ParallelOp loop,
   linea::mapLoopTo(inner, {gpu::Processor::ThreadX});
 }
 
+/// Whether `op` has at most one parallel iteration: no parallel dims, or
+/// each of static size 1 (a scalar step of a host scan, a 0-d op, a full
+/// reduction).
+bool hasOneParallelIteration(linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (auto [range, type] : llvm::zip(ranges, op.getIteratorTypesArray()))
+    if (type == utils::IteratorType::parallel && range != 1)
+      return false;
+  return true;
+}
+
+/// Moves `op` into a gpu.launch of one block of one thread. Such an op
+/// would otherwise lower to scalar code (no loop, or loops of one
+/// iteration that the canonicalizer folds away with their mapping) that
+/// runs on the host and reads device memory.
+void wrapInOneThreadKernel(RewriterBase &rewriter, linalg::LinalgOp op) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  auto launch = gpu::LaunchOp::create(rewriter, loc, one, one, one, one, one,
+                                      one);
+  rewriter.setInsertionPointToStart(&launch.getBody().front());
+  auto terminator = gpu::TerminatorOp::create(rewriter, loc);
+  rewriter.moveOpBefore(op, terminator);
+}
+
 //===----------------------------------------------------------------------===//
 // One block per sequence
 //===----------------------------------------------------------------------===//
@@ -291,6 +317,12 @@ struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
     });
     for (linalg::LinalgOp op : ops) {
       bool inSequenceBlock = linea::isInSequenceBlock(op);
+      if (!inSequenceBlock && hasOneParallelIteration(op)) {
+        wrapInOneThreadKernel(rewriter, op);
+        if (failed(lowerToLoops(rewriter, op)))
+          return signalPassFailure();
+        continue;
+      }
       FailureOr<Operation *> loops = lowerToLoops(rewriter, op);
       if (failed(loops))
         return signalPassFailure();

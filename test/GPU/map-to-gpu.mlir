@@ -103,3 +103,34 @@ func.func @state_update(%k: memref<64x8xf32>, %v: memref<64x4xf32>, %out: memref
   memref.dealloc %tmp : memref<8x4xf32>
   return
 }
+
+// -----
+
+// An op with one parallel iteration (a step of a host scan over a rank-1
+// sequence) or none (a full reduction) is a kernel of one thread: as loops
+// of one iteration the canonicalizer would fold them, mapping and all, into
+// host code that reads the caller's device memory (it crashed on an H200).
+// CHECK-LABEL: func.func @single_iterations
+// CHECK: gpu.launch blocks(%{{.+}}) in (%{{.+}} = %c1{{.*}}, %{{.+}} = %c1{{.*}}, %{{.+}} = %c1{{.*}}) threads(%{{.+}}) in (%{{.+}} = %c1{{.*}}, %{{.+}} = %c1{{.*}}, %{{.+}} = %c1{{.*}})
+// CHECK:   math.exp
+// CHECK:   gpu.terminator
+// CHECK: gpu.launch blocks
+// CHECK:   scf.for
+// CHECK:     arith.addf
+// CHECK:   gpu.terminator
+// CHECK: return
+func.func @single_iterations(%a: memref<1xf32>, %x: memref<16xf32>, %e: memref<1xf32>, %s: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a : memref<1xf32>) outs(%e : memref<1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %y = math.exp %in : f32
+    linalg.yield %y : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+      ins(%x : memref<16xf32>) outs(%s : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %y = arith.addf %acc, %in : f32
+    linalg.yield %y : f32
+  }
+  return
+}
