@@ -6,6 +6,7 @@
 #include "linea/CPU/Passes.h"
 #include "linea/Conversion/Passes.h"
 #include "linea/Distributed/Passes.h"
+#include "linea/Raise/Passes.h"
 #include "linea/GPU/Passes.h"
 #include "linea/Transforms/Passes.h"
 
@@ -328,6 +329,7 @@ void mlir::linea::registerPipelines() {
 
 void mlir::linea::registerAllPasses() {
   registerLineaTransformsPasses();
+  registerLineaRaisePasses();
   registerLineaConversionPasses();
   registerLineaBufferizationPasses();
   registerLineaGPUPasses();

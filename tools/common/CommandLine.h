@@ -9,6 +9,7 @@
 #ifndef LINEA_TOOLS_COMMON_COMMANDLINE_H
 #define LINEA_TOOLS_COMMON_COMMANDLINE_H
 
+#include "linea/Raise/Passes.h"
 #include "linea/Version.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -75,11 +76,12 @@ private:
 };
 
 /// The input file and the optimizing pipeline, read alike by both tools:
-/// `FILE`, `--pipeline P` (default linea-optimize) or `--no-optimize`.
+/// `FILE`, `--pipeline P` (default linea-optimize) or `--no-optimize`, and
+/// `--no-raise` (model IR is raised into Linea ops first, by default).
 struct ProgramOptions {
   std::string file;
   std::string pipeline = "linea-optimize";
-  bool noOptimize = false, pipelineGiven = false;
+  bool noOptimize = false, pipelineGiven = false, noRaise = false;
 
   /// Takes the current argument, the tool's own flags being read already:
   /// one of the flags above or the input file; anything else starting with
@@ -88,6 +90,8 @@ struct ProgramOptions {
     llvm::StringRef arg = arguments.current();
     if (arg == "--no-optimize") {
       noOptimize = true;
+    } else if (arg == "--no-raise") {
+      noRaise = true;
     } else if (auto v = arguments.value("--pipeline")) {
       pipeline = *v;
       pipelineGiven = true;
@@ -104,6 +108,13 @@ struct ProgramOptions {
   void check(llvm::StringRef tool) const {
     if (noOptimize && pipelineGiven)
       fail(tool, "--pipeline and --no-optimize exclude each other");
+  }
+
+  /// linea-raise on every function, unless --no-raise: it is exact, so it
+  /// runs wherever Linea compiles.
+  void addRaiseTo(mlir::OpPassManager &pm) const {
+    if (!noRaise)
+      pm.addNestedPass<mlir::func::FuncOp>(mlir::linea::createLineaRaise());
   }
 
   /// The chosen pipeline added to `pm` (nothing with --no-optimize).

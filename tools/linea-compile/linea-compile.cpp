@@ -1,9 +1,11 @@
 //===- linea-compile.cpp - a Linea program as a shared library ------------===//
 //
 // linea-compile FILE.mlir -o libNAME.so [--entry F]... [--pipeline P |
-//     --no-optimize] [--target cpu|cuda] [--chip sm_XX] [--options O]
+//     --no-optimize] [--no-raise] [--target cpu|cuda] [--chip sm_XX]
+//     [--options O]
 //
-// Optimizes (linea-optimize, or P), lowers for the CPU, compiles for the host
+// Raises model IR into Linea ops (linea-raise, unless --no-raise),
+// optimizes (linea-optimize, or P), lowers for the CPU, compiles for the host
 // CPU in-process and links a shared library with the system C compiler.
 // With --target cuda the program goes through linea-lower-to-nvvm (for
 // --chip, with the pipeline options O): the kernels are embedded as a
@@ -86,7 +88,7 @@ struct Options {
 
 constexpr const char *kUsage =
     "usage: linea-compile FILE.mlir -o LIB.so [--entry F]... "
-    "[--pipeline P | --no-optimize] [--target cpu|cuda] [--chip sm_XX] "
+    "[--pipeline P | --no-optimize] [--no-raise] [--target cpu|cuda] [--chip sm_XX] "
     "[--options O] [--sequence-parallel] [--version]";
 
 Options parseOptions(int argc, char **argv) {
@@ -531,6 +533,8 @@ int main(int argc, char **argv) {
   // The run-time checks come first, so that --no-optimize and any
   // --pipeline get them, and go to the shim instead of aborting.
   PassManager checks(&context);
+  // Model IR into Linea ops first: the raised ops get their checks too.
+  options.program.addRaiseTo(checks);
   checks.addPass(linea::createLineaInsertRuntimeChecks());
   // On the CPU each op gets a function of its own: compile time linear in
   // the number of ops (the GPU pipeline outlines its kernels instead).

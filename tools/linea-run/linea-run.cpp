@@ -1,13 +1,14 @@
 //===- linea-run.cpp - run a Linea program on the CPU ---------------------===//
 //
 //   linea-run FILE.mlir [--entry NAME] [--pipeline P | --no-optimize]
-//             [--arg A]... [--output-dir DIR] [--repeat N] [--reuse-memory]
+//             [--no-raise] [--arg A]... [--output-dir DIR] [--repeat N] [--reuse-memory]
 //             [--sequence-parallel [--stats]]
 //
 // --repeat N times N calls after an untimed first one and prints their
 // median; --reuse-memory keeps freed buffers for the next call.
 //
-// Optimizes (linea-optimize, or P), lowers to the LLVM dialect
+// Raises model IR into Linea ops (linea-raise, unless --no-raise),
+// optimizes (linea-optimize, or P), lowers to the LLVM dialect
 // (linea-lower-to-cpu), JIT-compiles with MLIR's ExecutionEngine and calls
 // the entry function. Tensor arguments come from .npy files, index and
 // integer arguments from the command line; result k is written to
@@ -93,7 +94,7 @@ struct Options {
 
 constexpr const char *kUsage =
     "usage: linea-run FILE.mlir [--entry NAME] [--pipeline P | --no-optimize] "
-    "[--arg A]... [--output-dir DIR] [--repeat N] [--reuse-memory] "
+    "[--no-raise] [--arg A]... [--output-dir DIR] [--repeat N] [--reuse-memory] "
     "[--sequence-parallel [--stats]] [--version]";
 
 Options parseOptions(int argc, char **argv) {
@@ -522,6 +523,7 @@ int main(int argc, char **argv) {
   }
 
   PassManager optimize(&context);
+  options.program.addRaiseTo(optimize);
   // Each op in a function of its own first: compile time linear in the
   // number of ops.
   optimize.addPass(linea::createLineaOutlineOps());

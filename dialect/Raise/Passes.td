@@ -1,0 +1,66 @@
+//===- Passes.td - model IR into Linea ops ---------------------*- tablegen -*-===//
+//
+// The way in from model IR: linalg / tensor / arith / math as front ends
+// (torch-mlir's FX and ONNX importers) print it, raised to Linea ops where
+// the replacement is exact.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LINEA_RAISE_PASSES_TD
+#define LINEA_RAISE_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def LineaRaise : Pass<"linea-raise", "::mlir::func::FuncOp"> {
+  let summary = "Raise sequence-mixing patterns of model IR into Linea ops, exactly";
+  let description = [{
+    Finds the sequence-mixing layers of a model as its front end printed
+    them and replaces each by the Linea op that computes it, only where the
+    replacement equals the original for every index and every size:
+
+    - masked linear attention `O = (A .* M) V` with scores
+      `A = scale * X Y^T` (a contraction over the feature dim) and a mask
+      `M[i, t]` that depends only on the row and column indices: all-true
+      becomes `mask = none`, `t <= i` becomes `causal`, `t <= i or t < j`
+      becomes `prefix(j)` (`prefix(min(j, L))` for a dynamic `L`);
+      scalar factors anywhere in the product become `scale`;
+    - normalized linear attention, the output divided by the masked row sum
+      of the scores plus `1e-6`, becomes `normalize`.
+
+    Each function is first normalized on a copy (named ops generalized,
+    reshapes propagated, elementwise producers fused, as upstream's
+    `linalg-fuse-elementwise-ops` does), so batch dims of any count and order
+    and heads split by reshape and transpose meet the matchers in one shape.
+    The copy replaces the function only where something was raised: a
+    function with nothing to raise is left exactly as it was.
+
+    What a mask is, is decided by one analysis (IndexPredicate): its atoms
+    compare `i`, `t` or `t - i` with constants, and equality with a Linea
+    mask is proved over every `(i, t)`, not sampled. Near misses stay as
+    written: `t < i`, `t <= i + 1`, anti-causal, bands and sliding windows,
+    masks that read data or a function argument, a contraction over the
+    wrong dim. With `explain`, each raise and each rejected candidate gets
+    a remark with the reason (`mask is t < i: the diagonal is excluded;
+    linea causal includes t = i`).
+
+    ```mlir
+    %s = linalg.batch_matmul ins(%q, %kt : tensor<4x64x16xf32>, tensor<4x16x64xf32>) ...
+    %m = linalg.generic ... { select(t <= i, %s[b, i, t], 0) } ...
+    %o = linalg.batch_matmul ins(%m, %v : tensor<4x64x64xf32>, tensor<4x64x16xf32>) ...
+    // becomes
+    %o = linea.linear_attention %q, %k, %v mask = causal
+        : tensor<4x64x16xf32>, tensor<4x64x16xf32>, tensor<4x64x16xf32>
+        -> tensor<4x64x16xf32>
+    ```
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Remark on every raise and every rejected candidate, with the reason">
+  ];
+  let dependentDialects = ["::mlir::linea::LineaDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+#endif // LINEA_RAISE_PASSES_TD

@@ -1,0 +1,131 @@
+//===- ElementExpr.h - one element of a tensor program, as an expression --===//
+//
+// Front ends spell the same math many ways: a causal mask is a `tril`, a
+// `select` on index comparisons fused into a body, an i1 tensor built from
+// two broadcast aranges, or a 0/1 float tensor multiplied in. What a raise
+// needs is the value of one element of a linalg op's operand at a point of
+// its iteration space, whatever producers, reshapes and broadcasts lie in
+// between. The ElementTracer builds that value as an expression tree over
+// the root op's loop indices: elementwise producers are inlined, reshapes and
+// transposes become index arithmetic, splat constants become scalars, and
+// everything else (a contraction, a function argument) is a leaf that reads
+// an element of a tensor at affine indices.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LINEA_ANALYSIS_ELEMENTEXPR_H
+#define LINEA_ANALYSIS_ELEMENTEXPR_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <deque>
+#include <string>
+
+namespace mlir::linea {
+
+/// One node of an element expression. Nodes are owned by their tracer.
+struct ElementExpr {
+  enum class Kind {
+    /// An integer affine in the root's loop indices (`linalg.index`, an
+    /// arange, a reshape's index arithmetic).
+    Index,
+    /// A scalar constant (integer, float or i1).
+    Constant,
+    /// An element of a tensor the tracer does not look into, at `indices`
+    /// (affine in the root's loop indices).
+    Read,
+    /// A scalar defined outside every traced body (a `tensor.dim`, a
+    /// function's scalar argument): opaque.
+    Scalar,
+    /// The root's own output element (its accumulator), `resultNumber`.
+    Output,
+    /// A scalar op of the body (`op`) applied to `operands`.
+    Op,
+  };
+
+  Kind kind;
+  Type type;
+  AffineExpr index;                        // Index
+  TypedAttr constant;                      // Constant
+  Value value;                             // Read (the tensor), Scalar
+  SmallVector<AffineExpr> indices;         // Read
+  unsigned resultNumber = 0;               // Output
+  Operation *op = nullptr;                 // Op
+  SmallVector<const ElementExpr *> operands; // Op
+
+  bool isa(Kind k) const { return kind == k; }
+  template <typename OpTy> OpTy getOp() const {
+    return kind == Kind::Op ? dyn_cast<OpTy>(op) : OpTy();
+  }
+  /// The constant as a double, if this is a float or integer constant.
+  std::optional<double> getConstantValue() const;
+  /// A one-line rendering, for remarks (`select(t - i <= 0, A[b, i, t], 0)`).
+  std::string str() const;
+};
+
+/// Builds element expressions over the iteration space of one root op.
+class ElementTracer {
+public:
+  explicit ElementTracer(linalg::LinalgOp root);
+
+  /// The expression of `bodyValue`, a value used in the root's body (or
+  /// defined above it).
+  FailureOr<const ElementExpr *> traceBodyValue(Value bodyValue);
+  /// The expression the root yields for its result `n`.
+  FailureOr<const ElementExpr *> traceYield(unsigned n = 0);
+  /// The element of `tensor` at `indices` (affine in the root's loops).
+  FailureOr<const ElementExpr *> traceElement(Value tensor,
+                                              ArrayRef<AffineExpr> indices);
+  /// The element of the root's input `operand` as a leaf: the tensor
+  /// itself, whatever produced it.
+  const ElementExpr *operandLeaf(OpOperand &operand);
+
+  linalg::LinalgOp getRoot() const { return root; }
+  unsigned getNumLoops() const { return numLoops; }
+  /// Why the last failed trace failed.
+  const std::string &getFailureReason() const { return reason; }
+
+private:
+  /// Loop dim k of the op being inlined, as an affine expr of the root's.
+  struct Frame {
+    mutable linalg::LinalgOp op;
+    SmallVector<AffineExpr> loops;
+  };
+
+  FailureOr<const ElementExpr *> traceScalar(Value v, const Frame &frame);
+  FailureOr<const ElementExpr *> traceBodyOp(Operation *op,
+                                             const Frame &frame);
+  FailureOr<const ElementExpr *> traceProducer(linalg::LinalgOp producer,
+                                               unsigned result,
+                                               ArrayRef<AffineExpr> indices);
+  FailureOr<SmallVector<AffineExpr>>
+  sourceIndices(Operation *reshape, ArrayRef<AffineExpr> indices);
+
+  const ElementExpr *make(ElementExpr node);
+  const ElementExpr *leaf(Value tensor, ArrayRef<AffineExpr> indices);
+  LogicalResult fail(const Twine &why);
+
+  linalg::LinalgOp root;
+  unsigned numLoops;
+  std::deque<ElementExpr> nodes;
+  std::string reason;
+  unsigned depth = 0;
+};
+
+/// The integer expression `e` as an affine expr of the root's loop indices,
+/// if it is one (index casts, sign extensions, sums, products by constants).
+FailureOr<AffineExpr> getAffineExpr(const ElementExpr *e, MLIRContext *ctx);
+
+/// The affine expr `e` as `sum_k coefficients[k] * d_k + constant` over
+/// `numDims` dims; failure for anything but sums of scaled dims.
+struct LinearForm {
+  SmallVector<int64_t> coefficients;
+  int64_t constant = 0;
+};
+FailureOr<LinearForm> getLinearForm(AffineExpr e, unsigned numDims);
+
+} // namespace mlir::linea
+
+#endif // LINEA_ANALYSIS_ELEMENTEXPR_H

@@ -1,0 +1,402 @@
+//===- ElementExpr.cpp - one element of a tensor program, as an expression ===//
+
+#include "linea/Analysis/ElementExpr.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineExprVisitor.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::linea;
+
+namespace {
+/// Bounds that keep a pathological program from making the tracer slow:
+/// the idioms it exists for are a few dozen nodes deep.
+constexpr unsigned kMaxNodes = 4096;
+constexpr unsigned kMaxDepth = 64;
+
+SmallVector<AffineExpr> applyMap(AffineMap map, ArrayRef<AffineExpr> loops) {
+  SmallVector<AffineExpr> out;
+  for (AffineExpr e : map.getResults())
+    out.push_back(e.replaceDims(loops));
+  return out;
+}
+
+bool isAllParallel(linalg::LinalgOp op) {
+  return op.getNumLoops() == op.getNumParallelLoops();
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// ElementExpr
+//===----------------------------------------------------------------------===//
+
+std::optional<double> ElementExpr::getConstantValue() const {
+  // A constant rounded to another float type (torch-mlir prints Python's
+  // float literals as f64 constants truncated in the body).
+  if (kind == Kind::Op && llvm::isa<arith::TruncFOp, arith::ExtFOp>(op)) {
+    std::optional<double> v = operands[0]->getConstantValue();
+    if (!v)
+      return std::nullopt;
+    if (type.isF32())
+      return double(float(*v));
+    if (type.isF64())
+      return v;
+    return std::nullopt;
+  }
+  if (kind != Kind::Constant)
+    return std::nullopt;
+  if (auto f = dyn_cast<FloatAttr>(constant))
+    return f.getValueAsDouble();
+  if (auto i = dyn_cast<IntegerAttr>(constant))
+    return double(i.getValue().getSExtValue());
+  return std::nullopt;
+}
+
+static void print(const ElementExpr *e, llvm::raw_ostream &os) {
+  switch (e->kind) {
+  case ElementExpr::Kind::Index:
+    os << e->index;
+    return;
+  case ElementExpr::Kind::Constant:
+    if (auto v = e->getConstantValue())
+      os << *v;
+    else
+      os << e->constant;
+    return;
+  case ElementExpr::Kind::Read: {
+    if (auto arg = dyn_cast<BlockArgument>(e->value))
+      os << "arg" << arg.getArgNumber();
+    else
+      os << e->value.getDefiningOp()->getName().stripDialect();
+    os << "[";
+    llvm::interleaveComma(e->indices, os);
+    os << "]";
+    return;
+  }
+  case ElementExpr::Kind::Scalar:
+    os << "scalar";
+    return;
+  case ElementExpr::Kind::Output:
+    os << "out";
+    return;
+  case ElementExpr::Kind::Op:
+    os << e->op->getName().stripDialect() << "(";
+    llvm::interleaveComma(e->operands, os,
+                          [&](const ElementExpr *o) { print(o, os); });
+    os << ")";
+    return;
+  }
+}
+
+std::string ElementExpr::str() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  print(this, os);
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// ElementTracer
+//===----------------------------------------------------------------------===//
+
+ElementTracer::ElementTracer(linalg::LinalgOp root)
+    : root(root), numLoops(root.getNumLoops()) {}
+
+const ElementExpr *ElementTracer::make(ElementExpr node) {
+  nodes.push_back(std::move(node));
+  return &nodes.back();
+}
+
+const ElementExpr *ElementTracer::leaf(Value tensor,
+                                       ArrayRef<AffineExpr> indices) {
+  ElementExpr e{ElementExpr::Kind::Read,
+                cast<ShapedType>(tensor.getType()).getElementType()};
+  e.value = tensor;
+  e.indices.assign(indices.begin(), indices.end());
+  return make(std::move(e));
+}
+
+const ElementExpr *ElementTracer::operandLeaf(OpOperand &operand) {
+  return leaf(operand.get(),
+              root.getMatchingIndexingMap(&operand).getResults());
+}
+
+LogicalResult ElementTracer::fail(const Twine &why) {
+  reason = why.str();
+  return failure();
+}
+
+FailureOr<const ElementExpr *> ElementTracer::traceBodyValue(Value v) {
+  reason.clear();
+  Frame frame{root, {}};
+  for (unsigned d = 0; d < numLoops; ++d)
+    frame.loops.push_back(getAffineDimExpr(d, root.getContext()));
+  return traceScalar(v, frame);
+}
+
+FailureOr<const ElementExpr *> ElementTracer::traceYield(unsigned n) {
+  auto yield = cast<linalg::YieldOp>(root.getBlock()->getTerminator());
+  return traceBodyValue(yield.getOperand(n));
+}
+
+FailureOr<const ElementExpr *>
+ElementTracer::traceScalar(Value v, const Frame &frame) {
+  if (nodes.size() > kMaxNodes || depth > kMaxDepth)
+    return fail("the expression is too large to analyze");
+  Block *body = frame.op.getBlock();
+  if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == body) {
+    OpOperand *operand = frame.op.getMatchingOpOperand(arg);
+    if (frame.op == root && frame.op.isDpsInit(operand)) {
+      ElementExpr e{ElementExpr::Kind::Output, v.getType()};
+      e.resultNumber = operand->getOperandNumber() - frame.op.getNumDpsInputs();
+      return make(std::move(e));
+    }
+    SmallVector<AffineExpr> indices =
+        applyMap(frame.op.getMatchingIndexingMap(operand), frame.loops);
+    if (!isa<ShapedType>(operand->get().getType())) {
+      // A scalar operand of a named op (linalg.fill's value).
+      Frame outer{root, {}};
+      return traceScalar(operand->get(), outer);
+    }
+    return traceElement(operand->get(), indices);
+  }
+  Operation *def = v.getDefiningOp();
+  if (def && frame.op->isProperAncestor(def))
+    return traceBodyOp(def, frame);
+  // Defined above every traced body: a constant or an opaque scalar.
+  Attribute attr;
+  if (def && matchPattern(v, m_Constant(&attr)) && isa<TypedAttr>(attr)) {
+    ElementExpr e{ElementExpr::Kind::Constant, v.getType()};
+    e.constant = cast<TypedAttr>(attr);
+    return make(std::move(e));
+  }
+  ElementExpr e{ElementExpr::Kind::Scalar, v.getType()};
+  e.value = v;
+  return make(std::move(e));
+}
+
+FailureOr<const ElementExpr *>
+ElementTracer::traceBodyOp(Operation *op, const Frame &frame) {
+  if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+    ElementExpr e{ElementExpr::Kind::Index, index.getType()};
+    e.index = frame.loops[index.getDim()];
+    return make(std::move(e));
+  }
+  Attribute attr;
+  if (matchPattern(op->getResult(0), m_Constant(&attr)) &&
+      isa<TypedAttr>(attr)) {
+    ElementExpr e{ElementExpr::Kind::Constant, op->getResult(0).getType()};
+    e.constant = cast<TypedAttr>(attr);
+    return make(std::move(e));
+  }
+  if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+    SmallVector<AffineExpr> indices;
+    for (Value i : extract.getIndices()) {
+      FailureOr<const ElementExpr *> e = traceScalar(i, frame);
+      if (failed(e))
+        return failure();
+      FailureOr<AffineExpr> affine = getAffineExpr(*e, root.getContext());
+      if (failed(affine))
+        return fail("a tensor.extract index is not affine in the loop indices");
+      indices.push_back(*affine);
+    }
+    return traceElement(extract.getTensor(), indices);
+  }
+  if (op->getNumResults() != 1 || op->getNumRegions() != 0 ||
+      !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+    return fail("the body holds '" + op->getName().getStringRef() +
+                "', which is not a scalar arith or math op");
+  ElementExpr e{ElementExpr::Kind::Op, op->getResult(0).getType()};
+  e.op = op;
+  ++depth;
+  for (Value operand : op->getOperands()) {
+    FailureOr<const ElementExpr *> o = traceScalar(operand, frame);
+    if (failed(o)) {
+      --depth;
+      return failure();
+    }
+    e.operands.push_back(*o);
+  }
+  --depth;
+  return make(std::move(e));
+}
+
+FailureOr<const ElementExpr *>
+ElementTracer::traceElement(Value tensor, ArrayRef<AffineExpr> indices) {
+  if (nodes.size() > kMaxNodes || depth > kMaxDepth)
+    return fail("the expression is too large to analyze");
+  Operation *def = tensor.getDefiningOp();
+  if (!def)
+    return leaf(tensor, indices);
+  ++depth;
+  auto done = [&](FailureOr<const ElementExpr *> r) {
+    --depth;
+    return r;
+  };
+  if (auto producer = dyn_cast<linalg::LinalgOp>(def);
+      producer && producer.hasPureTensorSemantics() && isAllParallel(producer))
+    return done(traceProducer(producer, cast<OpResult>(tensor).getResultNumber(),
+                              indices));
+  if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def)) {
+    FailureOr<SmallVector<AffineExpr>> source = sourceIndices(def, indices);
+    if (failed(source))
+      return done(leaf(tensor, indices));
+    return done(traceElement(def->getOperand(0), *source));
+  }
+  if (auto castOp = dyn_cast<tensor::CastOp>(def))
+    return done(traceElement(castOp.getSource(), indices));
+  DenseElementsAttr dense;
+  if (matchPattern(tensor, m_Constant(&dense)) && dense.isSplat()) {
+    ElementExpr e{ElementExpr::Kind::Constant, dense.getElementType()};
+    e.constant = cast<TypedAttr>(dense.getSplatValue<Attribute>());
+    return done(make(std::move(e)));
+  }
+  return done(leaf(tensor, indices));
+}
+
+FailureOr<const ElementExpr *>
+ElementTracer::traceProducer(linalg::LinalgOp producer, unsigned result,
+                             ArrayRef<AffineExpr> indices) {
+  AffineMap out = producer.getIndexingMapMatchingResult(
+      producer->getResult(result));
+  if (!out.isPermutation())
+    return leaf(producer->getResult(result), indices);
+  Frame frame{producer, SmallVector<AffineExpr>(producer.getNumLoops())};
+  for (unsigned r = 0; r < out.getNumResults(); ++r)
+    frame.loops[out.getDimPosition(r)] = indices[r];
+  auto yield = cast<linalg::YieldOp>(producer.getBlock()->getTerminator());
+  return traceScalar(yield.getOperand(result), frame);
+}
+
+/// The index of a tensor in terms of the indices of its reshape: dims of
+/// size 1 contribute nothing (their index is 0); a group with one larger dim
+/// passes its index through; several static dims are linearized (expand) or
+/// delinearized (collapse).
+FailureOr<SmallVector<AffineExpr>>
+ElementTracer::sourceIndices(Operation *reshape, ArrayRef<AffineExpr> indices) {
+  MLIRContext *ctx = reshape->getContext();
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(reshape)) {
+    ArrayRef<int64_t> shape = expand.getResultType().getShape();
+    SmallVector<AffineExpr> source;
+    for (const ReassociationIndices &group : expand.getReassociationIndices()) {
+      SmallVector<int64_t> nonUnit(llvm::make_filter_range(
+          group, [&](int64_t d) { return shape[d] != 1; }));
+      AffineExpr linear = getAffineConstantExpr(0, ctx);
+      for (int64_t d : nonUnit) {
+        if (d == nonUnit.front()) {
+          linear = indices[d];
+          continue;
+        }
+        if (ShapedType::isDynamic(shape[d]))
+          return failure();
+        linear = linear * shape[d] + indices[d];
+      }
+      source.push_back(linear);
+    }
+    return source;
+  }
+  auto collapse = cast<tensor::CollapseShapeOp>(reshape);
+  ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+  SmallVector<AffineExpr> source(shape.size());
+  for (auto [g, group] : llvm::enumerate(collapse.getReassociationIndices())) {
+    SmallVector<int64_t> nonUnit;
+    for (int64_t d : group) {
+      source[d] = getAffineConstantExpr(0, ctx);
+      if (shape[d] != 1)
+        nonUnit.push_back(d);
+    }
+    if (nonUnit.size() == 1) {
+      source[nonUnit.front()] = indices[g];
+      continue;
+    }
+    AffineExpr rest = indices[g];
+    for (int64_t d : llvm::reverse(nonUnit)) {
+      if (d == nonUnit.front()) {
+        source[d] = rest;
+        break;
+      }
+      if (ShapedType::isDynamic(shape[d]))
+        return failure();
+      source[d] = rest % shape[d];
+      rest = rest.floorDiv(shape[d]);
+    }
+  }
+  return source;
+}
+
+FailureOr<AffineExpr> mlir::linea::getAffineExpr(const ElementExpr *e,
+                                                  MLIRContext *ctx) {
+  if (e->kind == ElementExpr::Kind::Index)
+    return e->index;
+  if (e->kind == ElementExpr::Kind::Constant) {
+    if (auto i = dyn_cast<IntegerAttr>(e->constant);
+        i && !i.getType().isInteger(1))
+      return getAffineConstantExpr(i.getValue().getSExtValue(), ctx);
+    return failure();
+  }
+  if (e->kind != ElementExpr::Kind::Op)
+    return failure();
+  auto operand = [&](unsigned k) { return getAffineExpr(e->operands[k], ctx); };
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp>(e->op))
+    return operand(0);
+  if (isa<arith::ExtUIOp>(e->op)) {
+    if (e->operands[0]->type.isInteger(1))
+      return failure();
+    return operand(0);
+  }
+  if (!isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(e->op))
+    return failure();
+  FailureOr<AffineExpr> lhs = operand(0), rhs = operand(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  if (isa<arith::AddIOp>(e->op))
+    return *lhs + *rhs;
+  if (isa<arith::SubIOp>(e->op))
+    return *lhs - *rhs;
+  if (!isa<AffineConstantExpr>(*lhs) && !isa<AffineConstantExpr>(*rhs))
+    return failure();
+  return *lhs * *rhs;
+}
+
+//===----------------------------------------------------------------------===//
+// LinearForm
+//===----------------------------------------------------------------------===//
+
+FailureOr<LinearForm> mlir::linea::getLinearForm(AffineExpr e,
+                                                 unsigned numDims) {
+  LinearForm form;
+  form.coefficients.assign(numDims, 0);
+  // Accumulates `scale * e` into `form`.
+  std::function<bool(AffineExpr, int64_t)> add = [&](AffineExpr x,
+                                                     int64_t scale) -> bool {
+    if (auto c = dyn_cast<AffineConstantExpr>(x)) {
+      form.constant += scale * c.getValue();
+      return true;
+    }
+    if (auto d = dyn_cast<AffineDimExpr>(x)) {
+      if (d.getPosition() >= numDims)
+        return false;
+      form.coefficients[d.getPosition()] += scale;
+      return true;
+    }
+    auto bin = dyn_cast<AffineBinaryOpExpr>(x);
+    if (!bin)
+      return false;
+    if (x.getKind() == AffineExprKind::Add)
+      return add(bin.getLHS(), scale) && add(bin.getRHS(), scale);
+    if (x.getKind() == AffineExprKind::Mul) {
+      if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
+        return add(bin.getLHS(), scale * c.getValue());
+      if (auto c = dyn_cast<AffineConstantExpr>(bin.getLHS()))
+        return add(bin.getRHS(), scale * c.getValue());
+    }
+    return false;
+  };
+  if (!add(e, 1))
+    return failure();
+  return form;
+}

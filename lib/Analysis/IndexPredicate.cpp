@@ -1,0 +1,542 @@
+//===- IndexPredicate.cpp - what a mask is, decided exactly ---------------===//
+
+#include "linea/Analysis/IndexPredicate.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <set>
+
+using namespace mlir;
+using namespace mlir::linea;
+
+/// A boolean combination of atoms `ai * i + at * t + c <pred> 0`.
+struct IndexPredicate::Node {
+  enum class Kind { constant, atom, negation, conjunction, disjunction, parity };
+  enum class Pred { eq, ne, lt, le, gt, ge };
+  Kind kind;
+  bool value = false;
+  int64_t ai = 0, at = 0, c = 0;
+  Pred pred = Pred::eq;
+  std::shared_ptr<const Node> lhs, rhs;
+};
+
+using Node = IndexPredicate::Node;
+using NodePtr = std::shared_ptr<const Node>;
+
+namespace {
+
+/// Atoms' coefficients stay small enough that every evaluation below fits
+/// in 128 bits with room to spare.
+constexpr int64_t kMaxMagnitude = int64_t(1) << 40;
+/// Bounds the number of interval combinations one decision visits.
+constexpr int64_t kMaxCells = 1 << 20;
+
+NodePtr constant(bool v) {
+  auto n = std::make_shared<Node>();
+  n->kind = Node::Kind::constant;
+  n->value = v;
+  return n;
+}
+NodePtr atom(int64_t ai, int64_t at, int64_t c, Node::Pred pred) {
+  auto n = std::make_shared<Node>();
+  n->kind = Node::Kind::atom;
+  n->ai = ai, n->at = at, n->c = c, n->pred = pred;
+  return n;
+}
+NodePtr combine(Node::Kind kind, NodePtr lhs, NodePtr rhs = nullptr) {
+  auto n = std::make_shared<Node>();
+  n->kind = kind;
+  n->lhs = std::move(lhs);
+  n->rhs = std::move(rhs);
+  return n;
+}
+
+bool holds(Node::Pred pred, __int128 v) {
+  switch (pred) {
+  case Node::Pred::eq: return v == 0;
+  case Node::Pred::ne: return v != 0;
+  case Node::Pred::lt: return v < 0;
+  case Node::Pred::le: return v <= 0;
+  case Node::Pred::gt: return v > 0;
+  case Node::Pred::ge: return v >= 0;
+  }
+  return false;
+}
+
+bool evaluateNode(const Node &n, int64_t i, int64_t t) {
+  switch (n.kind) {
+  case Node::Kind::constant:
+    return n.value;
+  case Node::Kind::atom:
+    return holds(n.pred, __int128(n.ai) * i + __int128(n.at) * t + n.c);
+  case Node::Kind::negation:
+    return !evaluateNode(*n.lhs, i, t);
+  case Node::Kind::conjunction:
+    return evaluateNode(*n.lhs, i, t) && evaluateNode(*n.rhs, i, t);
+  case Node::Kind::disjunction:
+    return evaluateNode(*n.lhs, i, t) || evaluateNode(*n.rhs, i, t);
+  case Node::Kind::parity:
+    return evaluateNode(*n.lhs, i, t) != evaluateNode(*n.rhs, i, t);
+  }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// From an element expression
+//===----------------------------------------------------------------------===//
+
+std::optional<Node::Pred> signedPredicate(arith::CmpIPredicate p) {
+  switch (p) {
+  case arith::CmpIPredicate::eq: return Node::Pred::eq;
+  case arith::CmpIPredicate::ne: return Node::Pred::ne;
+  case arith::CmpIPredicate::slt: case arith::CmpIPredicate::ult: return Node::Pred::lt;
+  case arith::CmpIPredicate::sle: case arith::CmpIPredicate::ule: return Node::Pred::le;
+  case arith::CmpIPredicate::sgt: case arith::CmpIPredicate::ugt: return Node::Pred::gt;
+  case arith::CmpIPredicate::sge: case arith::CmpIPredicate::uge: return Node::Pred::ge;
+  }
+  return std::nullopt;
+}
+
+bool isUnsigned(arith::CmpIPredicate p) {
+  return p == arith::CmpIPredicate::ult || p == arith::CmpIPredicate::ule ||
+         p == arith::CmpIPredicate::ugt || p == arith::CmpIPredicate::uge;
+}
+
+class PredicateBuilder {
+public:
+  PredicateBuilder(unsigned row, unsigned col, unsigned numLoops, MLIRContext *ctx,
+          std::string &why)
+      : row(row), col(col), numLoops(numLoops), ctx(ctx), why(why) {}
+
+  NodePtr build(const ElementExpr *e) {
+    if (auto v = e->getConstantValue(); v && e->type.isInteger(1))
+      return constant(*v != 0);
+    if (e->isa(ElementExpr::Kind::Read))
+      return fail("the mask reads a tensor (" + e->str() +
+                  "): it depends on data, not only on the indices");
+    if (e->isa(ElementExpr::Kind::Scalar))
+      return fail("the mask depends on a value known only at run time");
+    if (auto cmp = e->getOp<arith::CmpIOp>()) {
+      if (e->operands[0]->type.isInteger(1))
+        return booleanComparison(cmp.getPredicate(), e);
+      return comparison(cmp.getPredicate(), e);
+    }
+    if (e->getOp<arith::AndIOp>() || e->getOp<arith::OrIOp>() ||
+        e->getOp<arith::XOrIOp>()) {
+      NodePtr lhs = build(e->operands[0]), rhs = lhs ? build(e->operands[1]) : nullptr;
+      if (!rhs)
+        return nullptr;
+      Node::Kind kind = e->getOp<arith::AndIOp>()  ? Node::Kind::conjunction
+                        : e->getOp<arith::OrIOp>() ? Node::Kind::disjunction
+                                                   : Node::Kind::parity;
+      return combine(kind, lhs, rhs);
+    }
+    if (e->getOp<arith::SelectOp>()) {
+      NodePtr c = build(e->operands[0]);
+      NodePtr a = c ? build(e->operands[1]) : nullptr;
+      NodePtr b = a ? build(e->operands[2]) : nullptr;
+      if (!b)
+        return nullptr;
+      return combine(Node::Kind::disjunction,
+                     combine(Node::Kind::conjunction, c, a),
+                     combine(Node::Kind::conjunction,
+                             combine(Node::Kind::negation, c), b));
+    }
+    if (readsTensor(e))
+      return fail("the mask reads a tensor (" + e->str() +
+                  "): it depends on data, not only on the indices");
+    return fail("the mask computes '" + e->str() +
+                "', which is not a comparison of indices");
+  }
+
+private:
+  static bool readsTensor(const ElementExpr *e) {
+    return e->isa(ElementExpr::Kind::Read) ||
+           llvm::any_of(e->operands, readsTensor);
+  }
+
+  NodePtr fail(const Twine &reason) {
+    why = reason.str();
+    return nullptr;
+  }
+
+  NodePtr booleanComparison(arith::CmpIPredicate p, const ElementExpr *e) {
+    if (p != arith::CmpIPredicate::eq && p != arith::CmpIPredicate::ne)
+      return fail("the mask orders two booleans");
+    NodePtr lhs = build(e->operands[0]), rhs = lhs ? build(e->operands[1]) : nullptr;
+    if (!rhs)
+      return nullptr;
+    NodePtr differ = combine(Node::Kind::parity, lhs, rhs);
+    return p == arith::CmpIPredicate::ne ? differ
+                                         : combine(Node::Kind::negation, differ);
+  }
+
+  /// `lhs <p> rhs` as `(lhs - rhs) <p> 0` over i and t.
+  NodePtr comparison(arith::CmpIPredicate p, const ElementExpr *e) {
+    std::optional<LinearForm> lhs = linear(e->operands[0]);
+    std::optional<LinearForm> rhs = lhs ? linear(e->operands[1]) : std::nullopt;
+    if (!rhs)
+      return nullptr;
+    // An unsigned comparison agrees with the signed one when neither side
+    // can be negative (indices and their sums).
+    auto nonNegative = [](const LinearForm &f) {
+      return f.constant >= 0 &&
+             llvm::all_of(f.coefficients, [](int64_t c) { return c >= 0; });
+    };
+    if (isUnsigned(p) && !(nonNegative(*lhs) && nonNegative(*rhs)))
+      return fail("the mask compares indices unsigned where a side can be "
+                  "negative");
+    int64_t ai = lhs->coefficients[row] - rhs->coefficients[row];
+    int64_t at = lhs->coefficients[col] - rhs->coefficients[col];
+    int64_t c = lhs->constant - rhs->constant;
+    for (unsigned d = 0; d < numLoops; ++d)
+      if (d != row && d != col &&
+          lhs->coefficients[d] != rhs->coefficients[d])
+        return fail("the mask depends on loop d" + Twine(d) +
+                    ", not only on the row and column");
+    if (std::max({std::abs(ai), std::abs(at), std::abs(c)}) >= kMaxMagnitude)
+      return fail("the mask's constants are too large to decide");
+    if (ai != 0 && at != 0 && ai != -at)
+      return fail("the mask compares " + Twine(ai) + " * i + " + Twine(at) +
+                  " * t, which is not a comparison of i, t or t - i");
+    return atom(ai, at, c, *signedPredicate(p));
+  }
+
+  std::optional<LinearForm> linear(const ElementExpr *e) {
+    FailureOr<AffineExpr> affine = getAffineExpr(e, ctx);
+    if (failed(affine)) {
+      fail("the mask compares '" + e->str() +
+           "', which is not affine in the indices");
+      return std::nullopt;
+    }
+    FailureOr<LinearForm> form = getLinearForm(*affine, numLoops);
+    if (failed(form)) {
+      fail("the mask compares '" + e->str() +
+           "', which is not linear in the indices");
+      return std::nullopt;
+    }
+    return *form;
+  }
+
+  unsigned row, col, numLoops;
+  MLIRContext *ctx;
+  std::string &why;
+};
+
+//===----------------------------------------------------------------------===//
+// The decision
+//===----------------------------------------------------------------------===//
+
+/// The three quantities atoms compare: i, t and t - i.
+enum Axis { kRow = 0, kCol = 1, kDiagonal = 2 };
+
+int64_t floorDiv(int64_t a, int64_t b) { return llvm::divideFloorSigned(a, b); }
+int64_t ceilDiv(int64_t a, int64_t b) { return llvm::divideCeilSigned(a, b); }
+
+/// The points where some atom of `n` may change its value, per axis.
+void collectCuts(const Node &n, std::array<std::set<int64_t>, 3> &cuts) {
+  if (n.lhs)
+    collectCuts(*n.lhs, cuts);
+  if (n.rhs)
+    collectCuts(*n.rhs, cuts);
+  if (n.kind != Node::Kind::atom || (n.ai == 0 && n.at == 0))
+    return;
+  Axis axis = n.at == 0 ? kRow : n.ai == 0 ? kCol : kDiagonal;
+  int64_t k = axis == kRow ? n.ai : n.at;
+  // k * x + c <pred> 0 changes only between x0 = -c / k rounded either way
+  // and the next integer.
+  int64_t lo = floorDiv(-n.c, k), hi = ceilDiv(-n.c, k);
+  for (int64_t x : {lo, lo + 1, hi, hi + 1})
+    cuts[axis].insert(x);
+}
+
+/// An interval of integers; a missing bound is infinite.
+struct Interval {
+  std::optional<int64_t> lo, hi;
+};
+
+/// The intervals between consecutive cuts, clipped to `[lower, upper]`.
+SmallVector<Interval> intervals(const std::set<int64_t> &cuts,
+                                std::optional<int64_t> lower,
+                                std::optional<int64_t> upper) {
+  SmallVector<Interval> out;
+  std::optional<int64_t> start;
+  auto push = [&](std::optional<int64_t> lo, std::optional<int64_t> hi) {
+    if (lower && (!lo || *lo < *lower))
+      lo = lower;
+    if (upper && (!hi || *hi > *upper))
+      hi = upper;
+    if (lo && hi && *lo > *hi)
+      return;
+    out.push_back({lo, hi});
+  };
+  for (int64_t c : cuts) {
+    push(start, c - 1);
+    start = c;
+  }
+  push(start, std::nullopt);
+  return out;
+}
+
+/// A point (i, t) with i in `ri`, t in `rt` and t - i in `rd`, if any.
+std::optional<std::pair<int64_t, int64_t>>
+witness(const Interval &ri, const Interval &rt, const Interval &rd) {
+  // t - i ranges over [rt.lo - ri.hi, rt.hi - ri.lo]; i and t have finite
+  // lower bounds (the domain starts at 0).
+  std::optional<int64_t> dlo = ri.hi ? std::optional(*rt.lo - *ri.hi) : std::nullopt;
+  std::optional<int64_t> dhi = rt.hi ? std::optional(*rt.hi - *ri.lo) : std::nullopt;
+  if (rd.lo && (!dlo || *dlo < *rd.lo))
+    dlo = rd.lo;
+  if (rd.hi && (!dhi || *dhi > *rd.hi))
+    dhi = rd.hi;
+  if (dlo && dhi && *dlo > *dhi)
+    return std::nullopt;
+  int64_t d = dlo ? *dlo : dhi ? *dhi : 0;
+  int64_t i = std::max(*ri.lo, *rt.lo - d);
+  if ((ri.hi && i > *ri.hi) || (rt.hi && i + d > *rt.hi))
+    return std::nullopt;
+  return std::make_pair(i, i + d);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// IndexPredicate
+//===----------------------------------------------------------------------===//
+
+FailureOr<IndexPredicate> IndexPredicate::get(const ElementExpr *mask,
+                                              unsigned row, unsigned col,
+                                              MLIRContext *ctx,
+                                              std::string &why) {
+  unsigned numLoops = std::max(row, col) + 1;
+  // The loops the mask's indices may name: every dim of its expressions.
+  std::function<void(const ElementExpr *)> scan = [&](const ElementExpr *e) {
+    auto note = [&](AffineExpr x) {
+      x.walk([&](AffineExpr d) {
+        if (auto dim = dyn_cast<AffineDimExpr>(d))
+          numLoops = std::max(numLoops, dim.getPosition() + 1);
+      });
+    };
+    if (e->isa(ElementExpr::Kind::Index))
+      note(e->index);
+    for (AffineExpr x : e->indices)
+      note(x);
+    for (const ElementExpr *o : e->operands)
+      scan(o);
+  };
+  scan(mask);
+  NodePtr root = PredicateBuilder(row, col, numLoops, ctx, why).build(mask);
+  if (!root)
+    return failure();
+  return IndexPredicate(root);
+}
+
+IndexPredicate IndexPredicate::always() { return IndexPredicate(constant(true)); }
+
+IndexPredicate IndexPredicate::causal() {
+  // t - i <= 0
+  return IndexPredicate(atom(-1, 1, 0, Node::Pred::le));
+}
+
+IndexPredicate IndexPredicate::prefix(int64_t j) {
+  return IndexPredicate(combine(Node::Kind::disjunction, causal().root,
+                                atom(0, 1, -j, Node::Pred::lt)));
+}
+
+IndexPredicate IndexPredicate::operator&&(const IndexPredicate &other) const {
+  auto isTrue = [](const Node &n) {
+    return n.kind == Node::Kind::constant && n.value;
+  };
+  if (isTrue(*root))
+    return other;
+  if (isTrue(*other.root))
+    return *this;
+  return IndexPredicate(combine(Node::Kind::conjunction, root, other.root));
+}
+
+IndexPredicate IndexPredicate::operator!() const {
+  return IndexPredicate(combine(Node::Kind::negation, root));
+}
+
+bool IndexPredicate::evaluate(int64_t i, int64_t t) const {
+  return evaluateNode(*root, i, t);
+}
+
+bool IndexPredicate::equals(const IndexPredicate &other,
+                            std::optional<int64_t> length,
+                            std::pair<int64_t, int64_t> *difference) const {
+  std::array<std::set<int64_t>, 3> cuts;
+  collectCuts(*root, cuts);
+  collectCuts(*other.root, cuts);
+  std::optional<int64_t> last =
+      length ? std::optional(*length - 1) : std::nullopt;
+  if (last && *last < 0)
+    return true; // no (i, t) at all
+  SmallVector<Interval> rows = intervals(cuts[kRow], 0, last);
+  SmallVector<Interval> cols = intervals(cuts[kCol], 0, last);
+  SmallVector<Interval> diagonals =
+      intervals(cuts[kDiagonal], std::nullopt, std::nullopt);
+  if (int64_t(rows.size()) * int64_t(cols.size()) * int64_t(diagonals.size()) >
+      kMaxCells)
+    return false;
+  for (const Interval &ri : rows)
+    for (const Interval &rt : cols)
+      for (const Interval &rd : diagonals) {
+        auto point = witness(ri, rt, rd);
+        if (!point)
+          continue;
+        auto [i, t] = *point;
+        if (evaluate(i, t) != other.evaluate(i, t)) {
+          if (difference)
+            *difference = *point;
+          return false;
+        }
+      }
+  return true;
+}
+
+MaskClass IndexPredicate::classify(std::optional<int64_t> length) const {
+  MaskClass result;
+  if (equals(always(), length)) {
+    result.kind = MaskClass::Kind::none;
+    return result;
+  }
+  std::pair<int64_t, int64_t> difference{0, 0};
+  if (equals(causal(), length, &difference)) {
+    result.kind = MaskClass::Kind::causal;
+    return result;
+  }
+  // A prefix shows as a threshold on t: try each of the predicate's own.
+  std::array<std::set<int64_t>, 3> cuts;
+  collectCuts(*root, cuts);
+  for (int64_t j : cuts[kCol]) {
+    if (j < 2 || (length && j >= *length))
+      continue;
+    if (equals(prefix(j), length)) {
+      result.kind = MaskClass::Kind::prefix;
+      result.prefixLength = j;
+      return result;
+    }
+  }
+  auto [i, t] = difference;
+  llvm::raw_string_ostream os(result.mismatch);
+  if (i == t && !evaluate(i, t))
+    os << "the diagonal is excluded; linea causal includes t = i";
+  else
+    os << "at i = " << i << ", t = " << t << " it is "
+       << (evaluate(i, t) ? "true" : "false") << ", where causal (t <= i) is "
+       << (causal().evaluate(i, t) ? "true" : "false")
+       << ", and it is neither none nor a prefix mask";
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Printing
+//===----------------------------------------------------------------------===//
+
+static StringRef spell(Node::Pred p) {
+  switch (p) {
+  case Node::Pred::eq: return "==";
+  case Node::Pred::ne: return "!=";
+  case Node::Pred::lt: return "<";
+  case Node::Pred::le: return "<=";
+  case Node::Pred::gt: return ">";
+  case Node::Pred::ge: return ">=";
+  }
+  return "?";
+}
+
+static Node::Pred mirrored(Node::Pred p) {
+  switch (p) {
+  case Node::Pred::lt: return Node::Pred::gt;
+  case Node::Pred::le: return Node::Pred::ge;
+  case Node::Pred::gt: return Node::Pred::lt;
+  case Node::Pred::ge: return Node::Pred::le;
+  default: return p;
+  }
+}
+
+/// `x <p> rhs + k`, with the strictness that keeps `k` nearest zero
+/// (`t <= i - 1` reads `t < i`).
+static void printBound(llvm::raw_ostream &os, StringRef x, Node::Pred p,
+                       StringRef rhs, int64_t k) {
+  if (rhs.empty())
+    ; // a threshold reads as written: t < 5
+  else if (p == Node::Pred::le && k < 0)
+    p = Node::Pred::lt, k += 1;
+  else if (p == Node::Pred::lt && k > 0)
+    p = Node::Pred::le, k -= 1;
+  else if (p == Node::Pred::ge && k > 0)
+    p = Node::Pred::gt, k -= 1;
+  else if (p == Node::Pred::gt && k < 0)
+    p = Node::Pred::ge, k += 1;
+  os << x << " " << spell(p) << " ";
+  if (rhs.empty()) {
+    os << k;
+    return;
+  }
+  os << rhs;
+  if (k > 0)
+    os << " + " << k;
+  else if (k < 0)
+    os << " - " << -k;
+}
+
+static void printNode(const Node &n, llvm::raw_ostream &os,
+                      Node::Kind parent) {
+  switch (n.kind) {
+  case Node::Kind::constant:
+    os << (n.value ? "true" : "false");
+    return;
+  case Node::Kind::atom: {
+    // at * t + ai * i + c <p> 0, solved for t where t appears with a unit
+    // coefficient, else for i.
+    if (n.at == 1 || n.at == -1) {
+      Node::Pred p = n.at == 1 ? n.pred : mirrored(n.pred);
+      // t <p> -(ai * i + c) / at
+      int64_t ci = -n.ai * n.at, k = -n.c * n.at;
+      if (ci == 0 || ci == 1) {
+        printBound(os, "t", p, ci ? "i" : "", k);
+        return;
+      }
+    }
+    if (n.at == 0 && (n.ai == 1 || n.ai == -1)) {
+      Node::Pred p = n.ai == 1 ? n.pred : mirrored(n.pred);
+      printBound(os, "i", p, "", -n.c * n.ai);
+      return;
+    }
+    os << n.ai << " * i + " << n.at << " * t + " << n.c << " " << spell(n.pred)
+       << " 0";
+    return;
+  }
+  case Node::Kind::negation:
+    os << "not (";
+    printNode(*n.lhs, os, n.kind);
+    os << ")";
+    return;
+  default: {
+    bool parens = parent != n.kind && parent != Node::Kind::constant;
+    StringRef word = n.kind == Node::Kind::conjunction   ? " and "
+                     : n.kind == Node::Kind::disjunction ? " or "
+                                                         : " xor ";
+    if (parens)
+      os << "(";
+    printNode(*n.lhs, os, n.kind);
+    os << word;
+    printNode(*n.rhs, os, n.kind);
+    if (parens)
+      os << ")";
+    return;
+  }
+  }
+}
+
+std::string IndexPredicate::str() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  printNode(*root, os, Node::Kind::constant);
+  return s;
+}

@@ -1,0 +1,511 @@
+//===- LinearAttention.cpp - masked linear attention from model IR --------===//
+//
+// Model code writes linear attention the quadratic way:
+//
+//   A = s X Y^T              (the scores: a contraction over the features)
+//   O = (A .* M) V           (the mask M[i, t] and a contraction over keys)
+//   O / (rowsum(A .* M) + eps)   (optionally, the normalizer)
+//
+// which is `linea.linear_attention X, Y, V` with the mask M names (none,
+// causal, prefix(j)), `scale = s` and `normalize` where eps is SPEC's. The
+// matchers below read the two contractions through upstream's
+// inferContractionDims and the mask through IndexPredicate; the batch dims
+// of the scores and of the values are paired through the scores' own dims,
+// so heads split by reshape and transpose, in any order, meet as one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "linea/Dialect/LineaOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::linea;
+using namespace mlir::linea::raise;
+
+namespace {
+
+/// SPEC's normalizer offset.
+constexpr float kNormalizerEps = 1e-6f;
+
+bool isF32Tensor(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  return type && type.getElementType().isF32();
+}
+
+bool hasUnitDim(const LoopView &view) {
+  return llvm::is_contained(view.loops, LoopView::kUnitDim);
+}
+
+/// `A[b.., i, t] = s * sum_d X[b.., i, d] Y[b.., t, d]`, in the loops of
+/// the op that computes it.
+struct Scores {
+  linalg::LinalgOp op;
+  LoopView lhs, rhs, out;
+  linalg::ContractionDimensions dims;
+  double scale = 1.0;
+};
+
+/// The scores contraction that produces `value`, if it is one: a multiply
+/// of two operands accumulated from zero over one feature dim, times
+/// constants.
+FailureOr<Scores> matchScores(Value value) {
+  auto op = value.getDefiningOp<linalg::LinalgOp>();
+  if (!op || !op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op->getNumResults() != 1 || op.getNumReductionLoops() != 1)
+    return failure();
+  ElementTracer tracer(op);
+  std::string why;
+  FailureOr<Product> product =
+      matchAccumulation(tracer, [](Value) { return false; }, why);
+  if (failed(product) || product->reads.size() != 2 ||
+      !product->masks.empty() || !product->others.empty())
+    return failure();
+  Scores scores;
+  scores.op = op;
+  scores.scale = product->scale;
+  FailureOr<LoopView> lhs = getLoopView(product->reads[0]);
+  FailureOr<LoopView> rhs = getLoopView(product->reads[1]);
+  FailureOr<LoopView> out = getLoopView(op, *op.getDpsInitOperand(0));
+  if (failed(lhs) || failed(rhs) || failed(out) || hasUnitDim(*lhs) ||
+      hasUnitDim(*rhs) || hasUnitDim(*out))
+    return failure();
+  scores.lhs = *lhs, scores.rhs = *rhs, scores.out = *out;
+  MLIRContext *ctx = op.getContext();
+  unsigned n = op.getNumLoops();
+  FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(
+      {lhs->map(n, ctx), rhs->map(n, ctx), out->map(n, ctx)});
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1 || dims->batch.size() + 3 != n ||
+      !hasZeroInit(op))
+    return failure();
+  scores.dims = *dims;
+  return scores;
+}
+
+/// `O[b.., i, e] = c * sum_t (A .* M)[b.., i, t] V[b.., t, e]` (or, for a
+/// row sum, `V = 1` and no e): the match, in the loops of the root.
+struct MaskedAttention {
+  linalg::LinalgOp op;
+  Scores scores;
+  /// The root's view of the scores and of the values (none for a row sum).
+  LoopView scoresView;
+  std::optional<LoopView> values;
+  LoopView out;
+  /// The root's loops: batch (in the output's order), rows i, keys t,
+  /// value columns e (none for a row sum).
+  SmallVector<unsigned> batch;
+  unsigned row = 0, col = 0;
+  std::optional<unsigned> valueColumn;
+  /// The scores' loops paired with them: batch[k] is scoresBatch[k].
+  SmallVector<unsigned> scoresBatch;
+  /// Which scores operand is the query (indexed by i) and which the key.
+  LoopView query, key;
+  unsigned queryRow = 0, keyRow = 0, feature = 0;
+  IndexPredicate mask = IndexPredicate::always();
+  MaskClass maskClass;
+  std::optional<int64_t> length;
+  double scale = 1.0;
+};
+
+/// Sets `why` (a candidate's reason) and fails.
+LogicalResult reject(Rejection &why, const Twine &reason) {
+  why.candidate = true;
+  why.reason = reason.str();
+  return failure();
+}
+
+/// Pairs the root's view of the scores with the scores' own loops: which
+/// scores operand is the query, which loops are the same batch dim.
+LogicalResult pairWithScores(MaskedAttention &m, Rejection &why) {
+  const Scores &s = m.scores;
+  DenseMap<unsigned, unsigned> rootOf; // scores loop -> root loop
+  for (auto [p, loop] : llvm::enumerate(s.out.loops))
+    rootOf[loop] = m.scoresView.loops[p];
+  unsigned lhsRow = s.dims.m[0], rhsRow = s.dims.n[0];
+  if (rootOf[lhsRow] == m.row && rootOf[rhsRow] == m.col) {
+    m.query = s.lhs, m.key = s.rhs, m.queryRow = lhsRow, m.keyRow = rhsRow;
+  } else if (rootOf[rhsRow] == m.row && rootOf[lhsRow] == m.col) {
+    m.query = s.rhs, m.key = s.lhs, m.queryRow = rhsRow, m.keyRow = lhsRow;
+  } else {
+    return reject(why, "the scores' rows and columns are not the contraction's "
+                       "rows and keys");
+  }
+  m.feature = s.dims.k[0];
+  DenseMap<unsigned, unsigned> scoresOf;
+  for (unsigned loop : s.dims.batch)
+    scoresOf[rootOf[loop]] = loop;
+  for (unsigned loop : m.batch) {
+    auto it = scoresOf.find(loop);
+    if (it == scoresOf.end())
+      return reject(why, "batch loop d" + Twine(loop) +
+                             " of the output is not a batch dim of the scores");
+    m.scoresBatch.push_back(it->second);
+  }
+  if (m.scoresBatch.size() != s.dims.batch.size())
+    return reject(why, "the scores have batch dims the output does not");
+  return success();
+}
+
+/// The mask of the product over (i, t), and which Linea mask it is.
+LogicalResult classifyMask(MaskedAttention &m, const Product &product,
+                           Rejection &why) {
+  std::optional<int64_t> rows = staticLoopSize(m.op, m.row);
+  std::optional<int64_t> cols = staticLoopSize(m.op, m.col);
+  if (rows && cols && *rows != *cols)
+    return reject(why, "queries (" + Twine(*rows) + ") and keys (" +
+                           Twine(*cols) + ") differ in length");
+  m.length = rows ? rows : cols;
+  std::string reason;
+  FailureOr<IndexPredicate> mask =
+      getMask(product, m.row, m.col, m.op.getContext(), reason);
+  if (failed(mask))
+    return reject(why, reason);
+  m.mask = *mask;
+  m.maskClass = mask->classify(m.length);
+  if (m.maskClass.kind == MaskClass::Kind::other)
+    return reject(why, "mask is " + mask->str() + ": " +
+                           m.maskClass.mismatch);
+  return success();
+}
+
+/// The shared part of the value contraction and the row sum: `root` is
+/// `out + prod` with the scores as one factor and masks and constants as
+/// the others; `withValues` asks for a second tensor factor, the values.
+FailureOr<MaskedAttention> matchMaskedAttention(linalg::LinalgOp root,
+                                                bool withValues,
+                                                Rejection &why) {
+  if (!root.hasPureTensorSemantics() || root.getNumDpsInits() != 1 ||
+      root->getNumResults() != 1 || root.getNumReductionLoops() != 1)
+    return failure();
+  ElementTracer tracer(root);
+  std::string reason;
+  auto isScores = [](Value v) { return succeeded(matchScores(v)); };
+  FailureOr<Product> product = matchAccumulation(tracer, isScores, reason);
+  if (failed(product))
+    return failure();
+  MaskedAttention m;
+  m.op = root;
+  // Which factor is the scores: a contraction of two operands.
+  const ElementExpr *scoresRead = nullptr, *valuesRead = nullptr;
+  for (const ElementExpr *read : product->reads) {
+    if (FailureOr<Scores> s = matchScores(read->value); succeeded(s)) {
+      m.scores = *s;
+      scoresRead = read;
+      break;
+    }
+  }
+  if (!scoresRead && product->scoresBlockedBy)
+    return reject(why, "the scores are multiplied by " +
+                           product->scoresBlockedBy->str() +
+                           ", which is neither a mask nor a constant");
+  if (!scoresRead)
+    return failure();
+  size_t expected = withValues ? 2 : 1;
+  if (withValues && product->reads.size() > expected) {
+    // Name a tensor the product multiplies besides the scores (and values).
+    const ElementExpr *extra = *llvm::find_if(
+        llvm::reverse(product->reads), [&](auto *r) { return r != scoresRead; });
+    return reject(why, "a factor of the product, " + extra->str() +
+                           ", is neither a mask nor a constant");
+  }
+  if (product->reads.size() != expected)
+    return failure();
+  if (withValues)
+    valuesRead = product->reads[product->reads[0] == scoresRead ? 1 : 0];
+  if (!product->others.empty())
+    return reject(why, "a factor of the product, " +
+                           product->others.front()->str() +
+                           ", is neither a mask nor a constant");
+  FailureOr<LoopView> scoresView = getLoopView(scoresRead);
+  FailureOr<LoopView> out = getLoopView(root, *root.getDpsInitOperand(0));
+  if (failed(scoresView) || failed(out) || hasUnitDim(*scoresView))
+    return reject(why, "the scores or the output are read at indices that "
+                       "are not loops");
+  m.scoresView = *scoresView;
+  m.out = *out;
+  MLIRContext *ctx = root.getContext();
+  unsigned n = root.getNumLoops();
+  SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
+  if (withValues) {
+    FailureOr<LoopView> values = getLoopView(valuesRead);
+    if (failed(values) || hasUnitDim(*values) || hasUnitDim(*out))
+      return reject(why, "the values are read at indices that are not loops");
+    m.values = *values;
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(
+            {scoresView->map(n, ctx), values->map(n, ctx), out->map(n, ctx)});
+    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+        dims->k.size() != 1 || dims->batch.size() + 3 != n)
+      return reject(why, "the product of the scores and the values is not "
+                         "one contraction over the keys");
+    m.row = dims->m[0], m.col = dims->k[0], m.valueColumn = dims->n[0];
+  } else {
+    // A row sum: the reduced loop is the keys; the output holds the rows.
+    for (unsigned loop : scoresView->loops) {
+      if (iterators[loop] == utils::IteratorType::reduction)
+        m.col = loop;
+      else if (!out->position(loop))
+        return reject(why, "the row sum drops loop d" + Twine(loop));
+    }
+    // The row is the scores dim paired with the scores' query or key row.
+    std::optional<unsigned> colPos = scoresView->position(m.col);
+    unsigned scoresCol = m.scores.out.loops[*colPos];
+    if (scoresCol != m.scores.dims.m[0] && scoresCol != m.scores.dims.n[0])
+      return reject(why, "the row sum reduces a batch dim of the scores");
+    unsigned scoresRow = scoresCol == m.scores.dims.m[0] ? m.scores.dims.n[0]
+                                                         : m.scores.dims.m[0];
+    m.row = scoresView->loops[*m.scores.out.position(scoresRow)];
+  }
+  for (unsigned loop : out->loops)
+    if (loop != LoopView::kUnitDim && loop != m.row &&
+        (!m.valueColumn || loop != *m.valueColumn))
+      m.batch.push_back(loop);
+  if (failed(pairWithScores(m, why)) ||
+      failed(classifyMask(m, *product, why)))
+    return failure();
+  if (!hasZeroInit(root))
+    return reject(why, "the output accumulates onto a tensor that is not "
+                       "zero");
+  for (Value v : {m.query.tensor, m.key.tensor, Value(root->getResult(0))})
+    if (!isF32Tensor(v))
+      return reject(why, "element type " +
+                             Twine(cast<ShapedType>(v.getType())
+                                       .getElementType()
+                                       .isF16()
+                                       ? "f16"
+                                       : "other than f32") +
+                             ": the raise takes f32 models");
+  if (m.values && !isF32Tensor(m.values->tensor))
+    return reject(why, "the values are not f32");
+  m.scale = product->scale * m.scores.scale;
+  return m;
+}
+
+/// `mask = ...` as the op spells it.
+std::string describe(const MaskedAttention &m, bool normalize) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "linea.linear_attention mask = ";
+  switch (m.maskClass.kind) {
+  case MaskClass::Kind::none: os << "none"; break;
+  case MaskClass::Kind::causal: os << "causal"; break;
+  case MaskClass::Kind::prefix:
+    os << "prefix(" << m.maskClass.prefixLength << ")";
+    break;
+  case MaskClass::Kind::other: os << "?"; break;
+  }
+  if (m.scale != 1.0)
+    os << " scale = " << llvm::format("%g", m.scale);
+  if (normalize)
+    os << " normalize";
+  os << " (mask " << m.mask.str() << ")";
+  return s;
+}
+
+/// Builds the Linea op for `m` with values `v` (`[batch.., L, Dv]`) and
+/// returns its output, `[batch.., L, Dv]` over the root's loops
+/// `batch.., row, ` and the value column.
+Value buildLinearAttention(OpBuilder &b, Location loc,
+                           const MaskedAttention &m, Value v, bool normalize) {
+  SmallVector<unsigned> queryOrder(m.scoresBatch), keyOrder(m.scoresBatch);
+  queryOrder.append({m.queryRow, m.feature});
+  keyOrder.append({m.keyRow, m.feature});
+  Value q = permuteTo(b, loc, m.query, queryOrder);
+  Value k = permuteTo(b, loc, m.key, keyOrder);
+  auto qType = cast<RankedTensorType>(q.getType());
+  auto vType = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(vType.getShape());
+  shape[shape.size() - 2] = qType.getDimSize(qType.getRank() - 2);
+  auto outputType = RankedTensorType::get(shape, b.getF32Type());
+  MLIRContext *ctx = b.getContext();
+  Mask mask = m.maskClass.kind == MaskClass::Kind::none     ? Mask::none
+              : m.maskClass.kind == MaskClass::Kind::causal ? Mask::causal
+                                                            : Mask::prefix;
+  IntegerAttr prefixLength;
+  Value prefixIndex;
+  if (mask == Mask::prefix) {
+    int64_t j = m.maskClass.prefixLength;
+    if (m.length) {
+      prefixLength = b.getI64IntegerAttr(j);
+    } else {
+      // For L < j the mask sees every key: prefix(min(j, L)).
+      Value length =
+          tensor::DimOp::create(b, loc, q, qType.getRank() - 2).getResult();
+      prefixIndex = arith::MinSIOp::create(
+          b, loc, arith::ConstantIndexOp::create(b, loc, j), length);
+    }
+  }
+  auto op = LinearAttentionOp::create(
+      b, loc, outputType, /*final_state=*/Type(), q, k, v,
+      /*initial_state=*/Value(), prefixIndex, MaskAttr::get(ctx, mask),
+      prefixLength, FeatureMapAttr::get(ctx, FeatureMap::identity),
+      b.getF32FloatAttr(float(m.scale)), normalize ? b.getUnitAttr() : nullptr,
+      /*form=*/nullptr);
+  return op.getOutput();
+}
+
+/// The values of `m` laid out `[batch.., L, Dv]`.
+Value valuesInOrder(OpBuilder &b, Location loc, const MaskedAttention &m) {
+  SmallVector<unsigned> order(m.batch);
+  order.append({m.col, *m.valueColumn});
+  return permuteTo(b, loc, *m.values, order);
+}
+
+} // namespace
+
+LogicalResult raise::raiseMaskedLinearAttention(RewriterBase &rewriter,
+                                                linalg::LinalgOp root,
+                                                RaiseLog &log, Rejection &why) {
+  FailureOr<MaskedAttention> m =
+      matchMaskedAttention(root, /*withValues=*/true, why);
+  if (failed(m))
+    return failure();
+  Location loc = root.getLoc();
+  rewriter.setInsertionPoint(root);
+  Value v = valuesInOrder(rewriter, loc, *m);
+  Value o = buildLinearAttention(rewriter, loc, *m, v, /*normalize=*/false);
+  SmallVector<unsigned> loops(m->batch);
+  loops.append({m->row, *m->valueColumn});
+  Value result = relayout(rewriter, loc, o, loops, m->out);
+  log.raised(root, describe(*m, false));
+  rewriter.replaceOp(root, castTo(rewriter, loc, result,
+                                  root->getResult(0).getType()));
+  return success();
+}
+
+LogicalResult raise::raiseMaskedRowSum(RewriterBase &rewriter,
+                                       linalg::LinalgOp root, RaiseLog &log,
+                                       Rejection &why) {
+  FailureOr<MaskedAttention> m =
+      matchMaskedAttention(root, /*withValues=*/false, why);
+  if (failed(m))
+    return failure();
+  Location loc = root.getLoc();
+  rewriter.setInsertionPoint(root);
+  // The values: a column of ones, [batch.., L, 1].
+  SmallVector<unsigned> keyOrder(m->scoresBatch);
+  keyOrder.push_back(m->keyRow);
+  SmallVector<OpFoldResult> sizes;
+  for (unsigned loop : keyOrder)
+    sizes.push_back(tensor::getMixedSize(rewriter, loc, m->key.tensor,
+                                         *m->key.position(loop)));
+  sizes.push_back(rewriter.getIndexAttr(1));
+  Value empty = tensor::EmptyOp::create(rewriter, loc, sizes,
+                                        rewriter.getF32Type());
+  Value one = arith::ConstantOp::create(rewriter, loc,
+                                        rewriter.getF32FloatAttr(1.0f));
+  Value ones = linalg::FillOp::create(rewriter, loc, one, empty).getResult(0);
+  Value o = buildLinearAttention(rewriter, loc, *m, ones, /*normalize=*/false);
+  // [batch.., L, 1] -> [batch.., L], then the output's layout.
+  auto oType = cast<RankedTensorType>(o.getType());
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d + 2 < oType.getRank(); ++d)
+    groups.push_back({d});
+  groups.push_back({oType.getRank() - 2, oType.getRank() - 1});
+  Value rows = tensor::CollapseShapeOp::create(rewriter, loc, o, groups);
+  SmallVector<unsigned> loops(m->batch);
+  loops.push_back(m->row);
+  Value result = relayout(rewriter, loc, rows, loops, m->out);
+  log.raised(root, describe(*m, false) + ", values a column of ones (a row sum)");
+  rewriter.replaceOp(root, castTo(rewriter, loc, result,
+                                  root->getResult(0).getType()));
+  return success();
+}
+
+LogicalResult raise::raiseNormalizedLinearAttention(RewriterBase &rewriter,
+                                                    linalg::LinalgOp root,
+                                                    RaiseLog &log,
+                                                    Rejection &why) {
+  if (!root.hasPureTensorSemantics() || root.getNumDpsInits() != 1 ||
+      root->getNumResults() != 1 ||
+      root.getNumLoops() != root.getNumParallelLoops())
+    return failure();
+  ElementTracer tracer(root);
+  FailureOr<const ElementExpr *> body = tracer.traceYield();
+  if (failed(body) || !(*body)->getOp<arith::DivFOp>())
+    return failure();
+  const ElementExpr *numerator = (*body)->operands[0];
+  const ElementExpr *denominator = (*body)->operands[1];
+  // The denominator: the row sum plus a constant.
+  double eps = 0.0;
+  if (denominator->getOp<arith::AddFOp>()) {
+    for (int k : {0, 1})
+      if (std::optional<double> c =
+              denominator->operands[k]->getConstantValue()) {
+        eps = *c;
+        denominator = denominator->operands[1 - k];
+        break;
+      }
+  }
+  if (!numerator->isa(ElementExpr::Kind::Read) ||
+      !denominator->isa(ElementExpr::Kind::Read))
+    return failure();
+  auto valueOp = numerator->value.getDefiningOp<linalg::LinalgOp>();
+  auto sumOp = denominator->value.getDefiningOp<linalg::LinalgOp>();
+  if (!valueOp || !sumOp)
+    return failure();
+  Rejection ignored;
+  FailureOr<MaskedAttention> o =
+      matchMaskedAttention(valueOp, /*withValues=*/true, ignored);
+  FailureOr<MaskedAttention> z =
+      matchMaskedAttention(sumOp, /*withValues=*/false, ignored);
+  if (failed(o) || failed(z) || o->scores.op != z->scores.op)
+    return failure();
+  // Both read the same scores under the same mask, and the division pairs
+  // their rows and batch dims: the root reads o's and z's outputs at loops
+  // that come from the same dims of the scores.
+  FailureOr<LoopView> numeratorView = getLoopView(numerator);
+  FailureOr<LoopView> denominatorView = getLoopView(denominator);
+  FailureOr<LoopView> out = getLoopView(root, *root.getDpsInitOperand(0));
+  if (failed(numeratorView) || failed(denominatorView) || failed(out))
+    return reject(why, "the division reads its operands at indices that are "
+                       "not loops");
+  auto rootLoopOf = [](const MaskedAttention &m, const LoopView &readView,
+                       unsigned scoresDim) -> std::optional<unsigned> {
+    unsigned loop = m.scoresView.loops[scoresDim];
+    std::optional<unsigned> p = m.out.position(loop);
+    if (!p)
+      return std::nullopt;
+    return readView.loops[*p];
+  };
+  for (auto [p, loop] : llvm::enumerate(o->scoresView.loops)) {
+    if (loop == o->col)
+      continue;
+    std::optional<unsigned> a = rootLoopOf(*o, *numeratorView, p);
+    std::optional<unsigned> b = rootLoopOf(*z, *denominatorView, p);
+    if (!a || !b || *a != *b)
+      return reject(why, "the division does not pair the rows of the output "
+                         "with the rows of the row sum");
+  }
+  if (!o->mask.equals(z->mask, o->length))
+    return reject(why, "the row sum's mask (" + z->mask.str() +
+                           ") is not the output's (" + o->mask.str() + ")");
+  if (float(eps) != kNormalizerEps)
+    return reject(why, "the normalizer adds " + std::to_string(eps) +
+                           ", not 1e-6: raised as two linear attentions");
+  if (z->scale != 1.0)
+    return reject(why, "the row sum is scaled by " + std::to_string(z->scale) +
+                           ": not the normalizer of the scores");
+  Location loc = root.getLoc();
+  rewriter.setInsertionPoint(root);
+  Value v = valuesInOrder(rewriter, loc, *o);
+  Value result = buildLinearAttention(rewriter, loc, *o, v, /*normalize=*/true);
+  // In the root's loops: the numerator's view of o's output.
+  SmallVector<unsigned> loops;
+  for (unsigned loop : o->batch)
+    loops.push_back(numeratorView->loops[*o->out.position(loop)]);
+  loops.push_back(numeratorView->loops[*o->out.position(o->row)]);
+  loops.push_back(numeratorView->loops[*o->out.position(*o->valueColumn)]);
+  result = relayout(rewriter, loc, result, loops, *out);
+  log.raised(root, describe(*o, true));
+  rewriter.replaceOp(root, castTo(rewriter, loc, result,
+                                  root->getResult(0).getType()));
+  return success();
+}

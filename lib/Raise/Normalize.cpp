@@ -1,0 +1,85 @@
+//===- Normalize.cpp - one shape for the raise matchers to read -----------===//
+//
+// Front ends print the same layer many ways: named ops or generics, heads
+// split by expand_shape and merged back by collapse_shape around a
+// batch_matmul, einsum's unit dims, masks as chains of small elementwise
+// generics. The matchers read one shape, made by upstream's patterns in
+// stages (applied together, reshape propagation and unit-dim folding undo
+// each other without end):
+//   1. every linalg op a generic;
+//   2. loops of one iteration dropped;
+//   3. reshapes propagated out of the way (expanding the iteration spaces
+//      instead) and elementwise producers with one use fused into
+//      elementwise consumers (what linalg-fuse-elementwise-ops does, but
+//      never into a contraction: a feature map applied to the queries stays
+//      the tensor the raised op reads);
+//   4. loops of one iteration dropped again;
+// each followed by the canonicalizer's patterns.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+static void addCanonicalization(RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  for (Dialect *dialect : ctx->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : ctx->getRegisteredOperations())
+    op.getCanonicalizationPatterns(patterns, ctx);
+}
+
+static FrozenRewritePatternSet
+stage(MLIRContext *ctx, function_ref<void(RewritePatternSet &)> populate) {
+  RewritePatternSet patterns(ctx);
+  populate(patterns);
+  addCanonicalization(patterns);
+  return FrozenRewritePatternSet(std::move(patterns));
+}
+
+SmallVector<FrozenRewritePatternSet>
+mlir::linea::raise::normalizationPatterns(MLIRContext *ctx) {
+  auto dropUnitDims = [](RewritePatternSet &patterns) {
+    linalg::ControlDropUnitDims options;
+    linalg::populateFoldUnitExtentDimsPatterns(patterns, options);
+  };
+  SmallVector<FrozenRewritePatternSet> stages;
+  stages.push_back(stage(ctx, [](RewritePatternSet &patterns) {
+    linalg::populateLinalgNamedOpsGeneralizationPatterns(patterns);
+  }));
+  stages.push_back(stage(ctx, dropUnitDims));
+  stages.push_back(stage(ctx, [](RewritePatternSet &patterns) {
+    // Only a producer with one use: fusing one with several would compute
+    // it again in each consumer.
+    linalg::ControlFusionFn oneUse = [](OpOperand *fused) {
+      Operation *producer = fused->get().getDefiningOp();
+      return producer && producer->hasOneUse();
+    };
+    linalg::ControlFusionFn intoElementwise = [oneUse](OpOperand *fused) {
+      auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
+      return oneUse(fused) && consumer &&
+             consumer.getNumLoops() == consumer.getNumParallelLoops();
+    };
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, oneUse);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, intoElementwise);
+  }));
+  stages.push_back(stage(ctx, dropUnitDims));
+  return stages;
+}
+
+LogicalResult
+mlir::linea::raise::normalize(Operation *root,
+                              ArrayRef<FrozenRewritePatternSet> stages) {
+  // A bound on the rewrites, so that patterns that fight each other on
+  // some input stop instead of spinning.
+  GreedyRewriteConfig config;
+  config.setMaxNumRewrites(100000);
+  for (const FrozenRewritePatternSet &patterns : stages)
+    if (failed(applyPatternsGreedily(root, patterns, config)))
+      return failure();
+  return success();
+}

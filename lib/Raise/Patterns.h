@@ -1,0 +1,50 @@
+//===- Patterns.h - the raise patterns, one family per file ----*- C++ -*-===//
+//
+// Each raise is a function of a root op: it either replaces the root (and
+// returns success) or leaves the IR untouched and says why in `why`. The
+// pass tries them on every linalg op of a normalized function, consumers
+// first, so that a pattern that absorbs several ops (the normalized form
+// absorbs the value contraction and the row sum) sees them before a
+// pattern that would raise a part.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LINEA_LIB_RAISE_PATTERNS_H
+#define LINEA_LIB_RAISE_PATTERNS_H
+
+#include "RaiseUtils.h"
+
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
+
+namespace mlir::linea::raise {
+
+using RaiseFn = LogicalResult (*)(RewriterBase &, linalg::LinalgOp, RaiseLog &,
+                                  Rejection &);
+
+/// `O / (rowsum(A .* M) + 1e-6)` with `O = (A .* M) V`: normalized linear
+/// attention (LinearAttention.cpp).
+LogicalResult raiseNormalizedLinearAttention(RewriterBase &rewriter,
+                                             linalg::LinalgOp root,
+                                             RaiseLog &log, Rejection &why);
+/// `O = (A .* M) V` with `A = s X Y^T` (LinearAttention.cpp).
+LogicalResult raiseMaskedLinearAttention(RewriterBase &rewriter,
+                                         linalg::LinalgOp root, RaiseLog &log,
+                                         Rejection &why);
+/// `rowsum(A .* M)`: linear attention with a column of ones as values
+/// (LinearAttention.cpp).
+LogicalResult raiseMaskedRowSum(RewriterBase &rewriter, linalg::LinalgOp root,
+                                RaiseLog &log, Rejection &why);
+
+/// Every raise, in the order the pass tries them on one root.
+ArrayRef<RaiseFn> allRaises();
+
+/// The stages that give model IR the shape the matchers read (named ops
+/// generalized, unit dims dropped, reshapes propagated, elementwise chains
+/// fused; Normalize.cpp), and their application.
+SmallVector<FrozenRewritePatternSet> normalizationPatterns(MLIRContext *ctx);
+LogicalResult normalize(Operation *root,
+                        ArrayRef<FrozenRewritePatternSet> stages);
+
+} // namespace mlir::linea::raise
+
+#endif // LINEA_LIB_RAISE_PATTERNS_H

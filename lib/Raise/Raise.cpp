@@ -1,0 +1,91 @@
+//===- Raise.cpp - the linea-raise pass ------------------------------------===//
+//
+// Normalizes a copy of each function, tries every raise on its linalg ops
+// (consumers first), and keeps the copy only where something was raised:
+// a function with nothing to raise stays exactly as it was written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "linea/Raise/Passes.h"
+
+#include "mlir/IR/Dominance.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::linea {
+#define GEN_PASS_DEF_LINEARAISE
+#include "linea/Raise/Passes.h.inc"
+} // namespace mlir::linea
+
+using namespace mlir;
+using namespace mlir::linea;
+using namespace mlir::linea::raise;
+
+ArrayRef<RaiseFn> raise::allRaises() {
+  static const RaiseFn raises[] = {raiseNormalizedLinearAttention,
+                                   raiseMaskedLinearAttention,
+                                   raiseMaskedRowSum};
+  return raises;
+}
+
+namespace {
+
+/// Tries every raise on every linalg op of `f`, consumers first; a root an
+/// earlier raise absorbed (left without uses) is skipped.
+void raiseAll(func::FuncOp f, RaiseLog &log) {
+  SmallVector<linalg::LinalgOp> roots;
+  f.walk([&](linalg::LinalgOp op) { roots.push_back(op); });
+  IRRewriter rewriter(f.getContext());
+  for (linalg::LinalgOp root : llvm::reverse(roots)) {
+    if (root->use_empty())
+      continue;
+    // The first pattern that recognized the root as its idiom says why.
+    Rejection why;
+    bool raised = llvm::any_of(allRaises(), [&](RaiseFn raise) {
+      Rejection attempt;
+      if (succeeded(raise(rewriter, root, log, attempt)))
+        return true;
+      if (attempt.candidate && !why.candidate)
+        why = attempt;
+      return false;
+    });
+    if (!raised && why.candidate)
+      log.rejected(root, why.reason);
+  }
+}
+
+struct LineaRaisePass : linea::impl::LineaRaiseBase<LineaRaisePass> {
+  using LineaRaiseBase::LineaRaiseBase;
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    normalization = std::make_shared<SmallVector<FrozenRewritePatternSet>>(
+        normalizationPatterns(ctx));
+    return success();
+  }
+
+  void runOnOperation() override {
+    func::FuncOp f = getOperation();
+    if (f.isExternal())
+      return;
+    OwningOpRef<func::FuncOp> copy = f.clone();
+    // A normalization that does not settle leaves nothing to raise from.
+    if (failed(normalize(*copy, *normalization)))
+      return;
+    RaiseLog log(explain);
+    raiseAll(*copy, log);
+    if (log.getNumRaised() == 0)
+      return;
+    // What the raised ops absorbed is dead now.
+    (void)normalize(*copy, *normalization);
+    IRRewriter rewriter(&getContext());
+    DominanceInfo dominance(*copy);
+    eliminateCommonSubExpressions(rewriter, dominance, *copy);
+    f.getBody().takeBody(copy->getBody());
+  }
+
+  std::shared_ptr<SmallVector<FrozenRewritePatternSet>> normalization;
+};
+
+} // namespace

@@ -1,0 +1,390 @@
+//===- RaiseUtils.cpp - what every raise pattern reads and builds ---------===//
+
+#include "RaiseUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::linea;
+using namespace mlir::linea::raise;
+
+//===----------------------------------------------------------------------===//
+// RaiseLog
+//===----------------------------------------------------------------------===//
+
+void RaiseLog::raised(Operation *op, const Twine &what) {
+  ++numRaised;
+  if (explain)
+    op->emitRemark() << "linea-raise: raised to " << what;
+}
+
+void RaiseLog::rejected(Operation *op, const Twine &why) {
+  if (explain)
+    op->emitRemark() << "linea-raise: not raised: " << why;
+}
+
+//===----------------------------------------------------------------------===//
+// LoopView
+//===----------------------------------------------------------------------===//
+
+std::optional<unsigned> LoopView::position(unsigned loop) const {
+  for (auto [p, l] : llvm::enumerate(loops))
+    if (l == loop)
+      return p;
+  return std::nullopt;
+}
+
+AffineMap LoopView::map(unsigned numLoops, MLIRContext *ctx) const {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned loop : loops)
+    exprs.push_back(loop == kUnitDim ? getAffineConstantExpr(0, ctx)
+                                     : getAffineDimExpr(loop, ctx));
+  return AffineMap::get(numLoops, 0, exprs, ctx);
+}
+
+static FailureOr<LoopView> viewOf(Value tensor, ArrayRef<AffineExpr> indices) {
+  auto type = dyn_cast<RankedTensorType>(tensor.getType());
+  if (!type)
+    return failure();
+  LoopView view{tensor, {}};
+  for (auto [p, index] : llvm::enumerate(indices)) {
+    if (auto dim = dyn_cast<AffineDimExpr>(index)) {
+      if (view.position(dim.getPosition()))
+        return failure(); // a diagonal read
+      view.loops.push_back(dim.getPosition());
+      continue;
+    }
+    auto zero = dyn_cast<AffineConstantExpr>(index);
+    if (!zero || zero.getValue() != 0 || type.getDimSize(p) != 1)
+      return failure();
+    view.loops.push_back(LoopView::kUnitDim);
+  }
+  return view;
+}
+
+FailureOr<LoopView> raise::getLoopView(const ElementExpr *read) {
+  if (!read->isa(ElementExpr::Kind::Read))
+    return failure();
+  return viewOf(read->value, read->indices);
+}
+
+FailureOr<LoopView> raise::getLoopView(linalg::LinalgOp op,
+                                       OpOperand &operand) {
+  return viewOf(operand.get(),
+                op.getMatchingIndexingMap(&operand).getResults());
+}
+
+//===----------------------------------------------------------------------===//
+// Products
+//===----------------------------------------------------------------------===//
+
+static bool isZero(const ElementExpr *e) {
+  std::optional<double> v = e->getConstantValue();
+  return v && *v == 0.0;
+}
+
+static bool isBool(const ElementExpr *e) { return e->type.isInteger(1); }
+
+static void collectFactors(const ElementExpr *e, Product &product) {
+  if (std::optional<double> v = e->getConstantValue();
+      v && isa<FloatType>(e->type)) {
+    product.scale *= *v;
+    return;
+  }
+  if (e->isa(ElementExpr::Kind::Read)) {
+    product.reads.push_back(e);
+    return;
+  }
+  if (e->getOp<arith::MulFOp>()) {
+    collectFactors(e->operands[0], product);
+    collectFactors(e->operands[1], product);
+    return;
+  }
+  if (e->getOp<arith::DivFOp>()) {
+    if (std::optional<double> d = e->operands[1]->getConstantValue();
+        d && *d != 0.0) {
+      collectFactors(e->operands[0], product);
+      product.scale /= *d;
+      return;
+    }
+  }
+  if (e->getOp<arith::NegFOp>()) {
+    product.scale = -product.scale;
+    collectFactors(e->operands[0], product);
+    return;
+  }
+  // select(m, x, 0) keeps x where m holds; select(m, 0, x) where it fails.
+  if (e->getOp<arith::SelectOp>() && isBool(e->operands[0])) {
+    if (isZero(e->operands[2])) {
+      product.masks.push_back({e->operands[0], false});
+      collectFactors(e->operands[1], product);
+      return;
+    }
+    if (isZero(e->operands[1])) {
+      product.masks.push_back({e->operands[0], true});
+      collectFactors(e->operands[2], product);
+      return;
+    }
+  }
+  // A 0/1 float mask multiplied in.
+  if (e->getOp<arith::UIToFPOp>() && isBool(e->operands[0])) {
+    product.masks.push_back({e->operands[0], false});
+    return;
+  }
+  product.others.push_back(e);
+}
+
+Product raise::factorize(const ElementExpr *e) {
+  Product product;
+  collectFactors(e, product);
+  return product;
+}
+
+namespace {
+/// The factors of a product in a body, before any producer is looked into.
+struct BodyFactors {
+  double scale = 1.0;
+  SmallVector<std::pair<Value, bool>> masks;
+  SmallVector<OpOperand *> operands;
+  SmallVector<Value> others;
+};
+
+bool isZeroConstant(Value v) {
+  return matchPattern(v, m_AnyZeroFloat());
+}
+
+void collectBodyFactors(Value v, linalg::LinalgOp root, BodyFactors &f) {
+  if (auto arg = dyn_cast<BlockArgument>(v);
+      arg && arg.getOwner() == root.getBlock()) {
+    OpOperand *operand = root.getMatchingOpOperand(arg);
+    if (root.isDpsInput(operand)) {
+      f.operands.push_back(operand);
+      return;
+    }
+  }
+  FloatAttr constant;
+  if (matchPattern(v, m_Constant(&constant))) {
+    f.scale *= constant.getValueAsDouble();
+    return;
+  }
+  Operation *op = v.getDefiningOp();
+  if (auto mul = dyn_cast_or_null<arith::MulFOp>(op)) {
+    collectBodyFactors(mul.getLhs(), root, f);
+    collectBodyFactors(mul.getRhs(), root, f);
+    return;
+  }
+  if (auto div = dyn_cast_or_null<arith::DivFOp>(op);
+      div && matchPattern(div.getRhs(), m_Constant(&constant)) &&
+      constant.getValueAsDouble() != 0.0) {
+    f.scale /= constant.getValueAsDouble();
+    collectBodyFactors(div.getLhs(), root, f);
+    return;
+  }
+  if (auto neg = dyn_cast_or_null<arith::NegFOp>(op)) {
+    f.scale = -f.scale;
+    collectBodyFactors(neg.getOperand(), root, f);
+    return;
+  }
+  if (auto select = dyn_cast_or_null<arith::SelectOp>(op);
+      select && select.getCondition().getType().isInteger(1)) {
+    if (isZeroConstant(select.getFalseValue())) {
+      f.masks.push_back({select.getCondition(), false});
+      collectBodyFactors(select.getTrueValue(), root, f);
+      return;
+    }
+    if (isZeroConstant(select.getTrueValue())) {
+      f.masks.push_back({select.getCondition(), true});
+      collectBodyFactors(select.getFalseValue(), root, f);
+      return;
+    }
+  }
+  if (auto cast = dyn_cast_or_null<arith::UIToFPOp>(op);
+      cast && cast.getIn().getType().isInteger(1)) {
+    f.masks.push_back({cast.getIn(), false});
+    return;
+  }
+  f.others.push_back(v);
+}
+
+/// Adds `sub`'s masks and scale to `product`.
+void merge(Product &product, const Product &sub) {
+  product.scale *= sub.scale;
+  product.masks.append(sub.masks.begin(), sub.masks.end());
+  product.reads.append(sub.reads.begin(), sub.reads.end());
+}
+} // namespace
+
+FailureOr<Product> raise::matchAccumulation(ElementTracer &tracer,
+                                            function_ref<bool(Value)> isScores,
+                                            std::string &why) {
+  linalg::LinalgOp root = tracer.getRoot();
+  auto yield = cast<linalg::YieldOp>(root.getBlock()->getTerminator());
+  auto sum = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!sum) {
+    why = "the body is not an accumulation (out + ...)";
+    return failure();
+  }
+  Value out = root.getMatchingBlockArgument(root.getDpsInitOperand(0));
+  Value addend = sum.getLhs() == out ? sum.getRhs() : sum.getLhs();
+  if (sum.getLhs() != out && sum.getRhs() != out) {
+    why = "the body does not add to its own output";
+    return failure();
+  }
+  BodyFactors factors;
+  collectBodyFactors(addend, root, factors);
+  Product product;
+  product.scale = factors.scale;
+  auto trace = [&](Value v) -> const ElementExpr * {
+    FailureOr<const ElementExpr *> e = tracer.traceBodyValue(v);
+    return succeeded(e) ? *e : nullptr;
+  };
+  for (auto [mask, negated] : factors.masks) {
+    const ElementExpr *e = trace(mask);
+    if (!e) {
+      why = tracer.getFailureReason();
+      return failure();
+    }
+    product.masks.push_back({e, negated});
+  }
+  for (Value other : factors.others) {
+    const ElementExpr *e = trace(other);
+    if (!e) {
+      why = tracer.getFailureReason();
+      return failure();
+    }
+    Product sub = factorize(e);
+    if (sub.reads.empty() && sub.others.empty())
+      merge(product, sub);
+    else
+      product.others.push_back(e);
+  }
+  for (OpOperand *operand : factors.operands) {
+    Value arg = root.getMatchingBlockArgument(operand);
+    const ElementExpr *e = trace(arg);
+    Product sub = e ? factorize(e) : Product();
+    bool expands = e && sub.others.empty() &&
+                   (sub.reads.empty() ||
+                    (sub.reads.size() == 1 && isScores(sub.reads[0]->value)));
+    if (expands) {
+      merge(product, sub);
+      continue;
+    }
+    product.reads.push_back(tracer.operandLeaf(*operand));
+    // Scores multiplied by something else: say what, for the remark.
+    if (e && !product.scoresBlockedBy &&
+        llvm::any_of(sub.reads, [&](auto *r) { return isScores(r->value); })) {
+      auto blocker = llvm::find_if(
+          sub.reads, [&](auto *r) { return !isScores(r->value); });
+      product.scoresBlockedBy =
+          !sub.others.empty() ? sub.others.front()
+          : blocker != sub.reads.end() ? *blocker
+                                       : nullptr;
+    }
+  }
+  return product;
+}
+
+FailureOr<IndexPredicate> raise::getMask(const Product &product, unsigned row,
+                                         unsigned col, MLIRContext *ctx,
+                                         std::string &why) {
+  IndexPredicate mask = IndexPredicate::always();
+  for (auto [expr, negated] : product.masks) {
+    FailureOr<IndexPredicate> factor =
+        IndexPredicate::get(expr, row, col, ctx, why);
+    if (failed(factor))
+      return failure();
+    mask = mask && (negated ? !*factor : *factor);
+  }
+  return mask;
+}
+
+//===----------------------------------------------------------------------===//
+// Operands
+//===----------------------------------------------------------------------===//
+
+bool raise::hasZeroInit(linalg::LinalgOp op) {
+  ElementTracer tracer(op);
+  OpOperand *init = op.getDpsInitOperand(0);
+  FailureOr<const ElementExpr *> element = tracer.traceElement(
+      init->get(), op.getMatchingIndexingMap(init).getResults());
+  if (failed(element))
+    return false;
+  std::optional<double> v = (*element)->getConstantValue();
+  return v && *v == 0.0;
+}
+
+std::optional<int64_t> raise::staticLoopSize(linalg::LinalgOp op,
+                                             unsigned loop) {
+  int64_t size = op.getStaticLoopRanges()[loop];
+  if (ShapedType::isDynamic(size))
+    return std::nullopt;
+  return size;
+}
+
+Value raise::permuteTo(OpBuilder &b, Location loc, const LoopView &view,
+                       ArrayRef<unsigned> order) {
+  SmallVector<int64_t> permutation;
+  for (unsigned loop : order)
+    permutation.push_back(*view.position(loop));
+  if (llvm::equal(permutation, llvm::seq<int64_t>(0, permutation.size())))
+    return view.tensor;
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t p : permutation)
+    sizes.push_back(tensor::getMixedSize(b, loc, view.tensor, p));
+  auto type = cast<RankedTensorType>(view.tensor.getType());
+  Value init = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, view.tensor, init, permutation)
+      ->getResult(0);
+}
+
+Value raise::relayout(OpBuilder &b, Location loc, Value value,
+                      ArrayRef<unsigned> loops, const LoopView &target) {
+  // Transpose to the target's order of loops, then insert its unit dims.
+  SmallVector<unsigned> order;
+  for (unsigned loop : target.loops)
+    if (loop != LoopView::kUnitDim)
+      order.push_back(loop);
+  Value permuted = permuteTo(b, loc, LoopView{value, SmallVector<unsigned>(loops)},
+                             order);
+  if (order.size() == target.loops.size())
+    return permuted;
+  // Each unit dim joins the group of the next real dim (or the last one).
+  SmallVector<ReassociationIndices> groups(order.size());
+  unsigned real = 0;
+  SmallVector<int64_t> pendingUnits;
+  for (auto [p, loop] : llvm::enumerate(target.loops)) {
+    if (loop == LoopView::kUnitDim) {
+      pendingUnits.push_back(p);
+      continue;
+    }
+    groups[real].append(pendingUnits.begin(), pendingUnits.end());
+    pendingUnits.clear();
+    groups[real++].push_back(p);
+  }
+  groups.back().append(pendingUnits.begin(), pendingUnits.end());
+  auto permutedType = cast<RankedTensorType>(permuted.getType());
+  SmallVector<OpFoldResult> sizes;
+  SmallVector<int64_t> shape;
+  for (unsigned loop : target.loops) {
+    if (loop == LoopView::kUnitDim) {
+      sizes.push_back(b.getIndexAttr(1));
+      shape.push_back(1);
+      continue;
+    }
+    int64_t p = llvm::find(order, loop) - order.begin();
+    sizes.push_back(tensor::getMixedSize(b, loc, permuted, p));
+    shape.push_back(permutedType.getDimSize(p));
+  }
+  auto resultType =
+      RankedTensorType::get(shape, permutedType.getElementType());
+  return tensor::ExpandShapeOp::create(b, loc, resultType, permuted, groups,
+                                       sizes);
+}
+
+Value raise::castTo(OpBuilder &b, Location loc, Value value, Type type) {
+  if (value.getType() == type)
+    return value;
+  return tensor::CastOp::create(b, loc, type, value);
+}

@@ -1,0 +1,114 @@
+//===- RaiseUtils.h - what every raise pattern reads and builds -*- C++ -*-===//
+//
+// The vocabulary the raise patterns share: an accumulated product split into
+// masks, a scale and the tensors it multiplies; a tensor seen through the
+// loops of the op that reads it; the remarks of `explain`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LINEA_LIB_RAISE_RAISEUTILS_H
+#define LINEA_LIB_RAISE_RAISEUTILS_H
+
+#include "linea/Analysis/ElementExpr.h"
+#include "linea/Analysis/IndexPredicate.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <string>
+
+namespace mlir::linea::raise {
+
+/// The remarks of `linea-raise{explain=1}`.
+class RaiseLog {
+public:
+  explicit RaiseLog(bool explain) : explain(explain) {}
+  void raised(Operation *op, const Twine &what);
+  void rejected(Operation *op, const Twine &why);
+  unsigned getNumRaised() const { return numRaised; }
+
+private:
+  bool explain;
+  unsigned numRaised = 0;
+};
+
+/// Why a root did not raise. `candidate` is set once the root has the shape
+/// of the idiom (so a plain projection matmul is not reported).
+struct Rejection {
+  bool candidate = false;
+  std::string reason;
+};
+
+/// A tensor whose dim p is indexed by loop `loops[p]` of the op reading it;
+/// `kUnitDim` marks a dim of size 1 read at index 0 (a kept reduced dim).
+struct LoopView {
+  static constexpr unsigned kUnitDim = ~0u;
+  Value tensor;
+  SmallVector<unsigned> loops;
+
+  /// The position of `loop` among the dims, if the view has it.
+  std::optional<unsigned> position(unsigned loop) const;
+  /// The indexing map of the view over `numLoops` loops (unit dims as 0).
+  AffineMap map(unsigned numLoops, MLIRContext *ctx) const;
+};
+
+/// The view of a Read leaf whose indices are loops or, for dims of size 1,
+/// the constant 0.
+FailureOr<LoopView> getLoopView(const ElementExpr *read);
+/// The view of an operand of `op` through its indexing map.
+FailureOr<LoopView> getLoopView(linalg::LinalgOp op, OpOperand &operand);
+
+/// `out + p_1 * p_2 * ...` split into what the raise patterns tell apart.
+struct Product {
+  /// Factors that zero the product where an index predicate is false
+  /// (`select(m, x, 0)`, `x * uitofp(m)`); `second` is true when the
+  /// product survives where `first` is false instead (`select(m, 0, x)`).
+  SmallVector<std::pair<const ElementExpr *, bool>> masks;
+  /// Every constant factor, multiplied (divisions by constants included).
+  double scale = 1.0;
+  /// The tensor elements multiplied.
+  SmallVector<const ElementExpr *> reads;
+  /// Anything else (a data-dependent factor, an exp, ...).
+  SmallVector<const ElementExpr *> others;
+  /// Where an operand held scores but also a factor that is neither a mask
+  /// nor a constant (and so stayed a tensor): that factor.
+  const ElementExpr *scoresBlockedBy = nullptr;
+};
+
+/// The factors of `e`.
+Product factorize(const ElementExpr *e);
+/// The root's body as `out + product`, factor by factor. A factor that is
+/// an operand is expanded into what produced it where that is a mask, a
+/// constant, or masked and scaled scores (`isScores` of the tensor under
+/// them); any other operand is kept as the tensor it is (a feature map
+/// computed outside stays outside). Failure, with `why`, for any other
+/// body.
+FailureOr<Product> matchAccumulation(ElementTracer &tracer,
+                                     function_ref<bool(Value)> isScores,
+                                     std::string &why);
+/// The conjunction of `product`'s masks as a predicate of loops (`row`,
+/// `col`); failure with `why`.
+FailureOr<IndexPredicate> getMask(const Product &product, unsigned row,
+                                  unsigned col, MLIRContext *ctx,
+                                  std::string &why);
+
+/// Whether the init of `op`'s result 0 is all zeros.
+bool hasZeroInit(linalg::LinalgOp op);
+/// The static size of loop `loop` of `op`, if static.
+std::optional<int64_t> staticLoopSize(linalg::LinalgOp op, unsigned loop);
+
+/// `view.tensor` with its dims reordered so that dim p is indexed by
+/// `order[p]` (a linalg.transpose, or the tensor itself).
+Value permuteTo(OpBuilder &b, Location loc, const LoopView &view,
+                ArrayRef<unsigned> order);
+/// `value`, whose dim p is indexed by loop `loops[p]`, laid out as `target`
+/// (a permutation of the same loops, plus unit dims): the result a raise
+/// gives in place of the op it replaces.
+Value relayout(OpBuilder &b, Location loc, Value value,
+               ArrayRef<unsigned> loops, const LoopView &target);
+/// `value` as `type` (a tensor.cast where static and dynamic sizes differ).
+Value castTo(OpBuilder &b, Location loc, Value value, Type type);
+
+} // namespace mlir::linea::raise
+
+#endif // LINEA_LIB_RAISE_RAISEUTILS_H

@@ -1,0 +1,434 @@
+// RUN: linea-opt %s -split-input-file -linea-raise=explain=1 -verify-diagnostics | FileCheck %s
+
+// Each program is the quadratic form as a front end prints it after
+// normalization: scores S[b, i, t] = sum_d Q[b, i, d] K[b, t, d], then
+// O[b, i, e] = sum_t M(i, t) S[b, i, t] V[b, t, e] with the mask computed
+// from linalg.index in the body. The mask decides the raise; the predicate
+// is proved over every (i, t), so equal spellings raise alike and near
+// misses stay, with the reason.
+
+// t <= i: causal.
+// CHECK-LABEL: func.func @causal
+// CHECK: %[[O:.+]] = linea.linear_attention %arg0, %arg1, %arg2 mask = causal : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x4xf32> -> tensor<2x16x4xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @causal(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x4xf32>) -> tensor<2x16x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x16x16xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>, affine_map<(b, i, t, d) -> (b, t, d)>, affine_map<(b, i, t, d) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%z0 : tensor<2x16x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %e1 = tensor.empty() : tensor<2x16x4xf32>
+  %z1 = linalg.fill ins(%c0 : f32) outs(%e1 : tensor<2x16x4xf32>) -> tensor<2x16x4xf32>
+  // expected-remark @below {{linea-raise: raised to linea.linear_attention mask = causal (mask t <= i)}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, e, t) -> (b, i, t)>, affine_map<(b, i, e, t) -> (b, t, e)>, affine_map<(b, i, e, t) -> (b, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s, %v : tensor<2x16x16xf32>, tensor<2x16x4xf32>) outs(%z1 : tensor<2x16x4xf32>) {
+  ^bb0(%a: f32, %x: f32, %acc: f32):
+    %i = linalg.index 1 : index
+    %t = linalg.index 3 : index
+    %m = arith.cmpi sle, %t, %i : index
+    %p = arith.mulf %a, %x : f32
+    %z = arith.select %m, %p, %c0 : f32
+    %r = arith.addf %acc, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x4xf32>
+  return %o : tensor<2x16x4xf32>
+}
+
+// -----
+
+// The same set, spelled i >= t + 0 through i64 arithmetic: causal.
+// CHECK-LABEL: func.func @causal_spelled
+// CHECK: %[[O:.+]] = linea.linear_attention %arg0, %arg1, %arg2 mask = causal : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x4xf32> -> tensor<2x16x4xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @causal_spelled(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x4xf32>) -> tensor<2x16x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x16x16xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>, affine_map<(b, i, t, d) -> (b, t, d)>, affine_map<(b, i, t, d) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%z0 : tensor<2x16x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %e1 = tensor.empty() : tensor<2x16x4xf32>
+  %z1 = linalg.fill ins(%c0 : f32) outs(%e1 : tensor<2x16x4xf32>) -> tensor<2x16x4xf32>
+  // expected-remark @below {{linea-raise: raised to linea.linear_attention mask = causal (mask t <= i)}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, e, t) -> (b, i, t)>, affine_map<(b, i, e, t) -> (b, t, e)>, affine_map<(b, i, e, t) -> (b, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s, %v : tensor<2x16x16xf32>, tensor<2x16x4xf32>) outs(%z1 : tensor<2x16x4xf32>) {
+  ^bb0(%a: f32, %x: f32, %acc: f32):
+    %i = linalg.index 1 : index
+    %t = linalg.index 3 : index
+    %ti = arith.index_cast %t : index to i64
+    %ii = arith.index_cast %i : index to i64
+    %d = arith.subi %ii, %ti : i64
+    %zero = arith.constant 0 : i64
+    %m = arith.cmpi sge, %d, %zero : i64
+    %p = arith.mulf %a, %x : f32
+    %z = arith.select %m, %p, %c0 : f32
+    %r = arith.addf %acc, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x4xf32>
+  return %o : tensor<2x16x4xf32>
+}
+
+// -----
+
+// t < i + 1 is t <= i over the integers: causal.
+// CHECK-LABEL: func.func @causal_strict_plus_one
+// CHECK: %[[O:.+]] = linea.linear_attention %arg0, %arg1, %arg2 mask = causal : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x4xf32> -> tensor<2x16x4xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @causal_strict_plus_one(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x4xf32>) -> tensor<2x16x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x16x16xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>, affine_map<(b, i, t, d) -> (b, t, d)>, affine_map<(b, i, t, d) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%z0 : tensor<2x16x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %e1 = tensor.empty() : tensor<2x16x4xf32>
+  %z1 = linalg.fill ins(%c0 : f32) outs(%e1 : tensor<2x16x4xf32>) -> tensor<2x16x4xf32>
+  // expected-remark @below {{linea-raise: raised to linea.linear_attention mask = causal (mask t <= i)}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, e, t) -> (b, i, t)>, affine_map<(b, i, e, t) -> (b, t, e)>, affine_map<(b, i, e, t) -> (b, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s, %v : tensor<2x16x16xf32>, tensor<2x16x4xf32>) outs(%z1 : tensor<2x16x4xf32>) {
+  ^bb0(%a: f32, %x: f32, %acc: f32):
+    %i = linalg.index 1 : index
+    %t = linalg.index 3 : index
+    %one = arith.constant 1 : index
+    %i1 = arith.addi %i, %one : index
+    %m = arith.cmpi slt, %t, %i1 : index
+    %p = arith.mulf %a, %x : f32
+    %z = arith.select %m, %p, %c0 : f32
+    %r = arith.addf %acc, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x4xf32>
+  return %o : tensor<2x16x4xf32>
+}
+
+// -----
+
+// not (t > i): causal.
+// CHECK-LABEL: func.func @causal_negated
+// CHECK: %[[O:.+]] = linea.linear_attention %arg0, %arg1, %arg2 mask = causal : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x4xf32> -> tensor<2x16x4xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @causal_negated(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x4xf32>) -> tensor<2x16x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x16x16xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>, affine_map<(b, i, t, d) -> (b, t, d)>, affine_map<(b, i, t, d) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%z0 : tensor<2x16x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %e1 = tensor.empty() : tensor<2x16x4xf32>
+  %z1 = linalg.fill ins(%c0 : f32) outs(%e1 : tensor<2x16x4xf32>) -> tensor<2x16x4xf32>
+  // expected-remark @below {{linea-raise: raised to linea.linear_attention mask = causal (mask not (t > i))}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, e, t) -> (b, i, t)>, affine_map<(b, i, e, t) -> (b, t, e)>, affine_map<(b, i, e, t) -> (b, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s, %v : tensor<2x16x16xf32>, tensor<2x16x4xf32>) outs(%z1 : tensor<2x16x4xf32>) {
+  ^bb0(%a: f32, %x: f32, %acc: f32):
+    %i = linalg.index 1 : index
+    %t = linalg.index 3 : index
+    %gt = arith.cmpi sgt, %t, %i : index
+    %true = arith.constant true
+    %m = arith.xori %gt, %true : i1
+    %p = arith.mulf %a, %x : f32
+    %z = arith.select %m, %p, %c0 : f32
+    %r = arith.addf %acc, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x4xf32>
+  return %o : tensor<2x16x4xf32>
+}
+
+// -----
+
+// t <= i or t < 5: prefix(5).
+// CHECK-LABEL: func.func @prefix
+// CHECK: %[[O:.+]] = linea.linear_attention %arg0, %arg1, %arg2 mask = prefix(5) : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x4xf32> -> tensor<2x16x4xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @prefix(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x4xf32>) -> tensor<2x16x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x16x16xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>, affine_map<(b, i, t, d) -> (b, t, d)>, affine_map<(b, i, t, d) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%z0 : tensor<2x16x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %e1 = tensor.empty() : tensor<2x16x4xf32>
+  %z1 = linalg.fill ins(%c0 : f32) outs(%e1 : tensor<2x16x4xf32>) -> tensor<2x16x4xf32>
+  // expected-remark @below {{linea-raise: raised to linea.linear_attention mask = prefix(5) (mask t <= i or t < 5)}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, e, t) -> (b, i, t)>, affine_map<(b, i, e, t) -> (b, t, e)>, affine_map<(b, i, e, t) -> (b, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s, %v : tensor<2x16x16xf32>, tensor<2x16x4xf32>) outs(%z1 : tensor<2x16x4xf32>) {
+  ^bb0(%a: f32, %x: f32, %acc: f32):
+    %i = linalg.index 1 : index
+    %t = linalg.index 3 : index
+    %c5 = arith.constant 5 : index
+    %le = arith.cmpi sle, %t, %i : index
+    %lt = arith.cmpi slt, %t, %c5 : index
+    %m = arith.ori %le, %lt : i1
+    %p = arith.mulf %a, %x : f32
+    %z = arith.select %m, %p, %c0 : f32
+    %r = arith.addf %acc, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x4xf32>
+  return %o : tensor<2x16x4xf32>
+}
+
+// -----
+
+// t <= i or t < 1: row 0 sees only t = 0 either way, so this is causal.
+// CHECK-LABEL: func.func @prefix_one
+// CHECK: %[[O:.+]] = linea.linear_attention %arg0, %arg1, %arg2 mask = causal : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x4xf32> -> tensor<2x16x4xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @prefix_one(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x4xf32>) -> tensor<2x16x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x16x16xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>, affine_map<(b, i, t, d) -> (b, t, d)>, affine_map<(b, i, t, d) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%z0 : tensor<2x16x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %e1 = tensor.empty() : tensor<2x16x4xf32>
+  %z1 = linalg.fill ins(%c0 : f32) outs(%e1 : tensor<2x16x4xf32>) -> tensor<2x16x4xf32>
+  // expected-remark @below {{linea-raise: raised to linea.linear_attention mask = causal (mask t <= i or t < 1)}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, e, t) -> (b, i, t)>, affine_map<(b, i, e, t) -> (b, t, e)>, affine_map<(b, i, e, t) -> (b, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s, %v : tensor<2x16x16xf32>, tensor<2x16x4xf32>) outs(%z1 : tensor<2x16x4xf32>) {
+  ^bb0(%a: f32, %x: f32, %acc: f32):
+    %i = linalg.index 1 : index
+    %t = linalg.index 3 : index
+    %c1 = arith.constant 1 : index
+    %le = arith.cmpi sle, %t, %i : index
+    %lt = arith.cmpi slt, %t, %c1 : index
+    %m = arith.ori %le, %lt : i1
+    %p = arith.mulf %a, %x : f32
+    %z = arith.select %m, %p, %c0 : f32
+    %r = arith.addf %acc, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x4xf32>
+  return %o : tensor<2x16x4xf32>
+}
+
+// -----
+
+// t <= i or t < 100 over L = 16 sees every key: none.
+// CHECK-LABEL: func.func @prefix_past_the_end
+// CHECK: %[[O:.+]] = linea.linear_attention %arg0, %arg1, %arg2 mask = none : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x4xf32> -> tensor<2x16x4xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @prefix_past_the_end(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x4xf32>) -> tensor<2x16x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x16x16xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>, affine_map<(b, i, t, d) -> (b, t, d)>, affine_map<(b, i, t, d) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%z0 : tensor<2x16x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %e1 = tensor.empty() : tensor<2x16x4xf32>
+  %z1 = linalg.fill ins(%c0 : f32) outs(%e1 : tensor<2x16x4xf32>) -> tensor<2x16x4xf32>
+  // expected-remark @below {{linea-raise: raised to linea.linear_attention mask = none (mask t <= i or t < 100)}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, e, t) -> (b, i, t)>, affine_map<(b, i, e, t) -> (b, t, e)>, affine_map<(b, i, e, t) -> (b, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s, %v : tensor<2x16x16xf32>, tensor<2x16x4xf32>) outs(%z1 : tensor<2x16x4xf32>) {
+  ^bb0(%a: f32, %x: f32, %acc: f32):
+    %i = linalg.index 1 : index
+    %t = linalg.index 3 : index
+    %c100 = arith.constant 100 : index
+    %le = arith.cmpi sle, %t, %i : index
+    %lt = arith.cmpi slt, %t, %c100 : index
+    %m = arith.ori %le, %lt : i1
+    %p = arith.mulf %a, %x : f32
+    %z = arith.select %m, %p, %c0 : f32
+    %r = arith.addf %acc, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x4xf32>
+  return %o : tensor<2x16x4xf32>
+}
+
+// -----
+
+// t < i: the diagonal is excluded, a near miss.
+// CHECK-LABEL: func.func @strict
+// CHECK-NOT: linea.
+func.func @strict(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x4xf32>) -> tensor<2x16x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x16x16xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>, affine_map<(b, i, t, d) -> (b, t, d)>, affine_map<(b, i, t, d) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%z0 : tensor<2x16x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %e1 = tensor.empty() : tensor<2x16x4xf32>
+  %z1 = linalg.fill ins(%c0 : f32) outs(%e1 : tensor<2x16x4xf32>) -> tensor<2x16x4xf32>
+  // expected-remark @below {{linea-raise: not raised: mask is t < i: the diagonal is excluded; linea causal includes t = i}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, e, t) -> (b, i, t)>, affine_map<(b, i, e, t) -> (b, t, e)>, affine_map<(b, i, e, t) -> (b, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s, %v : tensor<2x16x16xf32>, tensor<2x16x4xf32>) outs(%z1 : tensor<2x16x4xf32>) {
+  ^bb0(%a: f32, %x: f32, %acc: f32):
+    %i = linalg.index 1 : index
+    %t = linalg.index 3 : index
+    %m = arith.cmpi slt, %t, %i : index
+    %p = arith.mulf %a, %x : f32
+    %z = arith.select %m, %p, %c0 : f32
+    %r = arith.addf %acc, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x4xf32>
+  return %o : tensor<2x16x4xf32>
+}
+
+// -----
+
+// t <= i + 1 sees one key ahead.
+// CHECK-LABEL: func.func @ahead
+// CHECK-NOT: linea.
+func.func @ahead(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x4xf32>) -> tensor<2x16x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x16x16xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>, affine_map<(b, i, t, d) -> (b, t, d)>, affine_map<(b, i, t, d) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%z0 : tensor<2x16x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %e1 = tensor.empty() : tensor<2x16x4xf32>
+  %z1 = linalg.fill ins(%c0 : f32) outs(%e1 : tensor<2x16x4xf32>) -> tensor<2x16x4xf32>
+  // expected-remark @below {{linea-raise: not raised: mask is t <= i + 1: at i = 0, t = 1 it is true, where causal (t <= i) is false}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, e, t) -> (b, i, t)>, affine_map<(b, i, e, t) -> (b, t, e)>, affine_map<(b, i, e, t) -> (b, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s, %v : tensor<2x16x16xf32>, tensor<2x16x4xf32>) outs(%z1 : tensor<2x16x4xf32>) {
+  ^bb0(%a: f32, %x: f32, %acc: f32):
+    %i = linalg.index 1 : index
+    %t = linalg.index 3 : index
+    %one = arith.constant 1 : index
+    %i1 = arith.addi %i, %one : index
+    %m = arith.cmpi sle, %t, %i1 : index
+    %p = arith.mulf %a, %x : f32
+    %z = arith.select %m, %p, %c0 : f32
+    %r = arith.addf %acc, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x4xf32>
+  return %o : tensor<2x16x4xf32>
+}
+
+// -----
+
+// A sliding window, i - 4 < t <= i.
+// CHECK-LABEL: func.func @window
+// CHECK-NOT: linea.
+func.func @window(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x4xf32>) -> tensor<2x16x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x16x16xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>, affine_map<(b, i, t, d) -> (b, t, d)>, affine_map<(b, i, t, d) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%z0 : tensor<2x16x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %e1 = tensor.empty() : tensor<2x16x4xf32>
+  %z1 = linalg.fill ins(%c0 : f32) outs(%e1 : tensor<2x16x4xf32>) -> tensor<2x16x4xf32>
+  // expected-remark @below {{linea-raise: not raised: mask is t <= i and t >= i - 3: at i = 15, t = 0 it is false}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, e, t) -> (b, i, t)>, affine_map<(b, i, e, t) -> (b, t, e)>, affine_map<(b, i, e, t) -> (b, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s, %v : tensor<2x16x16xf32>, tensor<2x16x4xf32>) outs(%z1 : tensor<2x16x4xf32>) {
+  ^bb0(%a: f32, %x: f32, %acc: f32):
+    %i = linalg.index 1 : index
+    %t = linalg.index 3 : index
+    %c4 = arith.constant 4 : index
+    %lo = arith.subi %i, %c4 : index
+    %le = arith.cmpi sle, %t, %i : index
+    %gt = arith.cmpi sgt, %t, %lo : index
+    %m = arith.andi %le, %gt : i1
+    %p = arith.mulf %a, %x : f32
+    %z = arith.select %m, %p, %c0 : f32
+    %r = arith.addf %acc, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x4xf32>
+  return %o : tensor<2x16x4xf32>
+}
+
+// -----
+
+// 2t <= i compares 2t with i: not an (i, t, t - i) threshold, so undecided and left.
+// CHECK-LABEL: func.func @doubled
+// CHECK-NOT: linea.
+func.func @doubled(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x4xf32>) -> tensor<2x16x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x16x16xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>, affine_map<(b, i, t, d) -> (b, t, d)>, affine_map<(b, i, t, d) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%z0 : tensor<2x16x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %e1 = tensor.empty() : tensor<2x16x4xf32>
+  %z1 = linalg.fill ins(%c0 : f32) outs(%e1 : tensor<2x16x4xf32>) -> tensor<2x16x4xf32>
+  // expected-remark @below {{linea-raise: not raised: the mask compares -1 * i + 2 * t, which is not a comparison of i, t or t - i}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, e, t) -> (b, i, t)>, affine_map<(b, i, e, t) -> (b, t, e)>, affine_map<(b, i, e, t) -> (b, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s, %v : tensor<2x16x16xf32>, tensor<2x16x4xf32>) outs(%z1 : tensor<2x16x4xf32>) {
+  ^bb0(%a: f32, %x: f32, %acc: f32):
+    %i = linalg.index 1 : index
+    %t = linalg.index 3 : index
+    %t2 = arith.addi %t, %t : index
+    %m = arith.cmpi sle, %t2, %i : index
+    %p = arith.mulf %a, %x : f32
+    %z = arith.select %m, %p, %c0 : f32
+    %r = arith.addf %acc, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x4xf32>
+  return %o : tensor<2x16x4xf32>
+}
+
+// -----
+
+// A mask on the batch index is not a sequence mask.
+// CHECK-LABEL: func.func @batch_dependent
+// CHECK-NOT: linea.
+func.func @batch_dependent(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x4xf32>) -> tensor<2x16x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x16x16xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>, affine_map<(b, i, t, d) -> (b, t, d)>, affine_map<(b, i, t, d) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%z0 : tensor<2x16x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %e1 = tensor.empty() : tensor<2x16x4xf32>
+  %z1 = linalg.fill ins(%c0 : f32) outs(%e1 : tensor<2x16x4xf32>) -> tensor<2x16x4xf32>
+  // expected-remark @below {{linea-raise: not raised: the mask depends on loop d0, not only on the row and column}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, e, t) -> (b, i, t)>, affine_map<(b, i, e, t) -> (b, t, e)>, affine_map<(b, i, e, t) -> (b, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s, %v : tensor<2x16x16xf32>, tensor<2x16x4xf32>) outs(%z1 : tensor<2x16x4xf32>) {
+  ^bb0(%a: f32, %x: f32, %acc: f32):
+    %i = linalg.index 1 : index
+    %t = linalg.index 3 : index
+    %b = linalg.index 0 : index
+    %m = arith.cmpi sle, %t, %b : index
+    %p = arith.mulf %a, %x : f32
+    %z = arith.select %m, %p, %c0 : f32
+    %r = arith.addf %acc, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x4xf32>
+  return %o : tensor<2x16x4xf32>
+}

@@ -1,0 +1,198 @@
+"""The layers of the raise corpus, written the way model code writes them.
+
+Each entry of CORPUS is a layer as a reader of the papers would write it in
+PyTorch, the inputs it takes (a function of the sequence length L), whether
+it is exported with a dynamic L, and what `linea-raise` must make of it:
+the Linea ops (`raises`, in the order `--linea-raise` prints them) or, for a
+near miss, nothing and the reason of its remark.
+
+scripts/raise-corpus.py exports each to linalg-on-tensors through
+torch-mlir's FX importer (test/Raise/models/<name>.mlir); the differential
+test (python/tests/test_raise.py) runs those files with and without raising
+against these same modules in float64. Plain torch only, so that both
+torch 2.x (the exporter) and Debian's torch 1.13 (the tests) run it.
+"""
+
+import torch
+import torch.nn.functional as F
+
+B, H, D, DV = 2, 3, 8, 4
+PREFIX = 5
+
+
+def heads(L, d=D):
+    return (B, H, L, d)
+
+
+def qkv(L):
+    return [heads(L), heads(L), heads(L, DV)]
+
+
+def arange_mask(L, device=None):
+    i = torch.arange(L, device=device)
+    return i[:, None], i[None, :]  # rows i, columns t
+
+
+# --- linear attention: masks as front ends write them ----------------------
+
+class CausalTril(torch.nn.Module):
+    """tril(Q K^T) V: the causal linear transformer without its feature map."""
+    def forward(self, q, k, v):
+        return torch.tril(q @ k.transpose(-1, -2)) @ v
+
+
+class CausalMaskedFill(torch.nn.Module):
+    def forward(self, q, k, v):
+        L = q.shape[-2]
+        mask = torch.ones(L, L, dtype=torch.bool).tril()
+        return (q @ k.transpose(-1, -2)).masked_fill(~mask, 0.0) @ v
+
+
+class CausalArangeMultiply(torch.nn.Module):
+    """A 0/1 float mask from two aranges, multiplied in."""
+    def forward(self, q, k, v):
+        i, t = arange_mask(q.shape[-2])
+        return ((q @ k.transpose(-1, -2)) * (t <= i).float()) @ v
+
+
+class CausalWhere(torch.nn.Module):
+    def forward(self, q, k, v):
+        i, t = arange_mask(q.shape[-2])
+        s = q @ k.transpose(-1, -2)
+        return torch.where(i >= t, s, torch.zeros_like(s)) @ v
+
+
+class Bidirectional(torch.nn.Module):
+    """(Q K^T) V: no mask, the one-shot state."""
+    def forward(self, q, k, v):
+        return (q @ k.transpose(-1, -2)) @ v
+
+
+class PrefixLM(torch.nn.Module):
+    """The PrefixLM mask: the first PREFIX tokens see each other."""
+    def forward(self, q, k, v):
+        i, t = arange_mask(q.shape[-2])
+        visible = (t <= i) | (t < PREFIX)
+        return (q @ k.transpose(-1, -2)).masked_fill(~visible, 0.0) @ v
+
+
+class Scaled(torch.nn.Module):
+    """Scalar factors on the query, the scores and the output."""
+    def forward(self, q, k, v):
+        s = (q * 0.125) @ k.transpose(-1, -2)
+        return (torch.tril(s * 3.0) @ v) * 0.5
+
+
+class NormalizedElu(torch.nn.Module):
+    """Katharopoulos et al.: phi = elu + 1, divided by the masked row sum."""
+    def forward(self, q, k, v):
+        q, k = F.elu(q) + 1, F.elu(k) + 1
+        a = torch.tril(q @ k.transpose(-1, -2))
+        return (a @ v) / (a.sum(-1, keepdim=True) + 1e-6)
+
+
+class NormalizedOtherEps(torch.nn.Module):
+    """A normalizer with eps = 1e-3: not SPEC's, so two linear attentions."""
+    def forward(self, q, k, v):
+        q, k = F.elu(q) + 1, F.elu(k) + 1
+        a = torch.tril(q @ k.transpose(-1, -2))
+        return (a @ v) / (a.sum(-1, keepdim=True) + 1e-3)
+
+
+class Projected(torch.nn.Module):
+    """A whole causal layer on [B, L, Dm]: projections, heads split by
+    view + transpose, merged back, an output projection."""
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(0)
+        dm = H * D
+        self.wq, self.wk, self.wv, self.wo = (
+            torch.nn.Parameter(torch.randn(dm, dm, generator=g) / dm ** 0.5) for _ in range(4))
+
+    def forward(self, x):
+        b, L, dm = x.shape
+        split = lambda y: y.view(b, L, H, D).transpose(1, 2)
+        q, k, v = split(x @ self.wq), split(x @ self.wk), split(x @ self.wv)
+        o = torch.tril(q @ k.transpose(-1, -2)) @ v
+        return o.transpose(1, 2).reshape(b, L, dm) @ self.wo
+
+
+class HeadsLast(torch.nn.Module):
+    """[B, L, H, D] tensors and einsum: the batch dims in another order."""
+    def forward(self, q, k, v):
+        s = torch.einsum("blhd,bmhd->bhlm", q, k)
+        return torch.einsum("bhlm,bmhe->blhe", torch.tril(s), v)
+
+
+# --- near misses: must stay as written, and still run right ----------------
+
+class StrictCausal(torch.nn.Module):
+    def forward(self, q, k, v):
+        return torch.tril(q @ k.transpose(-1, -2), diagonal=-1) @ v
+
+
+class ShiftedCausal(torch.nn.Module):
+    def forward(self, q, k, v):
+        return torch.tril(q @ k.transpose(-1, -2), diagonal=1) @ v
+
+
+class AntiCausal(torch.nn.Module):
+    def forward(self, q, k, v):
+        return torch.triu(q @ k.transpose(-1, -2)) @ v
+
+
+class SlidingWindow(torch.nn.Module):
+    def forward(self, q, k, v):
+        i, t = arange_mask(q.shape[-2])
+        band = (t <= i) & (t > i - 4)
+        return (q @ k.transpose(-1, -2)).masked_fill(~band, 0.0) @ v
+
+
+class ArgumentMask(torch.nn.Module):
+    def forward(self, q, k, v, m):
+        return ((q @ k.transpose(-1, -2)) * m) @ v
+
+
+class DataMask(torch.nn.Module):
+    def forward(self, q, k, v):
+        s = q @ k.transpose(-1, -2)
+        return s.masked_fill(s < 0, 0.0) @ v
+
+
+class TransposedScores(torch.nn.Module):
+    """tril(A)^T V: the contraction runs over the rows of the mask."""
+    def forward(self, q, k, v):
+        return torch.tril(q @ k.transpose(-1, -2)).transpose(-1, -2) @ v
+
+
+def entry(module, shapes, raises, dynamic=False, remark=None, L=16):
+    return dict(module=module, shapes=shapes, raises=raises, dynamic=dynamic,
+                remark=remark, L=L)
+
+
+causal = ["linear_attention mask = causal"]
+CORPUS = {
+    "la_causal_tril": entry(CausalTril, qkv, causal),
+    "la_causal_tril_dynamic": entry(CausalTril, qkv, causal, dynamic=True),
+    "la_causal_masked_fill": entry(CausalMaskedFill, qkv, causal),
+    "la_causal_arange_multiply": entry(CausalArangeMultiply, qkv, causal),
+    "la_causal_where": entry(CausalWhere, qkv, causal),
+    "la_bidirectional": entry(Bidirectional, qkv, ["linear_attention mask = none"]),
+    "la_prefix": entry(PrefixLM, qkv, [f"linear_attention mask = prefix({PREFIX})"]),
+    "la_prefix_dynamic": entry(PrefixLM, qkv, ["linear_attention mask = prefix("], dynamic=True),
+    "la_scaled": entry(Scaled, qkv, ["linear_attention mask = causal scale = 3"]),
+    "la_normalized_elu": entry(NormalizedElu, qkv, ["linear_attention mask = causal normalize"]),
+    "la_normalized_other_eps": entry(NormalizedOtherEps, qkv,
+                                     ["linear_attention mask = causal",
+                                      "linear_attention mask = causal"]),
+    "la_projected": entry(Projected, lambda L: [(B, L, H * D)], causal),
+    "la_heads_last": entry(HeadsLast, lambda L: [(B, L, H, D), (B, L, H, D), (B, L, H, DV)], causal),
+    "nm_strict_causal": entry(StrictCausal, qkv, [], remark="mask is t < i: the diagonal is excluded"),
+    "nm_shifted_causal": entry(ShiftedCausal, qkv, [], remark="mask is t <= i + 1"),
+    "nm_anticausal": entry(AntiCausal, qkv, [], remark="mask is t >= i"),
+    "nm_sliding_window": entry(SlidingWindow, qkv, [], remark="mask is"),
+    "nm_argument_mask": entry(ArgumentMask, lambda L: qkv(L) + [(L, L)], [],
+                              remark="the scores are multiplied by"),
+    "nm_data_mask": entry(DataMask, qkv, [], remark="the mask reads a tensor"),
+    "nm_transposed_scores": entry(TransposedScores, qkv, [], remark="mask is"),
+}
