@@ -60,7 +60,8 @@ def LineaRaise : Pass<"linea-raise", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::linea::LineaDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect"];
 }
 
 #endif // LINEA_RAISE_PASSES_TD

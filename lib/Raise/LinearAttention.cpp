@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Patterns.h"
+#include "Scores.h"
 
 #include "linea/Dialect/LineaOps.h"
 
@@ -37,56 +38,6 @@ constexpr float kNormalizerEps = 1e-6f;
 bool isF32Tensor(Value v) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
   return type && type.getElementType().isF32();
-}
-
-bool hasUnitDim(const LoopView &view) {
-  return llvm::is_contained(view.loops, LoopView::kUnitDim);
-}
-
-/// `A[b.., i, t] = s * sum_d X[b.., i, d] Y[b.., t, d]`, in the loops of
-/// the op that computes it.
-struct Scores {
-  linalg::LinalgOp op;
-  LoopView lhs, rhs, out;
-  linalg::ContractionDimensions dims;
-  double scale = 1.0;
-};
-
-/// The scores contraction that produces `value`, if it is one: a multiply
-/// of two operands accumulated from zero over one feature dim, times
-/// constants.
-FailureOr<Scores> matchScores(Value value) {
-  auto op = value.getDefiningOp<linalg::LinalgOp>();
-  if (!op || !op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      op->getNumResults() != 1 || op.getNumReductionLoops() != 1)
-    return failure();
-  ElementTracer tracer(op);
-  std::string why;
-  FailureOr<Product> product =
-      matchAccumulation(tracer, [](Value) { return false; }, why);
-  if (failed(product) || product->reads.size() != 2 ||
-      !product->masks.empty() || !product->others.empty())
-    return failure();
-  Scores scores;
-  scores.op = op;
-  scores.scale = product->scale;
-  FailureOr<LoopView> lhs = getLoopView(product->reads[0]);
-  FailureOr<LoopView> rhs = getLoopView(product->reads[1]);
-  FailureOr<LoopView> out = getLoopView(op, *op.getDpsInitOperand(0));
-  if (failed(lhs) || failed(rhs) || failed(out) || hasUnitDim(*lhs) ||
-      hasUnitDim(*rhs) || hasUnitDim(*out))
-    return failure();
-  scores.lhs = *lhs, scores.rhs = *rhs, scores.out = *out;
-  MLIRContext *ctx = op.getContext();
-  unsigned n = op.getNumLoops();
-  FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(
-      {lhs->map(n, ctx), rhs->map(n, ctx), out->map(n, ctx)});
-  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-      dims->k.size() != 1 || dims->batch.size() + 3 != n ||
-      !hasZeroInit(op))
-    return failure();
-  scores.dims = *dims;
-  return scores;
 }
 
 /// `O[b.., i, e] = c * sum_t (A .* M)[b.., i, t] V[b.., t, e]` (or, for a
@@ -114,41 +65,24 @@ struct MaskedAttention {
   double scale = 1.0;
 };
 
-/// Sets `why` (a candidate's reason) and fails.
-LogicalResult reject(Rejection &why, const Twine &reason) {
-  why.candidate = true;
-  why.reason = reason.str();
-  return failure();
-}
-
-/// Pairs the root's view of the scores with the scores' own loops: which
-/// scores operand is the query, which loops are the same batch dim.
+/// Pairs the root's view of the scores with the scores' own loops.
 LogicalResult pairWithScores(MaskedAttention &m, Rejection &why) {
-  const Scores &s = m.scores;
-  DenseMap<unsigned, unsigned> rootOf; // scores loop -> root loop
-  for (auto [p, loop] : llvm::enumerate(s.out.loops))
-    rootOf[loop] = m.scoresView.loops[p];
-  unsigned lhsRow = s.dims.m[0], rhsRow = s.dims.n[0];
-  if (rootOf[lhsRow] == m.row && rootOf[rhsRow] == m.col) {
-    m.query = s.lhs, m.key = s.rhs, m.queryRow = lhsRow, m.keyRow = rhsRow;
-  } else if (rootOf[rhsRow] == m.row && rootOf[lhsRow] == m.col) {
-    m.query = s.rhs, m.key = s.lhs, m.queryRow = rhsRow, m.keyRow = lhsRow;
-  } else {
-    return reject(why, "the scores' rows and columns are not the contraction's "
-                       "rows and keys");
-  }
-  m.feature = s.dims.k[0];
-  DenseMap<unsigned, unsigned> scoresOf;
-  for (unsigned loop : s.dims.batch)
-    scoresOf[rootOf[loop]] = loop;
+  FailureOr<ScoresPairing> pairing =
+      pairScores(m.scores, m.scoresView, m.row, m.col, why);
+  if (failed(pairing))
+    return failure();
+  m.query = pairing->query, m.key = pairing->key;
+  m.queryRow = pairing->queryRow, m.keyRow = pairing->keyRow;
+  m.feature = pairing->feature;
   for (unsigned loop : m.batch) {
-    auto it = scoresOf.find(loop);
-    if (it == scoresOf.end())
+    auto it = pairing->scoresLoopOf.find(loop);
+    if (it == pairing->scoresLoopOf.end() ||
+        !llvm::is_contained(m.scores.dims.batch, it->second))
       return reject(why, "batch loop d" + Twine(loop) +
                              " of the output is not a batch dim of the scores");
     m.scoresBatch.push_back(it->second);
   }
-  if (m.scoresBatch.size() != s.dims.batch.size())
+  if (m.scoresBatch.size() != m.scores.dims.batch.size())
     return reject(why, "the scores have batch dims the output does not");
   return success();
 }

@@ -6,6 +6,8 @@
 // generics. The matchers read one shape, made by upstream's patterns in
 // stages (applied together, reshape propagation and unit-dim folding undo
 // each other without end):
+//   0. the size guards of dynamic shapes folded, their reshapes and
+//      broadcast gathers made plain (FrontEndShapes.cpp);
 //   1. every linalg op a generic;
 //   2. loops of one iteration dropped;
 //   3. reshapes propagated out of the way (expanding the iteration spaces
@@ -49,6 +51,7 @@ mlir::linea::raise::normalizationPatterns(MLIRContext *ctx) {
   };
   SmallVector<FrozenRewritePatternSet> stages;
   stages.push_back(stage(ctx, [](RewritePatternSet &patterns) {
+    populateFrontEndShapePatterns(patterns);
     linalg::populateLinalgNamedOpsGeneralizationPatterns(patterns);
   }));
   stages.push_back(stage(ctx, dropUnitDims));
@@ -59,10 +62,23 @@ mlir::linea::raise::normalizationPatterns(MLIRContext *ctx) {
       Operation *producer = fused->get().getDefiningOp();
       return producer && producer->hasOneUse();
     };
-    linalg::ControlFusionFn intoElementwise = [oneUse](OpOperand *fused) {
+    // A copy (a transpose, a broadcast: its body yields an input) is only
+    // index arithmetic and fuses into any consumer.
+    auto isCopy = [](Operation *op) {
+      auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+      if (!generic)
+        return false;
+      auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+      auto arg = dyn_cast<BlockArgument>(yield.getOperand(0));
+      return arg && arg.getOwner() == generic.getBody() &&
+             arg.getArgNumber() < generic.getNumDpsInputs();
+    };
+    linalg::ControlFusionFn intoElementwise = [oneUse, isCopy](
+                                                  OpOperand *fused) {
       auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
       return oneUse(fused) && consumer &&
-             consumer.getNumLoops() == consumer.getNumParallelLoops();
+             (consumer.getNumLoops() == consumer.getNumParallelLoops() ||
+              isCopy(fused->get().getDefiningOp()));
     };
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, oneUse);
     linalg::populateElementwiseOpsFusionPatterns(patterns, intoElementwise);
@@ -78,6 +94,8 @@ mlir::linea::raise::normalize(Operation *root,
   // some input stop instead of spinning.
   GreedyRewriteConfig config;
   config.setMaxNumRewrites(100000);
+  if (failed(foldShapeGuards(root)))
+    return failure();
   for (const FrozenRewritePatternSet &patterns : stages)
     if (failed(applyPatternsGreedily(root, patterns, config)))
       return failure();

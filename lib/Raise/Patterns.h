@@ -35,8 +35,22 @@ LogicalResult raiseMaskedLinearAttention(RewriterBase &rewriter,
 LogicalResult raiseMaskedRowSum(RewriterBase &rewriter, linalg::LinalgOp root,
                                 RaiseLog &log, Rejection &why);
 
+/// `softmax(s * X Y^T + mask) V` as front ends print it (max-subtract,
+/// exp, sum, divide; sdpa's guard): linea.attention (SoftmaxAttention.cpp).
+LogicalResult raiseSoftmaxAttention(RewriterBase &rewriter,
+                                    linalg::LinalgOp root, RaiseLog &log,
+                                    Rejection &why);
+
 /// Every raise, in the order the pass tries them on one root.
 ArrayRef<RaiseFn> allRaises();
+
+/// torch-mlir's dynamic-shape idioms made plain: views through
+/// tensor.reshape as expand/collapse_shape, broadcast gathers as their
+/// source (FrontEndShapes.cpp).
+void populateFrontEndShapePatterns(RewritePatternSet &patterns);
+/// Folds the size guards front ends print (`select(n < 0, ..., n)` on a
+/// size) with the integer range analysis.
+LogicalResult foldShapeGuards(Operation *root);
 
 /// The stages that give model IR the shape the matchers read (named ops
 /// generalized, unit dims dropped, reshapes propagated, elementwise chains

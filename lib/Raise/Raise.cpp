@@ -26,7 +26,7 @@ using namespace mlir::linea::raise;
 ArrayRef<RaiseFn> raise::allRaises() {
   static const RaiseFn raises[] = {raiseNormalizedLinearAttention,
                                    raiseMaskedLinearAttention,
-                                   raiseMaskedRowSum};
+                                   raiseMaskedRowSum, raiseSoftmaxAttention};
   return raises;
 }
 

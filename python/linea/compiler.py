@@ -91,9 +91,11 @@ def _option_text(options):
 
 
 def _linea_compile_command(entry, target, pipeline, chip, options,
-                           sequence_parallel=False):
+                           sequence_parallel=False, raising=True):
     """linea-compile's arguments past the input and output."""
     cmd = ["--entry", entry] if entry else []
+    if not raising:
+        cmd.append("--no-raise")
     if sequence_parallel:
         cmd.append("--sequence-parallel")
     if target == "cuda":
@@ -117,7 +119,7 @@ def _linea_compile_command(entry, target, pipeline, chip, options,
 
 
 def compile_library(source_or_path, entry=None, target="cpu", pipeline=None,
-                    chip="sm_90a", sequence_parallel=False, **options):
+                    chip="sm_90a", sequence_parallel=False, raising=True, **options):
     """The cached library of a program (compiled on a miss): the path of
     `libkernel.so`, with `kernel.json` and `kernel.h` beside it. Arguments as
     for `compile`; a GPU-less machine builds CUDA libraries this way.
@@ -128,7 +130,7 @@ def compile_library(source_or_path, entry=None, target="cpu", pipeline=None,
             and source_or_path.endswith(".mlir")):
         text = pathlib.Path(source_or_path).read_text()
     args = _linea_compile_command(entry, target, pipeline, chip, options,
-                                  sequence_parallel)
+                                  sequence_parallel, raising)
     key = hashlib.sha256("\0".join([text, *args, __version__]).encode()).hexdigest()[:32]
     directory = cache_dir() / key
     library = directory / "libkernel.so"
@@ -154,7 +156,7 @@ def compile_library(source_or_path, entry=None, target="cpu", pipeline=None,
 
 
 def compile(source_or_path, entry=None, target="cpu", pipeline=None,  # noqa: A001
-            chip="sm_90a", comm=None, **options):
+            chip="sm_90a", comm=None, raising=True, **options):
     """Compiles MLIR text (or a path to a .mlir file) and returns a Kernel for
     `entry` (default: the only public function).
 
@@ -163,6 +165,9 @@ def compile(source_or_path, entry=None, target="cpu", pipeline=None,  # noqa: A0
     for `chip`; keywords set linea-lower-to-nvvm's options
     (`precision="bf16"`).
 
+    `raising=False` leaves model IR as written; by default linea-raise
+    turns the sequence-mixing layers it recognizes exactly into Linea ops.
+
     `comm` (an mpi4py communicator spanning MPI.COMM_WORLD, the compiled
     code's): a SequenceParallelKernel, the sequences split across its
     ranks (linea-sequence-parallel)."""
@@ -170,9 +175,10 @@ def compile(source_or_path, entry=None, target="cpu", pipeline=None,  # noqa: A0
         if target != "cpu":
             raise LineaError(1, "comm= (sequence parallelism) builds for target='cpu'")
         library = compile_library(source_or_path, entry, target, pipeline, chip,
-                                  sequence_parallel=True, **options)
+                                  sequence_parallel=True, raising=raising, **options)
         return SequenceParallelKernel(Kernel(library, entry), comm)
-    return Kernel(compile_library(source_or_path, entry, target, pipeline, chip, **options),
+    return Kernel(compile_library(source_or_path, entry, target, pipeline, chip,
+                                  raising=raising, **options),
                   entry)
 
 

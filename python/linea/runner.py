@@ -49,13 +49,17 @@ def mpirun_command(ranks):
 
 
 def run(program, args, entry=None, pipeline=None, no_optimize=False, repeat=None,
-        reuse_memory=False, ranks=None, stats=False):
+        reuse_memory=False, ranks=None, stats=False, raising=True):
     """Runs `program` (MLIR text) on `args` (numpy arrays and ints).
 
     Returns the list of results (float32 arrays); with `repeat`, returns
     (results, median milliseconds). `reuse_memory`: the buffers one run
     frees serve the next (linea-run --reuse-memory), so the timings leave
     out the page faults of fresh result buffers.
+
+    `raising=False` leaves model IR as written (linea-run --no-raise):
+    by default linea-raise turns the sequence-mixing layers it recognizes
+    exactly into Linea ops first.
 
     `ranks=P` runs the sequence-parallel program on P MPI processes
     (`mpirun -np P linea-run --sequence-parallel`): every rank gets the same
@@ -78,6 +82,8 @@ def run(program, args, entry=None, pipeline=None, no_optimize=False, repeat=None
             cmd += ["--pipeline", pipeline]
         if no_optimize:
             cmd += ["--no-optimize"]
+        if not raising:
+            cmd += ["--no-raise"]
         if repeat:
             cmd += ["--repeat", str(repeat)]
         if reuse_memory:

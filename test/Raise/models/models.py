@@ -104,10 +104,13 @@ class Projected(torch.nn.Module):
     view + transpose, merged back, an output projection."""
     def __init__(self):
         super().__init__()
-        g = torch.Generator().manual_seed(0)
         dm = H * D
+        # Weights in closed form: any torch version makes the same ones (the
+        # exported file holds them as constants; the test recomputes them).
+        n = torch.arange(dm * dm, dtype=torch.float64).reshape(dm, dm)
         self.wq, self.wk, self.wv, self.wo = (
-            torch.nn.Parameter(torch.randn(dm, dm, generator=g) / dm ** 0.5) for _ in range(4))
+            torch.nn.Parameter((torch.sin(n * c) / dm ** 0.5).float())
+            for c in (0.37, 0.71, 1.13, 1.57))
 
     def forward(self, x):
         b, L, dm = x.shape
@@ -122,6 +125,37 @@ class HeadsLast(torch.nn.Module):
     def forward(self, q, k, v):
         s = torch.einsum("blhd,bmhd->bhlm", q, k)
         return torch.einsum("bhlm,bmhe->blhe", torch.tril(s), v)
+
+
+# --- softmax attention -------------------------------------------------------
+
+class SoftmaxCausal(torch.nn.Module):
+    """softmax(Q K^T / sqrt(d) + causal -inf) V, written out."""
+    def forward(self, q, k, v):
+        L = q.shape[-2]
+        s = (q @ k.transpose(-1, -2)) / q.shape[-1] ** 0.5
+        mask = torch.ones(L, L, dtype=torch.bool).tril()
+        return torch.softmax(s.masked_fill(~mask, float("-inf")), dim=-1) @ v
+
+
+class SdpaCausal(torch.nn.Module):
+    """torch's fused attention (torch >= 2.0); where it is missing (the
+    tests' torch 1.13 computes the reference) the same math written out."""
+    def forward(self, q, k, v):
+        if hasattr(F, "scaled_dot_product_attention"):
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return SoftmaxCausal()(q, k, v)
+
+
+class SoftmaxBidirectional(torch.nn.Module):
+    def forward(self, q, k, v):
+        return torch.softmax((q @ k.transpose(-1, -2)) * 0.25, dim=-1) @ v
+
+
+class SoftmaxWrongAxis(torch.nn.Module):
+    """Normalized over the queries instead of the keys."""
+    def forward(self, q, k, v):
+        return torch.softmax(q @ k.transpose(-1, -2), dim=-2) @ v
 
 
 # --- near misses: must stay as written, and still run right ----------------
@@ -187,6 +221,11 @@ CORPUS = {
                                       "linear_attention mask = causal"]),
     "la_projected": entry(Projected, lambda L: [(B, L, H * D)], causal),
     "la_heads_last": entry(HeadsLast, lambda L: [(B, L, H, D), (B, L, H, D), (B, L, H, DV)], causal),
+    "sm_causal": entry(SoftmaxCausal, qkv, ["attention mask = causal"]),
+    "sm_causal_dynamic": entry(SoftmaxCausal, qkv, ["attention mask = causal"], dynamic=True),
+    "sm_sdpa_causal": entry(SdpaCausal, qkv, ["attention mask = causal"]),
+    "sm_bidirectional": entry(SoftmaxBidirectional, qkv, ["attention mask = none scale = 0.25"]),
+    "nm_softmax_wrong_axis": entry(SoftmaxWrongAxis, qkv, [], remark="not a softmax over the keys"),
     "nm_strict_causal": entry(StrictCausal, qkv, [], remark="mask is t < i: the diagonal is excluded"),
     "nm_shifted_causal": entry(ShiftedCausal, qkv, [], remark="mask is t <= i + 1"),
     "nm_anticausal": entry(AntiCausal, qkv, [], remark="mask is t >= i"),

@@ -1,0 +1,291 @@
+//===- FrontEndShapes.cpp - torch-mlir's dynamic-shape idioms, simplified -===//
+//
+// With a dynamic sequence length, torch-mlir prints views and broadcasts in
+// a general form that hides the math from the matchers:
+//
+// - `view` as `tensor.reshape %x(%shape)` with the shape assembled by
+//   `tensor.from_elements` from sizes guarded against -1 (`select(n < 0,
+//   ..., n)` where n is a tensor.dim, never negative);
+// - an operand that might broadcast as a gather: a generic that reads
+//   `%x[..., select(dim(%x, p) == 1, 0, i_p), ...]` into a tensor of the
+//   broadcast size.
+//
+// The integer range analysis folds the guards; then a reshape whose sizes
+// are proved equal (ValueBoundsConstraintSet) group by group becomes an
+// expand_shape or collapse_shape, and a gather whose sizes agree is its
+// source. Where they cannot be proved to agree (two arguments' dynamic
+// sequence lengths, which torch.export asserts are one symbol), the gather
+// becomes its source behind a run-time check of that equality: a call with
+// different lengths stops with an error instead of broadcasting.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "mlir/Analysis/DataFlow/DeadCodeAnalysis.h"
+#include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
+#include "mlir/Analysis/DataFlowFramework.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace {
+
+/// Whether two sizes are the same for every run: equal constants, or
+/// proved equal through the IR that computes them.
+bool provedEqual(const ValueBoundsConstraintSet::Variable &a,
+                 const ValueBoundsConstraintSet::Variable &b) {
+  FailureOr<bool> equal = ValueBoundsConstraintSet::areEqual(a, b);
+  return succeeded(equal) && *equal;
+}
+
+/// The size an element of a `tensor.from_elements` shape holds, as an index
+/// value or a constant.
+std::optional<OpFoldResult> shapeElement(OpBuilder &b, Value element) {
+  APInt constant;
+  if (matchPattern(element, m_ConstantInt(&constant)))
+    return OpFoldResult(b.getIndexAttr(constant.getSExtValue()));
+  if (auto cast = element.getDefiningOp<arith::IndexCastOp>())
+    if (cast.getIn().getType().isIndex())
+      return OpFoldResult(cast.getIn());
+  if (element.getType().isIndex())
+    return OpFoldResult(element);
+  return std::nullopt;
+}
+
+/// Groups the dims of the larger shape under the dims of the smaller one:
+/// static dims by products, a dynamic dim alone and proved equal.
+std::optional<SmallVector<ReassociationIndices>>
+groupDims(Value small, ArrayRef<OpFoldResult> large) {
+  auto type = cast<RankedTensorType>(small.getType());
+  SmallVector<ReassociationIndices> groups;
+  size_t j = 0;
+  for (int64_t k = 0; k < type.getRank(); ++k) {
+    ReassociationIndices group;
+    std::optional<int64_t> size = type.isDynamicDim(k)
+                                      ? std::nullopt
+                                      : std::optional(type.getDimSize(k));
+    if (!size) {
+      if (j >= large.size() ||
+          !provedEqual({small, k}, ValueBoundsConstraintSet::Variable(large[j])))
+        return std::nullopt;
+      group.push_back(j++);
+    } else {
+      int64_t product = 1;
+      while (j < large.size() && (group.empty() || product < *size)) {
+        std::optional<int64_t> s = getConstantIntValue(large[j]);
+        if (!s)
+          return std::nullopt;
+        product *= *s;
+        group.push_back(j++);
+      }
+      if (product != *size)
+        return std::nullopt;
+    }
+    // Trailing unit dims of the large shape join the last group.
+    if (k + 1 == type.getRank())
+      while (j < large.size() && getConstantIntValue(large[j]) == 1)
+        group.push_back(j++);
+    groups.push_back(group);
+  }
+  if (j != large.size())
+    return std::nullopt;
+  return groups;
+}
+
+/// `tensor.reshape %x(from_elements(...))` as expand_shape or
+/// collapse_shape, where the sizes are proved to match group by group.
+struct ReshapeToExpandOrCollapse : OpRewritePattern<tensor::ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto elements = op.getShape().getDefiningOp<tensor::FromElementsOp>();
+    auto resultType = dyn_cast<RankedTensorType>(op.getResult().getType());
+    auto sourceType = dyn_cast<RankedTensorType>(op.getSource().getType());
+    if (!elements || !resultType || !sourceType)
+      return failure();
+    SmallVector<OpFoldResult> sizes;
+    for (Value element : elements.getElements()) {
+      std::optional<OpFoldResult> size = shapeElement(rewriter, element);
+      if (!size)
+        return failure();
+      sizes.push_back(*size);
+    }
+    Location loc = op.getLoc();
+    if (resultType.getRank() >= sourceType.getRank()) {
+      std::optional<SmallVector<ReassociationIndices>> groups =
+          groupDims(op.getSource(), sizes);
+      if (!groups)
+        return failure();
+      rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+          op, resultType, op.getSource(), *groups, sizes);
+      return success();
+    }
+    // Collapse: the result's sizes group the source's dims.
+    SmallVector<OpFoldResult> sourceSizes =
+        tensor::getMixedSizes(rewriter, loc, op.getSource());
+    auto groups = [&]() -> std::optional<SmallVector<ReassociationIndices>> {
+      // The roles swap: each result size covers source dims.
+      SmallVector<ReassociationIndices> out;
+      size_t j = 0;
+      for (auto [k, size] : llvm::enumerate(sizes)) {
+        ReassociationIndices group;
+        std::optional<int64_t> s = getConstantIntValue(size);
+        if (!s) {
+          if (j >= sourceSizes.size() ||
+              !provedEqual({op.getSource(), int64_t(j)},
+                           ValueBoundsConstraintSet::Variable(size)))
+            return std::nullopt;
+          group.push_back(j++);
+        } else {
+          int64_t product = 1;
+          while (j < sourceSizes.size() && (group.empty() || product < *s)) {
+            std::optional<int64_t> d = getConstantIntValue(sourceSizes[j]);
+            if (!d)
+              return std::nullopt;
+            product *= *d;
+            group.push_back(j++);
+          }
+          if (product != *s)
+            return std::nullopt;
+        }
+        if (k + 1 == sizes.size())
+          while (j < sourceSizes.size() &&
+                 getConstantIntValue(sourceSizes[j]) == 1)
+            group.push_back(j++);
+        out.push_back(group);
+      }
+      if (j != sourceSizes.size())
+        return std::nullopt;
+      return out;
+    }();
+    if (!groups)
+      return failure();
+    Value collapsed = tensor::CollapseShapeOp::create(rewriter, loc,
+                                                      op.getSource(), *groups);
+    if (collapsed.getType() != resultType)
+      collapsed = tensor::CastOp::create(rewriter, loc, resultType, collapsed);
+    rewriter.replaceOp(op, collapsed);
+    return success();
+  }
+};
+
+/// The source dim a broadcast gather reads at output dim `p`: `i_p`, or
+/// `select(_ == 1, 0, i_p)` (true: the dim may broadcast).
+std::optional<bool> readsDimAsIs(Value index, int64_t p) {
+  auto isIndexOf = [&](Value v) {
+    auto op = v.getDefiningOp<linalg::IndexOp>();
+    return op && int64_t(op.getDim()) == p;
+  };
+  if (isIndexOf(index))
+    return false;
+  auto select = index.getDefiningOp<arith::SelectOp>();
+  if (!select || !isIndexOf(select.getFalseValue()) ||
+      !matchPattern(select.getTrueValue(), m_Zero()))
+    return std::nullopt;
+  auto cmp = select.getCondition().getDefiningOp<arith::CmpIOp>();
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq ||
+      !matchPattern(cmp.getRhs(), m_One()))
+    return std::nullopt;
+  return true;
+}
+
+/// A generic that only gathers `%x[..., select(dim == 1, 0, i_p), ...]`
+/// into a tensor of the same rank: `%x`, behind a check that the sizes
+/// agree where that is not proved.
+struct BroadcastGatherToSource : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getNumDpsInputs() != 0 || op.getNumDpsInits() != 1 ||
+        !op.hasPureTensorSemantics() ||
+        !op.getIndexingMapsArray()[0].isIdentity())
+      return failure();
+    auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+    auto extract = yield.getOperand(0).getDefiningOp<tensor::ExtractOp>();
+    if (!extract || extract->getBlock() != op.getBody())
+      return failure();
+    if (Operation *def = extract.getTensor().getDefiningOp();
+        def && op->isAncestor(def))
+      return failure();
+    Value source = extract.getTensor();
+    Value init = op.getDpsInits()[0];
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    auto initType = cast<RankedTensorType>(init.getType());
+    if (sourceType.getRank() != initType.getRank() ||
+        sourceType.getElementType() != initType.getElementType())
+      return failure();
+    SmallVector<int64_t> mayBroadcast;
+    for (auto [p, index] : llvm::enumerate(extract.getIndices())) {
+      std::optional<bool> asIs = readsDimAsIs(index, p);
+      if (!asIs)
+        return failure();
+      if (*asIs)
+        mayBroadcast.push_back(p);
+    }
+    // Nothing else in the body: the gather is the whole op.
+    for (Operation &inner : op.getBody()->without_terminator())
+      if (!isa<linalg::IndexOp, arith::CmpIOp, arith::SelectOp,
+               arith::ConstantOp, tensor::ExtractOp, tensor::DimOp>(inner))
+        return failure();
+    Location loc = op.getLoc();
+    for (int64_t p : mayBroadcast) {
+      if (provedEqual({source, p}, {init, p}))
+        continue;
+      Value a = tensor::DimOp::create(rewriter, loc, source, p);
+      Value b = tensor::DimOp::create(rewriter, loc, init, p);
+      Value same = arith::CmpIOp::create(rewriter, loc,
+                                         arith::CmpIPredicate::eq, a, b);
+      cf::AssertOp::create(
+          rewriter, loc, same,
+          "linea-raise: two dynamic sizes the model broadcasts against each "
+          "other differ (torch.export asserts they are equal)");
+    }
+    Value result = source;
+    if (sourceType != initType)
+      result = tensor::CastOp::create(rewriter, loc, initType, source);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Keeps the solver's state in step with the rewrites.
+struct SolverListener : RewriterBase::Listener {
+  explicit SolverListener(DataFlowSolver &solver) : solver(solver) {}
+  void notifyOperationErased(Operation *op) override {
+    solver.eraseState(solver.getProgramPointAfter(op));
+    for (Value result : op->getResults())
+      solver.eraseState(result);
+  }
+  DataFlowSolver &solver;
+};
+
+} // namespace
+
+void mlir::linea::raise::populateFrontEndShapePatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<ReshapeToExpandOrCollapse, BroadcastGatherToSource>(
+      patterns.getContext());
+}
+
+LogicalResult mlir::linea::raise::foldShapeGuards(Operation *root) {
+  DataFlowSolver solver;
+  solver.load<dataflow::DeadCodeAnalysis>();
+  solver.load<dataflow::IntegerRangeAnalysis>();
+  if (failed(solver.initializeAndRun(root)))
+    return failure();
+  SolverListener listener(solver);
+  RewritePatternSet patterns(root->getContext());
+  arith::populateIntRangeOptimizationsPatterns(patterns, solver);
+  GreedyRewriteConfig config;
+  config.setListener(&listener);
+  return applyPatternsGreedily(root, std::move(patterns), config);
+}

@@ -1,0 +1,130 @@
+"""linea-raise on the corpus (test/Raise/models): every exported layer run
+through linea-run with and without raising, both against the PyTorch layer
+itself in float64, at the lengths SPEC names (L = 1, prime L, L % chunk != 0
+for the dynamic exports); the raised programs must hold the Linea ops the
+corpus says, the near misses none. Then mutants of the corpus: linea-raise
+exits 0 or 1 with one error line, never crashes, and where a mutant still
+runs, it computes the same with and without raising."""
+
+import os
+import pathlib
+import random
+import re
+import subprocess
+import sys
+import zlib
+
+import numpy as np
+import pytest
+
+import linea
+from linea import reference
+from linea.runner import build_dir
+
+MODELS = pathlib.Path(__file__).resolve().parents[2] / "test" / "Raise" / "models"
+sys.path.insert(0, str(MODELS))
+torch = pytest.importorskip("torch")
+import models  # noqa: E402
+
+TOLERANCE = 1e-4
+DYNAMIC_LENGTHS = [1, 17, 67]
+
+
+def lengths(spec):
+    return DYNAMIC_LENGTHS if spec["dynamic"] else [spec["L"]]
+
+
+def inputs(spec, L, seed):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(shape).astype(np.float32) for shape in spec["shapes"](L)]
+
+
+def expected(spec, args):
+    module = spec["module"]().double()
+    with torch.no_grad():
+        out = module(*[torch.from_numpy(a).double() for a in args])
+    return out.numpy()
+
+
+def raised_ops(path):
+    done = subprocess.run([str(build_dir() / "bin" / "linea-opt"), str(path), "--linea-raise"],
+                          capture_output=True, text=True, check=True)
+    return re.findall(r"linea\.(\w+) ", done.stdout)
+
+
+CASES = [(name, L) for name, spec in models.CORPUS.items() for L in lengths(spec)]
+
+
+@pytest.mark.parametrize("name", list(models.CORPUS))
+def test_raises_what_the_corpus_says(name):
+    spec = models.CORPUS[name]
+    want = [r.split(" ")[0] for r in spec["raises"]]
+    assert raised_ops(MODELS / f"{name}.mlir") == want
+
+
+@pytest.mark.parametrize("name,L", CASES, ids=[f"{n}-L{L}" for n, L in CASES])
+def test_matches_the_layer_with_and_without_raising(name, L):
+    spec = models.CORPUS[name]
+    program = (MODELS / f"{name}.mlir").read_text()
+    args = inputs(spec, L, seed=L)
+    want = expected(spec, args)
+    for raising in (True, False):
+        got = linea.run(program, args, raising=raising)[0]
+        err = reference.rel_l2(got, want)
+        assert err <= TOLERANCE, f"raising={raising}: rel. L2 {err:.3g}"
+
+
+# ---------------------------------------------------------------------------
+# Mutants
+# ---------------------------------------------------------------------------
+def mutate(text, rng):
+    """One structural change to a corpus program: a comparison's predicate,
+    an integer or float constant, a line dropped, two operands swapped."""
+    lines = text.splitlines()
+    body = [k for k, line in enumerate(lines) if not line.startswith("//")]
+    kind = rng.choice(["predicate", "constant", "drop", "swap"])
+    k = rng.choice(body)
+    line = lines[k]
+    if kind == "predicate" and "arith.cmpi" in text:
+        k = rng.choice([k for k in body if "arith.cmpi" in lines[k]])
+        predicates = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule"]
+        lines[k] = re.sub(r"cmpi (\w+),", f"cmpi {rng.choice(predicates)},", lines[k])
+    elif kind == "constant" and re.search(r"constant -?\d+ : i64", text):
+        k = rng.choice([k for k in body if re.search(r"constant -?\d+ : i64", lines[k])])
+        lines[k] = re.sub(r"constant -?\d+ :", f"constant {rng.randint(-3, 20)} :", lines[k])
+    elif kind == "drop":
+        del lines[k]
+    else:
+        m = re.search(r"\((%\w+), (%\w+)", line)
+        if m:
+            lines[k] = line.replace(f"({m[1]}, {m[2]}", f"({m[2]}, {m[1]}", 1)
+    return "\n".join(lines) + "\n"
+
+
+MUTANTS = [(name, seed) for name in models.CORPUS for seed in range(3)]
+
+
+@pytest.mark.parametrize("name,seed", MUTANTS, ids=[f"{n}-{s}" for n, s in MUTANTS])
+def test_mutants_never_crash_and_raise_exactly(name, seed, tmp_path):
+    spec = models.CORPUS[name]
+    rng = random.Random(zlib.crc32(name.encode()) + seed)
+    text = (MODELS / f"{name}.mlir").read_text()
+    mutant = tmp_path / "mutant.mlir"
+    mutant.write_text(mutate(text, rng))
+    done = subprocess.run([str(build_dir() / "bin" / "linea-opt"), str(mutant), "--linea-raise"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    assert "Stack dump" not in done.stderr and "PLEASE submit" not in done.stderr
+    if done.returncode != 0:
+        return
+    # It parsed and verified: where it also runs, raising changes nothing.
+    args = inputs(spec, spec["L"], seed=seed)
+    try:
+        plain = linea.run(mutant.read_text(), args, raising=False)
+    except linea.LineaError:
+        return
+    raised = linea.run(mutant.read_text(), args)
+    for a, b in zip(raised, plain):
+        assert a.shape == b.shape
+        if np.all(np.isfinite(b)) and np.linalg.norm(b) > 0:
+            assert reference.rel_l2(a, b) <= TOLERANCE
