@@ -22,7 +22,11 @@ def ConvertLineaToLinalg : Pass<"convert-linea-to-linalg"> {
     - attention: masked scores, a row max, `exp`, a row sum (rows with no
       visible key are zero);
     - presum: a sequential `scf.for` carrying the running sum;
-    - fold: an `scf.for` over segments carrying the memory, the body inlined.
+    - fold: an `scf.for` over segments carrying the memory, the body inlined;
+    - torch-mlir's `tm_tensor.scan` (what linea-raise left: --no-raise, or
+      a combiner other than add): an `scf.for` along its dimension carrying
+      the running row, combined with each slice by the scan's own
+      (commutative) combiner.
 
     f16/bf16 operands are extended to f32 on entry and results truncated on
     exit. Dynamic leading dims and dynamic `L` are supported throughout.

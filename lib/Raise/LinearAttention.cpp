@@ -295,8 +295,11 @@ Value valuesInOrder(OpBuilder &b, Location loc, const MaskedAttention &m) {
 } // namespace
 
 LogicalResult raise::raiseMaskedLinearAttention(RewriterBase &rewriter,
-                                                linalg::LinalgOp root,
+                                                Operation *op,
                                                 RaiseLog &log, Rejection &why) {
+  auto root = dyn_cast<linalg::LinalgOp>(op);
+  if (!root)
+    return failure();
   FailureOr<MaskedAttention> m =
       matchMaskedAttention(root, /*withValues=*/true, why);
   if (failed(m))
@@ -315,8 +318,11 @@ LogicalResult raise::raiseMaskedLinearAttention(RewriterBase &rewriter,
 }
 
 LogicalResult raise::raiseMaskedRowSum(RewriterBase &rewriter,
-                                       linalg::LinalgOp root, RaiseLog &log,
+                                       Operation *op, RaiseLog &log,
                                        Rejection &why) {
+  auto root = dyn_cast<linalg::LinalgOp>(op);
+  if (!root)
+    return failure();
   FailureOr<MaskedAttention> m =
       matchMaskedAttention(root, /*withValues=*/false, why);
   if (failed(m))
@@ -354,9 +360,12 @@ LogicalResult raise::raiseMaskedRowSum(RewriterBase &rewriter,
 }
 
 LogicalResult raise::raiseNormalizedLinearAttention(RewriterBase &rewriter,
-                                                    linalg::LinalgOp root,
+                                                    Operation *op,
                                                     RaiseLog &log,
                                                     Rejection &why) {
+  auto root = dyn_cast<linalg::LinalgOp>(op);
+  if (!root)
+    return failure();
   if (!root.hasPureTensorSemantics() || root.getNumDpsInits() != 1 ||
       root->getNumResults() != 1 ||
       root.getNumLoops() != root.getNumParallelLoops())

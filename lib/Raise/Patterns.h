@@ -18,28 +18,33 @@
 
 namespace mlir::linea::raise {
 
-using RaiseFn = LogicalResult (*)(RewriterBase &, linalg::LinalgOp, RaiseLog &,
+using RaiseFn = LogicalResult (*)(RewriterBase &, Operation *, RaiseLog &,
                                   Rejection &);
 
 /// `O / (rowsum(A .* M) + 1e-6)` with `O = (A .* M) V`: normalized linear
 /// attention (LinearAttention.cpp).
 LogicalResult raiseNormalizedLinearAttention(RewriterBase &rewriter,
-                                             linalg::LinalgOp root,
+                                             Operation *root,
                                              RaiseLog &log, Rejection &why);
 /// `O = (A .* M) V` with `A = s X Y^T` (LinearAttention.cpp).
 LogicalResult raiseMaskedLinearAttention(RewriterBase &rewriter,
-                                         linalg::LinalgOp root, RaiseLog &log,
+                                         Operation *root, RaiseLog &log,
                                          Rejection &why);
 /// `rowsum(A .* M)`: linear attention with a column of ones as values
 /// (LinearAttention.cpp).
-LogicalResult raiseMaskedRowSum(RewriterBase &rewriter, linalg::LinalgOp root,
+LogicalResult raiseMaskedRowSum(RewriterBase &rewriter, Operation *root,
                                 RaiseLog &log, Rejection &why);
 
 /// `softmax(s * X Y^T + mask) V` as front ends print it (max-subtract,
 /// exp, sum, divide; sdpa's guard): linea.attention (SoftmaxAttention.cpp).
 LogicalResult raiseSoftmaxAttention(RewriterBase &rewriter,
-                                    linalg::LinalgOp root, RaiseLog &log,
+                                    Operation *root, RaiseLog &log,
                                     Rejection &why);
+
+/// torch-mlir's `tm_tensor.scan` adding floats (its `torch.cumsum`):
+/// linea.presum (Presum.cpp).
+LogicalResult raiseScan(RewriterBase &rewriter, Operation *root, RaiseLog &log,
+                        Rejection &why);
 
 /// Every raise, in the order the pass tries them on one root.
 ArrayRef<RaiseFn> allRaises();

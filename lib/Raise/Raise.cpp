@@ -8,6 +8,7 @@
 
 #include "Patterns.h"
 
+#include "linea/Dialect/TMTensor.h"
 #include "linea/Raise/Passes.h"
 
 #include "mlir/IR/Dominance.h"
@@ -26,19 +27,23 @@ using namespace mlir::linea::raise;
 ArrayRef<RaiseFn> raise::allRaises() {
   static const RaiseFn raises[] = {raiseNormalizedLinearAttention,
                                    raiseMaskedLinearAttention,
-                                   raiseMaskedRowSum, raiseSoftmaxAttention};
+                                   raiseMaskedRowSum, raiseSoftmaxAttention,
+                                   raiseScan};
   return raises;
 }
 
 namespace {
 
-/// Tries every raise on every linalg op of `f`, consumers first; a root an
-/// earlier raise absorbed (left without uses) is skipped.
+/// Tries every raise on every op of `f` with results, consumers first; a
+/// root an earlier raise absorbed (left without uses) is skipped.
 void raiseAll(func::FuncOp f, RaiseLog &log) {
-  SmallVector<linalg::LinalgOp> roots;
-  f.walk([&](linalg::LinalgOp op) { roots.push_back(op); });
+  SmallVector<Operation *> roots;
+  f.walk([&](Operation *op) {
+    if (isa<linalg::LinalgOp, tm_tensor::ScanOp>(op))
+      roots.push_back(op);
+  });
   IRRewriter rewriter(f.getContext());
-  for (linalg::LinalgOp root : llvm::reverse(roots)) {
+  for (Operation *root : llvm::reverse(roots)) {
     if (root->use_empty())
       continue;
     // The first pattern that recognized the root as its idiom says why.

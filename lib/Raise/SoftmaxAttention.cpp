@@ -247,8 +247,11 @@ bool collectLogits(const ElementExpr *e, Logits &logits) {
 } // namespace
 
 LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
-                                           linalg::LinalgOp root,
+                                           Operation *op,
                                            RaiseLog &log, Rejection &why) {
+  auto root = dyn_cast<linalg::LinalgOp>(op);
+  if (!root)
+    return failure();
   // O = W V.
   if (!root.hasPureTensorSemantics() || root.getNumDpsInits() != 1 ||
       root->getNumResults() != 1 || root.getNumReductionLoops() != 1)

@@ -24,6 +24,7 @@
 #include "../common/CommandLine.h"
 #include "linea/Conversion/Passes.h"
 #include "linea/Dialect/LineaDialect.h"
+#include "linea/Dialect/TMTensor.h"
 #include "linea/Distributed/Passes.h"
 #include "linea/Pipelines/Pipelines.h"
 #include "linea/Target/HostCompile.h"
@@ -498,7 +499,7 @@ int main(int argc, char **argv) {
   Options options = parseOptions(argc, argv);
 
   DialectRegistry registry;
-  registry.insert<linea::LineaDialect>();
+  registry.insert<linea::LineaDialect, linea::tm_tensor::TMTensorDialect>();
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);

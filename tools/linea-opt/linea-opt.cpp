@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "linea/Dialect/LineaDialect.h"
+#include "linea/Dialect/TMTensor.h"
 #include "linea/Pipelines/Pipelines.h"
 #include "linea/Version.h"
 
@@ -24,7 +25,8 @@ int main(int argc, char **argv) {
   mlir::linea::registerAllPasses();
 
   mlir::DialectRegistry registry;
-  registry.insert<mlir::linea::LineaDialect>();
+  registry.insert<mlir::linea::LineaDialect,
+                  mlir::linea::tm_tensor::TMTensorDialect>();
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   // gpu-module-to-binary translates kernels to LLVM IR on the way to PTX.

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "linea/Dialect/LineaDialect.h"
+#include "linea/Dialect/TMTensor.h"
 #include "linea/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -20,7 +21,8 @@ extern "C" LLVM_ATTRIBUTE_WEAK mlir::DialectPluginLibraryInfo
 mlirGetDialectPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "Linea", LLVM_VERSION_STRING,
           [](mlir::DialectRegistry *registry) {
-            registry->insert<mlir::linea::LineaDialect>();
+            registry->insert<mlir::linea::LineaDialect,
+                             mlir::linea::tm_tensor::TMTensorDialect>();
           }};
 }
 

@@ -28,6 +28,7 @@
 #include "../common/CommandLine.h"
 
 #include "linea/Dialect/LineaDialect.h"
+#include "linea/Dialect/TMTensor.h"
 #include "linea/Distributed/Passes.h"
 #include "linea/Pipelines/Pipelines.h"
 #include "linea/Transforms/Passes.h"
@@ -464,7 +465,7 @@ int main(int argc, char **argv) {
 #endif
 
   DialectRegistry registry;
-  registry.insert<linea::LineaDialect>();
+  registry.insert<linea::LineaDialect, linea::tm_tensor::TMTensorDialect>();
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);

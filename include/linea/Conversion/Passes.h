@@ -19,8 +19,11 @@ namespace linea {
 #define GEN_PASS_DECL
 #include "linea/Conversion/Passes.h.inc"
 
-/// The reference lowering of every Linea op (see convert-linea-to-linalg).
+/// The reference lowering of every Linea op (see convert-linea-to-linalg),
+/// torch-mlir's tm_tensor.scan included.
 void populateLineaToLinalgPatterns(RewritePatternSet &patterns);
+/// tm_tensor.scan as a loop along its dimension (ScanToLoops.cpp).
+void populateScanToLoopsPatterns(RewritePatternSet &patterns);
 
 #define GEN_PASS_REGISTRATION
 #include "linea/Conversion/Passes.h.inc"

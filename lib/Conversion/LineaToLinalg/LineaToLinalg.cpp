@@ -14,6 +14,7 @@
 
 #include "linea/Conversion/Passes.h"
 #include "linea/Dialect/LineaOps.h"
+#include "linea/Dialect/TMTensor.h"
 #include "linea/Utils/AttentionBuilders.h"
 #include "linea/Utils/FoldBuilders.h"
 #include "linea/Utils/StructuredBuilders.h"
@@ -442,7 +443,7 @@ struct ConvertLineaToLinalgPass
     : linea::impl::ConvertLineaToLinalgBase<ConvertLineaToLinalgPass> {
   void runOnOperation() override {
     ConversionTarget target(getContext());
-    target.addIllegalDialect<LineaDialect>();
+    target.addIllegalDialect<LineaDialect, tm_tensor::TMTensorDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
     populateLineaToLinalgPatterns(patterns);
@@ -469,4 +470,5 @@ struct ConvertLineaToLinalgPass
 void mlir::linea::populateLineaToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerLinearAttention, LowerAttention, LowerPresum, LowerFold,
                LowerFoldedAttention>(patterns.getContext());
+  populateScanToLoopsPatterns(patterns);
 }

@@ -127,6 +127,31 @@ class HeadsLast(torch.nn.Module):
         return torch.einsum("bhlm,bmhe->blhe", torch.tril(s), v)
 
 
+# --- prefix sums ---------------------------------------------------------------
+
+def seq(L, d=D):
+    return [(B, L, d)]
+
+
+class CumSum(torch.nn.Module):
+    """Seed 000's causal layer: a prefix sum along the sequence."""
+    def forward(self, x):
+        return torch.cumsum(x, dim=1)
+
+
+class ExclusiveCumSum(torch.nn.Module):
+    """cumsum(x) - x is the exclusive prefix sum: not raised as one (the
+    subtraction stays), the cumsum still is."""
+    def forward(self, x):
+        return torch.cumsum(x, dim=1) - x
+
+
+class CumProd(torch.nn.Module):
+    """A scan that multiplies: runs as a loop, never a presum."""
+    def forward(self, x):
+        return torch.cumprod(x, dim=1)
+
+
 # --- softmax attention -------------------------------------------------------
 
 class SoftmaxCausal(torch.nn.Module):
@@ -221,6 +246,10 @@ CORPUS = {
                                       "linear_attention mask = causal"]),
     "la_projected": entry(Projected, lambda L: [(B, L, H * D)], causal),
     "la_heads_last": entry(HeadsLast, lambda L: [(B, L, H, D), (B, L, H, D), (B, L, H, DV)], causal),
+    "ps_cumsum": entry(CumSum, seq, ["presum dim = 1"]),
+    "ps_cumsum_dynamic": entry(CumSum, seq, ["presum dim = 1"], dynamic=True),
+    "ps_cumsum_minus_x": entry(ExclusiveCumSum, seq, ["presum dim = 1"]),
+    "nm_cumprod": entry(CumProd, seq, [], remark="the scan does not add"),
     "sm_causal": entry(SoftmaxCausal, qkv, ["attention mask = causal"]),
     "sm_causal_dynamic": entry(SoftmaxCausal, qkv, ["attention mask = causal"], dynamic=True),
     "sm_sdpa_causal": entry(SdpaCausal, qkv, ["attention mask = causal"]),

@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""Model layers at scale: what linea-raise buys on model IR.
+
+The raise corpus's layers (test/Raise/models/models.py), exported by
+torch-mlir's FX importer with a dynamic sequence length at 1 x 4 heads of 64,
+and the same file run by every compiler, one thread each:
+
+- torch eager (torch.set_num_threads(1)) on the PyTorch layer itself,
+- IREE llvm-cpu (iree-base-compiler / -runtime from PyPI, local-sync),
+- Linea with raising (the default) and with --no-raise (OMP_NUM_THREADS=1),
+
+at L = 4096 and 16384, and Linea raised alone at 65536 (the score matrix of
+the others would be 64 GiB). Each run is a process of its own under a memory
+cap, timed (median of calls after a warm one) and measured (peak RSS); a run
+that exceeds the cap or the time limit says so. Outputs are checked against
+torch's at the same L, and at 65536 the first 4096 rows against torch's at
+4096 (every layer here is causal: a row never sees later tokens).
+
+Run with the front-end environment (scripts/install-deps.sh --front-ends):
+    .deps/frontend/bin/python bench/models.py [--quick] [--results bench/MODELS.md]
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "test" / "Raise" / "models"))
+import models  # noqa: E402
+
+LAYERS = {
+    "causal linear attention": "la_causal_tril",
+    "PrefixLM linear attention (j = 2048)": "la_prefix",
+    "normalized linear attention (elu + 1)": "la_normalized_elu",
+    "causal softmax attention": "sm_causal",
+}
+HEADS, DIM, PREFIX = 4, 64, 2048
+MEMORY_CAP = 20 << 30
+TIME_LIMIT = 900
+
+
+def configure():
+    models.B, models.H, models.D, models.DV, models.PREFIX = 1, HEADS, DIM, DIM, PREFIX
+
+
+def inputs(L, seed=0):
+    """q, k, v of length L, the first rows of the longest run's."""
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal((1, HEADS, L, DIM)).astype(np.float32) / DIM ** 0.25
+            for _ in range(3)]
+
+
+# ---------------------------------------------------------------------------
+# Workers: one measurement each, in a process of its own.
+# ---------------------------------------------------------------------------
+def median_ms(fn, repeat):
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    return sorted(times)[len(times) // 2]
+
+
+def worker(impl, name, mlir, args_dir, out, repeat):
+    configure()
+    args = [np.load(pathlib.Path(args_dir) / f"arg{k}.npy") for k in range(3)]
+    if impl == "torch":
+        import torch
+        torch.set_num_threads(1)
+        module = models.CORPUS[name]["module"]()
+        tensors = [torch.from_numpy(a) for a in args]
+        with torch.no_grad():
+            ms = median_ms(lambda: module(*tensors), repeat)
+            result = module(*tensors).numpy()
+    elif impl == "iree":
+        import iree.runtime as ireert
+        vmfb = pathlib.Path(out).with_suffix(".vmfb")
+        subprocess.run([str(pathlib.Path(sys.executable).parent / "iree-compile"), mlir,
+                        "--iree-hal-target-device=local",
+                        "--iree-hal-local-target-device-backends=llvm-cpu",
+                        "--iree-llvmcpu-target-cpu=host", "-o", str(vmfb)], check=True)
+        module = ireert.load_vm_flatbuffer_file(str(vmfb), driver="local-sync")
+        ms = median_ms(lambda: module.main(*args), repeat)
+        result = np.asarray(module.main(*args).to_host())
+    else:
+        raise SystemExit(f"unknown worker {impl}")
+    np.save(out, result)
+    print(json.dumps({"ms": ms}))
+
+
+def linea_run(mlir, args_dir, out_dir, repeat, raising):
+    cmd = [str(ROOT / "build" / "bin" / "linea-run"), mlir, "--output-dir", out_dir,
+           "--repeat", str(repeat), "--reuse-memory"]
+    if not raising:
+        cmd.append("--no-raise")
+    cmd += [a for k in range(3) for a in ("--arg", str(pathlib.Path(args_dir) / f"arg{k}.npy"))]
+    return cmd
+
+
+def measure(cmd, env=None):
+    """(milliseconds or None, peak MiB, status) of one measured process."""
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+    timed = ["/usr/bin/time", "-f", "PEAK_KB %M"] + cmd
+    try:
+        done = subprocess.run(timed, capture_output=True, text=True, timeout=TIME_LIMIT,
+                              env=env, preexec_fn=cap)
+    except subprocess.TimeoutExpired:
+        return None, None, f"over {TIME_LIMIT} s"
+    peak = [int(line.split()[1]) for line in done.stderr.splitlines()
+            if line.startswith("PEAK_KB")]
+    peak_mib = peak[0] / 1024 if peak else None
+    if done.returncode != 0:
+        tail = done.stderr.strip().splitlines()
+        text = "out of memory" if any(s in done.stderr for s in (
+            "MemoryError", "bad_alloc", "Cannot allocate", "RESOURCE_EXHAUSTED",
+            "out of memory")) else (tail[-2] if len(tail) > 1 else "failed")[:80]
+        return None, peak_mib, text
+    out = done.stdout.strip().splitlines()
+    if out and out[-1].startswith("{"):
+        return json.loads(out[-1])["ms"], peak_mib, "ok"
+    for line in out:  # linea-run --repeat: "median MS ms"
+        parts = line.split()
+        if parts and parts[0] == "median":
+            return float(parts[1]), peak_mib, "ok"
+    return None, peak_mib, "no timing"
+
+
+def rel_l2(a, b):
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
+
+
+def export(name, directory):
+    """The layer with a dynamic L through torch-mlir's FX importer."""
+    import torch
+    from torch_mlir import fx
+    configure()
+    spec = models.CORPUS[name]
+    L = torch.export.Dim("L", min=2, max=1 << 20)
+    example = [torch.randn(1, HEADS, 64, DIM) for _ in range(3)]
+    mlir = fx.export_and_import(spec["module"](), *example, output_type="linalg-on-tensors",
+                                func_name="main", dynamic_shapes=tuple({2: L} for _ in range(3)))
+    path = pathlib.Path(directory) / f"{name}.mlir"
+    path.write_text(str(mlir))
+    return str(path)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--worker", nargs=5, metavar=("IMPL", "NAME", "MLIR", "ARGS", "OUT"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="L = 1024 and 4096 only")
+    parser.add_argument("--results", help="write the table to this Markdown file")
+    opts = parser.parse_args()
+    if opts.worker:
+        impl, name, mlir, args_dir, out = opts.worker
+        worker(impl, name, mlir, args_dir, out, opts.repeat)
+        return
+    lengths = [1024, 4096] if opts.quick else [4096, 16384]
+    longest = 4096 if opts.quick else 65536
+    one_thread = dict(os.environ, OMP_NUM_THREADS="1")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="linea-models-") as tmp:
+        tmp = pathlib.Path(tmp)
+        full = inputs(longest)
+        for title, name in LAYERS.items():
+            mlir = export(name, tmp)
+            reference = {}
+            for L in lengths + ([longest] if longest not in lengths else []):
+                args_dir = tmp / f"args{L}"
+                args_dir.mkdir(exist_ok=True)
+                for k, a in enumerate(full):
+                    np.save(args_dir / f"arg{k}.npy", np.ascontiguousarray(a[:, :, :L]))
+                repeat = opts.repeat if L <= 4096 else 1
+                runs = []
+                if L != longest or L in lengths:
+                    for impl in ("torch", "iree"):
+                        out = tmp / f"{name}-{impl}-{L}.npy"
+                        cmd = [sys.executable, __file__, "--repeat", str(repeat), "--worker",
+                               impl, name, mlir, str(args_dir), str(out)]
+                        runs.append((impl if impl == "torch" else "IREE llvm-cpu (local-sync)",
+                                     *measure(cmd), out))
+                for raising in ((True, False) if L != longest or L in lengths else (True,)):
+                    out_dir = tmp / f"{name}-linea-{raising}-{L}"
+                    ms, peak, status = measure(linea_run(mlir, args_dir, str(out_dir), repeat,
+                                                         raising), env=one_thread)
+                    label = "Linea, raised" if raising else "Linea, --no-raise"
+                    runs.append((label, ms, peak, status, out_dir / "result0.npy"))
+                torch_out = next((o for label, _, _, s, o in runs
+                                  if label == "torch" and s == "ok"), None)
+                if torch_out is not None:
+                    reference[L] = np.load(torch_out)
+                for label, ms, peak, status, out in runs:
+                    check = ""
+                    if status == "ok" and pathlib.Path(out).exists():
+                        got = np.load(out)
+                        if L in reference and label != "torch":
+                            check = f"{rel_l2(got, reference[L]):.1e}"
+                        elif L not in reference and lengths[-1] in reference:
+                            first = reference[lengths[-1]].shape[2]
+                            check = (f"{rel_l2(got[:, :, :first], reference[lengths[-1]]):.1e} "
+                                     f"(first {first} rows)")
+                    rows.append((title, L, label, ms, peak, status, check))
+                    print(rows[-1], flush=True)
+    table = ["| layer | L | implementation | ms | peak MiB | status | rel. L2 vs torch |",
+             "| --- | ---: | --- | ---: | ---: | --- | --- |"]
+    for title, L, label, ms, peak, status, check in rows:
+        table.append(f"| {title} | {L} | {label} | {'' if ms is None else f'{ms:,.1f}'} | "
+                     f"{'' if peak is None else f'{peak:,.0f}'} | {status} | {check} |")
+    header = (f"Measured {time.strftime('%Y-%m-%d')} on {platform.processor() or platform.machine()}, "
+              f"{os.cpu_count()} cores, one thread each; 1 x {HEADS} heads x {DIM}; median of "
+              f"{opts.repeat} calls after a warm one at L <= 4096, one call above; memory cap "
+              f"{MEMORY_CAP >> 30} GiB per run, {TIME_LIMIT} s limit.\n\n")
+    text = header + "\n".join(table) + "\n"
+    print(text)
+    if opts.results:
+        pathlib.Path(opts.results).write_text(
+            "# Model layers through linea-raise (bench/models.py)\n\n" + text)
+
+
+if __name__ == "__main__":
+    main()
