@@ -7,6 +7,7 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <set>
 
 using namespace mlir;
@@ -124,6 +125,8 @@ public:
         return booleanComparison(cmp.getPredicate(), e);
       return comparison(cmp.getPredicate(), e);
     }
+    if (auto cmp = e->getOp<arith::CmpFOp>())
+      return floatComparison(cmp.getPredicate(), e);
     if (e->getOp<arith::AndIOp>() || e->getOp<arith::OrIOp>() ||
         e->getOp<arith::XOrIOp>()) {
       NodePtr lhs = build(e->operands[0]), rhs = lhs ? build(e->operands[1]) : nullptr;
@@ -172,6 +175,69 @@ private:
     NodePtr differ = combine(Node::Kind::parity, lhs, rhs);
     return p == arith::CmpIPredicate::ne ? differ
                                          : combine(Node::Kind::negation, differ);
+  }
+
+  /// A float comparison of a 0/1-style indicator with a constant
+  /// (`select(m, 1.0, 0.0) == 0.0`, an ONNX mask): the comparison holds on
+  /// each branch or not, so it is a combination of `m`.
+  NodePtr floatComparison(arith::CmpFPredicate p, const ElementExpr *e) {
+    const ElementExpr *x = e->operands[0];
+    std::optional<double> c = e->operands[1]->getConstantValue();
+    bool swapped = false;
+    if (!c) {
+      c = x->getConstantValue();
+      x = e->operands[1];
+      swapped = true;
+    }
+    if (!c)
+      return fail("the mask compares two floats that are not an indicator "
+                  "and a constant");
+    auto holds = [&](double v) {
+      double lhs = swapped ? *c : v, rhs = swapped ? v : *c;
+      bool unordered = std::isnan(lhs) || std::isnan(rhs);
+      switch (p) {
+      case arith::CmpFPredicate::OEQ: return !unordered && lhs == rhs;
+      case arith::CmpFPredicate::ONE: return !unordered && lhs != rhs;
+      case arith::CmpFPredicate::OLT: return !unordered && lhs < rhs;
+      case arith::CmpFPredicate::OLE: return !unordered && lhs <= rhs;
+      case arith::CmpFPredicate::OGT: return !unordered && lhs > rhs;
+      case arith::CmpFPredicate::OGE: return !unordered && lhs >= rhs;
+      case arith::CmpFPredicate::UEQ: return unordered || lhs == rhs;
+      case arith::CmpFPredicate::UNE: return unordered || lhs != rhs;
+      case arith::CmpFPredicate::ULT: return unordered || lhs < rhs;
+      case arith::CmpFPredicate::ULE: return unordered || lhs <= rhs;
+      case arith::CmpFPredicate::UGT: return unordered || lhs > rhs;
+      case arith::CmpFPredicate::UGE: return unordered || lhs >= rhs;
+      case arith::CmpFPredicate::AlwaysTrue: return true;
+      default: return false;
+      }
+    };
+    // select(m, a, b) with constant a, b; uitofp(m) is select(m, 1, 0).
+    const ElementExpr *m = nullptr;
+    std::optional<double> a, b;
+    if (x->getOp<arith::SelectOp>() && x->operands[0]->type.isInteger(1)) {
+      m = x->operands[0];
+      a = x->operands[1]->getConstantValue();
+      b = x->operands[2]->getConstantValue();
+    } else if (x->getOp<arith::UIToFPOp>() &&
+               x->operands[0]->type.isInteger(1)) {
+      m = x->operands[0];
+      a = 1.0, b = 0.0;
+    }
+    if (!m || !a || !b) {
+      if (readsTensor(e))
+        return fail("the mask reads a tensor (" + e->str() +
+                    "): it depends on data, not only on the indices");
+      return fail("the mask compares '" + x->str() +
+                  "', which is not an indicator of indices");
+    }
+    NodePtr cond = build(m);
+    if (!cond)
+      return nullptr;
+    bool onTrue = holds(*a), onFalse = holds(*b);
+    if (onTrue == onFalse)
+      return constant(onTrue);
+    return onTrue ? cond : combine(Node::Kind::negation, cond);
   }
 
   /// `lhs <p> rhs` as `(lhs - rhs) <p> 0` over i and t.
@@ -339,6 +405,17 @@ IndexPredicate IndexPredicate::always() { return IndexPredicate(constant(true));
 IndexPredicate IndexPredicate::causal() {
   // t - i <= 0
   return IndexPredicate(atom(-1, 1, 0, Node::Pred::le));
+}
+
+IndexPredicate IndexPredicate::before() {
+  // t - i < 0
+  return IndexPredicate(atom(-1, 1, 0, Node::Pred::lt));
+}
+
+IndexPredicate IndexPredicate::after(bool inclusive) {
+  // t - i >= 0, or > 0
+  return IndexPredicate(
+      atom(-1, 1, 0, inclusive ? Node::Pred::ge : Node::Pred::gt));
 }
 
 IndexPredicate IndexPredicate::prefix(int64_t j) {

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "linea/CPU/Passes.h"
+#include "linea/Utils/MaskedContraction.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -77,147 +78,42 @@ bool hasUnitInnermostStride(Value memref) {
   return strides.back() == 1;
 }
 
-/// The ops computing `visible` if it is a predicate of loop indices only:
-/// `linalg.index` of dims other than `k`, values from outside the body and
-/// integer arithmetic, as the causal and prefix masks are written.
-FailureOr<SmallVector<Operation *>> indexPredicate(Value visible, Block &body,
-                                                   unsigned k) {
-  llvm::SetVector<Operation *> slice;
-  SmallVector<Value> work{visible};
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (isa<BlockArgument>(v)) {
-      if (cast<BlockArgument>(v).getOwner() == &body)
-        return failure(); // depends on an operand's element
-      continue;
-    }
-    Operation *def = v.getDefiningOp();
-    if (def->getBlock() != &body || slice.contains(def))
-      continue;
-    if (auto index = dyn_cast<linalg::IndexOp>(def)) {
-      if (index.getDim() == k)
-        return failure();
-    } else if (!isa<arith::CmpIOp, arith::AddIOp, arith::SubIOp, arith::MulIOp,
-                    arith::AndIOp, arith::OrIOp, arith::XOrIOp, arith::MinSIOp,
-                    arith::MaxSIOp, arith::SelectOp, arith::ConstantOp>(def)) {
-      return failure();
-    }
-    slice.insert(def);
-    llvm::append_range(work, def->getOperands());
-  }
-  SmallVector<Operation *> ordered(slice.begin(), slice.end());
-  llvm::sort(ordered, [](Operation *x, Operation *y) {
-    return x->isBeforeInBlock(y);
-  });
-  return ordered;
-}
-
-/// Matches the body `yield(out + a * b)` or `yield(out + select(p, a * b,
-/// 0))` with nothing else in it but the predicate's index arithmetic.
-LogicalResult matchMultiplyAccumulate(linalg::GenericOp op,
-                                      ContractionLayout &layout) {
-  Block &body = op.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
-  if (!add)
+/// A contraction the kernel runs (linea::matchMaskedContraction: the body
+/// `out + a * b`, maybe under `select(visible, ., 0)`), named by its layout:
+/// n is C's innermost dim, B the operand that reads it.
+FailureOr<ContractionLayout> matchContraction(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics())
     return failure();
-  Value out = body.getArgument(2);
-  Value term = add.getLhs() == out   ? add.getRhs()
-               : add.getRhs() == out ? add.getLhs()
-                                     : Value();
-  if (!term)
+  FailureOr<linea::MaskedContraction> c = linea::matchMaskedContraction(op);
+  if (failed(c))
     return failure();
-  SmallVector<Operation *> expected{yield, add};
-  if (auto select = term.getDefiningOp<arith::SelectOp>()) {
-    if (!matchPattern(select.getFalseValue(), m_AnyZeroFloat()))
-      return failure();
-    layout.visible = select.getCondition();
-    term = select.getTrueValue();
-    expected.push_back(select);
-  }
-  auto mul = term.getDefiningOp<arith::MulFOp>();
-  if (!mul)
-    return failure();
-  expected.push_back(mul);
-  Value x = body.getArgument(0), y = body.getArgument(1);
-  if (!((mul.getLhs() == x && mul.getRhs() == y) ||
-        (mul.getLhs() == y && mul.getRhs() == x)))
-    return failure();
-  if (layout.visible) {
-    FailureOr<SmallVector<Operation *>> predicate =
-        indexPredicate(layout.visible, body, layout.k);
-    if (failed(predicate))
-      return failure();
-    layout.predicate = *predicate;
-  }
-  // A zero constant for the select may sit in the body too.
-  size_t others = llvm::count_if(body, [&](Operation &o) {
-    return !llvm::is_contained(expected, &o) &&
-           !llvm::is_contained(layout.predicate, &o) &&
-           !(isa<arith::ConstantOp>(o) && o.getResult(0).hasOneUse() &&
-             llvm::is_contained(expected, *o.getUsers().begin()));
-  });
-  return success(others == 0);
-}
-
-/// Sorts the loops into batch, m, n and k by the operands that index them.
-LogicalResult matchLoops(linalg::GenericOp op, ContractionLayout &layout) {
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  for (AffineMap map : maps)
+  for (AffineMap map : op.getIndexingMapsArray())
     if (!map.isProjectedPermutation(/*allowZeroInResults=*/false) ||
         map.getNumResults() == 0)
       return failure();
-  AffineMap cMap = maps[2];
-  layout.n = cast<AffineDimExpr>(cMap.getResults().back()).getPosition();
-  auto indexes = [&](unsigned operand, unsigned dim) {
-    return maps[operand].getResultPosition(getAffineDimExpr(dim, op.getContext()))
-        .has_value();
-  };
-  // B is the input indexed by n.
-  unsigned bIndex = indexes(0, layout.n) ? 0 : 1;
-  unsigned aIndex = 1 - bIndex;
-  if (indexes(aIndex, layout.n) || !indexes(bIndex, layout.n))
+  ContractionLayout layout;
+  layout.c = c->init;
+  layout.batch.assign(c->dims.batch.begin(), c->dims.batch.end());
+  layout.k = c->dims.k[0];
+  layout.visible = c->visible;
+  layout.predicate = c->predicate;
+  AffineMap cMap = op.getMatchingIndexingMap(c->init);
+  unsigned innermost =
+      cast<AffineDimExpr>(cMap.getResults().back()).getPosition();
+  if (innermost == c->dims.n[0]) {
+    layout.a = c->lhs, layout.b = c->rhs;
+    layout.m = c->dims.m[0], layout.n = c->dims.n[0];
+  } else if (innermost == c->dims.m[0]) {
+    layout.a = c->rhs, layout.b = c->lhs;
+    layout.m = c->dims.n[0], layout.n = c->dims.m[0];
+  } else {
     return failure();
-  int mCount = 0, kCount = 0;
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  for (unsigned d = 0, e = op.getNumLoops(); d < e; ++d) {
-    bool inA = indexes(aIndex, d), inB = indexes(bIndex, d), inC = indexes(2, d);
-    bool parallel = iterators[d] == utils::IteratorType::parallel;
-    if (d == layout.n)
-      continue;
-    if (inA && inB && inC && parallel) {
-      layout.batch.push_back(d);
-    } else if (inA && !inB && inC && parallel) {
-      layout.m = d;
-      ++mCount;
-    } else if (inA && inB && !inC && !parallel) {
-      layout.k = d;
-      ++kCount;
-    } else {
-      return failure();
-    }
   }
-  if (mCount != 1 || kCount != 1)
-    return failure();
-  layout.a = op.getDpsInputOperand(aIndex);
-  layout.b = op.getDpsInputOperand(bIndex);
-  layout.c = op.getDpsInitOperand(0);
-  unsigned bInnermost =
-      cast<AffineDimExpr>(maps[bIndex].getResults().back()).getPosition();
+  unsigned bInnermost = cast<AffineDimExpr>(
+      op.getMatchingIndexingMap(layout.b).getResults().back()).getPosition();
   if (bInnermost != layout.n && bInnermost != layout.k)
     return failure();
   layout.packB = bInnermost == layout.k;
-  return success();
-}
-
-FailureOr<ContractionLayout> matchContraction(linalg::GenericOp op) {
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1)
-    return failure();
-  ContractionLayout layout;
-  if (failed(matchLoops(op, layout)) ||
-      failed(matchMultiplyAccumulate(op, layout)))
-    return failure();
   if (!isF32Buffer(layout.a->get()) ||
       !hasUnitInnermostStride(layout.b->get()) ||
       !hasUnitInnermostStride(layout.c->get()))

@@ -21,6 +21,7 @@
 
 #include "linea/GPU/MmaShape.h"
 #include "linea/GPU/Passes.h"
+#include "linea/Utils/MaskedContraction.h"
 #include "linea/Utils/SequenceBlocks.h"
 
 #include "Fragments.h"
@@ -68,50 +69,6 @@ bool isZero(Value v) {
   return matchPattern(v, m_Constant(&attr)) && attr.getValue().isZero();
 }
 
-/// Whether `cond` is computed in `body` from loop indices (none of them
-/// `reductionLoop`), constants and values from above only: then it can be
-/// evaluated per output element.
-bool isIndexCondition(Value cond, Block &body, int64_t reductionLoop) {
-  Operation *def = cond.getDefiningOp();
-  if (!def || def->getBlock() != &body)
-    return !isa<BlockArgument>(cond) ||
-           cast<BlockArgument>(cond).getOwner() != &body;
-  if (auto index = dyn_cast<linalg::IndexOp>(def))
-    return int64_t(index.getDim()) != reductionLoop;
-  if (def->getNumRegions() || !isPure(def) ||
-      def->getDialect()->getNamespace() != "arith")
-    return false;
-  return llvm::all_of(def->getOperands(), [&](Value operand) {
-    return isIndexCondition(operand, body, reductionLoop);
-  });
-}
-
-/// The body `acc + a * m`, or `acc + select(mask, a * m, 0)`: returns
-/// whether it is one of them, and sets `mask` for the second.
-bool isMultiplyAccumulate(linalg::GenericOp op, Value &mask) {
-  Block &body = op.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add)
-    return false;
-  Value acc = body.getArgument(2);
-  if (add.getLhs() != acc && add.getRhs() != acc)
-    return false;
-  Value product = add.getLhs() == acc ? add.getRhs() : add.getLhs();
-  mask = Value();
-  if (auto select = product.getDefiningOp<arith::SelectOp>()) {
-    if (!isZero(select.getFalseValue()))
-      return false;
-    mask = select.getCondition();
-    product = select.getTrueValue();
-  }
-  auto mul = product.getDefiningOp<arith::MulFOp>();
-  return mul && ((mul.getLhs() == body.getArgument(0) &&
-                  mul.getRhs() == body.getArgument(1)) ||
-                 (mul.getLhs() == body.getArgument(1) &&
-                  mul.getRhs() == body.getArgument(0)));
-}
-
 /// The batch dims then the three named dims, as Linea's builders lay them
 /// out.
 AffineMap batchMap(MLIRContext *ctx, int64_t numBatch,
@@ -125,10 +82,13 @@ AffineMap batchMap(MLIRContext *ctx, int64_t numBatch,
 }
 
 std::optional<Contraction> matchContraction(linalg::GenericOp op) {
-  Value mask;
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      !op.hasPureBufferSemantics() || !isMultiplyAccumulate(op, mask))
+  // The body and its mask: the contraction matcher every user shares.
+  if (!op.hasPureBufferSemantics())
     return std::nullopt;
+  FailureOr<linea::MaskedContraction> masked = linea::matchMaskedContraction(op);
+  if (failed(masked))
+    return std::nullopt;
+  Value mask = masked->visible;
   SmallVector<Value> operands{op.getDpsInputs()[0], op.getDpsInputs()[1],
                               op.getDpsInits()[0]};
   // Lanes load single elements, so any strides will do (a chunk of a
@@ -153,35 +113,30 @@ std::optional<Contraction> matchContraction(linalg::GenericOp op) {
   c.batchShape = llvm::to_vector(shape(2).take_front(numBatch));
   c.rows = shape(2)[numBatch];
   c.cols = shape(2)[numBatch + 1];
-  int64_t reductionLoop;
   // (i, t, e): A(i, t) M(t, e) -> out(i, e).
   if (maps == SmallVector<AffineMap>{batchMap(ctx, numBatch, {0, 1}),
                                      batchMap(ctx, numBatch, {1, 2}),
                                      batchMap(ctx, numBatch, {0, 2})}) {
     c.depth = shape(0)[numBatch + 1];
-    c.rowLoop = numBatch, c.colLoop = numBatch + 2, reductionLoop = numBatch + 1;
+    c.rowLoop = numBatch, c.colLoop = numBatch + 2;
   } else if (maps == SmallVector<AffineMap>{batchMap(ctx, numBatch, {0, 1}),
                                             batchMap(ctx, numBatch, {0, 2}),
                                             batchMap(ctx, numBatch, {1, 2})}) {
     // (t, d, e): A(t, d) M(t, e) -> out(d, e).
     c.transposedA = true;
     c.depth = shape(0)[numBatch];
-    c.rowLoop = numBatch + 1, c.colLoop = numBatch + 2, reductionLoop = numBatch;
+    c.rowLoop = numBatch + 1, c.colLoop = numBatch + 2;
   } else if (maps == SmallVector<AffineMap>{batchMap(ctx, numBatch, {0, 2}),
                                             batchMap(ctx, numBatch, {1, 2}),
                                             batchMap(ctx, numBatch, {0, 1})}) {
     // (i, t, d): A(i, d) M(t, d) -> out(i, t).
     c.transposedM = true;
     c.depth = shape(0)[numBatch + 1];
-    c.rowLoop = numBatch, c.colLoop = numBatch + 1, reductionLoop = numBatch + 2;
+    c.rowLoop = numBatch, c.colLoop = numBatch + 1;
   } else {
     return std::nullopt;
   }
-  if (mask) {
-    if (!isIndexCondition(mask, op.getRegion().front(), reductionLoop))
-      return std::nullopt;
-    c.mask = mask;
-  }
+  c.mask = mask;
   if (c.rows % kTileM || c.cols % kTileN || c.depth % kTileK)
     return std::nullopt;
   return c;

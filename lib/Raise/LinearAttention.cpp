@@ -8,8 +8,9 @@
 //
 // which is `linea.linear_attention X, Y, V` with the mask M names (none,
 // causal, prefix(j)), `scale = s` and `normalize` where eps is SPEC's. The
-// matchers below read the two contractions through upstream's
-// inferContractionDims and the mask through IndexPredicate; the batch dims
+// matchers below read the two contractions through the contraction matcher
+// Linea shares (MaskedContraction.h, on upstream's inferContractionDims) and
+// the mask through IndexPredicate; the batch dims
 // of the scores and of the values are paired through the scores' own dims,
 // so heads split by reshape and transpose, in any order, meet as one.
 //
@@ -172,11 +173,11 @@ FailureOr<MaskedAttention> matchMaskedAttention(linalg::LinalgOp root,
     if (failed(values) || hasUnitDim(*values) || hasUnitDim(*out))
       return reject(why, "the values are read at indices that are not loops");
     m.values = *values;
-    FailureOr<linalg::ContractionDimensions> dims =
-        linalg::inferContractionDims(
-            {scoresView->map(n, ctx), values->map(n, ctx), out->map(n, ctx)});
+    FailureOr<linalg::ContractionDimensions> dims = inferMaskedContractionDims(
+        scoresView->map(n, ctx), values->map(n, ctx), out->map(n, ctx),
+        iterators);
     if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-        dims->k.size() != 1 || dims->batch.size() + 3 != n)
+        dims->k.size() != 1)
       return reject(why, "the product of the scores and the values is not "
                          "one contraction over the keys");
     m.row = dims->m[0], m.col = dims->k[0], m.valueColumn = dims->n[0];
@@ -218,7 +219,16 @@ FailureOr<MaskedAttention> matchMaskedAttention(linalg::LinalgOp root,
                              ": the raise takes f32 models");
   if (m.values && !isF32Tensor(m.values->tensor))
     return reject(why, "the values are not f32");
-  m.scale = product->scale * m.scores.scale;
+  // Linea's ops take static feature and value dims.
+  auto staticDim = [](const LoopView &view, unsigned loop) {
+    return !cast<ShapedType>(view.tensor.getType())
+                .isDynamicDim(*view.position(loop));
+  };
+  if (!staticDim(m.query, m.feature) || !staticDim(m.key, m.feature) ||
+      (m.values && !staticDim(*m.values, *m.valueColumn)))
+    return reject(why, "a feature or value dim is dynamic; Linea's ops take "
+                       "them static");
+  m.scale = product->scale;
   return m;
 }
 

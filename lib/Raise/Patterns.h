@@ -46,6 +46,14 @@ LogicalResult raiseSoftmaxAttention(RewriterBase &rewriter,
 LogicalResult raiseScan(RewriterBase &rewriter, Operation *root, RaiseLog &log,
                         Rejection &why);
 
+/// `cumsum(x) - x`: an exclusive linea.presum (Presum.cpp).
+LogicalResult raiseScanMinusInput(RewriterBase &rewriter, Operation *root,
+                                  RaiseLog &log, Rejection &why);
+/// `sum_t M[i, t] x[t]` with `M` a triangle of ones (`tril(ones) @ x`):
+/// linea.presum, exclusive and/or reverse by the triangle (Presum.cpp).
+LogicalResult raiseTriangularSum(RewriterBase &rewriter, Operation *root,
+                                 RaiseLog &log, Rejection &why);
+
 /// Every raise, in the order the pass tries them on one root.
 ArrayRef<RaiseFn> allRaises();
 

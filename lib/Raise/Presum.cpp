@@ -1,10 +1,13 @@
 //===- Presum.cpp - prefix sums from model IR -----------------------------===//
 //
-// torch-mlir prints `torch.cumsum` as `tm_tensor.scan` adding floats along a
-// dimension: an inclusive scan is `linea.presum` along that dimension; an
-// exclusive one is an exclusive presum where its accumulator starts at
-// zero. The scan's second result, the last row, stays a slice of the
-// presum.
+// Prefix sums as models write them:
+// - torch-mlir prints `torch.cumsum` as `tm_tensor.scan` adding floats along
+//   a dimension: an inclusive scan is `linea.presum` along that dimension;
+//   an exclusive one is an exclusive presum where its accumulator starts at
+//   zero.
+// - a product with a triangular 0/1 matrix, `tril(ones) @ x`: which
+//   triangle (`t <= i`, `t < i`, `t >= i`, `t > i`, decided by
+//   IndexPredicate) says inclusive or exclusive, forward or reverse.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,5 +67,148 @@ LogicalResult raise::raiseScan(RewriterBase &rewriter, Operation *op,
                        (exclusive ? " exclusive" : ""));
   // The accumulator result has no uses: any value of its type will do.
   rewriter.replaceOp(scan, {presum.getOutput(), scan.getAccumulator()});
+  return success();
+}
+
+namespace {
+
+/// The prefix sum a lower or upper triangular 0/1 matrix applies:
+/// `sum_t M[i, t] x[t]` with `M` one of `t <= i`, `t < i`, `t >= i`,
+/// `t > i`.
+struct TriangularSum {
+  bool exclusive = false, reverse = false;
+};
+
+std::optional<TriangularSum> triangularSum(const IndexPredicate &mask,
+                                           std::optional<int64_t> length) {
+  if (mask.equals(IndexPredicate::causal(), length))
+    return TriangularSum{false, false};
+  if (mask.equals(IndexPredicate::before(), length))
+    return TriangularSum{true, false};
+  if (mask.equals(IndexPredicate::after(/*inclusive=*/true), length))
+    return TriangularSum{false, true};
+  if (mask.equals(IndexPredicate::after(/*inclusive=*/false), length))
+    return TriangularSum{true, true};
+  return std::nullopt;
+}
+
+} // namespace
+
+LogicalResult raise::raiseTriangularSum(RewriterBase &rewriter, Operation *op,
+                                        RaiseLog &log, Rejection &why) {
+  auto root = dyn_cast<linalg::LinalgOp>(op);
+  if (!root || !root.hasPureTensorSemantics() || root.getNumDpsInits() != 1 ||
+      root->getNumResults() != 1 || root.getNumReductionLoops() != 1)
+    return failure();
+  ElementTracer tracer(root);
+  std::string reason;
+  FailureOr<Product> product =
+      matchAccumulation(tracer, [](Value) { return false; }, reason);
+  // sum_t M[i, t] x[.., t, ..]: one tensor, the rest a mask.
+  if (failed(product) || product->reads.size() != 1 ||
+      product->masks.empty() || !product->others.empty())
+    return failure();
+  FailureOr<LoopView> x = getLoopView(product->reads[0]);
+  FailureOr<LoopView> out = getLoopView(root, *root.getDpsInitOperand(0));
+  if (failed(x) || failed(out) || hasUnitDim(*x) || hasUnitDim(*out))
+    return failure();
+  // t: the reduced loop, read by x; i: the output's loop x does not read.
+  SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
+  std::optional<unsigned> t, i;
+  for (unsigned loop = 0; loop < root.getNumLoops(); ++loop) {
+    bool inX = x->position(loop).has_value();
+    bool inOut = out->position(loop).has_value();
+    if (iterators[loop] == utils::IteratorType::reduction) {
+      if (!inX || inOut)
+        return failure();
+      t = loop;
+    } else if (inOut && !inX) {
+      if (i)
+        return failure();
+      i = loop;
+    } else if (!inOut || !inX) {
+      return failure();
+    }
+  }
+  if (!t || !i || x->loops.size() != out->loops.size())
+    return failure();
+  std::optional<int64_t> length = staticLoopSize(root, *t);
+  FailureOr<IndexPredicate> mask =
+      getMask(*product, *i, *t, root.getContext(), reason);
+  if (failed(mask))
+    return reject(why, reason);
+  std::optional<TriangularSum> sum = triangularSum(*mask, length);
+  if (!sum)
+    return reject(why, "mask is " + mask->str() +
+                           ": not a triangle a prefix sum applies (t <= i, "
+                           "t < i, t >= i or t > i)");
+  if (product->scale != 1.0)
+    return reject(why, "the triangular sum is scaled");
+  if (!hasZeroInit(root))
+    return reject(why, "the sum accumulates onto a tensor that is not zero");
+  auto type = cast<RankedTensorType>(root->getResult(0).getType());
+  if (!type.getElementType().isF32() ||
+      !cast<ShapedType>(x->tensor.getType()).getElementType().isF32())
+    return reject(why, "the raise takes f32 models");
+  // x in the output's order, t where the output has i.
+  SmallVector<unsigned> order;
+  for (unsigned loop : out->loops)
+    order.push_back(loop == *i ? *t : loop);
+  Location loc = root.getLoc();
+  rewriter.setInsertionPoint(root);
+  Value input = permuteTo(rewriter, loc, *x, order);
+  int64_t dim = *out->position(*i);
+  auto presum = PresumOp::create(
+      rewriter, loc, input.getType(), input, /*decay=*/Value(),
+      rewriter.getI64IntegerAttr(dim),
+      sum->exclusive ? rewriter.getUnitAttr() : nullptr,
+      sum->reverse ? rewriter.getUnitAttr() : nullptr, /*form=*/nullptr);
+  log.raised(root, "linea.presum dim = " + Twine(dim) +
+                       (sum->exclusive ? " exclusive" : "") +
+                       (sum->reverse ? " reverse" : "") + " (mask " +
+                       mask->str() + ")");
+  rewriter.replaceOp(root, castTo(rewriter, loc, presum.getOutput(), type));
+  return success();
+}
+
+LogicalResult raise::raiseScanMinusInput(RewriterBase &rewriter, Operation *op,
+                                         RaiseLog &log, Rejection &why) {
+  // cumsum(x) - x: an elementwise difference of an add scan and its input,
+  // read at the same element.
+  auto root = dyn_cast<linalg::LinalgOp>(op);
+  if (!root || !root.hasPureTensorSemantics() || root.getNumDpsInits() != 1 ||
+      root->getNumResults() != 1 ||
+      root.getNumLoops() != root.getNumParallelLoops())
+    return failure();
+  ElementTracer tracer(root);
+  FailureOr<const ElementExpr *> body = tracer.traceYield();
+  if (failed(body) || !(*body)->getOp<arith::SubFOp>())
+    return failure();
+  const ElementExpr *sum = (*body)->operands[0], *x = (*body)->operands[1];
+  if (!sum->isa(ElementExpr::Kind::Read) || !x->isa(ElementExpr::Kind::Read))
+    return failure();
+  auto scan = sum->value.getDefiningOp<tm_tensor::ScanOp>();
+  if (!scan || sum->value != scan.getResult(0) || !scan.getInclusive() ||
+      scan.getInput() != x->value || sum->indices != x->indices ||
+      !isa_and_nonnull<arith::AddFOp>(scan.getCommutativeCombiner()))
+    return failure();
+  FailureOr<LoopView> read = getLoopView(sum);
+  FailureOr<LoopView> out = getLoopView(root, *root.getDpsInitOperand(0));
+  if (failed(read) || failed(out) || hasUnitDim(*read))
+    return failure();
+  auto type = cast<RankedTensorType>(scan.getInput().getType());
+  if (!type.getElementType().isF32())
+    return reject(why, "the raise takes f32 models");
+  Location loc = root.getLoc();
+  rewriter.setInsertionPoint(root);
+  auto presum = PresumOp::create(
+      rewriter, loc, type, scan.getInput(), /*decay=*/Value(),
+      rewriter.getI64IntegerAttr(scan.getDimension()), rewriter.getUnitAttr(),
+      /*reverse=*/nullptr, /*form=*/nullptr);
+  Value result = relayout(rewriter, loc, presum.getOutput(), read->loops, *out);
+  log.raised(root, "linea.presum dim = " + Twine(scan.getDimension()) +
+                       " exclusive (cumsum(x) - x)");
+  rewriter.replaceOp(root, castTo(rewriter, loc, result,
+                                  root->getResult(0).getType()));
   return success();
 }

@@ -12,6 +12,7 @@
 #include "linea/Raise/Passes.h"
 
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -28,7 +29,8 @@ ArrayRef<RaiseFn> raise::allRaises() {
   static const RaiseFn raises[] = {raiseNormalizedLinearAttention,
                                    raiseMaskedLinearAttention,
                                    raiseMaskedRowSum, raiseSoftmaxAttention,
-                                   raiseScan};
+                                   raiseScanMinusInput, raiseScan,
+                                   raiseTriangularSum};
   return raises;
 }
 
@@ -87,6 +89,13 @@ struct LineaRaisePass : linea::impl::LineaRaiseBase<LineaRaisePass> {
     IRRewriter rewriter(&getContext());
     DominanceInfo dominance(*copy);
     eliminateCommonSubExpressions(rewriter, dominance, *copy);
+    // A raise must leave valid IR; if one ever does not, the function stays
+    // as written (and runs right) rather than fail to compile.
+    if (failed(verify(*copy))) {
+      f.emitWarning() << "linea-raise: the raised function does not verify "
+                         "(a bug in the raise); left as written";
+      return;
+    }
     f.getBody().takeBody(copy->getBody());
   }
 

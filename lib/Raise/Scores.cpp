@@ -20,36 +20,23 @@ LogicalResult raise::reject(Rejection &why, const Twine &reason) {
 /// of two operands accumulated from zero over one feature dim, times
 /// constants.
 FailureOr<Scores> raise::matchScores(Value value) {
+  // Unmasked: a mask on the scores is the reader's to see.
   auto op = value.getDefiningOp<linalg::LinalgOp>();
-  if (!op || !op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      op->getNumResults() != 1 || op.getNumReductionLoops() != 1)
+  if (!op || !op.hasPureTensorSemantics() || op->getNumResults() != 1)
     return failure();
-  ElementTracer tracer(op);
-  std::string why;
-  FailureOr<Product> product =
-      matchAccumulation(tracer, [](Value) { return false; }, why);
-  if (failed(product) || product->reads.size() != 2 ||
-      !product->masks.empty() || !product->others.empty())
+  FailureOr<MaskedContraction> c = matchMaskedContraction(op);
+  if (failed(c) || c->visible || !hasZeroInit(op))
     return failure();
   Scores scores;
   scores.op = op;
-  scores.scale = product->scale;
-  FailureOr<LoopView> lhs = getLoopView(product->reads[0]);
-  FailureOr<LoopView> rhs = getLoopView(product->reads[1]);
-  FailureOr<LoopView> out = getLoopView(op, *op.getDpsInitOperand(0));
+  scores.dims = c->dims;
+  FailureOr<LoopView> lhs = getLoopView(op, *c->lhs);
+  FailureOr<LoopView> rhs = getLoopView(op, *c->rhs);
+  FailureOr<LoopView> out = getLoopView(op, *c->init);
   if (failed(lhs) || failed(rhs) || failed(out) || hasUnitDim(*lhs) ||
       hasUnitDim(*rhs) || hasUnitDim(*out))
     return failure();
   scores.lhs = *lhs, scores.rhs = *rhs, scores.out = *out;
-  MLIRContext *ctx = op.getContext();
-  unsigned n = op.getNumLoops();
-  FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(
-      {lhs->map(n, ctx), rhs->map(n, ctx), out->map(n, ctx)});
-  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-      dims->k.size() != 1 || dims->batch.size() + 3 != n ||
-      !hasZeroInit(op))
-    return failure();
-  scores.dims = *dims;
   return scores;
 }
 

@@ -14,22 +14,24 @@
 
 #include "RaiseUtils.h"
 
+#include "linea/Utils/MaskedContraction.h"
+
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 
 namespace mlir::linea::raise {
 
-/// `A[b.., i, t] = s * sum_d X[b.., i, d] Y[b.., t, d]`, in the loops of
-/// the op that computes it.
+/// `A[b.., i, t] = sum_d X[b.., i, d] Y[b.., t, d]`, in the loops of the
+/// op that computes it. (A scale on the scores is a factor of the op that
+/// reads them.)
 struct Scores {
   linalg::LinalgOp op;
   LoopView lhs, rhs, out;
   linalg::ContractionDimensions dims;
-  double scale = 1.0;
 };
 
-/// The scores contraction that produces `value`, if it is one: a multiply
-/// of two operands accumulated from zero over one feature dim, times
-/// constants.
+/// The scores contraction that produces `value`, if it is one: an unmasked
+/// contraction (linea::matchMaskedContraction) accumulated from zero over
+/// one feature dim.
 FailureOr<Scores> matchScores(Value value);
 
 /// The scores' operands as query and key, seen from an op that reads them.

@@ -287,10 +287,11 @@ LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
     return failure();
   MLIRContext *ctx = root.getContext();
   unsigned n = root.getNumLoops();
-  FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(
-      {wView->map(n, ctx), vView->map(n, ctx), out->map(n, ctx)});
+  FailureOr<linalg::ContractionDimensions> dims = inferMaskedContractionDims(
+      wView->map(n, ctx), vView->map(n, ctx), out->map(n, ctx),
+      root.getIteratorTypesArray());
   if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-      dims->k.size() != 1 || dims->batch.size() + 3 != n)
+      dims->k.size() != 1)
     return failure();
   unsigned row = dims->m[0], col = dims->k[0], valueColumn = dims->n[0];
   // Positions in the full-rank tensors (S, P, W share their dims).
@@ -387,6 +388,15 @@ LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
     if (!cast<ShapedType>(t.getType()).getElementType().isF32())
       return reject(why, "the raise takes f32 models");
 
+  auto staticDim = [](const LoopView &view, unsigned loop) {
+    return !cast<ShapedType>(view.tensor.getType())
+                .isDynamicDim(*view.position(loop));
+  };
+  if (!staticDim(operands.query, operands.feature) ||
+      !staticDim(operands.key, operands.feature) ||
+      !staticDim(*vView, valueColumn))
+    return reject(why, "a feature or value dim is dynamic; linea.attention "
+                       "takes them static");
   // Batch dims: the output's order; the scores' paired through positions.
   SmallVector<unsigned> batch;
   for (unsigned loop : out->loops)
@@ -403,7 +413,7 @@ LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
                              " of the output is not a batch dim of the scores");
     scoresBatch.push_back(it->second);
   }
-  double scale = logits.scale * scores->scale;
+  double scale = logits.scale;
   Location loc = root.getLoc();
   rewriter.setInsertionPoint(root);
   SmallVector<unsigned> qOrder(scoresBatch), kOrder(scoresBatch),

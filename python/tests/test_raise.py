@@ -1,6 +1,6 @@
 """linea-raise on the corpus (test/Raise/models): every exported layer run
 through linea-run with and without raising, both against the PyTorch layer
-itself in float64, at the lengths SPEC names (L = 1, prime L, L % chunk != 0
+itself (or the ONNX graph's numpy definition) in float64, at the lengths SPEC names (L = 1, prime L, L % chunk != 0
 for the dynamic exports); the raised programs must hold the Linea ops the
 corpus says, the near misses none. Then mutants of the corpus: linea-raise
 exits 0 or 1 with one error line, never crashes, and where a mutant still
@@ -25,6 +25,9 @@ MODELS = pathlib.Path(__file__).resolve().parents[2] / "test" / "Raise" / "model
 sys.path.insert(0, str(MODELS))
 torch = pytest.importorskip("torch")
 import models  # noqa: E402
+import onnx_models  # noqa: E402
+
+CORPUS = {**models.CORPUS, **onnx_models.CORPUS}
 
 TOLERANCE = 1e-4
 DYNAMIC_LENGTHS = [1, 17, 67]
@@ -40,6 +43,8 @@ def inputs(spec, L, seed):
 
 
 def expected(spec, args):
+    if "reference" in spec:
+        return spec["reference"](*[a.astype(np.float64) for a in args])
     module = spec["module"]().double()
     with torch.no_grad():
         out = module(*[torch.from_numpy(a).double() for a in args])
@@ -52,19 +57,19 @@ def raised_ops(path):
     return re.findall(r"linea\.(\w+) ", done.stdout)
 
 
-CASES = [(name, L) for name, spec in models.CORPUS.items() for L in lengths(spec)]
+CASES = [(name, L) for name, spec in CORPUS.items() for L in lengths(spec)]
 
 
-@pytest.mark.parametrize("name", list(models.CORPUS))
+@pytest.mark.parametrize("name", list(CORPUS))
 def test_raises_what_the_corpus_says(name):
-    spec = models.CORPUS[name]
+    spec = CORPUS[name]
     want = [r.split(" ")[0] for r in spec["raises"]]
     assert raised_ops(MODELS / f"{name}.mlir") == want
 
 
 @pytest.mark.parametrize("name,L", CASES, ids=[f"{n}-L{L}" for n, L in CASES])
 def test_matches_the_layer_with_and_without_raising(name, L):
-    spec = models.CORPUS[name]
+    spec = CORPUS[name]
     program = (MODELS / f"{name}.mlir").read_text()
     args = inputs(spec, L, seed=L)
     want = expected(spec, args)
@@ -101,12 +106,12 @@ def mutate(text, rng):
     return "\n".join(lines) + "\n"
 
 
-MUTANTS = [(name, seed) for name in models.CORPUS for seed in range(3)]
+MUTANTS = [(name, seed) for name in CORPUS for seed in range(3)]
 
 
 @pytest.mark.parametrize("name,seed", MUTANTS, ids=[f"{n}-{s}" for n, s in MUTANTS])
 def test_mutants_never_crash_and_raise_exactly(name, seed, tmp_path):
-    spec = models.CORPUS[name]
+    spec = CORPUS[name]
     rng = random.Random(zlib.crc32(name.encode()) + seed)
     text = (MODELS / f"{name}.mlir").read_text()
     mutant = tmp_path / "mutant.mlir"

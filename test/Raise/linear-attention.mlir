@@ -151,6 +151,43 @@ func.func @causal_negated(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: te
 
 // -----
 
+// A 0/1 indicator compared with 0 (ONNX's Equal(Trilu(ones), 0), negated): causal.
+// CHECK-LABEL: func.func @indicator
+// CHECK: %[[O:.+]] = linea.linear_attention %arg0, %arg1, %arg2 mask = causal : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x4xf32> -> tensor<2x16x4xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @indicator(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x4xf32>) -> tensor<2x16x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x16x16xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>, affine_map<(b, i, t, d) -> (b, t, d)>, affine_map<(b, i, t, d) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%z0 : tensor<2x16x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %e1 = tensor.empty() : tensor<2x16x4xf32>
+  %z1 = linalg.fill ins(%c0 : f32) outs(%e1 : tensor<2x16x4xf32>) -> tensor<2x16x4xf32>
+  // expected-remark @below {{linea-raise: raised to linea.linear_attention mask = causal (mask t <= i)}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, e, t) -> (b, i, t)>, affine_map<(b, i, e, t) -> (b, t, e)>, affine_map<(b, i, e, t) -> (b, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s, %v : tensor<2x16x16xf32>, tensor<2x16x4xf32>) outs(%z1 : tensor<2x16x4xf32>) {
+  ^bb0(%a: f32, %x: f32, %acc: f32):
+    %i = linalg.index 1 : index
+    %t = linalg.index 3 : index
+    %le = arith.cmpi sle, %t, %i : index
+    %one = arith.constant 1.0 : f32
+    %ind = arith.select %le, %one, %c0 : f32
+    %m = arith.cmpf one, %ind, %c0 : f32
+    %p = arith.mulf %a, %x : f32
+    %z = arith.select %m, %p, %c0 : f32
+    %r = arith.addf %acc, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x4xf32>
+  return %o : tensor<2x16x4xf32>
+}
+
+// -----
+
 // t <= i or t < 5: prefix(5).
 // CHECK-LABEL: func.func @prefix
 // CHECK: %[[O:.+]] = linea.linear_attention %arg0, %arg1, %arg2 mask = prefix(5) : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x4xf32> -> tensor<2x16x4xf32>

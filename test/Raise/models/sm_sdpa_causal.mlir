@@ -2,7 +2,7 @@
 // (SdpaCausal; torch 2.15.0, torch-mlir's FX importer, linalg-on-tensors). Do not edit.
 // RUN: linea-opt %s --linea-raise=explain=1 --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s
 // CHECK: remark: linea-raise: raised to linea.attention mask = causal
-// CHECK-LABEL: func.func @main
+// CHECK-LABEL: func.func @
 // CHECK: linea.attention
 #map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #map1 = affine_map<(d0) -> (d0)>

@@ -1,0 +1,125 @@
+//===- MaskedContraction.cpp - the one contraction matcher ----------------===//
+
+#include "linea/Utils/MaskedContraction.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace mlir::linea;
+
+FailureOr<linalg::ContractionDimensions>
+mlir::linea::inferMaskedContractionDims(
+    AffineMap lhs, AffineMap rhs, AffineMap out,
+    ArrayRef<utils::IteratorType> iterators) {
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims({lhs, rhs, out});
+  if (failed(dims))
+    return failure();
+  size_t named = dims->batch.size() + dims->m.size() + dims->n.size() +
+                 dims->k.size();
+  if (named != iterators.size())
+    return failure();
+  for (unsigned d : dims->k)
+    if (iterators[d] != utils::IteratorType::reduction)
+      return failure();
+  for (ArrayRef<unsigned> parallel : {ArrayRef(dims->batch), ArrayRef(dims->m),
+                                      ArrayRef(dims->n)})
+    for (unsigned d : parallel)
+      if (iterators[d] != utils::IteratorType::parallel)
+        return failure();
+  return dims;
+}
+
+/// The ops computing `visible` if it is a predicate of the loop indices not
+/// in `reduced`: `linalg.index`, pure arith ops, constants, values from
+/// above. In block order.
+static FailureOr<SmallVector<Operation *>>
+indexPredicate(Value visible, Block &body, ArrayRef<unsigned> reduced) {
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> work{visible};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == &body)
+        return failure(); // an operand's element, not an index
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (def->getBlock() != &body || slice.contains(def))
+      continue;
+    if (auto index = dyn_cast<linalg::IndexOp>(def)) {
+      if (llvm::is_contained(reduced, index.getDim()))
+        return failure();
+    } else if (def->getNumRegions() || !isPure(def) || !def->getDialect() ||
+               def->getDialect()->getNamespace() != "arith") {
+      return failure();
+    }
+    slice.insert(def);
+    llvm::append_range(work, def->getOperands());
+  }
+  SmallVector<Operation *> ordered(slice.begin(), slice.end());
+  llvm::sort(ordered, [](Operation *x, Operation *y) {
+    return x->isBeforeInBlock(y);
+  });
+  return ordered;
+}
+
+FailureOr<MaskedContraction>
+mlir::linea::matchMaskedContraction(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !op->getNumRegions() || op.getBlock()->getNumArguments() != 3)
+    return failure();
+  MaskedContraction c;
+  c.lhs = op.getDpsInputOperand(0);
+  c.rhs = op.getDpsInputOperand(1);
+  c.init = op.getDpsInitOperand(0);
+  FailureOr<linalg::ContractionDimensions> dims = inferMaskedContractionDims(
+      op.getMatchingIndexingMap(c.lhs), op.getMatchingIndexingMap(c.rhs),
+      op.getMatchingIndexingMap(c.init), op.getIteratorTypesArray());
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1)
+    return failure();
+  c.dims = *dims;
+
+  // out + [select(visible, ] a * b [, 0)]
+  Block &body = *op.getBlock();
+  auto yield = body.getTerminator();
+  if (yield->getNumOperands() != 1)
+    return failure();
+  auto add = yield->getOperand(0).getDefiningOp<arith::AddFOp>();
+  Value out = body.getArgument(2);
+  if (!add || (add.getLhs() != out && add.getRhs() != out))
+    return failure();
+  Value term = add.getLhs() == out ? add.getRhs() : add.getLhs();
+  SmallVector<Operation *> chain{yield, add};
+  if (auto select = term.getDefiningOp<arith::SelectOp>()) {
+    if (!matchPattern(select.getFalseValue(), m_AnyZeroFloat()))
+      return failure();
+    c.visible = select.getCondition();
+    term = select.getTrueValue();
+    chain.push_back(select);
+  }
+  auto mul = term.getDefiningOp<arith::MulFOp>();
+  Value a = body.getArgument(0), b = body.getArgument(1);
+  if (!mul || !((mul.getLhs() == a && mul.getRhs() == b) ||
+                (mul.getLhs() == b && mul.getRhs() == a)))
+    return failure();
+  chain.push_back(mul);
+  if (c.visible) {
+    FailureOr<SmallVector<Operation *>> predicate =
+        indexPredicate(c.visible, body, c.dims.k);
+    if (failed(predicate))
+      return failure();
+    c.predicate = *predicate;
+  }
+  // Nothing else in the body but constants.
+  for (Operation &inner : body)
+    if (!llvm::is_contained(chain, &inner) &&
+        !llvm::is_contained(c.predicate, &inner) &&
+        !isa<arith::ConstantOp>(inner))
+      return failure();
+  return c;
+}
