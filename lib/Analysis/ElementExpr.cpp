@@ -6,6 +6,10 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineExprVisitor.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -399,4 +403,150 @@ FailureOr<LinearForm> mlir::linea::getLinearForm(AffineExpr e,
   if (!add(e, 1))
     return failure();
   return form;
+}
+
+//===----------------------------------------------------------------------===//
+// Reading and rebuilding an expression
+//===----------------------------------------------------------------------===//
+
+bool mlir::linea::dependsOnLoops(const ElementExpr *e,
+                                 ArrayRef<unsigned> loops) {
+  auto mentions = [&](AffineExpr x) {
+    bool found = false;
+    x.walk([&](AffineExpr d) {
+      if (auto dim = dyn_cast<AffineDimExpr>(d))
+        found |= llvm::is_contained(loops, dim.getPosition());
+    });
+    return found;
+  };
+  if (e->isa(ElementExpr::Kind::Index) && mentions(e->index))
+    return true;
+  if (llvm::any_of(e->indices, mentions))
+    return true;
+  return llvm::any_of(e->operands, [&](const ElementExpr *o) {
+    return dependsOnLoops(o, loops);
+  });
+}
+
+static std::optional<int64_t> evaluateAffine(AffineExpr x,
+                                             ArrayRef<int64_t> at) {
+  if (auto c = dyn_cast<AffineConstantExpr>(x))
+    return c.getValue();
+  if (auto d = dyn_cast<AffineDimExpr>(x))
+    return d.getPosition() < at.size() ? std::optional(at[d.getPosition()])
+                                       : std::nullopt;
+  auto bin = dyn_cast<AffineBinaryOpExpr>(x);
+  if (!bin)
+    return std::nullopt;
+  std::optional<int64_t> l = evaluateAffine(bin.getLHS(), at);
+  std::optional<int64_t> r = evaluateAffine(bin.getRHS(), at);
+  if (!l || !r)
+    return std::nullopt;
+  switch (x.getKind()) {
+  case AffineExprKind::Add: return *l + *r;
+  case AffineExprKind::Mul: return *l * *r;
+  case AffineExprKind::FloorDiv:
+    return *r ? std::optional(llvm::divideFloorSigned(*l, *r)) : std::nullopt;
+  case AffineExprKind::CeilDiv:
+    return *r ? std::optional(llvm::divideCeilSigned(*l, *r)) : std::nullopt;
+  case AffineExprKind::Mod:
+    return *r ? std::optional(*l - *r * llvm::divideFloorSigned(*l, *r))
+              : std::nullopt;
+  default: return std::nullopt;
+  }
+}
+
+std::optional<double> mlir::linea::evaluate(const ElementExpr *e,
+                                            ArrayRef<int64_t> at) {
+  if (e->isa(ElementExpr::Kind::Index)) {
+    std::optional<int64_t> v = evaluateAffine(e->index, at);
+    return v ? std::optional(double(*v)) : std::nullopt;
+  }
+  if (std::optional<double> c = e->getConstantValue())
+    return c;
+  if (!e->isa(ElementExpr::Kind::Op))
+    return std::nullopt;
+  SmallVector<double> args;
+  for (const ElementExpr *o : e->operands) {
+    std::optional<double> v = evaluate(o, at);
+    if (!v)
+      return std::nullopt;
+    args.push_back(*v);
+  }
+  Operation *op = e->op;
+  if (isa<arith::AddFOp, arith::AddIOp>(op)) return args[0] + args[1];
+  if (isa<arith::SubFOp, arith::SubIOp>(op)) return args[0] - args[1];
+  if (isa<arith::MulFOp, arith::MulIOp>(op)) return args[0] * args[1];
+  if (isa<arith::DivFOp>(op)) return args[0] / args[1];
+  if (isa<arith::NegFOp>(op)) return -args[0];
+  if (isa<arith::SIToFPOp, arith::UIToFPOp, arith::ExtFOp, arith::TruncFOp,
+          arith::IndexCastOp, arith::ExtSIOp>(op))
+    return args[0];
+  if (isa<math::ExpOp>(op)) return std::exp(args[0]);
+  if (isa<math::Exp2Op>(op)) return std::exp2(args[0]);
+  if (isa<math::LogOp>(op)) return std::log(args[0]);
+  if (isa<math::PowFOp>(op)) return std::pow(args[0], args[1]);
+  return std::nullopt;
+}
+
+FailureOr<Value> mlir::linea::materialize(OpBuilder &b, Location loc,
+                                          const ElementExpr *e,
+                                          ArrayRef<Value> loops) {
+  std::function<FailureOr<Value>(AffineExpr)> affine =
+      [&](AffineExpr x) -> FailureOr<Value> {
+    if (auto c = dyn_cast<AffineConstantExpr>(x))
+      return Value(arith::ConstantIndexOp::create(b, loc, c.getValue()));
+    if (auto d = dyn_cast<AffineDimExpr>(x)) {
+      if (d.getPosition() >= loops.size() || !loops[d.getPosition()])
+        return failure();
+      return loops[d.getPosition()];
+    }
+    auto bin = dyn_cast<AffineBinaryOpExpr>(x);
+    if (!bin || (x.getKind() != AffineExprKind::Add &&
+                 x.getKind() != AffineExprKind::Mul))
+      return failure();
+    FailureOr<Value> l = affine(bin.getLHS()), r = affine(bin.getRHS());
+    if (failed(l) || failed(r))
+      return failure();
+    if (x.getKind() == AffineExprKind::Add)
+      return Value(arith::AddIOp::create(b, loc, *l, *r));
+    return Value(arith::MulIOp::create(b, loc, *l, *r));
+  };
+  switch (e->kind) {
+  case ElementExpr::Kind::Index: {
+    FailureOr<Value> index = affine(e->index);
+    if (failed(index))
+      return failure();
+    if (e->type.isIndex())
+      return *index;
+    return Value(arith::IndexCastOp::create(b, loc, e->type, *index));
+  }
+  case ElementExpr::Kind::Constant:
+    return Value(arith::ConstantOp::create(b, loc, e->constant));
+  case ElementExpr::Kind::Scalar:
+    return e->value;
+  case ElementExpr::Kind::Read: {
+    SmallVector<Value> indices;
+    for (AffineExpr x : e->indices) {
+      FailureOr<Value> index = affine(x);
+      if (failed(index))
+        return failure();
+      indices.push_back(*index);
+    }
+    return Value(tensor::ExtractOp::create(b, loc, e->value, indices));
+  }
+  case ElementExpr::Kind::Output:
+    return failure();
+  case ElementExpr::Kind::Op: {
+    IRMapping map;
+    for (auto [operand, expr] : llvm::zip(e->op->getOperands(), e->operands)) {
+      FailureOr<Value> v = materialize(b, loc, expr, loops);
+      if (failed(v))
+        return failure();
+      map.map(operand, *v);
+    }
+    return b.clone(*e->op, map)->getResult(0);
+  }
+  }
+  return failure();
 }

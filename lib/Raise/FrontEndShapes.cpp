@@ -225,6 +225,10 @@ struct BroadcastGatherToSource : OpRewritePattern<linalg::GenericOp> {
       return failure();
     SmallVector<int64_t> mayBroadcast;
     for (auto [p, index] : llvm::enumerate(extract.getIndices())) {
+      // A dim of size 1 on both sides, read at 0.
+      if (sourceType.getDimSize(p) == 1 && initType.getDimSize(p) == 1 &&
+          matchPattern(index, m_Zero()))
+        continue;
       std::optional<bool> asIs = readsDimAsIs(index, p);
       if (!asIs)
         return failure();

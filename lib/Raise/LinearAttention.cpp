@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -45,6 +46,11 @@ bool isF32Tensor(Value v) {
 /// row sum, `V = 1` and no e): the match, in the loops of the root.
 struct MaskedAttention {
   linalg::LinalgOp op;
+  /// Owns the expressions below (the decay's).
+  std::shared_ptr<ElementTracer> tracer;
+  /// A factor of the product that is neither a mask nor a constant, where
+  /// the caller allowed one (a decay).
+  const ElementExpr *decay = nullptr;
   Scores scores;
   /// The root's view of the scores and of the values (none for a row sum).
   LoopView scoresView;
@@ -115,18 +121,21 @@ LogicalResult classifyMask(MaskedAttention &m, const Product &product,
 /// the others; `withValues` asks for a second tensor factor, the values.
 FailureOr<MaskedAttention> matchMaskedAttention(linalg::LinalgOp root,
                                                 bool withValues,
-                                                Rejection &why) {
+                                                Rejection &why,
+                                                bool allowDecay = false) {
   if (!root.hasPureTensorSemantics() || root.getNumDpsInits() != 1 ||
       root->getNumResults() != 1 || root.getNumReductionLoops() != 1)
     return failure();
-  ElementTracer tracer(root);
+  auto tracer = std::make_shared<ElementTracer>(root);
   std::string reason;
   auto isScores = [](Value v) { return succeeded(matchScores(v)); };
-  FailureOr<Product> product = matchAccumulation(tracer, isScores, reason);
+  FailureOr<Product> product =
+      matchAccumulation(*tracer, isScores, reason, /*keepOthers=*/allowDecay);
   if (failed(product))
     return failure();
   MaskedAttention m;
   m.op = root;
+  m.tracer = tracer;
   // Which factor is the scores: a contraction of two operands.
   const ElementExpr *scoresRead = nullptr, *valuesRead = nullptr;
   for (const ElementExpr *read : product->reads) {
@@ -154,7 +163,9 @@ FailureOr<MaskedAttention> matchMaskedAttention(linalg::LinalgOp root,
     return failure();
   if (withValues)
     valuesRead = product->reads[product->reads[0] == scoresRead ? 1 : 0];
-  if (!product->others.empty())
+  if (allowDecay && product->others.size() == 1)
+    m.decay = product->others.front();
+  else if (!product->others.empty())
     return reject(why, "a factor of the product, " +
                            product->others.front()->str() +
                            ", is neither a mask nor a constant");
@@ -458,6 +469,182 @@ LogicalResult raise::raiseNormalizedLinearAttention(RewriterBase &rewriter,
   loops.push_back(numeratorView->loops[*o->out.position(*o->valueColumn)]);
   result = relayout(rewriter, loc, result, loops, *out);
   log.raised(root, describe(*o, true));
+  rewriter.replaceOp(root, castTo(rewriter, loc, result,
+                                  root->getResult(0).getType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Decayed: RetNet's retention
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A decay `base^(i - t)` or `exp(c * (i - t))` with `base`, `c` free of
+/// i and t: the per-step log-decay `log(base)` or `c`.
+struct Decay {
+  const ElementExpr *logDecay = nullptr; // c
+  const ElementExpr *base = nullptr;     // or base
+};
+
+/// Whether `e` is `i - t` as a float (an integer expression converted).
+bool isRowMinusColumn(const ElementExpr *e, unsigned row, unsigned col,
+                      MLIRContext *ctx) {
+  if (!e->getOp<arith::SIToFPOp>() && !e->getOp<arith::UIToFPOp>())
+    return false;
+  FailureOr<AffineExpr> affine = getAffineExpr(e->operands[0], ctx);
+  if (failed(affine))
+    return false;
+  FailureOr<LinearForm> form =
+      getLinearForm(*affine, std::max(row, col) + 1);
+  if (failed(form) || form->constant != 0)
+    return false;
+  for (auto [d, coefficient] : llvm::enumerate(form->coefficients))
+    if (coefficient != (d == row ? 1 : d == col ? -1 : 0))
+      return false;
+  return true;
+}
+
+std::optional<Decay> matchDecay(const ElementExpr *e, unsigned row,
+                                unsigned col, MLIRContext *ctx) {
+  auto free = [&](const ElementExpr *x) {
+    return !dependsOnLoops(x, {row, col});
+  };
+  if (e->getOp<math::PowFOp>() && free(e->operands[0]) &&
+      isRowMinusColumn(e->operands[1], row, col, ctx))
+    return Decay{nullptr, e->operands[0]};
+  if (e->getOp<math::ExpOp>() && e->operands[0]->getOp<arith::MulFOp>()) {
+    const ElementExpr *product = e->operands[0];
+    for (int k : {0, 1})
+      if (free(product->operands[k]) &&
+          isRowMinusColumn(product->operands[1 - k], row, col, ctx))
+        return Decay{product->operands[k], nullptr};
+  }
+  return std::nullopt;
+}
+
+/// Whether `base` is positive for every value of the batch loops (it may
+/// depend on them only): evaluated at each, where they are static and few.
+bool isPositive(const ElementExpr *base, linalg::LinalgOp root,
+                ArrayRef<unsigned> batch) {
+  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  SmallVector<unsigned> used;
+  for (unsigned loop : batch)
+    if (dependsOnLoops(base, {loop}))
+      used.push_back(loop);
+  int64_t points = 1;
+  for (unsigned loop : used) {
+    if (ShapedType::isDynamic(ranges[loop]))
+      return false;
+    points *= ranges[loop];
+    if (points > (1 << 16))
+      return false;
+  }
+  SmallVector<int64_t> at(root.getNumLoops(), 0);
+  for (int64_t p = 0; p < points; ++p) {
+    int64_t rest = p;
+    for (unsigned loop : used) {
+      at[loop] = rest % ranges[loop];
+      rest /= ranges[loop];
+    }
+    std::optional<double> v = evaluate(base, at);
+    if (!v || !(*v > 0.0))
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+LogicalResult raise::raiseDecayedLinearAttention(RewriterBase &rewriter,
+                                                 Operation *op, RaiseLog &log,
+                                                 Rejection &why) {
+  auto root = dyn_cast<linalg::LinalgOp>(op);
+  if (!root)
+    return failure();
+  FailureOr<MaskedAttention> m =
+      matchMaskedAttention(root, /*withValues=*/true, why, /*allowDecay=*/true);
+  if (failed(m) || !m->decay)
+    return failure();
+  MLIRContext *ctx = root.getContext();
+  std::optional<Decay> decay = matchDecay(m->decay, m->row, m->col, ctx);
+  if (!decay)
+    return reject(why, "a factor of the product, " + m->decay->str() +
+                           ", is neither a mask, a constant nor a decay "
+                           "base^(i - t) or exp(c * (i - t))");
+  if (m->maskClass.kind != MaskClass::Kind::causal)
+    return reject(why, "a decay needs the causal mask (t <= i); the mask is " +
+                           m->mask.str());
+  if (decay->base && !isPositive(decay->base, root, m->batch))
+    return reject(why, "the decay's base " + decay->base->str() +
+                           " is not proved positive for every head");
+  Location loc = root.getLoc();
+  rewriter.setInsertionPoint(root);
+  SmallVector<unsigned> queryOrder(m->scoresBatch), keyOrder(m->scoresBatch);
+  queryOrder.append({m->queryRow, m->feature});
+  keyOrder.append({m->keyRow, m->feature});
+  Value q = permuteTo(rewriter, loc, m->query, queryOrder);
+  Value k = permuteTo(rewriter, loc, m->key, keyOrder);
+  Value v = valuesInOrder(rewriter, loc, *m);
+  // The gate, one log-decay per token: [batch.., L], each element the
+  // decay's expression at its batch indices.
+  auto qType = cast<RankedTensorType>(q.getType());
+  int64_t rank = qType.getRank();
+  SmallVector<OpFoldResult> gateSizes;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    gateSizes.push_back(tensor::getMixedSize(rewriter, loc, q, d));
+  Value empty = tensor::EmptyOp::create(rewriter, loc, gateSizes,
+                                        rewriter.getF32Type());
+  AffineMap identity = rewriter.getMultiDimIdentityMap(rank - 1);
+  SmallVector<utils::IteratorType> parallel(rank - 1,
+                                            utils::IteratorType::parallel);
+  bool built = true;
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, empty.getType(), ValueRange{}, ValueRange{empty},
+      ArrayRef<AffineMap>{identity}, parallel,
+      [&](OpBuilder &b, Location l, ValueRange) {
+        SmallVector<Value> loops(root.getNumLoops());
+        for (auto [d, loop] : llvm::enumerate(m->batch))
+          loops[loop] = linalg::IndexOp::create(b, l, d);
+        loops[m->row] = linalg::IndexOp::create(b, l, rank - 2);
+        FailureOr<Value> value = materialize(
+            b, l, decay->base ? decay->base : decay->logDecay, loops);
+        Value g;
+        if (succeeded(value)) {
+          g = *value;
+          if (!g.getType().isF32())
+            g = arith::TruncFOp::create(b, l, b.getF32Type(), g);
+          if (decay->base)
+            g = math::LogOp::create(b, l, g);
+        } else {
+          built = false;
+          g = arith::ConstantOp::create(b, l, b.getF32FloatAttr(0.0f));
+        }
+        linalg::YieldOp::create(b, l, g);
+      });
+  if (!built) {
+    rewriter.eraseOp(generic);
+    return reject(why, "the decay cannot be rebuilt per head");
+  }
+  auto vType = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(vType.getShape());
+  shape[shape.size() - 2] = qType.getDimSize(rank - 2);
+  auto gated = GatedLinearAttentionOp::create(
+      rewriter, loc, RankedTensorType::get(shape, rewriter.getF32Type()),
+      /*final_state=*/Type(), q, k, v, generic.getResult(0),
+      /*initial_state=*/Value(), /*prefix_index=*/Value(),
+      MaskAttr::get(ctx, Mask::causal), /*prefix_length=*/nullptr,
+      rewriter.getF32FloatAttr(float(m->scale)), /*form=*/nullptr);
+  SmallVector<unsigned> loops(m->batch);
+  loops.append({m->row, *m->valueColumn});
+  Value result = relayout(rewriter, loc, gated.getOutput(), loops, m->out);
+  log.raised(root, "linea.gated_linear_attention mask = causal, a per-token "
+                   "gate " +
+                       std::string(decay->base ? "log(" + decay->base->str() + ")"
+                                               : decay->logDecay->str()) +
+                       (m->scale != 1.0 ? " scale = " +
+                                              std::to_string(m->scale)
+                                        : ""));
   rewriter.replaceOp(root, castTo(rewriter, loc, result,
                                   root->getResult(0).getType()));
   return success();

@@ -30,6 +30,12 @@ LogicalResult raiseNormalizedLinearAttention(RewriterBase &rewriter,
 LogicalResult raiseMaskedLinearAttention(RewriterBase &rewriter,
                                          Operation *root, RaiseLog &log,
                                          Rejection &why);
+/// `O = (A .* M .* D) V` with a decay `D[i, t] = base^(i - t)` or
+/// `exp(c (i - t))` (RetNet's retention) under the causal mask: gated linear
+/// attention with a per-token log-decay (LinearAttention.cpp).
+LogicalResult raiseDecayedLinearAttention(RewriterBase &rewriter,
+                                          Operation *root, RaiseLog &log,
+                                          Rejection &why);
 /// `rowsum(A .* M)`: linear attention with a column of ones as values
 /// (LinearAttention.cpp).
 LogicalResult raiseMaskedRowSum(RewriterBase &rewriter, Operation *root,

@@ -27,6 +27,7 @@ using namespace mlir::linea::raise;
 
 ArrayRef<RaiseFn> raise::allRaises() {
   static const RaiseFn raises[] = {raiseNormalizedLinearAttention,
+                                   raiseDecayedLinearAttention,
                                    raiseMaskedLinearAttention,
                                    raiseMaskedRowSum, raiseSoftmaxAttention,
                                    raiseScanMinusInput, raiseScan,
@@ -80,6 +81,7 @@ struct LineaRaisePass : linea::impl::LineaRaiseBase<LineaRaisePass> {
     // A normalization that does not settle leaves nothing to raise from.
     if (failed(normalize(*copy, *normalization)))
       return;
+    if (getenv("LINEA_RAISE_DUMP")) copy->print(llvm::errs());
     RaiseLog log(explain);
     raiseAll(*copy, log);
     if (log.getNumRaised() == 0)

@@ -218,7 +218,8 @@ void merge(Product &product, const Product &sub) {
 
 FailureOr<Product> raise::matchAccumulation(ElementTracer &tracer,
                                             function_ref<bool(Value)> isScores,
-                                            std::string &why) {
+                                            std::string &why,
+                                            bool keepOthers) {
   linalg::LinalgOp root = tracer.getRoot();
   auto yield = cast<linalg::YieldOp>(root.getBlock()->getTerminator());
   auto sum = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
@@ -264,11 +265,14 @@ FailureOr<Product> raise::matchAccumulation(ElementTracer &tracer,
     Value arg = root.getMatchingBlockArgument(operand);
     const ElementExpr *e = trace(arg);
     Product sub = e ? factorize(e) : Product();
-    bool expands = e && sub.others.empty() &&
-                   (sub.reads.empty() ||
-                    (sub.reads.size() == 1 && isScores(sub.reads[0]->value)));
+    bool holdsScores =
+        sub.reads.size() == 1 && isScores(sub.reads[0]->value);
+    bool expands = e && ((sub.others.empty() &&
+                          (sub.reads.empty() || holdsScores)) ||
+                         (keepOthers && holdsScores));
     if (expands) {
       merge(product, sub);
+      product.others.append(sub.others.begin(), sub.others.end());
       continue;
     }
     product.reads.push_back(tracer.operandLeaf(*operand));

@@ -83,9 +83,13 @@ Product factorize(const ElementExpr *e);
 /// them); any other operand is kept as the tensor it is (a feature map
 /// computed outside stays outside). Failure, with `why`, for any other
 /// body.
+/// `keepOthers`: an operand holding scores and also factors that are
+/// neither masks nor constants (a decay) is still expanded, those factors
+/// joining `others`.
 FailureOr<Product> matchAccumulation(ElementTracer &tracer,
                                      function_ref<bool(Value)> isScores,
-                                     std::string &why);
+                                     std::string &why,
+                                     bool keepOthers = false);
 /// The conjunction of `product`'s masks as a predicate of loops (`row`,
 /// `col`); failure with `why`.
 FailureOr<IndexPredicate> getMask(const Product &product, unsigned row,

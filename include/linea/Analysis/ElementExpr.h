@@ -126,6 +126,21 @@ struct LinearForm {
 };
 FailureOr<LinearForm> getLinearForm(AffineExpr e, unsigned numDims);
 
+/// Whether `e` depends on any of the root's `loops` (through an index or the
+/// indices of a read).
+bool dependsOnLoops(const ElementExpr *e, ArrayRef<unsigned> loops);
+
+/// The value of `e` in double precision where the root's loop d is `at[d]`;
+/// none for what reads a tensor or an outside scalar, or an op it does not
+/// know.
+std::optional<double> evaluate(const ElementExpr *e, ArrayRef<int64_t> at);
+
+/// Builds `e` at the insertion point, the root's loop d being `loops[d]`
+/// (index values; null for a loop it must not read); failure for what it
+/// cannot build (the root's output, a loop it has no value for).
+FailureOr<Value> materialize(OpBuilder &b, Location loc, const ElementExpr *e,
+                             ArrayRef<Value> loops);
+
 } // namespace mlir::linea
 
 #endif // LINEA_ANALYSIS_ELEMENTEXPR_H

@@ -127,6 +127,26 @@ class HeadsLast(torch.nn.Module):
         return torch.einsum("bhlm,bmhe->blhe", torch.tril(s), v)
 
 
+class RetNet(torch.nn.Module):
+    """Retention (Sun et al.): ((Q K^T) .* D) V with D[i, t] = gamma^(i - t)
+    for t <= i, one gamma per head."""
+    def forward(self, q, k, v):
+        i, t = arange_mask(q.shape[-2])
+        gamma = 1 - 2.0 ** (-5.0 - torch.arange(q.shape[1], dtype=q.dtype))
+        decay = torch.where(t <= i, gamma[:, None, None] ** (i - t).to(q.dtype),
+                            torch.zeros((), dtype=q.dtype))
+        return ((q @ k.transpose(-1, -2)) * decay) @ v
+
+
+class DecayWindow(torch.nn.Module):
+    """A decay under a sliding window: gamma^(i - t) for i - 4 < t <= i."""
+    def forward(self, q, k, v):
+        i, t = arange_mask(q.shape[-2])
+        decay = torch.where((t <= i) & (t > i - 4), 0.9 ** (i - t).to(q.dtype),
+                            torch.zeros((), dtype=q.dtype))
+        return ((q @ k.transpose(-1, -2)) * decay) @ v
+
+
 # --- prefix sums ---------------------------------------------------------------
 
 def seq(L, d=D):
@@ -246,6 +266,8 @@ causal = ["linear_attention mask = causal"]
 CORPUS = {
     "la_causal_tril": entry(CausalTril, qkv, causal),
     "la_causal_tril_dynamic": entry(CausalTril, qkv, causal, dynamic=True),
+    "la_causal_tril_dynamic_batch1": entry(
+        CausalTril, lambda L: [(1, H, L, D), (1, H, L, D), (1, H, L, DV)], causal, dynamic=True),
     "la_causal_masked_fill": entry(CausalMaskedFill, qkv, causal),
     "la_causal_arange_multiply": entry(CausalArangeMultiply, qkv, causal),
     "la_causal_where": entry(CausalWhere, qkv, causal),
@@ -259,6 +281,9 @@ CORPUS = {
                                       "linear_attention mask = causal"]),
     "la_projected": entry(Projected, lambda L: [(B, L, H * D)], causal),
     "la_heads_last": entry(HeadsLast, lambda L: [(B, L, H, D), (B, L, H, D), (B, L, H, DV)], causal),
+    "gla_retnet": entry(RetNet, qkv, ["gated_linear_attention mask = causal"]),
+    "gla_retnet_dynamic": entry(RetNet, qkv, ["gated_linear_attention mask = causal"], dynamic=True),
+    "nm_decay_window": entry(DecayWindow, qkv, [], remark="mask is t <= i and t >= i - 3"),
     "ps_cumsum": entry(CumSum, seq, ["presum dim = 1"]),
     "ps_cumsum_dynamic": entry(CumSum, seq, ["presum dim = 1"], dynamic=True),
     "ps_cumsum_minus_x": entry(ExclusiveCumSum, seq, ["presum dim = 1 exclusive"]),
