@@ -60,20 +60,18 @@ std::optional<OpFoldResult> shapeElement(OpBuilder &b, Value element) {
 }
 
 /// Groups the dims of the larger shape under the dims of the smaller one:
-/// static dims by products, a dynamic dim alone and proved equal.
+/// static dims by products, a dynamic dim alone and proved equal
+/// (`sameSize(k, j)`: small dim k and large dim j have one size).
 std::optional<SmallVector<ReassociationIndices>>
-groupDims(Value small, ArrayRef<OpFoldResult> large) {
-  auto type = cast<RankedTensorType>(small.getType());
+groupDims(ArrayRef<OpFoldResult> small, ArrayRef<OpFoldResult> large,
+          function_ref<bool(size_t, size_t)> sameSize) {
   SmallVector<ReassociationIndices> groups;
   size_t j = 0;
-  for (int64_t k = 0; k < type.getRank(); ++k) {
+  for (size_t k = 0; k < small.size(); ++k) {
     ReassociationIndices group;
-    std::optional<int64_t> size = type.isDynamicDim(k)
-                                      ? std::nullopt
-                                      : std::optional(type.getDimSize(k));
+    std::optional<int64_t> size = getConstantIntValue(small[k]);
     if (!size) {
-      if (j >= large.size() ||
-          !provedEqual({small, k}, ValueBoundsConstraintSet::Variable(large[j])))
+      if (j >= large.size() || !sameSize(k, j))
         return std::nullopt;
       group.push_back(j++);
     } else {
@@ -89,7 +87,7 @@ groupDims(Value small, ArrayRef<OpFoldResult> large) {
         return std::nullopt;
     }
     // Trailing unit dims of the large shape join the last group.
-    if (k + 1 == type.getRank())
+    if (k + 1 == small.size())
       while (j < large.size() && getConstantIntValue(large[j]) == 1)
         group.push_back(j++);
     groups.push_back(group);
@@ -119,53 +117,26 @@ struct ReshapeToExpandOrCollapse : OpRewritePattern<tensor::ReshapeOp> {
       sizes.push_back(*size);
     }
     Location loc = op.getLoc();
+    Value source = op.getSource();
+    SmallVector<OpFoldResult> sourceSizes =
+        tensor::getMixedSizes(rewriter, loc, source);
     if (resultType.getRank() >= sourceType.getRank()) {
-      std::optional<SmallVector<ReassociationIndices>> groups =
-          groupDims(op.getSource(), sizes);
+      std::optional<SmallVector<ReassociationIndices>> groups = groupDims(
+          sourceSizes, sizes, [&](size_t k, size_t j) {
+            return provedEqual({source, int64_t(k)},
+                               ValueBoundsConstraintSet::Variable(sizes[j]));
+          });
       if (!groups)
         return failure();
-      rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
-          op, resultType, op.getSource(), *groups, sizes);
+      rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, resultType, source,
+                                                         *groups, sizes);
       return success();
     }
-    // Collapse: the result's sizes group the source's dims.
-    SmallVector<OpFoldResult> sourceSizes =
-        tensor::getMixedSizes(rewriter, loc, op.getSource());
-    auto groups = [&]() -> std::optional<SmallVector<ReassociationIndices>> {
-      // The roles swap: each result size covers source dims.
-      SmallVector<ReassociationIndices> out;
-      size_t j = 0;
-      for (auto [k, size] : llvm::enumerate(sizes)) {
-        ReassociationIndices group;
-        std::optional<int64_t> s = getConstantIntValue(size);
-        if (!s) {
-          if (j >= sourceSizes.size() ||
-              !provedEqual({op.getSource(), int64_t(j)},
-                           ValueBoundsConstraintSet::Variable(size)))
-            return std::nullopt;
-          group.push_back(j++);
-        } else {
-          int64_t product = 1;
-          while (j < sourceSizes.size() && (group.empty() || product < *s)) {
-            std::optional<int64_t> d = getConstantIntValue(sourceSizes[j]);
-            if (!d)
-              return std::nullopt;
-            product *= *d;
-            group.push_back(j++);
-          }
-          if (product != *s)
-            return std::nullopt;
-        }
-        if (k + 1 == sizes.size())
-          while (j < sourceSizes.size() &&
-                 getConstantIntValue(sourceSizes[j]) == 1)
-            group.push_back(j++);
-        out.push_back(group);
-      }
-      if (j != sourceSizes.size())
-        return std::nullopt;
-      return out;
-    }();
+    std::optional<SmallVector<ReassociationIndices>> groups = groupDims(
+        sizes, sourceSizes, [&](size_t k, size_t j) {
+          return provedEqual(ValueBoundsConstraintSet::Variable(sizes[k]),
+                             {source, int64_t(j)});
+        });
     if (!groups)
       return failure();
     Value collapsed = tensor::CollapseShapeOp::create(rewriter, loc,

@@ -119,12 +119,12 @@ LogicalResult classifyMask(MaskedAttention &m, const Product &product,
 /// The shared part of the value contraction and the row sum: `root` is
 /// `out + prod` with the scores as one factor and masks and constants as
 /// the others; `withValues` asks for a second tensor factor, the values.
-FailureOr<MaskedAttention> matchMaskedAttention(linalg::LinalgOp root,
+FailureOr<MaskedAttention> matchMaskedAttention(Operation *op,
                                                 bool withValues,
                                                 Rejection &why,
                                                 bool allowDecay = false) {
-  if (!root.hasPureTensorSemantics() || root.getNumDpsInits() != 1 ||
-      root->getNumResults() != 1 || root.getNumReductionLoops() != 1)
+  linalg::LinalgOp root = asReductionRoot(op);
+  if (!root)
     return failure();
   auto tracer = std::make_shared<ElementTracer>(root);
   std::string reason;
@@ -231,12 +231,8 @@ FailureOr<MaskedAttention> matchMaskedAttention(linalg::LinalgOp root,
   if (m.values && !isF32Tensor(m.values->tensor))
     return reject(why, "the values are not f32");
   // Linea's ops take static feature and value dims.
-  auto staticDim = [](const LoopView &view, unsigned loop) {
-    return !cast<ShapedType>(view.tensor.getType())
-                .isDynamicDim(*view.position(loop));
-  };
-  if (!staticDim(m.query, m.feature) || !staticDim(m.key, m.feature) ||
-      (m.values && !staticDim(*m.values, *m.valueColumn)))
+  if (!hasStaticDim(m.query, m.feature) || !hasStaticDim(m.key, m.feature) ||
+      (m.values && !hasStaticDim(*m.values, *m.valueColumn)))
     return reject(why, "a feature or value dim is dynamic; Linea's ops take "
                        "them static");
   m.scale = product->scale;
@@ -318,38 +314,30 @@ Value valuesInOrder(OpBuilder &b, Location loc, const MaskedAttention &m) {
 LogicalResult raise::raiseMaskedLinearAttention(RewriterBase &rewriter,
                                                 Operation *op,
                                                 RaiseLog &log, Rejection &why) {
-  auto root = dyn_cast<linalg::LinalgOp>(op);
-  if (!root)
-    return failure();
   FailureOr<MaskedAttention> m =
-      matchMaskedAttention(root, /*withValues=*/true, why);
+      matchMaskedAttention(op, /*withValues=*/true, why);
   if (failed(m))
     return failure();
-  Location loc = root.getLoc();
-  rewriter.setInsertionPoint(root);
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
   Value v = valuesInOrder(rewriter, loc, *m);
   Value o = buildLinearAttention(rewriter, loc, *m, v, /*normalize=*/false);
   SmallVector<unsigned> loops(m->batch);
   loops.append({m->row, *m->valueColumn});
-  Value result = relayout(rewriter, loc, o, loops, m->out);
-  log.raised(root, describe(*m, false));
-  rewriter.replaceOp(root, castTo(rewriter, loc, result,
-                                  root->getResult(0).getType()));
+  log.raised(op, describe(*m, false));
+  replaceRoot(rewriter, op, o, loops, m->out);
   return success();
 }
 
 LogicalResult raise::raiseMaskedRowSum(RewriterBase &rewriter,
                                        Operation *op, RaiseLog &log,
                                        Rejection &why) {
-  auto root = dyn_cast<linalg::LinalgOp>(op);
-  if (!root)
-    return failure();
   FailureOr<MaskedAttention> m =
-      matchMaskedAttention(root, /*withValues=*/false, why);
+      matchMaskedAttention(op, /*withValues=*/false, why);
   if (failed(m))
     return failure();
-  Location loc = root.getLoc();
-  rewriter.setInsertionPoint(root);
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
   // The values: a column of ones, [batch.., L, 1].
   SmallVector<unsigned> keyOrder(m->scoresBatch);
   keyOrder.push_back(m->keyRow);
@@ -373,10 +361,8 @@ LogicalResult raise::raiseMaskedRowSum(RewriterBase &rewriter,
   Value rows = tensor::CollapseShapeOp::create(rewriter, loc, o, groups);
   SmallVector<unsigned> loops(m->batch);
   loops.push_back(m->row);
-  Value result = relayout(rewriter, loc, rows, loops, m->out);
-  log.raised(root, describe(*m, false) + ", values a column of ones (a row sum)");
-  rewriter.replaceOp(root, castTo(rewriter, loc, result,
-                                  root->getResult(0).getType()));
+  log.raised(op, describe(*m, false) + ", values a column of ones (a row sum)");
+  replaceRoot(rewriter, op, rows, loops, m->out);
   return success();
 }
 
@@ -467,10 +453,8 @@ LogicalResult raise::raiseNormalizedLinearAttention(RewriterBase &rewriter,
     loops.push_back(numeratorView->loops[*o->out.position(loop)]);
   loops.push_back(numeratorView->loops[*o->out.position(o->row)]);
   loops.push_back(numeratorView->loops[*o->out.position(*o->valueColumn)]);
-  result = relayout(rewriter, loc, result, loops, *out);
   log.raised(root, describe(*o, true));
-  rewriter.replaceOp(root, castTo(rewriter, loc, result,
-                                  root->getResult(0).getType()));
+  replaceRoot(rewriter, root, result, loops, *out);
   return success();
 }
 
@@ -559,13 +543,11 @@ bool isPositive(const ElementExpr *base, linalg::LinalgOp root,
 LogicalResult raise::raiseDecayedLinearAttention(RewriterBase &rewriter,
                                                  Operation *op, RaiseLog &log,
                                                  Rejection &why) {
-  auto root = dyn_cast<linalg::LinalgOp>(op);
-  if (!root)
-    return failure();
   FailureOr<MaskedAttention> m =
-      matchMaskedAttention(root, /*withValues=*/true, why, /*allowDecay=*/true);
+      matchMaskedAttention(op, /*withValues=*/true, why, /*allowDecay=*/true);
   if (failed(m) || !m->decay)
     return failure();
+  linalg::LinalgOp root = m->op;
   MLIRContext *ctx = root.getContext();
   std::optional<Decay> decay = matchDecay(m->decay, m->row, m->col, ctx);
   if (!decay)
@@ -637,7 +619,6 @@ LogicalResult raise::raiseDecayedLinearAttention(RewriterBase &rewriter,
       rewriter.getF32FloatAttr(float(m->scale)), /*form=*/nullptr);
   SmallVector<unsigned> loops(m->batch);
   loops.append({m->row, *m->valueColumn});
-  Value result = relayout(rewriter, loc, gated.getOutput(), loops, m->out);
   log.raised(root, "linea.gated_linear_attention mask = causal, a per-token "
                    "gate " +
                        std::string(decay->base ? "log(" + decay->base->str() + ")"
@@ -645,7 +626,6 @@ LogicalResult raise::raiseDecayedLinearAttention(RewriterBase &rewriter,
                        (m->scale != 1.0 ? " scale = " +
                                               std::to_string(m->scale)
                                         : ""));
-  rewriter.replaceOp(root, castTo(rewriter, loc, result,
-                                  root->getResult(0).getType()));
+  replaceRoot(rewriter, root, gated.getOutput(), loops, m->out);
   return success();
 }

@@ -96,9 +96,8 @@ std::optional<TriangularSum> triangularSum(const IndexPredicate &mask,
 
 LogicalResult raise::raiseTriangularSum(RewriterBase &rewriter, Operation *op,
                                         RaiseLog &log, Rejection &why) {
-  auto root = dyn_cast<linalg::LinalgOp>(op);
-  if (!root || !root.hasPureTensorSemantics() || root.getNumDpsInits() != 1 ||
-      root->getNumResults() != 1 || root.getNumReductionLoops() != 1)
+  linalg::LinalgOp root = asReductionRoot(op);
+  if (!root)
     return failure();
   ElementTracer tracer(root);
   std::string reason;
@@ -205,10 +204,8 @@ LogicalResult raise::raiseScanMinusInput(RewriterBase &rewriter, Operation *op,
       rewriter, loc, type, scan.getInput(), /*decay=*/Value(),
       rewriter.getI64IntegerAttr(scan.getDimension()), rewriter.getUnitAttr(),
       /*reverse=*/nullptr, /*form=*/nullptr);
-  Value result = relayout(rewriter, loc, presum.getOutput(), read->loops, *out);
   log.raised(root, "linea.presum dim = " + Twine(scan.getDimension()) +
                        " exclusive (cumsum(x) - x)");
-  rewriter.replaceOp(root, castTo(rewriter, loc, result,
-                                  root->getResult(0).getType()));
+  replaceRoot(rewriter, root, presum.getOutput(), read->loops, *out);
   return success();
 }

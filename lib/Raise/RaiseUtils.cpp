@@ -392,3 +392,24 @@ Value raise::castTo(OpBuilder &b, Location loc, Value value, Type type) {
     return value;
   return tensor::CastOp::create(b, loc, type, value);
 }
+
+void raise::replaceRoot(RewriterBase &rewriter, Operation *root, Value value,
+                        ArrayRef<unsigned> loops, const LoopView &out) {
+  Location loc = root->getLoc();
+  Value result = relayout(rewriter, loc, value, loops, out);
+  rewriter.replaceOp(root,
+                     castTo(rewriter, loc, result, root->getResult(0).getType()));
+}
+
+linalg::LinalgOp raise::asReductionRoot(Operation *op) {
+  auto root = dyn_cast<linalg::LinalgOp>(op);
+  if (!root || !root.hasPureTensorSemantics() || root.getNumDpsInits() != 1 ||
+      root->getNumResults() != 1 || root.getNumReductionLoops() != 1)
+    return {};
+  return root;
+}
+
+bool raise::hasStaticDim(const LoopView &view, unsigned loop) {
+  std::optional<unsigned> p = view.position(loop);
+  return p && !cast<ShapedType>(view.tensor.getType()).isDynamicDim(*p);
+}

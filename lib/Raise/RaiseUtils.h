@@ -112,6 +112,16 @@ Value relayout(OpBuilder &b, Location loc, Value value,
                ArrayRef<unsigned> loops, const LoopView &target);
 /// `value` as `type` (a tensor.cast where static and dynamic sizes differ).
 Value castTo(OpBuilder &b, Location loc, Value value, Type type);
+/// Replaces `root` by `value` (whose dim p is indexed by `loops[p]`) laid
+/// out as the root's output `out`.
+void replaceRoot(RewriterBase &rewriter, Operation *root, Value value,
+                 ArrayRef<unsigned> loops, const LoopView &out);
+
+/// `op` as the root of a raise that reduces: a linalg op on tensors with
+/// one output and one reduced loop, or null.
+linalg::LinalgOp asReductionRoot(Operation *op);
+/// Whether `view`'s dim read by `loop` has a static size.
+bool hasStaticDim(const LoopView &view, unsigned loop);
 
 } // namespace mlir::linea::raise
 

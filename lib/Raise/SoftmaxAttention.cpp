@@ -249,12 +249,9 @@ bool collectLogits(const ElementExpr *e, Logits &logits) {
 LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
                                            Operation *op,
                                            RaiseLog &log, Rejection &why) {
-  auto root = dyn_cast<linalg::LinalgOp>(op);
-  if (!root)
-    return failure();
   // O = W V.
-  if (!root.hasPureTensorSemantics() || root.getNumDpsInits() != 1 ||
-      root->getNumResults() != 1 || root.getNumReductionLoops() != 1)
+  linalg::LinalgOp root = asReductionRoot(op);
+  if (!root)
     return failure();
   ElementTracer tracer(root);
   std::string reason;
@@ -388,13 +385,9 @@ LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
     if (!cast<ShapedType>(t.getType()).getElementType().isF32())
       return reject(why, "the raise takes f32 models");
 
-  auto staticDim = [](const LoopView &view, unsigned loop) {
-    return !cast<ShapedType>(view.tensor.getType())
-                .isDynamicDim(*view.position(loop));
-  };
-  if (!staticDim(operands.query, operands.feature) ||
-      !staticDim(operands.key, operands.feature) ||
-      !staticDim(*vView, valueColumn))
+  if (!hasStaticDim(operands.query, operands.feature) ||
+      !hasStaticDim(operands.key, operands.feature) ||
+      !hasStaticDim(*vView, valueColumn))
     return reject(why, "a feature or value dim is dynamic; linea.attention "
                        "takes them static");
   // Batch dims: the output's order; the scores' paired through positions.
@@ -436,7 +429,6 @@ LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
       rewriter.getF32FloatAttr(float(scale)));
   SmallVector<unsigned> loops(batch);
   loops.append({row, valueColumn});
-  Value result = relayout(rewriter, loc, attention.getOutput(), loops, *out);
   std::string what;
   llvm::raw_string_ostream os(what);
   os << "linea.attention mask = "
@@ -445,7 +437,6 @@ LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
      << (guard ? "; sdpa's guard for rows with no key never fires" : "")
      << ")";
   log.raised(root, what);
-  rewriter.replaceOp(root,
-                     castTo(rewriter, loc, result, root->getResult(0).getType()));
+  replaceRoot(rewriter, root, attention.getOutput(), loops, *out);
   return success();
 }
