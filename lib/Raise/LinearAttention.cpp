@@ -311,6 +311,65 @@ Value valuesInOrder(OpBuilder &b, Location loc, const MaskedAttention &m) {
 
 } // namespace
 
+/// GLA's parallel form: queries `q exp(b)` and keys `k exp(-b)` with `b` an
+/// inclusive cumsum along the sequence of log-decays `g` (one per key dim):
+/// `q`, `k` and `g` over the scores' loops.
+struct GatedParallel {
+  LoopView query, key, gate;
+};
+
+std::optional<GatedParallel> matchGatedParallel(const MaskedAttention &m) {
+  linalg::LinalgOp scoresOp = m.scores.op;
+  MLIRContext *ctx = scoresOp.getContext();
+  ElementTracer tracer(scoresOp);
+  auto trace = [&](const LoopView &view) -> const ElementExpr * {
+    SmallVector<AffineExpr> indices;
+    for (unsigned loop : view.loops)
+      indices.push_back(getAffineDimExpr(loop, ctx));
+    FailureOr<const ElementExpr *> e = tracer.traceElement(view.tensor, indices);
+    return succeeded(e) ? *e : nullptr;
+  };
+  // x * exp(+-b): the tensor x and the read of b.
+  auto split = [](const ElementExpr *e, bool negated)
+      -> std::optional<std::pair<const ElementExpr *, const ElementExpr *>> {
+    if (!e || !e->getOp<arith::MulFOp>())
+      return std::nullopt;
+    for (int k : {0, 1}) {
+      const ElementExpr *x = e->operands[k], *y = e->operands[1 - k];
+      if (!x->isa(ElementExpr::Kind::Read) || !y->getOp<math::ExpOp>())
+        continue;
+      const ElementExpr *b = y->operands[0];
+      if (negated) {
+        if (b->getOp<arith::NegFOp>())
+          b = b->operands[0];
+        else if (b->getOp<arith::SubFOp>() &&
+                 b->operands[0]->getConstantValue() == 0.0)
+          b = b->operands[1];
+        else
+          continue;
+      }
+      if (b->isa(ElementExpr::Kind::Read))
+        return std::make_pair(x, b);
+    }
+    return std::nullopt;
+  };
+  auto q = split(trace(m.query), /*negated=*/false);
+  auto k = split(trace(m.key), /*negated=*/true);
+  if (!q || !k || q->second->value != k->second->value ||
+      q->first->indices != q->second->indices ||
+      k->first->indices != k->second->indices)
+    return std::nullopt;
+  std::optional<AddScan> scan = inclusiveAddScan(q->second->value);
+  FailureOr<LoopView> queryView = getLoopView(q->first);
+  FailureOr<LoopView> keyView = getLoopView(k->first);
+  FailureOr<LoopView> gateView = getLoopView(q->second);
+  if (!scan || failed(queryView) || failed(keyView) || failed(gateView) ||
+      gateView->position(m.queryRow) != std::optional<unsigned>(scan->dim))
+    return std::nullopt;
+  gateView->tensor = scan->input;
+  return GatedParallel{*queryView, *keyView, *gateView};
+}
+
 LogicalResult raise::raiseMaskedLinearAttention(RewriterBase &rewriter,
                                                 Operation *op,
                                                 RaiseLog &log, Rejection &why) {
@@ -321,9 +380,34 @@ LogicalResult raise::raiseMaskedLinearAttention(RewriterBase &rewriter,
   Location loc = op->getLoc();
   rewriter.setInsertionPoint(op);
   Value v = valuesInOrder(rewriter, loc, *m);
-  Value o = buildLinearAttention(rewriter, loc, *m, v, /*normalize=*/false);
   SmallVector<unsigned> loops(m->batch);
   loops.append({m->row, *m->valueColumn});
+  std::optional<GatedParallel> gated =
+      m->maskClass.kind == MaskClass::Kind::causal ? matchGatedParallel(*m)
+                                                   : std::nullopt;
+  if (gated && gated->gate.tensor.getType() == gated->query.tensor.getType()) {
+    SmallVector<unsigned> qOrder(m->scoresBatch), kOrder(m->scoresBatch);
+    qOrder.append({m->queryRow, m->feature});
+    kOrder.append({m->keyRow, m->feature});
+    Value q = permuteTo(rewriter, loc, gated->query, qOrder);
+    Value k = permuteTo(rewriter, loc, gated->key, kOrder);
+    Value g = permuteTo(rewriter, loc, gated->gate, qOrder);
+    auto qType = cast<RankedTensorType>(q.getType());
+    SmallVector<int64_t> shape(cast<RankedTensorType>(v.getType()).getShape());
+    shape[shape.size() - 2] = qType.getDimSize(qType.getRank() - 2);
+    auto gla = GatedLinearAttentionOp::create(
+        rewriter, loc, RankedTensorType::get(shape, rewriter.getF32Type()),
+        /*final_state=*/Type(), q, k, v, g, /*initial_state=*/Value(),
+        /*prefix_index=*/Value(),
+        MaskAttr::get(rewriter.getContext(), Mask::causal),
+        /*prefix_length=*/nullptr, rewriter.getF32FloatAttr(float(m->scale)),
+        /*form=*/nullptr);
+    log.raised(op, "linea.gated_linear_attention mask = causal (GLA's parallel "
+                   "form: queries and keys decayed by exp(+-cumsum(g)))");
+    replaceRoot(rewriter, op, gla.getOutput(), loops, m->out);
+    return success();
+  }
+  Value o = buildLinearAttention(rewriter, loc, *m, v, /*normalize=*/false);
   log.raised(op, describe(*m, false));
   replaceRoot(rewriter, op, o, loops, m->out);
   return success();

@@ -23,12 +23,17 @@
 #include "Patterns.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
 
 static void addCanonicalization(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
+  // A size read off an op's result is read off its operands instead (ops
+  // that reify their shapes, Linea's among them): a raised op's absorbed
+  // producers do not stay alive for a front end's size check.
+  memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
   for (Dialect *dialect : ctx->getLoadedDialects())
     dialect->getCanonicalizationPatterns(patterns);
   for (RegisteredOperationName op : ctx->getRegisteredOperations())

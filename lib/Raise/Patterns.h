@@ -41,6 +41,11 @@ LogicalResult raiseDecayedLinearAttention(RewriterBase &rewriter,
 LogicalResult raiseMaskedRowSum(RewriterBase &rewriter, Operation *root,
                                 RaiseLog &log, Rejection &why);
 
+/// `o_i = q_i S_i` with `S_i` a cumsum along L of outer products
+/// `k_t^T v_t`: causal linear attention (CumulativeState.cpp).
+LogicalResult raiseCumulativeState(RewriterBase &rewriter, Operation *root,
+                                   RaiseLog &log, Rejection &why);
+
 /// `softmax(s * X Y^T + mask) V` as front ends print it (max-subtract,
 /// exp, sum, divide; sdpa's guard): linea.attention (SoftmaxAttention.cpp).
 LogicalResult raiseSoftmaxAttention(RewriterBase &rewriter,

@@ -30,6 +30,7 @@ ArrayRef<RaiseFn> raise::allRaises() {
                                    raiseDecayedLinearAttention,
                                    raiseMaskedLinearAttention,
                                    raiseMaskedRowSum, raiseSoftmaxAttention,
+                                   raiseCumulativeState,
                                    raiseScanMinusInput, raiseScan,
                                    raiseTriangularSum};
   return raises;

@@ -2,6 +2,9 @@
 
 #include "RaiseUtils.h"
 
+#include "linea/Dialect/LineaOps.h"
+#include "linea/Dialect/TMTensor.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
@@ -412,4 +415,16 @@ linalg::LinalgOp raise::asReductionRoot(Operation *op) {
 bool raise::hasStaticDim(const LoopView &view, unsigned loop) {
   std::optional<unsigned> p = view.position(loop);
   return p && !cast<ShapedType>(view.tensor.getType()).isDynamicDim(*p);
+}
+
+std::optional<AddScan> raise::inclusiveAddScan(Value value) {
+  if (auto scan = value.getDefiningOp<tm_tensor::ScanOp>();
+      scan && value == scan.getResult(0) && scan.getInclusive() &&
+      isa_and_nonnull<arith::AddFOp>(scan.getCommutativeCombiner()))
+    return AddScan{scan.getInput(), scan.getDimension()};
+  if (auto presum = value.getDefiningOp<PresumOp>();
+      presum && !presum.getExclusive() && !presum.getReverse() &&
+      !presum.getDecay())
+    return AddScan{presum.getInput(), presum.getScanDim()};
+  return std::nullopt;
 }

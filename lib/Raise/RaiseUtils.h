@@ -120,6 +120,14 @@ void replaceRoot(RewriterBase &rewriter, Operation *root, Value value,
 /// `op` as the root of a raise that reduces: a linalg op on tensors with
 /// one output and one reduced loop, or null.
 linalg::LinalgOp asReductionRoot(Operation *op);
+/// An inclusive add scan along `dim` (torch.cumsum's tm_tensor.scan, or a
+/// linea.presum without decay) producing `value`: its input.
+struct AddScan {
+  Value input;
+  int64_t dim;
+};
+std::optional<AddScan> inclusiveAddScan(Value value);
+
 /// Whether `view`'s dim read by `loop` has a static size.
 bool hasStaticDim(const LoopView &view, unsigned loop);
 

@@ -127,6 +127,23 @@ class HeadsLast(torch.nn.Module):
         return torch.einsum("bhlm,bmhe->blhe", torch.tril(s), v)
 
 
+class CumulativeState(torch.nn.Module):
+    """Causal linear attention the RNN way papers write it: the states
+    S_i = sum_{t <= i} k_t^T v_t as a cumsum of outer products, o_i = q_i S_i."""
+    def forward(self, q, k, v):
+        states = torch.cumsum(k.unsqueeze(-1) * v.unsqueeze(-2), dim=2)
+        return torch.einsum("bhld,bhlde->bhle", q, states)
+
+
+class GLAParallel(torch.nn.Module):
+    """GLA's parallel form (Yang et al.): with b = cumsum(g) along L (one
+    log-decay per key dim), tril((q exp(b)) (k exp(-b))^T) v."""
+    def forward(self, q, k, v, g):
+        b = torch.cumsum(g, dim=2)
+        qd, kd = q * torch.exp(b), k * torch.exp(-b)
+        return torch.tril(qd @ kd.transpose(-1, -2)) @ v
+
+
 class RetNet(torch.nn.Module):
     """Retention (Sun et al.): ((Q K^T) .* D) V with D[i, t] = gamma^(i - t)
     for t <= i, one gamma per head."""
@@ -281,6 +298,10 @@ CORPUS = {
                                       "linear_attention mask = causal"]),
     "la_projected": entry(Projected, lambda L: [(B, L, H * D)], causal),
     "la_heads_last": entry(HeadsLast, lambda L: [(B, L, H, D), (B, L, H, D), (B, L, H, DV)], causal),
+    "la_cumulative_state": entry(CumulativeState, qkv, causal),
+    "la_cumulative_state_dynamic": entry(CumulativeState, qkv, causal, dynamic=True),
+    "gla_parallel_form": entry(GLAParallel, lambda L: qkv(L) + [heads(L)],
+                               ["gated_linear_attention mask = causal"]),
     "gla_retnet": entry(RetNet, qkv, ["gated_linear_attention mask = causal"]),
     "gla_retnet_dynamic": entry(RetNet, qkv, ["gated_linear_attention mask = causal"], dynamic=True),
     "nm_decay_window": entry(DecayWindow, qkv, [], remark="mask is t <= i and t >= i - 3"),
