@@ -6,12 +6,14 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineExprVisitor.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
-#include "mlir/IR/Matchers.h"
-#include "llvm/Support/raw_ostream.h"
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::linea;
@@ -229,6 +231,42 @@ ElementTracer::traceBodyOp(Operation *op, const Frame &frame) {
   return make(std::move(e));
 }
 
+/// Whether `slice` takes a part of a constant tensor, directly or through
+/// other slices.
+static bool isSliceOfConstant(tensor::ExtractSliceOp slice) {
+  Value source = slice.getSource();
+  if (auto inner = source.getDefiningOp<tensor::ExtractSliceOp>())
+    return isSliceOfConstant(inner);
+  return ConstantTensor::get(source).has_value();
+}
+
+/// The indices into a static slice's source of the slice's element at
+/// `indices`: `offset + stride * index` per kept dim, the offset per dim the
+/// slice drops.
+static std::optional<SmallVector<AffineExpr>>
+sliceSourceIndices(tensor::ExtractSliceOp slice, ArrayRef<AffineExpr> indices) {
+  ArrayRef<int64_t> offsets = slice.getStaticOffsets();
+  ArrayRef<int64_t> strides = slice.getStaticStrides();
+  if (llvm::any_of(offsets, ShapedType::isDynamic) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return std::nullopt;
+  llvm::SmallBitVector dropped = slice.getDroppedDims();
+  SmallVector<AffineExpr> source;
+  unsigned next = 0;
+  for (unsigned d = 0; d < offsets.size(); ++d) {
+    if (dropped.test(d)) {
+      source.push_back(getAffineConstantExpr(offsets[d], slice.getContext()));
+      continue;
+    }
+    if (next >= indices.size())
+      return std::nullopt;
+    source.push_back(indices[next++] * strides[d] + offsets[d]);
+  }
+  if (next != indices.size())
+    return std::nullopt;
+  return source;
+}
+
 FailureOr<const ElementExpr *>
 ElementTracer::traceElement(Value tensor, ArrayRef<AffineExpr> indices) {
   if (nodes.size() > kMaxNodes || depth > kMaxDepth)
@@ -253,6 +291,14 @@ ElementTracer::traceElement(Value tensor, ArrayRef<AffineExpr> indices) {
   }
   if (auto castOp = dyn_cast<tensor::CastOp>(def))
     return done(traceElement(castOp.getSource(), indices));
+  // A slice of a constant table (nanoGPT's `bias[:, :, :T, :T]`) reads the
+  // table itself; a slice of anything else stays the tensor it is, so that
+  // a read remains a read of whole operands.
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def);
+      slice && isSliceOfConstant(slice))
+    if (std::optional<SmallVector<AffineExpr>> source =
+            sliceSourceIndices(slice, indices))
+      return done(traceElement(slice.getSource(), *source));
   DenseElementsAttr dense;
   if (matchPattern(tensor, m_Constant(&dense)) && dense.isSplat()) {
     ElementExpr e{ElementExpr::Kind::Constant, dense.getElementType()};
@@ -456,24 +502,105 @@ static std::optional<int64_t> evaluateAffine(AffineExpr x,
   }
 }
 
+/// `lhs <p> rhs` for integers held exactly as doubles.
+static bool compareIntegers(arith::CmpIPredicate p, double lhs, double rhs) {
+  switch (p) {
+  case arith::CmpIPredicate::eq: return lhs == rhs;
+  case arith::CmpIPredicate::ne: return lhs != rhs;
+  case arith::CmpIPredicate::slt: case arith::CmpIPredicate::ult: return lhs < rhs;
+  case arith::CmpIPredicate::sle: case arith::CmpIPredicate::ule: return lhs <= rhs;
+  case arith::CmpIPredicate::sgt: case arith::CmpIPredicate::ugt: return lhs > rhs;
+  case arith::CmpIPredicate::sge: case arith::CmpIPredicate::uge: return lhs >= rhs;
+  }
+  return false;
+}
+
+static std::optional<bool> compareFloats(arith::CmpFPredicate p, double lhs,
+                                         double rhs) {
+  bool unordered = std::isnan(lhs) || std::isnan(rhs);
+  switch (p) {
+  case arith::CmpFPredicate::OEQ: return !unordered && lhs == rhs;
+  case arith::CmpFPredicate::ONE: return !unordered && lhs != rhs;
+  case arith::CmpFPredicate::OLT: return !unordered && lhs < rhs;
+  case arith::CmpFPredicate::OLE: return !unordered && lhs <= rhs;
+  case arith::CmpFPredicate::OGT: return !unordered && lhs > rhs;
+  case arith::CmpFPredicate::OGE: return !unordered && lhs >= rhs;
+  case arith::CmpFPredicate::UEQ: return unordered || lhs == rhs;
+  case arith::CmpFPredicate::UNE: return unordered || lhs != rhs;
+  case arith::CmpFPredicate::ULT: return unordered || lhs < rhs;
+  case arith::CmpFPredicate::ULE: return unordered || lhs <= rhs;
+  case arith::CmpFPredicate::UGT: return unordered || lhs > rhs;
+  case arith::CmpFPredicate::UGE: return unordered || lhs >= rhs;
+  case arith::CmpFPredicate::AlwaysTrue: return true;
+  case arith::CmpFPredicate::AlwaysFalse: return false;
+  default: return std::nullopt;
+  }
+}
+
+static std::optional<double> evaluateNode(const ElementExpr *e,
+                                          ArrayRef<int64_t> at,
+                                          ReadEvaluator read);
+
 std::optional<double> mlir::linea::evaluate(const ElementExpr *e,
-                                            ArrayRef<int64_t> at) {
+                                            ArrayRef<int64_t> at,
+                                            ReadEvaluator read) {
+  std::optional<double> v = evaluateNode(e, at, read);
+  // A boolean is 0 or 1 (an i1 constant `true` reads -1 signed).
+  if (v && e->type.isInteger(1))
+    return *v != 0.0 ? 1.0 : 0.0;
+  return v;
+}
+
+static std::optional<double> evaluateNode(const ElementExpr *e,
+                                          ArrayRef<int64_t> at,
+                                          ReadEvaluator read) {
   if (e->isa(ElementExpr::Kind::Index)) {
     std::optional<int64_t> v = evaluateAffine(e->index, at);
     return v ? std::optional(double(*v)) : std::nullopt;
   }
   if (std::optional<double> c = e->getConstantValue())
     return c;
+  if (e->isa(ElementExpr::Kind::Read) && read) {
+    SmallVector<int64_t> indices;
+    for (AffineExpr x : e->indices) {
+      std::optional<int64_t> index = evaluateAffine(x, at);
+      if (!index)
+        return std::nullopt;
+      indices.push_back(*index);
+    }
+    return read(e, indices);
+  }
   if (!e->isa(ElementExpr::Kind::Op))
     return std::nullopt;
   SmallVector<double> args;
   for (const ElementExpr *o : e->operands) {
-    std::optional<double> v = evaluate(o, at);
+    std::optional<double> v = mlir::linea::evaluate(o, at, read);
     if (!v)
       return std::nullopt;
     args.push_back(*v);
   }
   Operation *op = e->op;
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op))
+    return compareIntegers(cmp.getPredicate(), args[0], args[1]) ? 1.0 : 0.0;
+  if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
+    std::optional<bool> holds =
+        compareFloats(cmp.getPredicate(), args[0], args[1]);
+    return holds ? std::optional(*holds ? 1.0 : 0.0) : std::nullopt;
+  }
+  if (isa<arith::SelectOp>(op)) return args[0] != 0.0 ? args[1] : args[2];
+  // Bitwise ops on booleans (the masks' and, or, not).
+  if (isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(op)) {
+    if (!e->type.isInteger(1))
+      return std::nullopt;
+    bool l = args[0] != 0.0, r = args[1] != 0.0;
+    bool v = isa<arith::AndIOp>(op) ? l && r : isa<arith::OrIOp>(op) ? l || r : l != r;
+    return v ? 1.0 : 0.0;
+  }
+  if (isa<arith::ExtUIOp>(op)) return args[0];
+  // Sign-extended, a true boolean is -1.
+  if (isa<arith::ExtSIOp, arith::SIToFPOp>(op) &&
+      e->operands[0]->type.isInteger(1))
+    return -args[0];
   if (isa<arith::AddFOp, arith::AddIOp>(op)) return args[0] + args[1];
   if (isa<arith::SubFOp, arith::SubIOp>(op)) return args[0] - args[1];
   if (isa<arith::MulFOp, arith::MulIOp>(op)) return args[0] * args[1];
@@ -549,4 +676,66 @@ FailureOr<Value> mlir::linea::materialize(OpBuilder &b, Location loc,
   }
   }
   return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// ConstantTensor
+//===----------------------------------------------------------------------===//
+
+std::optional<ConstantTensor> ConstantTensor::get(Value tensor) {
+  auto type = dyn_cast<RankedTensorType>(tensor.getType());
+  auto constant = tensor.getDefiningOp<arith::ConstantOp>();
+  if (!type || !type.hasStaticShape() || !constant)
+    return std::nullopt;
+  Type element = type.getElementType();
+  if (!isa<FloatType, IntegerType>(element))
+    return std::nullopt;
+  ConstantTensor result;
+  result.type = type;
+  if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue())) {
+    result.dense = dense;
+    return result;
+  }
+  // A dense_resource blob holds the elements packed, little-endian.
+  auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue());
+  AsmResourceBlob *blob =
+      resource ? resource.getRawHandle().getBlob() : nullptr;
+  unsigned bits = element.getIntOrFloatBitWidth();
+  if (!blob || bits % 8 != 0 || bits > 64 ||
+      int64_t(blob->getData().size()) != type.getNumElements() * (bits / 8))
+    return std::nullopt;
+  result.blob = blob->getData();
+  result.elementBytes = bits / 8;
+  return result;
+}
+
+double ConstantTensor::at(int64_t flat) const {
+  Type element = type.getElementType();
+  APInt raw;
+  if (dense) {
+    if (isa<FloatType>(element))
+      return dense.getValues<APFloat>()[flat].convertToDouble();
+    raw = dense.getValues<APInt>()[flat];
+  } else {
+    uint64_t word = 0;
+    std::memcpy(&word, blob.data() + flat * elementBytes, elementBytes);
+    raw = APInt(elementBytes * 8, word);
+    if (auto f = dyn_cast<FloatType>(element))
+      return APFloat(f.getFloatSemantics(), raw).convertToDouble();
+  }
+  return element.isInteger(1) ? double(raw.getZExtValue())
+                              : double(raw.getSExtValue());
+}
+
+std::optional<double> ConstantTensor::at(ArrayRef<int64_t> indices) const {
+  ArrayRef<int64_t> shape = getShape();
+  if (indices.size() != shape.size())
+    return std::nullopt;
+  int64_t flat = 0;
+  for (auto [index, size] : llvm::zip(indices, shape)) {
+    if (index < 0 || index >= size)
+      return std::nullopt;
+    flat = flat * size + index;
+  }
+  return at(flat);
 }

@@ -13,14 +13,20 @@
 using namespace mlir;
 using namespace mlir::linea;
 
-/// A boolean combination of atoms `ai * i + at * t + c <pred> 0`.
+/// A boolean combination of atoms `ai * i + at * t + c <pred> 0`, and of
+/// tables: a mask read from constant tensors, tabulated over its
+/// `rows x cols` and decided there only.
 struct IndexPredicate::Node {
-  enum class Kind { constant, atom, negation, conjunction, disjunction, parity };
+  enum class Kind {
+    constant, atom, table, negation, conjunction, disjunction, parity
+  };
   enum class Pred { eq, ne, lt, le, gt, ge };
   Kind kind;
   bool value = false;
   int64_t ai = 0, at = 0, c = 0;
   Pred pred = Pred::eq;
+  int64_t rows = 0, cols = 0;
+  std::shared_ptr<const std::vector<bool>> bits; // row-major
   std::shared_ptr<const Node> lhs, rhs;
 };
 
@@ -34,6 +40,9 @@ namespace {
 constexpr int64_t kMaxMagnitude = int64_t(1) << 40;
 /// Bounds the number of interval combinations one decision visits.
 constexpr int64_t kMaxCells = 1 << 20;
+/// Bounds the entries of a table mask (4096 x 4096), each decided by
+/// evaluation.
+constexpr int64_t kMaxTableEntries = int64_t(1) << 24;
 
 NodePtr constant(bool v) {
   auto n = std::make_shared<Node>();
@@ -73,6 +82,9 @@ bool evaluateNode(const Node &n, int64_t i, int64_t t) {
     return n.value;
   case Node::Kind::atom:
     return holds(n.pred, __int128(n.ai) * i + __int128(n.at) * t + n.c);
+  case Node::Kind::table:
+    return i >= 0 && t >= 0 && i < n.rows && t < n.cols &&
+           (*n.bits)[i * n.cols + t];
   case Node::Kind::negation:
     return !evaluateNode(*n.lhs, i, t);
   case Node::Kind::conjunction:
@@ -115,6 +127,8 @@ public:
   NodePtr build(const ElementExpr *e) {
     if (auto v = e->getConstantValue(); v && e->type.isInteger(1))
       return constant(*v != 0);
+    if (readsTensor(e) && readsOnlyConstants(e))
+      return table(e);
     if (e->isa(ElementExpr::Kind::Read))
       return fail("the mask reads a tensor (" + e->str() +
                   "): it depends on data, not only on the indices");
@@ -159,6 +173,91 @@ private:
   static bool readsTensor(const ElementExpr *e) {
     return e->isa(ElementExpr::Kind::Read) ||
            llvm::any_of(e->operands, readsTensor);
+  }
+  static bool readsOnlyConstants(const ElementExpr *e) {
+    if (e->isa(ElementExpr::Kind::Read))
+      return ConstantTensor::get(e->value).has_value();
+    return !e->isa(ElementExpr::Kind::Scalar) &&
+           !e->isa(ElementExpr::Kind::Output) &&
+           llvm::all_of(e->operands, readsOnlyConstants);
+  }
+
+  /// A mask that reads constant tensors (a registered buffer, a literal
+  /// table): evaluated at every `(i, t)` its tables cover. Each table is read
+  /// at `[.., i + a, .., t + b, ..]` (other dims at constants), so the bounds
+  /// of `i` and `t` follow from its sizes along them.
+  NodePtr table(const ElementExpr *e) {
+    int64_t rows = std::numeric_limits<int64_t>::max(), cols = rows;
+    DenseMap<Value, ConstantTensor> tables;
+    SmallVector<const ElementExpr *> reads;
+    collectReads(e, reads);
+    for (const ElementExpr *read : reads) {
+      ConstantTensor tensor = *ConstantTensor::get(read->value);
+      tables.try_emplace(read->value, tensor);
+      for (auto [p, index] : llvm::enumerate(read->indices)) {
+        FailureOr<LinearForm> form = getLinearForm(index, numLoops);
+        if (failed(form))
+          return fail("the mask reads a constant at '" + read->str() +
+                      "', not at the row and column");
+        int64_t size = tensor.getShape()[p];
+        // Read at `i + c` (a slice's offset), `i` spans `size - c`.
+        if (form->constant >= 0 && form->coefficients == unitAt(row))
+          rows = std::min(rows, size - form->constant);
+        else if (form->constant >= 0 && form->coefficients == unitAt(col))
+          cols = std::min(cols, size - form->constant);
+        else if (llvm::any_of(form->coefficients,
+                              [](int64_t c) { return c != 0; }))
+          return fail("the mask reads a constant at '" + read->str() +
+                      "', not at the row and column");
+      }
+    }
+    SmallVector<unsigned> others;
+    for (unsigned d = 0; d < numLoops; ++d)
+      if (d != row && d != col)
+        others.push_back(d);
+    if (dependsOnLoops(e, others))
+      return fail("the mask depends on loops other than the row and column");
+    if (rows == std::numeric_limits<int64_t>::max() ||
+        cols == std::numeric_limits<int64_t>::max())
+      return fail("the mask reads a constant (" + e->str() +
+                  ") that does not span both the row and the column");
+    if (rows * cols > kMaxTableEntries)
+      return fail("the constant mask has " + Twine(rows * cols) +
+                  " entries, more than the raise evaluates");
+    auto readConstant = [&](const ElementExpr *read,
+                            ArrayRef<int64_t> indices) {
+      return tables.find(read->value)->second.at(indices);
+    };
+    auto bits = std::make_shared<std::vector<bool>>(rows * cols);
+    SmallVector<int64_t> at(numLoops, 0);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t t = 0; t < cols; ++t) {
+        at[row] = i, at[col] = t;
+        std::optional<double> v = evaluate(e, at, readConstant);
+        if (!v)
+          return fail("the mask computes '" + e->str() +
+                      "', which the raise cannot evaluate");
+        (*bits)[i * cols + t] = *v != 0.0;
+      }
+    auto n = std::make_shared<Node>();
+    n->kind = Node::Kind::table;
+    n->rows = rows, n->cols = cols;
+    n->bits = std::move(bits);
+    return n;
+  }
+
+  static void collectReads(const ElementExpr *e,
+                           SmallVectorImpl<const ElementExpr *> &reads) {
+    if (e->isa(ElementExpr::Kind::Read))
+      reads.push_back(e);
+    for (const ElementExpr *o : e->operands)
+      collectReads(o, reads);
+  }
+
+  SmallVector<int64_t> unitAt(unsigned loop) const {
+    SmallVector<int64_t> unit(numLoops, 0);
+    unit[loop] = 1;
+    return unit;
   }
 
   NodePtr fail(const Twine &reason) {
@@ -319,6 +418,23 @@ void collectCuts(const Node &n, std::array<std::set<int64_t>, 3> &cuts) {
     cuts[axis].insert(x);
 }
 
+/// The largest length over which every table of `n` is defined (none
+/// without tables).
+std::optional<int64_t> tableExtent(const Node &n) {
+  std::optional<int64_t> extent;
+  auto meet = [&](std::optional<int64_t> other) {
+    if (other)
+      extent = extent ? std::min(*extent, *other) : *other;
+  };
+  if (n.kind == Node::Kind::table)
+    meet(std::min(n.rows, n.cols));
+  if (n.lhs)
+    meet(tableExtent(*n.lhs));
+  if (n.rhs)
+    meet(tableExtent(*n.rhs));
+  return extent;
+}
+
 /// An interval of integers; a missing bound is infinite.
 struct Interval {
   std::optional<int64_t> lo, hi;
@@ -445,6 +561,22 @@ bool IndexPredicate::evaluate(int64_t i, int64_t t) const {
 bool IndexPredicate::equals(const IndexPredicate &other,
                             std::optional<int64_t> length,
                             std::pair<int64_t, int64_t> *difference) const {
+  // A table is known over its own size only: compared entry by entry there.
+  std::optional<int64_t> extent = tableExtent(*root);
+  if (std::optional<int64_t> theirs = tableExtent(*other.root))
+    extent = extent ? std::min(*extent, *theirs) : *theirs;
+  if (extent) {
+    if (!length || *length > *extent)
+      return false;
+    for (int64_t i = 0; i < *length; ++i)
+      for (int64_t t = 0; t < *length; ++t)
+        if (evaluate(i, t) != other.evaluate(i, t)) {
+          if (difference)
+            *difference = {i, t};
+          return false;
+        }
+    return true;
+  }
   std::array<std::set<int64_t>, 3> cuts;
   collectCuts(*root, cuts);
   collectCuts(*other.root, cuts);
@@ -489,6 +621,13 @@ MaskClass IndexPredicate::classify(std::optional<int64_t> length) const {
   // A prefix shows as a threshold on t: try each of the predicate's own.
   std::array<std::set<int64_t>, 3> cuts;
   collectCuts(*root, cuts);
+  // A table's prefix is where its first row stops seeing.
+  if (tableExtent(*root) && length)
+    for (int64_t t = 0; t < *length; ++t)
+      if (!evaluate(0, t)) {
+        cuts[kCol].insert(t);
+        break;
+      }
   for (int64_t j : cuts[kCol]) {
     if (j < 2 || (length && j >= *length))
       continue;
@@ -589,6 +728,9 @@ static void printNode(const Node &n, llvm::raw_ostream &os,
        << " 0";
     return;
   }
+  case Node::Kind::table:
+    os << "a " << n.rows << " x " << n.cols << " constant table";
+    return;
   case Node::Kind::negation:
     os << "not (";
     printNode(*n.lhs, os, n.kind);

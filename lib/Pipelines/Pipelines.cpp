@@ -239,10 +239,13 @@ static void buildBuffersToLLVM(OpPassManager &pm, unsigned threads = 1,
   }
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
+  // Math LLVM has no intrinsic for (erf in GELU, tanh, atan) calls libm;
+  // vectors of it are unrolled into vector ops, so before their lowering.
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createConvertMathToLLVMPass());
   // bf16 conversions as integer arithmetic: LLVM would otherwise call
   // compiler-rt's __truncsfbf2, which libgcc does not define, and a
   // compiled library would depend on its host process to provide it.

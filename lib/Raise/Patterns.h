@@ -60,6 +60,9 @@ LogicalResult raiseScan(RewriterBase &rewriter, Operation *root, RaiseLog &log,
 /// `cumsum(x) - x`: an exclusive linea.presum (Presum.cpp).
 LogicalResult raiseScanMinusInput(RewriterBase &rewriter, Operation *root,
                                   RaiseLog &log, Rejection &why);
+/// `flip(cumsum(flip(x, k), k), k)`: a reverse linea.presum (Presum.cpp).
+LogicalResult raiseFlippedScan(RewriterBase &rewriter, Operation *root,
+                               RaiseLog &log, Rejection &why);
 /// `sum_t M[i, t] x[t]` with `M` a triangle of ones (`tril(ones) @ x`):
 /// linea.presum, exclusive and/or reverse by the triangle (Presum.cpp).
 LogicalResult raiseTriangularSum(RewriterBase &rewriter, Operation *root,

@@ -8,6 +8,8 @@
 // - a product with a triangular 0/1 matrix, `tril(ones) @ x`: which
 //   triangle (`t <= i`, `t < i`, `t >= i`, `t > i`, decided by
 //   IndexPredicate) says inclusive or exclusive, forward or reverse.
+// - a cumsum between two flips, `flip(cumsum(flip(x, k), k), k)`: the sum of
+//   the later elements, a reverse presum.
 //
 //===----------------------------------------------------------------------===//
 
@@ -207,5 +209,86 @@ LogicalResult raise::raiseScanMinusInput(RewriterBase &rewriter, Operation *op,
   log.raised(root, "linea.presum dim = " + Twine(scan.getDimension()) +
                        " exclusive (cumsum(x) - x)");
   replaceRoot(rewriter, root, presum.getOutput(), read->loops, *out);
+  return success();
+}
+
+namespace {
+
+/// `e` reads `tensor` at the identity indices `d_0, .., d_{r-1}` of a root
+/// with as many loops as the tensor has dims.
+bool readsAtIdentity(const ElementExpr *e, Value tensor) {
+  if (!e->isa(ElementExpr::Kind::Read) || e->value != tensor)
+    return false;
+  unsigned rank = e->indices.size();
+  for (auto [p, index] : llvm::enumerate(e->indices))
+    if (simplifyAffineExpr(index, rank, 0) !=
+        getAffineDimExpr(p, index.getContext()))
+      return false;
+  return true;
+}
+
+/// The dim along which `e` reads its tensor backwards: every index is the
+/// root's loop of the same position but one, `(n - 1) - d_k` with `n` the
+/// tensor's static size along `k`.
+std::optional<unsigned> flippedDim(const ElementExpr *e) {
+  if (!e->isa(ElementExpr::Kind::Read))
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(e->value.getType());
+  std::optional<unsigned> flipped;
+  unsigned rank = e->indices.size();
+  for (auto [p, read] : llvm::enumerate(e->indices)) {
+    AffineExpr index = simplifyAffineExpr(read, rank, 0);
+    AffineExpr d = getAffineDimExpr(p, index.getContext());
+    if (index == d)
+      continue;
+    if (flipped || type.isDynamicDim(p) ||
+        index != type.getDimSize(p) - 1 - d)
+      return std::nullopt;
+    flipped = p;
+  }
+  return flipped;
+}
+
+} // namespace
+
+LogicalResult raise::raiseFlippedScan(RewriterBase &rewriter, Operation *op,
+                                      RaiseLog &log, Rejection &why) {
+  // root[.., i, ..] = S[.., n - 1 - i, ..] with S = cumsum(X) along that
+  // dim and X[.., m, ..] = Y[.., n - 1 - m, ..]: root[i] = sum_{s >= i} Y[s].
+  auto root = dyn_cast<linalg::LinalgOp>(op);
+  if (!root || !root.hasPureTensorSemantics() || root.getNumDpsInits() != 1 ||
+      root->getNumResults() != 1 ||
+      root.getNumLoops() != root.getNumParallelLoops() ||
+      !root.getMatchingIndexingMap(root.getDpsInitOperand(0)).isIdentity())
+    return failure();
+  ElementTracer tracer(root);
+  FailureOr<const ElementExpr *> element = tracer.traceYield();
+  if (failed(element))
+    return failure();
+  std::optional<unsigned> dim = flippedDim(*element);
+  std::optional<AddScan> scan =
+      dim ? inclusiveAddScan((*element)->value) : std::nullopt;
+  if (!scan || scan->dim != int64_t(*dim))
+    return failure();
+  // The scan's input read where the root reads the scan: Y at the root's
+  // own indices when the input is Y flipped along the same dim.
+  FailureOr<const ElementExpr *> input =
+      tracer.traceElement(scan->input, (*element)->indices);
+  auto type = cast<RankedTensorType>(root->getResult(0).getType());
+  if (failed(input) || !(*input)->isa(ElementExpr::Kind::Read) ||
+      (*input)->value.getType() != type ||
+      !readsAtIdentity(*input, (*input)->value))
+    return reject(why, "the cumsum between flips is not of one tensor "
+                       "flipped along its dim");
+  if (!type.getElementType().isF32())
+    return reject(why, "the raise takes f32 models");
+  rewriter.setInsertionPoint(root);
+  auto presum = PresumOp::create(
+      rewriter, root.getLoc(), type, (*input)->value, /*decay=*/Value(),
+      rewriter.getI64IntegerAttr(*dim), /*exclusive=*/nullptr,
+      rewriter.getUnitAttr(), /*form=*/nullptr);
+  log.raised(root, "linea.presum dim = " + Twine(*dim) +
+                       " reverse (flip, cumsum, flip)");
+  rewriter.replaceOp(root, presum.getOutput());
   return success();
 }

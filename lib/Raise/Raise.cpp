@@ -15,6 +15,9 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "linea-raise"
 
 namespace mlir::linea {
 #define GEN_PASS_DEF_LINEARAISE
@@ -31,7 +34,7 @@ ArrayRef<RaiseFn> raise::allRaises() {
                                    raiseMaskedLinearAttention,
                                    raiseMaskedRowSum, raiseSoftmaxAttention,
                                    raiseCumulativeState,
-                                   raiseScanMinusInput, raiseScan,
+                                   raiseScanMinusInput, raiseFlippedScan, raiseScan,
                                    raiseTriangularSum};
   return raises;
 }
@@ -82,7 +85,7 @@ struct LineaRaisePass : linea::impl::LineaRaiseBase<LineaRaisePass> {
     // A normalization that does not settle leaves nothing to raise from.
     if (failed(normalize(*copy, *normalization)))
       return;
-    if (getenv("LINEA_RAISE_DUMP")) copy->print(llvm::errs());
+    LLVM_DEBUG(llvm::dbgs() << "linea-raise: normalized\n" << *copy << "\n");
     RaiseLog log(explain);
     raiseAll(*copy, log);
     if (log.getNumRaised() == 0)

@@ -90,10 +90,32 @@ static bool isZero(const ElementExpr *e) {
 
 static bool isBool(const ElementExpr *e) { return e->type.isInteger(1); }
 
+bool raise::isConstantTableOf(Value tensor,
+                              function_ref<bool(double)> allowed) {
+  std::optional<ConstantTensor> table = ConstantTensor::get(tensor);
+  if (!table || !isa<FloatType>(getElementTypeOrSelf(tensor.getType())))
+    return false;
+  for (int64_t k = 0, n = table->getNumElements(); k < n; ++k)
+    if (!allowed(table->at(k)))
+      return false;
+  return true;
+}
+
+/// A constant float tensor whose every element is 0 or 1.
+static bool isIndicatorTable(Value tensor) {
+  return isConstantTableOf(tensor,
+                           [](double v) { return v == 0.0 || v == 1.0; });
+}
+
 static void collectFactors(const ElementExpr *e, Product &product) {
   if (std::optional<double> v = e->getConstantValue();
       v && isa<FloatType>(e->type)) {
     product.scale *= *v;
+    return;
+  }
+  // A constant table of zeros and ones (a registered mask buffer).
+  if (e->isa(ElementExpr::Kind::Read) && isIndicatorTable(e->value)) {
+    product.masks.push_back({e, false});
     return;
   }
   if (e->isa(ElementExpr::Kind::Read)) {

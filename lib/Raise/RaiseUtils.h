@@ -75,6 +75,10 @@ struct Product {
   const ElementExpr *scoresBlockedBy = nullptr;
 };
 
+/// Whether `tensor` is a constant float tensor (dense or dense_resource)
+/// whose every element is `allowed`: a mask given as a table.
+bool isConstantTableOf(Value tensor, function_ref<bool(double)> allowed);
+
 /// The factors of `e`.
 Product factorize(const ElementExpr *e);
 /// The root's body as `out + product`, factor by factor. A factor that is

@@ -193,7 +193,8 @@ struct Logits {
 };
 
 /// `select(m, x, -inf)`, `select(m, -inf, x)`, `x + select(m, 0, -inf)`,
-/// `x * c`, `x / c`: masks and scale around the scores.
+/// `x + B` with `B` a constant table of 0 and -inf, `x * c`, `x / c`: masks
+/// and scale around the scores.
 bool collectLogits(const ElementExpr *e, Logits &logits) {
   if (e->isa(ElementExpr::Kind::Read)) {
     if (logits.scores)
@@ -225,6 +226,17 @@ bool collectLogits(const ElementExpr *e, Logits &logits) {
         logits.masks.push_back({bias->operands[0], true});
       else
         continue;
+      return collectLogits(e->operands[1 - k], logits);
+    }
+    // Or a constant bias table of zeros and -inf: keeps where it is zero.
+    for (int k : {0, 1}) {
+      const ElementExpr *bias = e->operands[k];
+      if (!bias->isa(ElementExpr::Kind::Read) ||
+          !isConstantTableOf(bias->value, [](double v) {
+            return v == 0.0 || v == -std::numeric_limits<double>::infinity();
+          }))
+        continue;
+      logits.masks.push_back({bias, true});
       return collectLogits(e->operands[1 - k], logits);
     }
     return false;

@@ -469,3 +469,154 @@ func.func @batch_dependent(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: t
   } -> tensor<2x16x4xf32>
   return %o : tensor<2x16x4xf32>
 }
+
+// -----
+
+// A mask given as a table of zeros and ones (a registered buffer), multiplied
+// in: decided entry by entry over its 4 x 4, causal.
+// CHECK-LABEL: func.func @causal_table
+// CHECK: %[[O:.+]] = linea.linear_attention %arg0, %arg1, %arg2 mask = causal : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x4xf32> -> tensor<2x4x4xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @causal_table(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x4xf32>) -> tensor<2x4x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %m = arith.constant dense<[[1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]]> : tensor<4x4xf32>
+  %e0 = tensor.empty() : tensor<2x4x4xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>, affine_map<(b, i, t, d) -> (b, t, d)>, affine_map<(b, i, t, d) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x4x8xf32>, tensor<2x4x8xf32>) outs(%z0 : tensor<2x4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  // expected-remark @below {{linea-raise: raised to linea.linear_attention mask = causal (mask a 4 x 4 constant table)}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, e, t) -> (b, i, t)>, affine_map<(b, i, e, t) -> (b, t, e)>, affine_map<(b, i, e, t) -> (i, t)>, affine_map<(b, i, e, t) -> (b, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s, %v, %m : tensor<2x4x4xf32>, tensor<2x4x4xf32>, tensor<4x4xf32>) outs(%z0 : tensor<2x4x4xf32>) {
+  ^bb0(%a: f32, %x: f32, %w: f32, %acc: f32):
+    %p = arith.mulf %a, %x : f32
+    %z = arith.mulf %p, %w : f32
+    %r = arith.addf %acc, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  return %o : tensor<2x4x4xf32>
+}
+
+// -----
+
+// The same table with one entry off: a near miss, with the entry.
+// CHECK-LABEL: func.func @table_with_a_hole
+// CHECK-NOT: linea.linear_attention
+func.func @table_with_a_hole(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x4xf32>) -> tensor<2x4x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %m = arith.constant dense<[[1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0], [1.0, 0.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]]> : tensor<4x4xf32>
+  %e0 = tensor.empty() : tensor<2x4x4xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>, affine_map<(b, i, t, d) -> (b, t, d)>, affine_map<(b, i, t, d) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x4x8xf32>, tensor<2x4x8xf32>) outs(%z0 : tensor<2x4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  // expected-remark @below {{linea-raise: not raised: mask is a 4 x 4 constant table: at i = 2, t = 1 it is false, where causal (t <= i) is true, and it is neither none nor a prefix mask}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, e, t) -> (b, i, t)>, affine_map<(b, i, e, t) -> (b, t, e)>, affine_map<(b, i, e, t) -> (i, t)>, affine_map<(b, i, e, t) -> (b, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s, %v, %m : tensor<2x4x4xf32>, tensor<2x4x4xf32>, tensor<4x4xf32>) outs(%z0 : tensor<2x4x4xf32>) {
+  ^bb0(%a: f32, %x: f32, %w: f32, %acc: f32):
+    %p = arith.mulf %a, %x : f32
+    %z = arith.mulf %p, %w : f32
+    %r = arith.addf %acc, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  return %o : tensor<2x4x4xf32>
+}
+
+// -----
+
+// The lower triangle read at [t, i] is the upper one: anti-causal, stays.
+// CHECK-LABEL: func.func @transposed_table
+// CHECK-NOT: linea.linear_attention
+func.func @transposed_table(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x4xf32>) -> tensor<2x4x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %m = arith.constant dense<[[1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]]> : tensor<4x4xf32>
+  %e0 = tensor.empty() : tensor<2x4x4xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>, affine_map<(b, i, t, d) -> (b, t, d)>, affine_map<(b, i, t, d) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x4x8xf32>, tensor<2x4x8xf32>) outs(%z0 : tensor<2x4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  // expected-remark @below {{linea-raise: not raised: mask is a 4 x 4 constant table: at i = 0, t = 1 it is true, where causal (t <= i) is false, and it is neither none nor a prefix mask}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, e, t) -> (b, i, t)>, affine_map<(b, i, e, t) -> (b, t, e)>, affine_map<(b, i, e, t) -> (t, i)>, affine_map<(b, i, e, t) -> (b, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s, %v, %m : tensor<2x4x4xf32>, tensor<2x4x4xf32>, tensor<4x4xf32>) outs(%z0 : tensor<2x4x4xf32>) {
+  ^bb0(%a: f32, %x: f32, %w: f32, %acc: f32):
+    %p = arith.mulf %a, %x : f32
+    %z = arith.mulf %p, %w : f32
+    %r = arith.addf %acc, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  return %o : tensor<2x4x4xf32>
+}
+
+// -----
+
+// A table that scales as well as masks (a 2 in it) is not a mask: stays.
+// CHECK-LABEL: func.func @table_not_zero_one
+// CHECK-NOT: linea.linear_attention
+func.func @table_not_zero_one(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x4xf32>) -> tensor<2x4x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %m = arith.constant dense<[[1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 2.0, 0.0], [1.0, 1.0, 1.0, 1.0]]> : tensor<4x4xf32>
+  %e0 = tensor.empty() : tensor<2x4x4xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>, affine_map<(b, i, t, d) -> (b, t, d)>, affine_map<(b, i, t, d) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x4x8xf32>, tensor<2x4x8xf32>) outs(%z0 : tensor<2x4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  // expected-remark @below {{linea-raise: not raised: a factor of the product, constant[d1, d3], is neither a mask nor a constant}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, e, t) -> (b, i, t)>, affine_map<(b, i, e, t) -> (b, t, e)>, affine_map<(b, i, e, t) -> (i, t)>, affine_map<(b, i, e, t) -> (b, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s, %v, %m : tensor<2x4x4xf32>, tensor<2x4x4xf32>, tensor<4x4xf32>) outs(%z0 : tensor<2x4x4xf32>) {
+  ^bb0(%a: f32, %x: f32, %w: f32, %acc: f32):
+    %p = arith.mulf %a, %x : f32
+    %z = arith.mulf %p, %w : f32
+    %r = arith.addf %acc, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  return %o : tensor<2x4x4xf32>
+}
+
+// -----
+
+// A byte table compared with zero, as torch prints a bool buffer: rows 0
+// and 1 see t < 2 as well, prefix(2).
+// CHECK-LABEL: func.func @prefix_byte_table
+// CHECK: %[[O:.+]] = linea.linear_attention %arg0, %arg1, %arg2 mask = prefix(2) : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x4xf32> -> tensor<2x4x4xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @prefix_byte_table(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x4xf32>) -> tensor<2x4x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %zero = arith.constant 0 : i8
+  %m = arith.constant dense<[[1, 1, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]]> : tensor<4x4xi8>
+  %e0 = tensor.empty() : tensor<2x4x4xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>, affine_map<(b, i, t, d) -> (b, t, d)>, affine_map<(b, i, t, d) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x4x8xf32>, tensor<2x4x8xf32>) outs(%z0 : tensor<2x4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  // expected-remark @below {{linea-raise: raised to linea.linear_attention mask = prefix(2) (mask a 4 x 4 constant table)}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, e, t) -> (b, i, t)>, affine_map<(b, i, e, t) -> (b, t, e)>, affine_map<(b, i, e, t) -> (i, t)>, affine_map<(b, i, e, t) -> (b, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s, %v, %m : tensor<2x4x4xf32>, tensor<2x4x4xf32>, tensor<4x4xi8>) outs(%z0 : tensor<2x4x4xf32>) {
+  ^bb0(%a: f32, %x: f32, %w: i8, %acc: f32):
+    %keep = arith.cmpi ne, %w, %zero : i8
+    %p = arith.mulf %a, %x : f32
+    %z = arith.select %keep, %p, %c0 : f32
+    %r = arith.addf %acc, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  return %o : tensor<2x4x4xf32>
+}

@@ -130,10 +130,38 @@ FailureOr<LinearForm> getLinearForm(AffineExpr e, unsigned numDims);
 /// indices of a read).
 bool dependsOnLoops(const ElementExpr *e, ArrayRef<unsigned> loops);
 
+/// The element of a read leaf at its evaluated indices, if known.
+using ReadEvaluator =
+    function_ref<std::optional<double>(const ElementExpr *read,
+                                       ArrayRef<int64_t> indices)>;
+
 /// The value of `e` in double precision where the root's loop d is `at[d]`;
-/// none for what reads a tensor or an outside scalar, or an op it does not
-/// know.
-std::optional<double> evaluate(const ElementExpr *e, ArrayRef<int64_t> at);
+/// none for an outside scalar, an op it does not know, or a read that
+/// `read` (when given) does not know.
+std::optional<double> evaluate(const ElementExpr *e, ArrayRef<int64_t> at,
+                               ReadEvaluator read = {});
+
+/// The elements of a constant tensor (`arith.constant` of dense or
+/// `dense_resource` elements of a float or integer type), as doubles: what a
+/// mask given as a table (a registered buffer) holds.
+class ConstantTensor {
+public:
+  static std::optional<ConstantTensor> get(Value tensor);
+
+  ArrayRef<int64_t> getShape() const { return type.getShape(); }
+  int64_t getNumElements() const { return type.getNumElements(); }
+  /// The element at row-major position `flat`.
+  double at(int64_t flat) const;
+  /// The element at `indices`; none out of bounds.
+  std::optional<double> at(ArrayRef<int64_t> indices) const;
+
+private:
+  RankedTensorType type;
+  /// One of the two holds the elements.
+  DenseElementsAttr dense;
+  ArrayRef<char> blob;
+  unsigned elementBytes = 0;
+};
 
 /// Builds `e` at the insertion point, the root's loop d being `loops[d]`
 /// (index values; null for a loop it must not read); failure for what it

@@ -13,11 +13,14 @@ against these same modules in float64. Plain torch only, so that both
 torch 2.x (the exporter) and Debian's torch 1.13 (the tests) run it.
 """
 
+import math
+
 import torch
 import torch.nn.functional as F
 
 B, H, D, DV = 2, 3, 8, 4
 PREFIX = 5
+TABLE = 16  # the static L of the corpus: the size of a mask buffer
 
 
 def heads(L, d=D):
@@ -164,6 +167,114 @@ class DecayWindow(torch.nn.Module):
         return ((q @ k.transpose(-1, -2)) * decay) @ v
 
 
+# --- masks given as tables (registered buffers) -------------------------------
+
+def closed_form_weight(rows, cols, c):
+    """A weight any torch version makes the same (the exported file holds it
+    as a constant; the test recomputes it)."""
+    n = torch.arange(rows * cols, dtype=torch.float64).reshape(rows, cols)
+    return torch.nn.Parameter((torch.sin(n * c) / cols ** 0.5).float())
+
+
+class CausalBufferMask(torch.nn.Module):
+    """A registered 0/1 float buffer multiplied in."""
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mask", torch.tril(torch.ones(TABLE, TABLE)))
+
+    def forward(self, q, k, v):
+        return ((q @ k.transpose(-1, -2)) * self.mask) @ v
+
+
+class PrefixBufferMaskBool(torch.nn.Module):
+    """A boolean PrefixLM buffer, masked_fill'd."""
+    def __init__(self):
+        super().__init__()
+        i, t = arange_mask(TABLE)
+        self.register_buffer("visible", (t <= i) | (t < PREFIX))
+
+    def forward(self, q, k, v):
+        return (q @ k.transpose(-1, -2)).masked_fill(~self.visible, 0.0) @ v
+
+
+class BandBufferMask(torch.nn.Module):
+    """A buffer of a band four wide: a table, but not a Linea mask."""
+    def __init__(self):
+        super().__init__()
+        i, t = arange_mask(TABLE)
+        self.register_buffer("band", ((t <= i) & (t > i - 4)).float())
+
+    def forward(self, q, k, v):
+        return ((q @ k.transpose(-1, -2)) * self.band) @ v
+
+
+class SoftmaxBufferMask(torch.nn.Module):
+    """nanoGPT's causal attention: a [1, 1, n, n] buffer of lower-triangle
+    ones longer than L, sliced to L, -inf where it is zero."""
+    def __init__(self):
+        super().__init__()
+        n = 2 * TABLE
+        self.register_buffer("bias", torch.tril(torch.ones(n, n)).view(1, 1, n, n))
+
+    def forward(self, q, k, v):
+        L = q.shape[-2]
+        att = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(k.shape[-1]))
+        att = att.masked_fill(self.bias[:, :, :L, :L] == 0, float("-inf"))
+        return F.softmax(att, dim=-1) @ v
+
+
+class SoftmaxAdditiveBuffer(torch.nn.Module):
+    """An additive float buffer: 0 on and below the diagonal, -inf above."""
+    def __init__(self):
+        super().__init__()
+        i, t = arange_mask(TABLE)
+        bias = torch.zeros(TABLE, TABLE).masked_fill(t > i, float("-inf"))
+        self.register_buffer("bias", bias)
+
+    def forward(self, q, k, v):
+        return torch.softmax(q @ k.transpose(-1, -2) * 0.5 + self.bias, dim=-1) @ v
+
+
+# --- a model of several layers -----------------------------------------------
+
+class LinearTransformerBlock(torch.nn.Module):
+    """A pre-norm block of the causal linear transformer (Katharopoulos et
+    al.): layer norm, one fused q/k/v projection split three ways, heads,
+    elu + 1, normalized causal linear attention, an output projection, a
+    residual, then a GELU MLP and its residual."""
+    def __init__(self, seed):
+        super().__init__()
+        dm = H * D
+        self.norm1, self.norm2 = torch.nn.LayerNorm(dm), torch.nn.LayerNorm(dm)
+        self.wqkv = closed_form_weight(dm, 3 * dm, 0.37 + seed)
+        self.wo = closed_form_weight(dm, dm, 0.71 + seed)
+        self.w1 = closed_form_weight(dm, 2 * dm, 1.13 + seed)
+        self.w2 = closed_form_weight(2 * dm, dm, 1.57 + seed)
+
+    def forward(self, x):
+        b, L, dm = x.shape
+        split = lambda y: y.view(b, L, H, D).transpose(1, 2)
+        q, k, v = (split(y) for y in (self.norm1(x) @ self.wqkv).split(dm, dim=-1))
+        q, k = F.elu(q) + 1, F.elu(k) + 1
+        a = torch.tril(q @ k.transpose(-1, -2))
+        o = (a @ v) / (a.sum(-1, keepdim=True) + 1e-6)
+        x = x + o.transpose(1, 2).reshape(b, L, dm) @ self.wo
+        return x + F.gelu(self.norm2(x) @ self.w1) @ self.w2
+
+
+class LinearTransformer(torch.nn.Module):
+    """Two blocks: the raise must find each layer's attention in one
+    program, among everything else a model holds."""
+    def __init__(self):
+        super().__init__()
+        self.blocks = torch.nn.ModuleList(LinearTransformerBlock(s) for s in range(2))
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
+
+
 # --- prefix sums ---------------------------------------------------------------
 
 def seq(L, d=D):
@@ -194,6 +305,18 @@ class StrictUpperOnesMatmul(torch.nn.Module):
     def forward(self, x):
         L = x.shape[1]
         return torch.triu(torch.ones(L, L, dtype=x.dtype), diagonal=1) @ x
+
+
+class ReverseCumSum(torch.nn.Module):
+    """flip, cumsum, flip: the sum of the later rows."""
+    def forward(self, x):
+        return torch.flip(torch.cumsum(torch.flip(x, [1]), dim=1), [1])
+
+
+class FlipOfCumSum(torch.nn.Module):
+    """cumsum, then flip: a prefix sum read backwards, not a reverse one."""
+    def forward(self, x):
+        return torch.flip(torch.cumsum(x, dim=1), [1])
 
 
 class CumProd(torch.nn.Module):
@@ -298,6 +421,12 @@ CORPUS = {
                                       "linear_attention mask = causal"]),
     "la_projected": entry(Projected, lambda L: [(B, L, H * D)], causal),
     "la_heads_last": entry(HeadsLast, lambda L: [(B, L, H, D), (B, L, H, D), (B, L, H, DV)], causal),
+    "la_causal_buffer": entry(CausalBufferMask, qkv, causal),
+    "la_prefix_buffer_bool": entry(PrefixBufferMaskBool, qkv,
+                                   [f"linear_attention mask = prefix({PREFIX})"]),
+    "nm_band_buffer": entry(BandBufferMask, qkv, [], remark="mask is a 16 x 16 constant table"),
+    "model_linear_transformer": entry(LinearTransformer, lambda L: [(B, L, H * D)],
+                                      ["linear_attention mask = causal normalize"] * 2),
     "la_cumulative_state": entry(CumulativeState, qkv, causal),
     "la_cumulative_state_dynamic": entry(CumulativeState, qkv, causal, dynamic=True),
     "gla_parallel_form": entry(GLAParallel, lambda L: qkv(L) + [heads(L)],
@@ -310,11 +439,16 @@ CORPUS = {
     "ps_cumsum_minus_x": entry(ExclusiveCumSum, seq, ["presum dim = 1 exclusive"]),
     "ps_tril_ones": entry(TrilOnesMatmul, seq, ["presum dim = 1"]),
     "ps_triu_ones_strict": entry(StrictUpperOnesMatmul, seq, ["presum dim = 1 exclusive reverse"]),
+    "ps_flip_cumsum_flip": entry(ReverseCumSum, seq, ["presum dim = 1 reverse"]),
+    "nm_flip_of_cumsum": entry(FlipOfCumSum, seq, ["presum dim = 1"],
+                               remark="the cumsum between flips is not of one tensor"),
     "nm_cumprod": entry(CumProd, seq, [], remark="the scan does not add"),
     "sm_causal": entry(SoftmaxCausal, qkv, ["attention mask = causal"]),
     "sm_causal_dynamic": entry(SoftmaxCausal, qkv, ["attention mask = causal"], dynamic=True),
     "sm_sdpa_causal": entry(SdpaCausal, qkv, ["attention mask = causal"]),
     "sm_bidirectional": entry(SoftmaxBidirectional, qkv, ["attention mask = none scale = 0.25"]),
+    "sm_causal_buffer_nanogpt": entry(SoftmaxBufferMask, qkv, ["attention mask = causal"]),
+    "sm_additive_buffer": entry(SoftmaxAdditiveBuffer, qkv, ["attention mask = causal scale = 0.5"]),
     "nm_softmax_wrong_axis": entry(SoftmaxWrongAxis, qkv, [], remark="not a softmax over the keys"),
     "nm_strict_causal": entry(StrictCausal, qkv, [], remark="mask is t < i: the diagonal is excluded"),
     "nm_shifted_causal": entry(ShiftedCausal, qkv, [], remark="mask is t <= i + 1"),
