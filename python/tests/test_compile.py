@@ -143,6 +143,66 @@ int main(void) {
     assert "prefix length is outside [0, L] of 'query'" in lines[1]
 
 
+def test_c_caller_is_checked_against_the_signature(tmp_path):
+    """A static-shape library called from C: a descriptor whose sizes,
+    strides or pointers disagree with the signature is refused before any
+    work (the kernel would read past the caller's buffer), naming the
+    argument and both sizes; a right one runs."""
+    source = tmp_path / "presum.mlir"
+    source.write_text("func.func @main(%x: tensor<2x30x4xf32>) -> tensor<2x30x4xf32> {\n"
+                      "  %y = linea.presum %x dim = 1 : tensor<2x30x4xf32>\n"
+                      "  return %y : tensor<2x30x4xf32>\n}\n")
+    library = tmp_path / "libpresum.so"
+    subprocess.run([str(build_dir() / "bin" / "linea-compile"), str(source), "-o",
+                    str(library)], check=True)
+    assert "// main(arg0: f32[2x30x4]) -> f32[2x30x4]" in (tmp_path / "presum.h").read_text()
+    program = tmp_path / "main.c"
+    program.write_text(r"""
+#include <stdio.h>
+#include "presum.h"
+static float x[2 * 31 * 4];
+static void call(const char *what, LineaMemRef_f32_3 *arg, LineaMemRef_f32_3 *out) {
+  int rc = linea_checked_main(out, arg);
+  printf("%s: %d %s\n", what, rc, rc ? linea_last_error() : "");
+}
+int main(void) {
+  for (int i = 0; i < 2 * 31 * 4; ++i) x[i] = 1.0f;
+  LineaMemRef_f32_3 out, good = {x, x, 0, {2, 30, 4}, {120, 4, 1}};
+  call("good", &good, &out);
+  printf("last %g\n", out.aligned[2 * 30 * 4 - 1]);
+  linea_free_result(out.allocated);
+  LineaMemRef_f32_3 shorter = good, strided = good, unaligned = good, negative = good;
+  shorter.sizes[1] = 29;
+  strided.strides[1] = 5;
+  unaligned.aligned = 0;
+  negative.sizes[0] = -2;
+  call("shorter", &shorter, &out);
+  call("strided", &strided, &out);
+  call("null data", &unaligned, &out);
+  call("negative", &negative, &out);
+  call("null descriptor", 0, &out);
+  call("null results", &good, 0);
+  return 0;
+}
+""")
+    exe = tmp_path / "main"
+    subprocess.run(["cc", "-o", str(exe), str(program), f"-I{tmp_path}", str(library),
+                    f"-Wl,-rpath,{tmp_path}"], check=True)
+    done = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "good: 0 ",
+        "last 30",
+        "shorter: 1 linea_checked_main: argument 0 (f32[2x30x4]) has size 29 at dim 1, expected 30",
+        "strided: 1 linea_checked_main: argument 0 (f32[2x30x4]) has stride 5 at dim 1, "
+        "expected 4 (row-major contiguous)",
+        "null data: 1 linea_checked_main: argument 0 (f32[2x30x4]) has no data (a null aligned pointer)",
+        "negative: 1 linea_checked_main: argument 0 (f32[2x30x4]) has size -2 at dim 0",
+        "null descriptor: 1 linea_checked_main: argument 0 (f32[2x30x4]) is a null pointer",
+        "null results: 1 linea_checked_main: the results pointer is null",
+    ]
+
+
 HALF = """func.func @main(%q: tensor<2x?x8xDT>, %v: tensor<2x?x4xDT>, %j: index) -> tensor<2x?x4xDT> {
   %o = linea.linear_attention %q, %q, %v mask = prefix(%j)
       : tensor<2x?x8xDT>, tensor<2x?x8xDT>, tensor<2x?x4xDT> -> tensor<2x?x4xDT>

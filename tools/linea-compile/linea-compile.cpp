@@ -279,6 +279,17 @@ void writeManifest(StringRef path, ArrayRef<Signature> signatures,
      << "\n";
 }
 
+/// `f32[2x?x8]`, `index`: a value as the header's comments and the shim's
+/// messages show it.
+std::string describe(const ValueSpec &v) {
+  if (v.kind != "tensor")
+    return v.dtype;
+  SmallVector<std::string> dims;
+  for (int64_t size : v.shape)
+    dims.push_back(ShapedType::isDynamic(size) ? "?" : std::to_string(size));
+  return v.dtype + "[" + llvm::join(dims, "x") + "]";
+}
+
 std::string cType(StringRef dtype) {
   if (dtype == "f32")
     return "float";
@@ -300,9 +311,12 @@ void writeHeader(StringRef path, StringRef guard, StringRef library,
      << "// Tensors are strided memref descriptors; results come back through "
         "the\n// first pointer, in buffers the caller frees with "
         "linea_free_result(allocated).\n"
-     << "// linea_checked_F returns 0, or 1 after a failed run-time check "
-        "(the\n// message: linea_last_error()); calling _mlir_ciface_F "
-        "directly, a failed\n// check prints its message and aborts.\n"
+     << "// linea_checked_F checks every argument against the signature "
+        "(sizes,\n// row-major contiguous strides, pointers), runs, and "
+        "returns 0, or 1 after a\n// failed check (the message: "
+        "linea_last_error()). Calling _mlir_ciface_F\n// directly checks "
+        "nothing of the arguments, and a failed run-time check\n// prints "
+        "its message and aborts.\n"
      << "#ifndef " << guard << "\n#define " << guard
      << "\n\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n";
   std::set<std::pair<std::string, int64_t>> declared;
@@ -339,6 +353,15 @@ void writeHeader(StringRef path, StringRef guard, StringRef library,
                            ? descriptor(v) + " *arg" + std::to_string(k)
                            : cType(v.dtype) + " arg" + std::to_string(k));
     std::string list = llvm::join(params, ", ");
+    SmallVector<std::string> args, results;
+    for (auto [k, v] : llvm::enumerate(signature.args))
+      args.push_back("arg" + std::to_string(k) + ": " + describe(v));
+    for (const ValueSpec &v : signature.results)
+      results.push_back(describe(v));
+    os << "\n// " << signature.name << "(" << llvm::join(args, ", ") << ") -> "
+       << (results.size() == 1 ? results.front()
+                               : "(" + llvm::join(results, ", ") + ")")
+       << "\n// (row-major contiguous tensors; `?` a size given at the call)";
     os << "\nvoid _mlir_ciface_" << signature.name << "(" << list << ");\n"
        << "int linea_checked_" << signature.name << "(" << list << ");\n";
   }
@@ -373,6 +396,47 @@ std::string shimSource(ArrayRef<Signature> signatures, StringRef header,
      << "  snprintf(linea_error, sizeof linea_error, \"run-time check failed: "
         "%s\", message);\n"
      << "  longjmp(linea_checked_call, 1);\n}\n";
+  // What the compiled code assumes of each tensor, checked before it runs:
+  // a descriptor that disagrees would be read out of bounds.
+  os << R"C(
+static int linea_check_argument(const char *function, int index,
+                                const char *type, int rank,
+                                const int64_t *expected, const void *descriptor,
+                                const void *data, int64_t offset,
+                                const int64_t *sizes, const int64_t *strides) {
+#define LINEA_FAIL(...)                                                        \
+  do {                                                                         \
+    int n = snprintf(linea_error, sizeof linea_error,                         \
+                     "%s: argument %d (%s) ", function, index, type);          \
+    snprintf(linea_error + n, sizeof linea_error - n, __VA_ARGS__);            \
+    return 1;                                                                  \
+  } while (0)
+  if (!descriptor)
+    LINEA_FAIL("is a null pointer");
+  int empty = 0;
+  for (int d = 0; d < rank; ++d) {
+    if (sizes[d] < 0)
+      LINEA_FAIL("has size %lld at dim %d", (long long)sizes[d], d);
+    if (expected[d] >= 0 && sizes[d] != expected[d])
+      LINEA_FAIL("has size %lld at dim %d, expected %lld", (long long)sizes[d],
+                 d, (long long)expected[d]);
+    empty |= sizes[d] == 0;
+  }
+  int64_t stride = 1;
+  for (int d = rank - 1; d >= 0 && !empty; --d) {
+    if (sizes[d] > 1 && strides[d] != stride)
+      LINEA_FAIL("has stride %lld at dim %d, expected %lld (row-major "
+                 "contiguous)", (long long)strides[d], d, (long long)stride);
+    stride *= sizes[d];
+  }
+  if (!empty && !data)
+    LINEA_FAIL("has no data (a null aligned pointer)");
+  if (offset < 0)
+    LINEA_FAIL("has offset %lld", (long long)offset);
+  return 0;
+#undef LINEA_FAIL
+}
+)C";
   for (const Signature &signature : signatures) {
     SmallVector<std::string> params, names;
     if (!signature.results.empty()) {
@@ -393,8 +457,30 @@ std::string shimSource(ArrayRef<Signature> signatures, StringRef header,
     }
     os << "\nint linea_checked_" << signature.name << "("
        << llvm::join(params, ", ") << ") {\n"
-       << "  linea_error[0] = 0;\n"
-       << "  if (setjmp(linea_checked_call)) {\n"
+       << "  linea_error[0] = 0;\n";
+    std::string function = "linea_checked_" + signature.name;
+    if (!signature.results.empty())
+      os << "  if (!results) {\n    snprintf(linea_error, sizeof linea_error, "
+         << "\"" << function << ": the results pointer is null\");\n"
+         << "    return 1;\n  }\n";
+    for (auto [k, v] : llvm::enumerate(signature.args)) {
+      if (v.kind != "tensor")
+        continue;
+      std::string name = "arg" + std::to_string(k);
+      SmallVector<std::string> sizes;
+      for (int64_t size : v.shape)
+        sizes.push_back(std::to_string(ShapedType::isDynamic(size) ? -1 : size));
+      // A rank-0 tensor has no sizes to check, only its pointers.
+      os << "  static const int64_t " << name << "_shape[] = {"
+         << (sizes.empty() ? "0" : llvm::join(sizes, ", ")) << "};\n"
+         << "  if (linea_check_argument(\"" << function << "\", " << k
+         << ", \"" << describe(v) << "\", " << v.shape.size() << ", " << name
+         << "_shape, " << name << ", " << name << " ? " << name
+         << "->aligned : 0, " << name << " ? " << name << "->offset : 0, "
+         << name << " ? " << name << "->sizes : 0, " << name << " ? " << name
+         << "->strides : 0))\n    return 1;\n";
+    }
+    os << "  if (setjmp(linea_checked_call)) {\n"
        << "    linea_in_checked_call = 0;\n    return 1;\n  }\n"
        << "  linea_in_checked_call = 1;\n";
     if (cuda)
