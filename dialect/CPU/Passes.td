@@ -32,6 +32,11 @@ def LineaVectorizeContractions : Pass<"linea-vectorize-contractions"> {
     whose every entry is invisible is skipped, which halves the work of a
     causal chunk's scores.
 
+    Named contractions (`linalg.matmul`, `batch_matmul`, their transposed
+    variants, `matvec`: model IR's projections) are generalized first and
+    matched like any other; a `linalg.fill` stays named, so that a kernel can
+    fold the zero fill before it.
+
     Contractions of other shapes, element types or layouts (a non-unit
     innermost stride of B or C) are left to `convert-linalg-to-loops`.
 

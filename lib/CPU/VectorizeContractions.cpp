@@ -13,6 +13,7 @@
 #include "linea/Utils/MaskedContraction.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -594,6 +595,24 @@ struct LineaVectorizeContractionsPass
           LineaVectorizeContractionsPass> {
   using Base::Base;
 
+  /// Model IR's contractions come as named ops (`linalg.matmul`,
+  /// `batch_matmul`, the transposed variants, `matvec`): as the generics they
+  /// are, the matcher reads them like any other. A `linalg.fill` stays named:
+  /// a kernel folds the zero fill before it.
+  static void generalizeNamedContractions(Operation *root) {
+    SmallVector<linalg::LinalgOp> named;
+    root->walk([&](linalg::LinalgOp op) {
+      if (!isa<linalg::GenericOp>(op) &&
+          isa<linalg::ContractionOpInterface>(op.getOperation()))
+        named.push_back(op);
+    });
+    IRRewriter rewriter(root->getContext());
+    for (linalg::LinalgOp op : named) {
+      rewriter.setInsertionPoint(op);
+      (void)linalg::generalizeNamedOp(rewriter, op);
+    }
+  }
+
   void runOnOperation() override {
     Operation *root = getOperation();
     if (failed(linea::checkTileOption(root, "vector-width", vectorWidth, 64)) ||
@@ -602,6 +621,7 @@ struct LineaVectorizeContractionsPass
                                       1 << 24)))
       return signalPassFailure();
     KernelShape shape{vectorWidth, registerRows, reductionBlock};
+    generalizeNamedContractions(root);
     SmallVector<std::pair<linalg::GenericOp, ContractionLayout>> matched;
     getOperation()->walk([&](linalg::GenericOp op) {
       FailureOr<ContractionLayout> layout = matchContraction(op);

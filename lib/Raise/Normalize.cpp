@@ -48,6 +48,27 @@ stage(MLIRContext *ctx, function_ref<void(RewritePatternSet &)> populate) {
   return FrozenRewritePatternSet(std::move(patterns));
 }
 
+/// Whether folding the collapse that produces `fused` into its consumer
+/// would split one of the consumer's reduced loops: the projection of merged
+/// heads, `[L, H*D] x [H*D, Dm]`, would become a contraction over two dims
+/// (h and d), which no raise needs and no CPU kernel takes.
+static bool splitsReduction(OpOperand *fused) {
+  auto op = dyn_cast<linalg::LinalgOp>(fused->getOwner());
+  auto collapse = fused->get().getDefiningOp<tensor::CollapseShapeOp>();
+  if (!op || !collapse)
+    return false;
+  AffineMap map = op.getMatchingIndexingMap(fused);
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (auto [group, result] :
+       llvm::zip(collapse.getReassociationIndices(), map.getResults())) {
+    auto dim = dyn_cast<AffineDimExpr>(result);
+    if (group.size() > 1 && dim &&
+        iterators[dim.getPosition()] == utils::IteratorType::reduction)
+      return true;
+  }
+  return false;
+}
+
 SmallVector<FrozenRewritePatternSet>
 mlir::linea::raise::normalizationPatterns(MLIRContext *ctx) {
   auto dropUnitDims = [](RewritePatternSet &patterns) {
@@ -85,7 +106,10 @@ mlir::linea::raise::normalizationPatterns(MLIRContext *ctx) {
              (consumer.getNumLoops() == consumer.getNumParallelLoops() ||
               isCopy(fused->get().getDefiningOp()));
     };
-    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, oneUse);
+    linalg::ControlFusionFn expandsWhole = [oneUse](OpOperand *fused) {
+      return oneUse(fused) && !splitsReduction(fused);
+    };
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, expandsWhole);
     linalg::populateElementwiseOpsFusionPatterns(patterns, intoElementwise);
   }));
   stages.push_back(stage(ctx, dropUnitDims));

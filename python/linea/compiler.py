@@ -124,14 +124,15 @@ def compile_library(source_or_path, entry=None, target="cpu", pipeline=None,
     `libkernel.so`, with `kernel.json` and `kernel.h` beside it. Arguments as
     for `compile`; a GPU-less machine builds CUDA libraries this way.
     `sequence_parallel`: linea-sequence-parallel first (each rank's rows)."""
-    text = source_or_path
+    text, name = source_or_path, "kernel.mlir"
     if isinstance(source_or_path, pathlib.Path) or (
             isinstance(source_or_path, str) and "\n" not in source_or_path
             and source_or_path.endswith(".mlir")):
         text = pathlib.Path(source_or_path).read_text()
+        name = pathlib.Path(source_or_path).name  # what messages name
     args = _linea_compile_command(entry, target, pipeline, chip, options,
                                   sequence_parallel, raising)
-    key = hashlib.sha256("\0".join([text, *args, __version__]).encode()).hexdigest()[:32]
+    key = hashlib.sha256("\0".join([text, name, *args, __version__]).encode()).hexdigest()[:32]
     directory = cache_dir() / key
     library = directory / "libkernel.so"
     if library.exists():
@@ -142,9 +143,10 @@ def compile_library(source_or_path, entry=None, target="cpu", pipeline=None,
                             f"{compiler} to build one (build Linea, or set LINEA_BUILD_DIR)")
     directory.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=directory.parent) as tmp:
-        (pathlib.Path(tmp) / "kernel.mlir").write_text(text)
-        # Relative paths: run-time check messages say `kernel.mlir:L:C`.
-        done = subprocess.run([str(compiler), "kernel.mlir", "-o", "libkernel.so", *args],
+        (pathlib.Path(tmp) / name).write_text(text)
+        # A relative path: diagnostics and run-time check messages say
+        # `attention.mlir:L:C` (the user's file name, or kernel.mlir for text).
+        done = subprocess.run([str(compiler), name, "-o", "libkernel.so", *args],
                               capture_output=True, text=True, cwd=tmp)
         if done.returncode != 0:
             raise LineaError(done.returncode, done.stderr)
@@ -249,6 +251,17 @@ class Kernel:
         self._result_types = [_descriptor(len(r["shape"])) for r in results]
         self._results_struct = type("Results", (ctypes.Structure,), {"_fields_": [
             (f"r{k}", t) for k, t in enumerate(self._result_types)]})
+
+    def __repr__(self):
+        def show(v):
+            if v["kind"] != "tensor":
+                return v["dtype"]
+            return f"{v['dtype']}[{'x'.join(str(s) for s in v['shape'])}]"
+        results = [show(r) for r in self.signature["results"]]
+        returned = results[0] if len(results) == 1 else f"({', '.join(results)})"
+        args = ", ".join(show(a) for a in self.signature["args"])
+        return (f"<linea.Kernel {self.signature['name']}({args}) -> {returned}, "
+                f"target={self.target!r}>")
 
     def _bind(self, k, spec, arg, keep):
         if spec["kind"] == "scalar":

@@ -86,6 +86,20 @@ def test_bad_calls_raise(args, message):
     assert kernel(q, k, v, 3).shape == (9, 4)
 
 
+def test_messages_name_the_users_file(tmp_path):
+    path = tmp_path / "my_layer.mlir"
+    path.write_text(SOURCE)
+    kernel = linea.compile(path)
+    with pytest.raises(LineaError) as failure:
+        kernel(*arrays((9, 8), (10, 8), (9, 4)), 3)
+    assert "run-time check failed: my_layer.mlir:3:8: linea.linear_attention" in str(failure.value)
+
+
+def test_kernel_repr_shows_the_signature():
+    assert repr(linea.compile(SOURCE)) == (
+        "<linea.Kernel main(f32[?x8], f32[?x8], f32[?x4], index) -> f32[?x4], target='cpu'>")
+
+
 def test_strided_input_and_cache():
     kernel = linea.compile(SOURCE)
     q, k, v = arrays((9, 16), (9, 8), (9, 4))

@@ -218,3 +218,50 @@ func.func @filled_scores(%q: memref<8x8xf32>, %k: memref<8x8xf32>, %p: memref<8x
   }
   return
 }
+
+// -----
+
+// Model IR's named contractions (a projection `linalg.matmul` after its zero
+// fill) are generalized and become the same kernels, the fill folded.
+
+// CHECK-LABEL: func.func @projection
+// CHECK-SAME: (%[[X:.*]]: memref<10x16xf32>, %[[W:.*]]: memref<16x8xf32>, %[[Y:.*]]: memref<10x8xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: vector.fma
+// CHECK: vector.transfer_write %{{.*}}, %[[Y]]
+// CHECK-NOT: linalg.
+func.func @projection(%x: memref<10x16xf32>, %w: memref<16x8xf32>, %y: memref<10x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<10x8xf32>)
+  linalg.matmul ins(%x, %w : memref<10x16xf32>, memref<16x8xf32>) outs(%y : memref<10x8xf32>)
+  return
+}
+
+// -----
+
+// Scores as torch-mlir prints them, a `batch_matmul` of Q and K transposed
+// by the op's own maps: K's contiguous dim is the reduction, so it is packed.
+
+// CHECK-LABEL: func.func @named_scores
+// CHECK: memref.alloc
+// CHECK: vector.fma
+// CHECK-NOT: linalg.
+func.func @named_scores(%q: memref<2x8x8xf32>, %k: memref<2x8x8xf32>, %s: memref<2x8x8xf32>) {
+  linalg.batch_matmul indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>,
+                                       affine_map<(b, i, t, d) -> (b, t, d)>,
+                                       affine_map<(b, i, t, d) -> (b, i, t)>]
+      ins(%q, %k : memref<2x8x8xf32>, memref<2x8x8xf32>) outs(%s : memref<2x8x8xf32>)
+  return
+}
+
+// -----
+
+// A named contraction of integers is generalized, matched by no kernel, and
+// left to the loops.
+
+// CHECK-LABEL: func.func @integer_matmul
+// CHECK: linalg.generic
+func.func @integer_matmul(%a: memref<4x4xi32>, %b: memref<4x4xi32>, %c: memref<4x4xi32>) {
+  linalg.matmul ins(%a, %b : memref<4x4xi32>, memref<4x4xi32>) outs(%c : memref<4x4xi32>)
+  return
+}
