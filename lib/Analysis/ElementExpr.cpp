@@ -515,8 +515,8 @@ static bool compareIntegers(arith::CmpIPredicate p, double lhs, double rhs) {
   return false;
 }
 
-static std::optional<bool> compareFloats(arith::CmpFPredicate p, double lhs,
-                                         double rhs) {
+std::optional<bool> mlir::linea::compareFloats(arith::CmpFPredicate p,
+                                               double lhs, double rhs) {
   bool unordered = std::isnan(lhs) || std::isnan(rhs);
   switch (p) {
   case arith::CmpFPredicate::OEQ: return !unordered && lhs == rhs;

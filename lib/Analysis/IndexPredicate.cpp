@@ -293,23 +293,7 @@ private:
                   "and a constant");
     auto holds = [&](double v) {
       double lhs = swapped ? *c : v, rhs = swapped ? v : *c;
-      bool unordered = std::isnan(lhs) || std::isnan(rhs);
-      switch (p) {
-      case arith::CmpFPredicate::OEQ: return !unordered && lhs == rhs;
-      case arith::CmpFPredicate::ONE: return !unordered && lhs != rhs;
-      case arith::CmpFPredicate::OLT: return !unordered && lhs < rhs;
-      case arith::CmpFPredicate::OLE: return !unordered && lhs <= rhs;
-      case arith::CmpFPredicate::OGT: return !unordered && lhs > rhs;
-      case arith::CmpFPredicate::OGE: return !unordered && lhs >= rhs;
-      case arith::CmpFPredicate::UEQ: return unordered || lhs == rhs;
-      case arith::CmpFPredicate::UNE: return unordered || lhs != rhs;
-      case arith::CmpFPredicate::ULT: return unordered || lhs < rhs;
-      case arith::CmpFPredicate::ULE: return unordered || lhs <= rhs;
-      case arith::CmpFPredicate::UGT: return unordered || lhs > rhs;
-      case arith::CmpFPredicate::UGE: return unordered || lhs >= rhs;
-      case arith::CmpFPredicate::AlwaysTrue: return true;
-      default: return false;
-      }
+      return compareFloats(p, lhs, rhs).value_or(false);
     };
     // select(m, a, b) with constant a, b; uitofp(m) is select(m, 1, 0).
     const ElementExpr *m = nullptr;

@@ -91,7 +91,10 @@ def run(program, args, entry=None, pipeline=None, no_optimize=False, repeat=None
         for k, arg in enumerate(args):
             if isinstance(arg, np.ndarray):
                 path = tmp / f"arg{k}.npy"
-                np.save(path, np.ascontiguousarray(arg, dtype=np.float32))
+                # float16 stays float16 (an f16 argument's exact bits);
+                # anything else goes as float32 (bf16 is rounded from it).
+                dtype = np.float16 if arg.dtype == np.float16 else np.float32
+                np.save(path, np.ascontiguousarray(arg, dtype=dtype))
                 cmd += ["--arg", str(path)]
             else:
                 cmd += ["--arg", str(int(arg))]

@@ -118,15 +118,27 @@ def test_compile_errors_raise():
     assert "dim 3 is out of range" in str(failure.value)
 
 
-def test_c_program_links_the_library(tmp_path):
-    """The generated header and library, from C: a failed check returns 1."""
-    library = tmp_path / "libattention.so"
-    source = tmp_path / "attention.mlir"
-    source.write_text(SOURCE)
+def run_c_program(tmp_path, source_text, name, program_text):
+    """Compiles `source_text` with linea-compile into lib{name}.so, a C
+    program against its header, and runs it: its stdout lines."""
+    source = tmp_path / f"{name}.mlir"
+    source.write_text(source_text)
+    library = tmp_path / f"lib{name}.so"
     subprocess.run([str(build_dir() / "bin" / "linea-compile"), str(source), "-o",
                     str(library)], check=True)
     program = tmp_path / "main.c"
-    program.write_text(r"""
+    program.write_text(program_text)
+    exe = tmp_path / "main"
+    subprocess.run(["cc", "-o", str(exe), str(program), f"-I{tmp_path}", str(library),
+                    f"-Wl,-rpath,{tmp_path}"], check=True)
+    done = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def test_c_program_links_the_library(tmp_path):
+    """The generated header and library, from C: a failed check returns 1."""
+    lines = run_c_program(tmp_path, SOURCE, "attention", r"""
 #include <stdio.h>
 #include <stdlib.h>
 #include "attention.h"
@@ -147,12 +159,6 @@ int main(void) {
   return 0;
 }
 """)
-    exe = tmp_path / "main"
-    subprocess.run(["cc", "-o", str(exe), str(program), f"-I{tmp_path}", str(library),
-                    f"-Wl,-rpath,{tmp_path}"], check=True)
-    done = subprocess.run([str(exe)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
     assert lines[0] == "5 4"
     assert "prefix length is outside [0, L] of 'query'" in lines[1]
 
@@ -162,16 +168,10 @@ def test_c_caller_is_checked_against_the_signature(tmp_path):
     strides or pointers disagree with the signature is refused before any
     work (the kernel would read past the caller's buffer), naming the
     argument and both sizes; a right one runs."""
-    source = tmp_path / "presum.mlir"
-    source.write_text("func.func @main(%x: tensor<2x30x4xf32>) -> tensor<2x30x4xf32> {\n"
-                      "  %y = linea.presum %x dim = 1 : tensor<2x30x4xf32>\n"
-                      "  return %y : tensor<2x30x4xf32>\n}\n")
-    library = tmp_path / "libpresum.so"
-    subprocess.run([str(build_dir() / "bin" / "linea-compile"), str(source), "-o",
-                    str(library)], check=True)
-    assert "// main(arg0: f32[2x30x4]) -> f32[2x30x4]" in (tmp_path / "presum.h").read_text()
-    program = tmp_path / "main.c"
-    program.write_text(r"""
+    presum = ("func.func @main(%x: tensor<2x30x4xf32>) -> tensor<2x30x4xf32> {\n"
+              "  %y = linea.presum %x dim = 1 : tensor<2x30x4xf32>\n"
+              "  return %y : tensor<2x30x4xf32>\n}\n")
+    lines = run_c_program(tmp_path, presum, "presum", r"""
 #include <stdio.h>
 #include "presum.h"
 static float x[2 * 31 * 4];
@@ -199,12 +199,8 @@ int main(void) {
   return 0;
 }
 """)
-    exe = tmp_path / "main"
-    subprocess.run(["cc", "-o", str(exe), str(program), f"-I{tmp_path}", str(library),
-                    f"-Wl,-rpath,{tmp_path}"], check=True)
-    done = subprocess.run([str(exe)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == [
+    assert "// main(arg0: f32[2x30x4]) -> f32[2x30x4]" in (tmp_path / "presum.h").read_text()
+    assert lines == [
         "good: 0 ",
         "last 30",
         "shorter: 1 linea_checked_main: argument 0 (f32[2x30x4]) has size 29 at dim 1, expected 30",
@@ -247,6 +243,23 @@ def test_half_precision(dtype):
         np.testing.assert_array_equal(kernel(q.numpy(), v.numpy(), 11), got.numpy())
     with pytest.raises(LineaError, match="argument 0: expected dtype"):
         kernel(q.float(), v, 11)
+
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+def test_linea_run_half_precision(dtype):
+    """linea-run (linea.run) binds and returns 16-bit tensors: the same
+    numbers as the compiled library, f16 as float16, bf16 as float32."""
+    torch = pytest.importorskip("torch")
+    source = HALF.replace("DT", dtype)
+    rng = np.random.default_rng(5)
+    tdtype = torch.float16 if dtype == "f16" else torch.bfloat16
+    q = torch.tensor(rng.standard_normal((2, 37, 8)), dtype=tdtype)
+    v = torch.tensor(rng.standard_normal((2, 37, 4)), dtype=tdtype)
+    compiled = linea.compile(source)(q, v, 11).float().numpy()
+    given = [t.numpy() if dtype == "f16" else t.float().numpy() for t in (q, v)]
+    got = linea.run(source, given + [11])[0]
+    assert got.dtype == (np.float16 if dtype == "f16" else np.float32)
+    np.testing.assert_array_equal(got.astype(np.float32), compiled)
 
 
 def test_version_matches_the_tools():

@@ -99,13 +99,15 @@ llvm::Expected<npy::Array> npy::read(StringRef path) {
                 "(np.ascontiguousarray)");
   StringRef dtype = descr->trim("'\"");
   size_t itemSize;
-  if (dtype == "<f4")
+  if (dtype == "<f2")
+    itemSize = 2;
+  else if (dtype == "<f4")
     itemSize = 4;
   else if (dtype == "<f8")
     itemSize = 8;
   else
     return fail("unsupported dtype '" + dtype +
-                "' (expected float32 '<f4' or float64 '<f8')");
+                "' (expected float16 '<f2', float32 '<f4' or float64 '<f8')");
   auto shape = parseShape(*shapeText);
   if (!shape)
     return shape.takeError();
@@ -120,8 +122,14 @@ llvm::Expected<npy::Array> npy::read(StringRef path) {
     return fail("truncated data: shape " + formatShape(array.shape) + " needs " +
                 llvm::Twine(count * itemSize) + " bytes, the file has " +
                 llvm::Twine(available));
-  array.data.resize(count);
   const char *data = bytes.data() + dataStart;
+  if (itemSize == 2) {
+    array.isHalf = true;
+    array.halves.resize(count);
+    std::memcpy(array.halves.data(), data, count * 2);
+    return array;
+  }
+  array.data.resize(count);
   if (itemSize == 4) {
     std::memcpy(array.data.data(), data, count * 4);
   } else {
@@ -135,10 +143,14 @@ llvm::Expected<npy::Array> npy::read(StringRef path) {
   return array;
 }
 
-llvm::Error npy::write(StringRef path, llvm::ArrayRef<int64_t> shape,
-                       llvm::ArrayRef<float> data) {
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " +
-                       formatShape(shape) + ", }";
+/// A version 1.0 .npy of `descr` elements, `bytes` of them in all.
+static llvm::Error writeArray(StringRef path, StringRef descr,
+                              llvm::ArrayRef<int64_t> shape, const void *bytes,
+                              size_t size) {
+  std::string header = ("{'descr': '" + descr +
+                        "', 'fortran_order': False, 'shape': " +
+                        npy::formatShape(shape) + ", }")
+                           .str();
   // Pad so that the data starts on a 64-byte boundary, newline-terminated.
   size_t unpadded = 10 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
@@ -151,7 +163,16 @@ llvm::Error npy::write(StringRef path, llvm::ArrayRef<int64_t> shape,
   out << "\x93NUMPY" << char(1) << char(0);
   out << char(header.size() & 0xff) << char((header.size() >> 8) & 0xff);
   out << header;
-  out.write(reinterpret_cast<const char *>(data.data()),
-            data.size() * sizeof(float));
+  out.write(static_cast<const char *>(bytes), size);
   return llvm::Error::success();
+}
+
+llvm::Error npy::write(StringRef path, llvm::ArrayRef<int64_t> shape,
+                       llvm::ArrayRef<float> data) {
+  return writeArray(path, "<f4", shape, data.data(), data.size() * 4);
+}
+
+llvm::Error npy::writeHalf(StringRef path, llvm::ArrayRef<int64_t> shape,
+                           llvm::ArrayRef<uint16_t> bits) {
+  return writeArray(path, "<f2", shape, bits.data(), bits.size() * 2);
 }

@@ -1,7 +1,8 @@
 //===- Npy.h - reading and writing NumPy .npy files ------------*- C++ -*-===//
 //
-// Only what linea-run needs: C-contiguous little-endian float32/float64
-// arrays in, float32 arrays out. Every failure is one line of text.
+// Only what linea-run needs: C-contiguous little-endian float16, float32
+// and float64 arrays in, float16 and float32 arrays out. Every failure is
+// one line of text.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,17 +22,24 @@ namespace mlir::linea::npy {
 
 struct Array {
   llvm::SmallVector<int64_t> shape;
+  /// The elements of a float32 or float64 file (float64 narrowed).
   std::vector<float> data;
+  /// The elements of a float16 file, as their IEEE binary16 bits.
+  std::vector<uint16_t> halves;
+  bool isHalf = false;
   /// True when the file held float64 that was narrowed to float32.
   bool convertedFromF64 = false;
 };
 
-/// Reads a C-contiguous float32 or float64 array.
+/// Reads a C-contiguous float16, float32 or float64 array.
 llvm::Expected<Array> read(llvm::StringRef path);
 
 /// Writes `data` with `shape` as a float32 .npy (format version 1.0).
 llvm::Error write(llvm::StringRef path, llvm::ArrayRef<int64_t> shape,
                   llvm::ArrayRef<float> data);
+/// Writes IEEE binary16 `bits` with `shape` as a float16 .npy.
+llvm::Error writeHalf(llvm::StringRef path, llvm::ArrayRef<int64_t> shape,
+                      llvm::ArrayRef<uint16_t> bits);
 
 /// "(2, 3, 4)", as numpy prints a shape.
 std::string formatShape(llvm::ArrayRef<int64_t> shape);

@@ -188,9 +188,9 @@ struct BoundArg {
   Slots slots;
 };
 
-Slots tensorDescriptor(std::vector<float> &data, ArrayRef<int64_t> shape) {
+Slots tensorDescriptor(const void *data, ArrayRef<int64_t> shape) {
   Slots slots;
-  auto pointer = reinterpret_cast<int64_t>(data.data());
+  auto pointer = reinterpret_cast<int64_t>(data);
   slots.words = {pointer, pointer, 0};
   llvm::append_range(slots.words, shape);
   int64_t stride = 1;
@@ -228,10 +228,64 @@ Slots scalarSlot(Type type, StringRef text, int index) {
       ", which linea-run cannot bind");
 }
 
+/// `value` rounded to the nearest `semantics` value (ties to even), as bits.
+uint16_t roundTo(const llvm::fltSemantics &semantics, float value) {
+  llvm::APFloat rounded(value);
+  bool lost;
+  rounded.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &lost);
+  return uint16_t(rounded.bitcastToAPInt().getZExtValue());
+}
+
+float widen(const llvm::fltSemantics &semantics, uint16_t bits) {
+  return llvm::APFloat(semantics, llvm::APInt(16, bits)).convertToFloat();
+}
+
+/// The 16-bit float semantics of `type`, if it is f16 or bf16.
+const llvm::fltSemantics *halfSemantics(Type type) {
+  if (type.isF16())
+    return &llvm::APFloat::IEEEhalf();
+  if (type.isBF16())
+    return &llvm::APFloat::BFloat();
+  return nullptr;
+}
+
+/// The array's elements in the signature's element type: f32 as read
+/// (a float16 file widened exactly), f16 from a float16 file as is, and
+/// otherwise (bf16 always: numpy has none) rounded to nearest even.
+void convertElements(linea::npy::Array &array, Type element,
+                     const std::string &what) {
+  const llvm::fltSemantics *half = halfSemantics(element);
+  if (!half) {
+    if (array.isHalf) {
+      for (uint16_t bits : array.halves)
+        array.data.push_back(widen(llvm::APFloat::IEEEhalf(), bits));
+      array.halves.clear();
+      array.isHalf = false;
+    }
+    return;
+  }
+  if (array.isHalf && element.isF16())
+    return;
+  if (array.isHalf) {
+    for (uint16_t bits : array.halves)
+      array.data.push_back(widen(llvm::APFloat::IEEEhalf(), bits));
+    array.halves.clear();
+  }
+  if (element.isF16())
+    llvm::errs() << "linea-run: warning: " << what
+                 << ": rounded to float16\n";
+  for (float value : array.data)
+    array.halves.push_back(roundTo(*half, value));
+  array.data.clear();
+  array.isHalf = true;
+}
+
 BoundArg bindTensor(RankedTensorType type, StringRef path, int index) {
   std::string what = ("argument " + Twine(index) + " (" + path + ")").str();
-  if (!type.getElementType().isF32())
-    die(what + ": linea-run binds f32 tensors only, the signature has " +
+  Type element = type.getElementType();
+  if (!element.isF32() && !halfSemantics(element))
+    die(what + ": linea-run binds f32, f16 and bf16 tensors, the signature "
+               "has " +
         typeString(type));
   auto array = linea::npy::read(path);
   if (!array)
@@ -245,8 +299,13 @@ BoundArg bindTensor(RankedTensorType type, StringRef path, int index) {
   if (array->convertedFromF64)
     llvm::errs() << "linea-run: warning: " << what
                  << ": float64 converted to float32\n";
+  convertElements(*array, element, what);
   BoundArg bound{std::move(*array), {}};
-  bound.slots = tensorDescriptor(bound.array.data, bound.array.shape);
+  bound.slots = tensorDescriptor(bound.array.isHalf
+                                     ? static_cast<const void *>(
+                                           bound.array.halves.data())
+                                     : bound.array.data.data(),
+                                 bound.array.shape);
   return bound;
 }
 
@@ -260,12 +319,20 @@ bool isLoweredToLLVM(ModuleOp module) {
   return !found.wasInterrupted();
 }
 
-/// A result descriptor read back from the packed result buffer.
+/// A result descriptor read back from the packed result buffer; `half` the
+/// semantics of 16-bit elements, null for f32.
 struct ResultView {
   void *allocated;
-  float *aligned;
+  void *aligned;
   int64_t offset;
   SmallVector<int64_t> sizes, strides;
+  const llvm::fltSemantics *half = nullptr;
+
+  float element(int64_t position) const {
+    if (!half)
+      return static_cast<const float *>(aligned)[position];
+    return widen(*half, static_cast<const uint16_t *>(aligned)[position]);
+  }
 };
 
 SmallVector<ResultView> readResults(ArrayRef<int64_t> words,
@@ -276,7 +343,8 @@ SmallVector<ResultView> readResults(ArrayRef<int64_t> words,
     int64_t rank = type.getRank();
     ResultView view;
     view.allocated = reinterpret_cast<void *>(words[at]);
-    view.aligned = reinterpret_cast<float *>(words[at + 1]);
+    view.aligned = reinterpret_cast<void *>(words[at + 1]);
+    view.half = halfSemantics(type.getElementType());
     view.offset = words[at + 2];
     view.sizes.assign(words.begin() + at + 3, words.begin() + at + 3 + rank);
     view.strides.assign(words.begin() + at + 3 + rank,
@@ -298,7 +366,7 @@ std::vector<float> gather(const ResultView &view) {
     int64_t position = view.offset;
     for (size_t d = 0; d < index.size(); ++d)
       position += index[d] * view.strides[d];
-    dense[flat] = view.aligned[position];
+    dense[flat] = view.element(position);
     for (int64_t d = index.size() - 1; d >= 0; --d) {
       if (++index[d] < view.sizes[d])
         break;
@@ -308,8 +376,9 @@ std::vector<float> gather(const ResultView &view) {
   return dense;
 }
 
-/// The result's elements in row-major order, without a copy when it already
-/// is dense (the common case: a fresh identity-layout buffer).
+/// The result's elements in row-major order (16-bit ones widened exactly),
+/// without a copy when they are f32 and dense (the common case: a fresh
+/// identity-layout buffer).
 ArrayRef<float> denseElements(const ResultView &view,
                               std::vector<float> &scratch) {
   int64_t count = 1, expectedStride = 1;
@@ -319,8 +388,9 @@ ArrayRef<float> denseElements(const ResultView &view,
     dense &= view.sizes[d] == 1 || view.strides[d] == expectedStride;
     expectedStride *= view.sizes[d];
   }
-  if (dense)
-    return ArrayRef<float>(view.aligned + view.offset, count);
+  if (dense && !view.half)
+    return ArrayRef<float>(static_cast<const float *>(view.aligned) + view.offset,
+                           count);
   scratch = gather(view);
   return scratch;
 }
@@ -443,9 +513,12 @@ void shardArguments(ModuleOp module, func::FuncOp entry,
     std::optional<int64_t> dim = shardedDim(entry.getArgAttrDict(k));
     if (!dim)
       continue;
+    if (arg.array.isHalf)
+      die("argument " + Twine(k) + ": --sequence-parallel splits f32 "
+          "tensors only");
     arg.array.data = linea::run::takeRows(arg.array.data, arg.array.shape,
                                           *dim, job);
-    arg.slots = tensorDescriptor(arg.array.data, arg.array.shape);
+    arg.slots = tensorDescriptor(arg.array.data.data(), arg.array.shape);
   }
 }
 #endif
@@ -492,9 +565,10 @@ int main(int argc, char **argv) {
         " arguments, given " + Twine(options.args.size()) + " --arg");
   for (auto [k, type] : llvm::enumerate(signature.getResults())) {
     auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor || !tensor.getElementType().isF32())
+    if (!tensor || (!tensor.getElementType().isF32() &&
+                    !halfSemantics(tensor.getElementType())))
       die("result " + Twine(k) + " has type " + typeString(type) +
-          "; linea-run returns f32 tensors only");
+          "; linea-run returns f32, f16 and bf16 tensors");
   }
 
   // Bind every argument before compiling so bad input fails fast.
@@ -584,6 +658,8 @@ int main(int argc, char **argv) {
       packed.push_back(&word);
     if (!arg.array.data.empty())
       inputBuffers.insert(arg.array.data.data());
+    if (!arg.array.halves.empty())
+      inputBuffers.insert(arg.array.halves.data());
   }
   size_t resultWords = 0;
   for (RankedTensorType type : resultTypes)
@@ -641,7 +717,16 @@ int main(int argc, char **argv) {
       continue;
     llvm::SmallString<256> path(options.outputDir);
     llvm::sys::path::append(path, "result" + std::to_string(k) + ".npy");
-    if (llvm::Error error = linea::npy::write(path, shape, elements))
+    // f16 as float16 (exact); bf16, which numpy lacks, as float32 (exact).
+    std::vector<uint16_t> halves;
+    if (resultTypes[k].getElementType().isF16())
+      for (float value : elements)
+        halves.push_back(roundTo(llvm::APFloat::IEEEhalf(), value));
+    llvm::Error error =
+        resultTypes[k].getElementType().isF16()
+            ? linea::npy::writeHalf(path, shape, halves)
+            : linea::npy::write(path, shape, elements);
+    if (error)
       die(llvm::toString(std::move(error)));
   }
   freeResults(views, inputBuffers);

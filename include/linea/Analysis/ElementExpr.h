@@ -16,6 +16,7 @@
 #ifndef LINEA_ANALYSIS_ELEMENTEXPR_H
 #define LINEA_ANALYSIS_ELEMENTEXPR_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -140,6 +141,11 @@ using ReadEvaluator =
 /// `read` (when given) does not know.
 std::optional<double> evaluate(const ElementExpr *e, ArrayRef<int64_t> at,
                                ReadEvaluator read = {});
+
+/// `lhs <p> rhs` as `arith.cmpf` decides it (ordered predicates false on a
+/// NaN, unordered ones true); none for a predicate it does not know.
+std::optional<bool> compareFloats(arith::CmpFPredicate p, double lhs,
+                                  double rhs);
 
 /// The elements of a constant tensor (`arith.constant` of dense or
 /// `dense_resource` elements of a float or integer type), as doubles: what a

@@ -13,6 +13,8 @@ data = np.arange(1, int(np.prod(shape)) + 1, dtype=np.float64).reshape(shape) / 
 
 if kind == "f32":
     np.save(path, data.astype(np.float32))
+elif kind == "f16":
+    np.save(path, data.astype(np.float16))
 elif kind == "f64":
     np.save(path, data)
 elif kind == "i32":
