@@ -1,21 +1,22 @@
 #!/usr/bin/env python3
 """Model layers at scale: what linea-raise buys on model IR.
 
-The raise corpus's layers (test/Raise/models/models.py), exported by
-torch-mlir's FX importer with a dynamic sequence length at 1 x 4 heads of 64,
+The raise corpus's layers (test/Raise/models/models.py) and its two-block
+linear transformer (layer norms, projections, GELU MLPs around two normalized
+causal linear attentions), exported by torch-mlir's FX importer with a
+dynamic sequence length at 1 x 4 heads of 64,
 and the same file run by every compiler, one thread each:
 
 - torch eager (torch.set_num_threads(1)) on the PyTorch layer itself,
 - IREE llvm-cpu (iree-base-compiler / -runtime from PyPI, local-sync),
 - Linea with raising (the default) and with --no-raise (OMP_NUM_THREADS=1),
 
-at L = 4096 and 16384 (Linea --no-raise at 16384 on the first layer only: each
-such run takes many minutes), and Linea raised alone at 65536 (the score
-matrix of the others would be 64 GiB). Each run is a process of its own under a memory
+at L = 4096 and 16384, and Linea raised alone at 65536 (the score matrix of
+the others would be 64 GiB). Each run is a process of its own under a memory
 cap, timed (median of calls after a warm one) and measured (peak RSS); a run
 that exceeds the cap or the time limit says so. Outputs are checked against
-torch's at the same L, and at 65536 the first 4096 rows against torch's at
-4096 (every layer here is causal: a row never sees later tokens).
+torch's at the same L, and at 65536 the first 16384 rows against torch's at
+16384 (every layer here is causal: a row never sees later tokens).
 
 Run with the front-end environment (scripts/install-deps.sh --front-ends):
     .deps/frontend/bin/python bench/models.py [--quick] [--results bench/MODELS.md]
@@ -27,6 +28,7 @@ import os
 import pathlib
 import platform
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -38,26 +40,41 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "test" / "Raise" / "models"))
 import models  # noqa: E402
 
+# Each layer: its corpus name and the layout of its inputs: "heads" (q, k, v
+# of [1, H, L, D]) or "model" (one sequence of [1, L, H * D]).
 LAYERS = {
-    "causal linear attention": "la_causal_tril",
-    "PrefixLM linear attention (j = 2048)": "la_prefix",
-    "normalized linear attention (elu + 1)": "la_normalized_elu",
-    "causal softmax attention": "sm_causal",
+    "causal linear attention": ("la_causal_tril", "heads"),
+    "PrefixLM linear attention (j = 2048)": ("la_prefix", "heads"),
+    "normalized linear attention (elu + 1)": ("la_normalized_elu", "heads"),
+    "causal softmax attention": ("sm_causal", "heads"),
+    "two-block linear transformer (d_model 256)": ("model_linear_transformer", "model"),
 }
+SEQUENCE_DIM = {"heads": 2, "model": 1}
 HEADS, DIM, PREFIX = 4, 64, 2048
 MEMORY_CAP = 20 << 30
-TIME_LIMIT = 1200
+TIME_LIMIT = 600
 
 
 def configure():
     models.B, models.H, models.D, models.DV, models.PREFIX = 1, HEADS, DIM, DIM, PREFIX
 
 
-def inputs(L, seed=0):
-    """q, k, v of length L, the first rows of the longest run's."""
+def inputs(layout, L, seed=0):
+    """q, k, v of length L, or a model's input sequence."""
     rng = np.random.default_rng(seed)
+    if layout == "model":
+        return [rng.standard_normal((1, L, HEADS * DIM)).astype(np.float32)]
     return [rng.standard_normal((1, HEADS, L, DIM)).astype(np.float32) / DIM ** 0.25
             for _ in range(3)]
+
+
+def first_rows(a, layout, L):
+    """The first L positions of `a` along the sequence."""
+    return a[(slice(None),) * SEQUENCE_DIM[layout] + (slice(0, L),)]
+
+
+def arg_files(args_dir):
+    return sorted(pathlib.Path(args_dir).glob("arg*.npy"))
 
 
 # ---------------------------------------------------------------------------
@@ -75,7 +92,7 @@ def median_ms(fn, repeat):
 
 def worker(impl, name, mlir, args_dir, out, repeat):
     configure()
-    args = [np.load(pathlib.Path(args_dir) / f"arg{k}.npy") for k in range(3)]
+    args = [np.load(f) for f in arg_files(args_dir)]
     if impl == "torch":
         import torch
         torch.set_num_threads(1)
@@ -105,7 +122,7 @@ def linea_run(mlir, args_dir, out_dir, repeat, raising):
            "--repeat", str(repeat), "--reuse-memory"]
     if not raising:
         cmd.append("--no-raise")
-    cmd += [a for k in range(3) for a in ("--arg", str(pathlib.Path(args_dir) / f"arg{k}.npy"))]
+    cmd += [a for f in arg_files(args_dir) for a in ("--arg", str(f))]
     return cmd
 
 
@@ -114,15 +131,26 @@ def measure(cmd, env=None):
     def cap():
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
     timed = ["/usr/bin/time", "-f", "PEAK_KB %M"] + cmd
+    # A session of its own: past the limit the whole process group goes
+    # (the worker under /usr/bin/time too, or it would run on beside the
+    # next measurement, holding its memory).
+    process = subprocess.Popen(timed, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=env, preexec_fn=cap, start_new_session=True)
     try:
-        done = subprocess.run(timed, capture_output=True, text=True, timeout=TIME_LIMIT,
-                              env=env, preexec_fn=cap)
+        stdout, stderr = process.communicate(timeout=TIME_LIMIT)
     except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
         return None, None, f"over {TIME_LIMIT} s"
+    done = subprocess.CompletedProcess(timed, process.returncode, stdout, stderr)
     peak = [int(line.split()[1]) for line in done.stderr.splitlines()
             if line.startswith("PEAK_KB")]
     peak_mib = peak[0] / 1024 if peak else None
     if done.returncode != 0:
+        # Past the address-space cap an allocation fails, and code that does
+        # not check it dies of the null pointer (signal 11).
+        if peak_mib and peak_mib > 0.9 * (MEMORY_CAP >> 20) and "signal" in done.stderr:
+            return None, peak_mib, f"out of memory (the {MEMORY_CAP >> 30} GiB cap)"
         tail = done.stderr.strip().splitlines()
         text = "out of memory" if any(s in done.stderr for s in (
             "MemoryError", "bad_alloc", "Cannot allocate", "RESOURCE_EXHAUSTED",
@@ -143,16 +171,18 @@ def rel_l2(a, b):
     return float(np.linalg.norm(a - b) / np.linalg.norm(b))
 
 
-def export(name, directory):
+def export(name, layout, directory):
     """The layer with a dynamic L through torch-mlir's FX importer."""
     import torch
     from torch_mlir import fx
     configure()
     spec = models.CORPUS[name]
     L = torch.export.Dim("L", min=2, max=1 << 20)
-    example = [torch.randn(1, HEADS, 64, DIM) for _ in range(3)]
+    example = [torch.from_numpy(a) for a in inputs(layout, 64)]
+    dim = SEQUENCE_DIM[layout]
     mlir = fx.export_and_import(spec["module"](), *example, output_type="linalg-on-tensors",
-                                func_name="main", dynamic_shapes=tuple({2: L} for _ in range(3)))
+                                func_name="main",
+                                dynamic_shapes=tuple({dim: L} for _ in example))
     path = pathlib.Path(directory) / f"{name}.mlir"
     path.write_text(str(mlir))
     return str(path)
@@ -164,6 +194,9 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="L = 1024 and 4096 only")
     parser.add_argument("--results", help="write the table to this Markdown file")
+    parser.add_argument("--layers", nargs="+", metavar="NAME",
+                        help="only these corpus layers (e.g. model_linear_transformer); "
+                             "with --results, their rows replace those in the file")
     opts = parser.parse_args()
     if opts.worker:
         impl, name, mlir, args_dir, out = opts.worker
@@ -175,15 +208,17 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory(prefix="linea-models-") as tmp:
         tmp = pathlib.Path(tmp)
-        full = inputs(longest)
-        for title, name in LAYERS.items():
-            mlir = export(name, tmp)
+        for title, (name, layout) in LAYERS.items():
+            if opts.layers and name not in opts.layers:
+                continue
+            mlir = export(name, layout, tmp)
+            full = inputs(layout, longest)
             reference = {}
             for L in lengths + ([longest] if longest not in lengths else []):
-                args_dir = tmp / f"args{L}"
+                args_dir = tmp / f"{name}-args{L}"
                 args_dir.mkdir(exist_ok=True)
                 for k, a in enumerate(full):
-                    np.save(args_dir / f"arg{k}.npy", np.ascontiguousarray(a[:, :, :L]))
+                    np.save(args_dir / f"arg{k}.npy", np.ascontiguousarray(first_rows(a, layout, L)))
                 repeat = opts.repeat if L <= 4096 else 1
                 runs = []
                 if L != longest or L in lengths:
@@ -195,12 +230,6 @@ def main():
                                      *measure(cmd), out))
                 for raising in ((True, False) if L != longest or L in lengths else (True,)):
                     out_dir = tmp / f"{name}-linea-{raising}-{L}"
-                    # Unraised, a layer at the long length runs for many
-                    # minutes: measured on the first layer only.
-                    if not raising and L > 4096 and name != next(iter(LAYERS.values())):
-                        runs.append(("Linea, --no-raise", None, None,
-                                     "not run (see the first layer)", out_dir))
-                        continue
                     ms, peak, status = measure(linea_run(mlir, args_dir, str(out_dir), repeat,
                                                          raising), env=one_thread)
                     label = "Linea, raised" if raising else "Linea, --no-raise"
@@ -216,8 +245,9 @@ def main():
                         if L in reference and label != "torch":
                             check = f"{rel_l2(got, reference[L]):.1e}"
                         elif L not in reference and lengths[-1] in reference:
-                            first = reference[lengths[-1]].shape[2]
-                            check = (f"{rel_l2(got[:, :, :first], reference[lengths[-1]]):.1e} "
+                            want = reference[lengths[-1]]
+                            first = want.shape[SEQUENCE_DIM[layout]]
+                            check = (f"{rel_l2(first_rows(got, layout, first), want):.1e} "
                                      f"(first {first} rows)")
                     rows.append((title, L, label, ms, peak, status, check))
                     print(rows[-1], flush=True)
@@ -232,7 +262,13 @@ def main():
               f"{MEMORY_CAP >> 30} GiB per run, {TIME_LIMIT} s limit.\n\n")
     text = header + "\n".join(table) + "\n"
     print(text)
-    if opts.results:
+    if opts.results and opts.layers and pathlib.Path(opts.results).exists():
+        # The rows of the layers run now replace theirs; the others stay.
+        titles = {title for title, (name, _) in LAYERS.items() if name in opts.layers}
+        kept = [line for line in pathlib.Path(opts.results).read_text().splitlines()
+                if not (line.startswith("| ") and line.split(" | ")[0][2:] in titles)]
+        pathlib.Path(opts.results).write_text("\n".join(kept + table[2:]) + "\n")
+    elif opts.results:
         pathlib.Path(opts.results).write_text(
             "# Model layers through linea-raise (bench/models.py)\n\n" + text)
 
