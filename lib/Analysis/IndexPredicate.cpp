@@ -221,6 +221,9 @@ private:
         cols == std::numeric_limits<int64_t>::max())
       return fail("the mask reads a constant (" + e->str() +
                   ") that does not span both the row and the column");
+    if (rows <= 0 || cols <= 0)
+      return fail("the mask reads a constant (" + e->str() +
+                  ") outside its bounds");
     if (rows * cols > kMaxTableEntries)
       return fail("the constant mask has " + Twine(rows * cols) +
                   " entries, more than the raise evaluates");
