@@ -268,13 +268,16 @@ LogicalResult raise::raiseFlippedScan(RewriterBase &rewriter, Operation *op,
   std::optional<unsigned> dim = flippedDim(*element);
   std::optional<AddScan> scan =
       dim ? inclusiveAddScan((*element)->value) : std::nullopt;
-  if (!scan || scan->dim != int64_t(*dim))
+  // The flips and the scan of one shape: every element of the scan's input
+  // is an element of Y, read once.
+  auto type = cast<RankedTensorType>(root->getResult(0).getType());
+  if (!scan || scan->dim != int64_t(*dim) ||
+      (*element)->value.getType() != type)
     return failure();
   // The scan's input read where the root reads the scan: Y at the root's
   // own indices when the input is Y flipped along the same dim.
   FailureOr<const ElementExpr *> input =
       tracer.traceElement(scan->input, (*element)->indices);
-  auto type = cast<RankedTensorType>(root->getResult(0).getType());
   if (failed(input) || !(*input)->isa(ElementExpr::Kind::Read) ||
       (*input)->value.getType() != type ||
       !readsAtIdentity(*input, (*input)->value))
