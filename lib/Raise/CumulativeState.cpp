@@ -33,9 +33,7 @@ LogicalResult raise::raiseCumulativeState(RewriterBase &rewriter, Operation *op,
   if (!root)
     return failure();
   ElementTracer tracer(root);
-  std::string reason;
-  FailureOr<Product> product =
-      matchAccumulation(tracer, [](Value) { return false; }, reason);
+  FailureOr<Product> product = matchPlainAccumulation(tracer);
   if (failed(product) || product->reads.size() != 2 ||
       !product->masks.empty() || !product->others.empty())
     return failure();

@@ -102,9 +102,8 @@ LogicalResult raise::raiseTriangularSum(RewriterBase &rewriter, Operation *op,
   if (!root)
     return failure();
   ElementTracer tracer(root);
+  FailureOr<Product> product = matchPlainAccumulation(tracer);
   std::string reason;
-  FailureOr<Product> product =
-      matchAccumulation(tracer, [](Value) { return false; }, reason);
   // sum_t M[i, t] x[.., t, ..]: one tensor, the rest a mask.
   if (failed(product) || product->reads.size() != 1 ||
       product->masks.empty() || !product->others.empty())

@@ -315,6 +315,11 @@ FailureOr<Product> raise::matchAccumulation(ElementTracer &tracer,
   return product;
 }
 
+FailureOr<Product> raise::matchPlainAccumulation(ElementTracer &tracer) {
+  std::string ignored;
+  return matchAccumulation(tracer, [](Value) { return false; }, ignored);
+}
+
 FailureOr<IndexPredicate> raise::getMask(const Product &product, unsigned row,
                                          unsigned col, MLIRContext *ctx,
                                          std::string &why) {

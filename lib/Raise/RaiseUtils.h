@@ -94,6 +94,11 @@ FailureOr<Product> matchAccumulation(ElementTracer &tracer,
                                      function_ref<bool(Value)> isScores,
                                      std::string &why,
                                      bool keepOthers = false);
+/// The body of the tracer's root as `out + product`, no operand expanded as
+/// scores: where the raises that read a plain product (the cumulative
+/// state, the softmax's `W V`, a triangular sum) start.
+FailureOr<Product> matchPlainAccumulation(ElementTracer &tracer);
+
 /// The conjunction of `product`'s masks as a predicate of loops (`row`,
 /// `col`); failure with `why`.
 FailureOr<IndexPredicate> getMask(const Product &product, unsigned row,

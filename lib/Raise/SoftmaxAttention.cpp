@@ -266,9 +266,8 @@ LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
   if (!root)
     return failure();
   ElementTracer tracer(root);
+  FailureOr<Product> product = matchPlainAccumulation(tracer);
   std::string reason;
-  FailureOr<Product> product =
-      matchAccumulation(tracer, [](Value) { return false; }, reason);
   if (failed(product) || product->reads.size() != 2 ||
       !product->masks.empty() || !product->others.empty())
     return failure();
