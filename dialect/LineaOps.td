@@ -367,4 +367,44 @@ def Linea_FoldedAttentionOp : Linea_Op<"folded_attention", [
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// check
+//===----------------------------------------------------------------------===//
+
+def Linea_CheckOp : Linea_Op<"check", [MemoryEffects<[MemWrite]>]> {
+  let summary = "a run-time check whose failure message shows the values it compared";
+  let description = [{
+    Holds when `condition` is true. When it is false the program stops with
+    `message`, in which `{N}` stands for the decimal value of the N-th of
+    `values` (signed). `cf.assert` takes a constant string and so cannot say
+    which sizes disagreed; this op can. `{{` is a literal `{`, as is a `{`
+    not followed by digits and `}`.
+
+    `linea-insert-runtime-checks` writes these for the sizes the verifier
+    cannot see. `linea-route-checks` lowers them: the message is formatted
+    when the check fails (and only then) and handed to the check handler, or,
+    without one, printed with `puts` before `abort`, as upstream lowers
+    `cf.assert`.
+
+    ```mlir
+    linea.check %same, "'key' sequence length {0} does not match 'query' sequence length {1}"(%lk, %lq : index, index)
+    ```
+  }];
+  let arguments = (ins I1:$condition, StrAttr:$message,
+                       Variadic<AnyTypeOf<[Index, AnySignlessInteger]>>:$values);
+  let assemblyFormat =
+      "$condition `,` $message (`(` $values^ `:` type($values) `)`)? attr-dict";
+  let hasVerifier = 1;
+  let hasCanonicalizeMethod = 1;
+  let extraClassDeclaration = [{
+    /// The message as pieces of text and the indices of the values between
+    /// them: `text[0] values[refs[0]] text[1] ... text[n]`.
+    struct Pieces {
+      ::llvm::SmallVector<std::string> text;
+      ::llvm::SmallVector<unsigned> refs;
+    };
+    Pieces splitMessage();
+  }];
+}
+
 #endif // LINEA_OPS_TD

@@ -46,27 +46,39 @@ def ConvertLineaToLinalg : Pass<"convert-linea-to-linalg"> {
 def LineaRouteChecks : Pass<"linea-route-checks", "::mlir::ModuleOp"> {
   let summary = "Failed run-time checks call a handler instead of aborting";
   let description = [{
-    Every `cf.assert` (the run-time checks of `linea-insert-runtime-checks`,
-    or any other) becomes a branch that, when the condition is false, calls
-    `void HANDLER(const char *message)` with the assert's message as a
-    NUL-terminated constant string; the handler decides what a failed check
-    does. Upstream lowers `cf.assert` to `puts` and `abort`, which ends the
-    calling process: linea-run's handler prints one line and exits with 1,
-    and linea-compile's libraries return an error from `linea_checked_F`.
+    Lowers the run-time checks: every `linea.check` (what
+    `linea-insert-runtime-checks` writes) and, with a handler, every
+    `cf.assert` becomes a branch that, when the condition is false, calls
+    `void HANDLER(const char *message)`; the handler decides what a failed
+    check does. A `linea.check`'s message is formatted there, with the values
+    it compared (`snprintf` into a buffer on the stack), so a passing check
+    costs its comparison only.
+
+    Upstream lowers `cf.assert` to `puts` and `abort`, which ends the calling
+    process: linea-compile's libraries route every check to a handler that
+    returns an error from `linea_checked_F`. With `handler=` empty (as the
+    lowering pipelines run it) a failed `linea.check` prints its message with
+    `puts` and calls `abort`, as upstream's `cf.assert` does, and `cf.assert`s
+    are left to upstream; linea-run turns either into its one-line error.
 
     ```mlir
-    cf.assert %same, "f.mlir:2:6: linea.linear_attention: 'key' sequence length does not match 'query' sequence length"
+    linea.check %same, "f.mlir:2:6: linea.linear_attention: 'key' sequence length {0} does not match 'query' sequence length {1}"(%lk, %lq : index, index)
     // becomes
     %failed = arith.xori %same, %true : i1
     scf.if %failed {
-      %message = llvm.mlir.addressof @linea_check_message_0 : !llvm.ptr
-      func.call @linea_check_failed(%message) : (!llvm.ptr) -> ()
+      %format = llvm.mlir.addressof @linea_check_message_0 : !llvm.ptr
+      %buffer = llvm.alloca %c1024 x i8 : (i64) -> !llvm.ptr
+      %0 = arith.index_cast %lk : index to i64
+      %1 = arith.index_cast %lq : index to i64
+      llvm.call @snprintf(%buffer, %c1024, %format, %0, %1) vararg(...)
+      func.call @linea_check_failed(%buffer) : (!llvm.ptr) -> ()
     }
     ```
   }];
   let options = [
     Option<"handler", "handler", "std::string", /*default=*/"\"linea_check_failed\"",
-           "The function a failed check calls with its message">
+           "The function a failed check calls with its message; empty: "
+           "puts and abort">
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::scf::SCFDialect",

@@ -79,7 +79,7 @@ def LineaSequenceParallel : Pass<"linea-sequence-parallel", "ModuleOp"> {
   ];
   let dependentDialects = [
     "::mlir::mpi::MPIDialect", "::mlir::DLTIDialect",
-    "::mlir::bufferization::BufferizationDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::bufferization::BufferizationDialect", "::mlir::linea::LineaDialect",
     "::mlir::func::FuncDialect",
     "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",

@@ -60,8 +60,7 @@ def LineaRaise : Pass<"linea-raise", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::linea::LineaDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
-                           "::mlir::arith::ArithDialect",
-                           "::mlir::cf::ControlFlowDialect"];
+                           "::mlir::arith::ArithDialect"];
 }
 
 #endif // LINEA_RAISE_PASSES_TD

@@ -1,17 +1,20 @@
 //===- LineaRuntimeChecks.cpp - verifier rules checked at run time --------===//
 //
 // Each op's RuntimeVerifiableOpInterface: the shape relations its verifier
-// checks on static sizes, emitted as `cf.assert`s where a size is dynamic
+// checks on static sizes, emitted as `linea.check`s where a size is dynamic
 // (and the prefix range and the fold's segment multiple, which only a run
-// can know). A static relation needs no check: the verifier already holds.
+// can know), with the sizes in the message as the verifier would print them.
+// A static relation needs no check: the verifier already holds.
 //
 //===----------------------------------------------------------------------===//
 
 #include "linea/Dialect/LineaOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 using namespace mlir::linea;
@@ -30,31 +33,32 @@ struct NamedDim {
   }
 };
 
-/// Emits the asserts of one op, each with the op's one-line message.
+/// `{` written as `{{`, so that text from elsewhere (a file name) is never
+/// read as a reference to a value.
+std::string escapeBraces(StringRef text) {
+  std::string escaped;
+  for (char c : text) {
+    escaped += c;
+    if (c == '{')
+      escaped += '{';
+  }
+  return escaped;
+}
+
+/// Emits the checks of one op, each with the op's one-line message and the
+/// sizes it compares.
 class RuntimeChecks {
 public:
   RuntimeChecks(OpBuilder &b, Location loc, Operation *op,
                 function_ref<std::string(Operation *, StringRef)> message)
-      : b(b), loc(loc), op(op), message(message) {}
+      : b(b), loc(loc), op(op), prefix(escapeBraces(message(op, ""))) {}
 
-  /// `a` and `ref` have equal sizes. A dynamic size of the op's own result
-  /// follows its operands by construction and is not checked.
+  /// `a` and `ref` have equal sizes, worded as the verifier's message.
   void sameSize(const NamedDim &a, const NamedDim &ref) {
-    int64_t sizeA = a.staticSize(), sizeRef = ref.staticSize();
-    if (!ShapedType::isDynamic(sizeA) && !ShapedType::isDynamic(sizeRef))
-      return;
-    if ((isResult(a) && ShapedType::isDynamic(sizeA)) ||
-        (isResult(ref) && ShapedType::isDynamic(sizeRef)))
-      return;
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << "'" << a.name << "' " << a.what << " does not match '" << ref.name
-       << "' " << ref.what;
-    if (!ShapedType::isDynamic(sizeRef))
-      os << " " << sizeRef;
-    holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size(a),
-                                size(ref)),
-          text);
+    equalSizes(a, ref,
+               "'" + a.name.str() + "' " + a.what.str() +
+                   " {0} does not match '" + ref.name.str() + "' " +
+                   ref.what.str() + " {1}");
   }
 
   /// The leading `count` dims of `x` match those of `ref`.
@@ -62,46 +66,72 @@ public:
                  int64_t count) {
     for (int64_t i = 0; i < count; ++i) {
       std::string what = "batch dim " + std::to_string(i);
-      sameSize({name, x, i, what}, {refName, ref, i, what});
+      equalSizes({name, x, i, what}, {refName, ref, i, what},
+                 "'" + name.str() + "' " + what + " is {0} but '" +
+                     refName.str() + "' " + what + " is {1}");
     }
   }
 
   /// `0 <= length <= L`.
   void prefixInRange(Value length, const NamedDim &seq) {
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value l = size(seq);
     Value nonNegative = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::sge, length, zero);
-    Value notPast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
-                                          length, size(seq));
+    Value notPast =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, length, l);
     holds(arith::AndIOp::create(b, loc, nonNegative, notPast),
-          "prefix length is outside [0, L] of '" + seq.name.str() + "'");
+          "prefix length {0} is outside [0, L] of '" + seq.name.str() +
+              "' (L = {1})",
+          {length, l});
   }
 
   /// A dynamic `x` dim equals `expected`.
   void equals(const NamedDim &x, int64_t expected, StringRef expectation) {
     if (!ShapedType::isDynamic(x.staticSize()))
       return;
+    Value actual = size(x);
     Value want = arith::ConstantIndexOp::create(b, loc, expected);
-    holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size(x),
+    holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, actual,
                                 want),
-          "'" + x.name.str() + "' " + x.what.str() + " does not match " +
-              expectation.str() + " " + std::to_string(expected));
+          "'" + x.name.str() + "' " + x.what.str() + " {0} does not match " +
+              expectation.str() + " " + std::to_string(expected),
+          {actual});
   }
 
   /// `L % segmentLength == 0` for a dynamic L.
   void multipleOf(const NamedDim &seq, int64_t segmentLength) {
     if (!ShapedType::isDynamic(seq.staticSize()))
       return;
+    Value actual = size(seq);
     Value l = arith::ConstantIndexOp::create(b, loc, segmentLength);
-    Value rest = arith::RemUIOp::create(b, loc, size(seq), l);
+    Value rest = arith::RemUIOp::create(b, loc, actual, l);
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rest, zero),
           "'" + seq.name.str() + "' " + seq.what.str() +
-              " is not a multiple of segment_length " +
-              std::to_string(segmentLength));
+              " {0} is not a multiple of segment_length " +
+              std::to_string(segmentLength),
+          {actual});
   }
 
 private:
+  /// `a` and `ref` have equal sizes; `text` shows a's as {0}, ref's as {1}.
+  /// A dynamic size of the op's own result follows its operands by
+  /// construction and is not checked.
+  void equalSizes(const NamedDim &a, const NamedDim &ref,
+                  const std::string &text) {
+    int64_t sizeA = a.staticSize(), sizeRef = ref.staticSize();
+    if (!ShapedType::isDynamic(sizeA) && !ShapedType::isDynamic(sizeRef))
+      return;
+    if ((isResult(a) && ShapedType::isDynamic(sizeA)) ||
+        (isResult(ref) && ShapedType::isDynamic(sizeRef)))
+      return;
+    Value actual = size(a), expected = size(ref);
+    holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, actual,
+                                expected),
+          text, {actual, expected});
+  }
+
   bool isResult(const NamedDim &x) const { return x.value.getDefiningOp() == op; }
   /// A result's size is its static one: the checks run before the op.
   Value size(const NamedDim &x) {
@@ -109,14 +139,14 @@ private:
       return arith::ConstantIndexOp::create(b, loc, x.staticSize());
     return b.createOrFold<tensor::DimOp>(loc, x.value, x.dim);
   }
-  void holds(Value condition, StringRef text) {
-    cf::AssertOp::create(b, loc, condition, message(op, text));
+  void holds(Value condition, const std::string &text, ValueRange values) {
+    CheckOp::create(b, loc, condition, prefix + text, values);
   }
 
   OpBuilder &b;
   Location loc;
   Operation *op;
-  function_ref<std::string(Operation *, StringRef)> message;
+  std::string prefix;
 };
 
 /// q, k, v, the gate, the states and the results of both linear-attention
@@ -216,4 +246,60 @@ void FoldedAttentionOp::generateRuntimeVerification(
     function_ref<std::string(Operation *, StringRef)> message) {
   RuntimeChecks checks(b, loc, *this, message);
   checkFold(*this, checks);
+}
+
+//===----------------------------------------------------------------------===//
+// linea.check
+//===----------------------------------------------------------------------===//
+
+CheckOp::Pieces CheckOp::splitMessage() {
+  Pieces pieces;
+  pieces.text.emplace_back();
+  StringRef rest = getMessage();
+  while (!rest.empty()) {
+    size_t open = rest.find('{');
+    pieces.text.back() += rest.take_front(open).str();
+    if (open == StringRef::npos)
+      break;
+    rest = rest.drop_front(open + 1);
+    // `{{` is one brace; `{N}` is the N-th value; any other `{` is itself.
+    if (rest.consume_front("{")) {
+      pieces.text.back() += '{';
+      continue;
+    }
+    size_t close = rest.find('}');
+    unsigned index;
+    if (close == StringRef::npos ||
+        rest.take_front(close).getAsInteger(10, index)) {
+      pieces.text.back() += '{';
+      continue;
+    }
+    pieces.refs.push_back(index);
+    pieces.text.emplace_back();
+    rest = rest.drop_front(close + 1);
+  }
+  return pieces;
+}
+
+LogicalResult CheckOp::verify() {
+  Pieces pieces = splitMessage();
+  llvm::SmallBitVector used(getValues().size());
+  for (unsigned ref : pieces.refs) {
+    if (ref >= getValues().size())
+      return emitOpError() << "message refers to value {" << ref
+                           << "}, but the check has " << getValues().size()
+                           << " values";
+    used.set(ref);
+  }
+  if (!used.all())
+    return emitOpError() << "value " << used.find_first_unset()
+                         << " is not shown in the message";
+  return success();
+}
+
+LogicalResult CheckOp::canonicalize(CheckOp op, PatternRewriter &rewriter) {
+  if (!matchPattern(op.getCondition(), m_One()))
+    return failure();
+  rewriter.eraseOp(op);
+  return success();
 }

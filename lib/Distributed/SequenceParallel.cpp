@@ -23,7 +23,6 @@
 #include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 
 namespace mlir::linea {
@@ -310,11 +309,12 @@ Value DistributedAttention::localPrefixLength(OpFoldResult localRows) const {
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, global, zero),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, global,
                               span.total));
-    cf::AssertOp::create(
-        b, loc, inRange,
-        (op->getName().getStringRef() +
-         ": prefix length is outside [0, L] of 'query' (L of all ranks)")
-            .str());
+    CheckOp::create(b, loc, inRange,
+                    (op->getName().getStringRef() +
+                     ": prefix length {0} is outside [0, L] of 'query' (L = "
+                     "{1}, all ranks' rows)")
+                        .str(),
+                    ValueRange{global, span.total});
   }
   Value local = arith::SubIOp::create(b, loc, global, span.offset);
   local = arith::MaxSIOp::create(b, loc, local, zero);

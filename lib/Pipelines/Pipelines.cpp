@@ -76,6 +76,11 @@ static void buildReferenceToBuffers(OpPassManager &pm, bool runtimeChecks) {
   if (runtimeChecks)
     pm.addPass(createLineaInsertRuntimeChecks());
   pm.addPass(createConvertLineaToLinalg());
+  // The run-time checks still there (linea-compile routes them to its
+  // handler first) print their message and abort when they fail.
+  LineaRouteChecksOptions checks;
+  checks.handler = "";
+  pm.addPass(createLineaRouteChecks(checks));
   // Elementwise arith on tensors (common in fold bodies) becomes linalg.
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());

@@ -22,12 +22,13 @@
 
 #include "Patterns.h"
 
+#include "linea/Dialect/LineaOps.h"
+
 #include "mlir/Analysis/DataFlow/DeadCodeAnalysis.h"
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Analysis/DataFlowFramework.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
@@ -219,10 +220,11 @@ struct BroadcastGatherToSource : OpRewritePattern<linalg::GenericOp> {
       Value b = tensor::DimOp::create(rewriter, loc, init, p);
       Value same = arith::CmpIOp::create(rewriter, loc,
                                          arith::CmpIPredicate::eq, a, b);
-      cf::AssertOp::create(
+      linea::CheckOp::create(
           rewriter, loc, same,
           "linea-raise: two dynamic sizes the model broadcasts against each "
-          "other differ (torch.export asserts they are equal)");
+          "other differ, {0} and {1} (torch.export asserts they are equal)",
+          ValueRange{a, b});
     }
     Value result = source;
     if (sourceType != initType)

@@ -67,9 +67,9 @@ def arrays(*shapes):
 
 @pytest.mark.parametrize("args,message", [
     (arrays((9, 8), (10, 8), (9, 4)) + [3],
-     "run-time check failed: kernel.mlir:3:8: linea.linear_attention: 'key' sequence length "
-     "does not match 'query' sequence length"),
-    (arrays((9, 8), (9, 8), (9, 4)) + [10], "prefix length is outside [0, L] of 'query'"),
+     "run-time check failed: kernel.mlir:3:8: linea.linear_attention: 'key' sequence length 10 "
+     "does not match 'query' sequence length 9"),
+    (arrays((9, 8), (9, 8), (9, 4)) + [10], "prefix length 10 is outside [0, L] of 'query' (L = 9)"),
     ([a.astype(np.float64) for a in arrays((9, 8), (9, 8), (9, 4))] + [3],
      "argument 0: expected dtype float32, given float64"),
     (arrays((9, 8), (9, 7), (9, 4)) + [3], "argument 1: expected shape (?, 8), given (9, 7)"),
@@ -160,7 +160,7 @@ int main(void) {
 }
 """)
     assert lines[0] == "5 4"
-    assert "prefix length is outside [0, L] of 'query'" in lines[1]
+    assert lines[1].endswith("prefix length 9 is outside [0, L] of 'query' (L = 5)")
 
 
 def test_c_caller_is_checked_against_the_signature(tmp_path):

@@ -1,6 +1,6 @@
 """Sizes the verifier cannot see are checked at run time: operands that
 disagree, a prefix length outside [0, L], a fold whose L is not a multiple
-of segment_length. Each raises LineaError with linea-run's one-line message,
+of segment_length, each message showing the sizes as the verifier would. Each raises LineaError with linea-run's one-line message,
 through the optimizing pipeline and the reference lowering alike, and never
 returns numbers; with the checks off the pipeline does not assert."""
 
@@ -56,29 +56,29 @@ def arrays(*shapes, seed=0):
 
 BAD = [
     ("key-length", ATTENTION, arrays((2, 16, 8), (2, 17, 8), (2, 16, 4)) + [4],
-     "'key' sequence length does not match 'query' sequence length"),
+     "'key' sequence length 17 does not match 'query' sequence length 16"),
     ("batch", ATTENTION, arrays((2, 16, 8), (3, 16, 8), (2, 16, 4)) + [4],
-     "'key' batch dim 0 does not match 'query' batch dim 0"),
+     "'key' batch dim 0 is 3 but 'query' batch dim 0 is 2"),
     ("huge-qk-tiny-v", ATTENTION, arrays((1, 200000, 8), (1, 200000, 8), (1, 1, 4)) + [0],
-     "'value' sequence length does not match 'query' sequence length"),
+     "'value' sequence length 1 does not match 'query' sequence length 200000"),
     ("prefix-past-L", ATTENTION, arrays((2, 64, 8), (2, 64, 8), (2, 64, 4)) + [100],
-     "prefix length is outside [0, L] of 'query'"),
+     "prefix length 100 is outside [0, L] of 'query' (L = 64)"),
     ("prefix-negative", ATTENTION, arrays((2, 64, 8), (2, 64, 8), (2, 64, 4)) + [-3],
-     "prefix length is outside [0, L] of 'query'"),
+     "prefix length -3 is outside [0, L] of 'query' (L = 64)"),
     ("gate-length", GATED, arrays((9, 8), (9, 4), (8,)),
-     "'gate' sequence length does not match 'query' sequence length"),
+     "'gate' sequence length 8 does not match 'query' sequence length 9"),
     ("softmax-value", SOFTMAX, arrays((2, 5, 8), (2, 7, 8), (2, 6, 4)),
-     "'value' sequence length does not match 'key' sequence length"),
+     "'value' sequence length 6 does not match 'key' sequence length 7"),
     ("softmax-batch", SOFTMAX, arrays((2, 5, 8), (1, 7, 8), (1, 7, 4)),
-     "'key' batch dim 0 does not match 'query' batch dim 0"),
+     "'key' batch dim 0 is 1 but 'query' batch dim 0 is 2"),
     ("decay-steps", DECAYED, arrays((2, 9, 4), (2, 8)),
-     "'decay' dim 1 does not match 'input' dim 1"),
+     "'decay' dim 1 8 does not match 'input' dim 1 9"),
     ("decay-batch", DECAYED, arrays((2, 9, 4), (3, 9)),
-     "'decay' dim 0 does not match 'input' dim 0"),
+     "'decay' dim 0 3 does not match 'input' dim 0 2"),
     ("fold-multiple", FOLD, arrays((2, 10, 8), (2, 4, 8)),
-     "'input' sequence length is not a multiple of segment_length 4"),
+     "'input' sequence length 10 is not a multiple of segment_length 4"),
     ("fold-memory", FOLD, arrays((2, 12, 8), (2, 1, 8)),
-     "'memory' sequence length does not match segment_length 4"),
+     "'memory' sequence length 1 does not match segment_length 4"),
 ]
 
 

@@ -84,3 +84,18 @@ func.func @unused_is_erased(%x: tensor<16x8xf32>) {
   %0 = linea.presum %x : tensor<16x8xf32>
   return
 }
+
+// -----
+
+// A check that always holds goes; one that may fail stays.
+// CHECK-LABEL: func.func @check_that_holds
+// CHECK-SAME: (%[[OK:.+]]: i1, %[[N:.+]]: index)
+// CHECK-NOT: linea.check %true
+// CHECK: linea.check %[[OK]], "{0}"(%[[N]] : index)
+// CHECK-NOT: linea.check
+func.func @check_that_holds(%ok: i1, %n: index) {
+  %true = arith.constant true
+  linea.check %true, "never {0}"(%n : index)
+  linea.check %ok, "{0}"(%n : index)
+  return
+}

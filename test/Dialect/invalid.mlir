@@ -677,3 +677,27 @@ module attributes {linea.target = "tpu"} {
 // expected-error@+1 {{unknown Linea attribute 'linea.chunk'}}
 module attributes {linea.chunk = 64} {
 }
+
+// -----
+
+func.func @check_refers_past_its_values(%ok: i1, %n: index) {
+  // expected-error @+1 {{'linea.check' op message refers to value {1}, but the check has 1 values}}
+  linea.check %ok, "size {0} is not {1}"(%n : index)
+  return
+}
+
+// -----
+
+func.func @check_hides_a_value(%ok: i1, %n: index, %m: i32) {
+  // expected-error @+1 {{'linea.check' op value 1 is not shown in the message}}
+  linea.check %ok, "size {0}"(%n, %m : index, i32)
+  return
+}
+
+// -----
+
+func.func @check_of_a_float(%ok: i1, %x: f32) {
+  // expected-error @+1 {{must be variadic of index or signless integer}}
+  linea.check %ok, "x = {0}"(%x : f32)
+  return
+}

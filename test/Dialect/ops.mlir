@@ -118,3 +118,13 @@ func.func @folded_attention(%x: tensor<2x?x16xf32>, %m: tensor<2x4x16xf32>, %w: 
       : tensor<2x?x16xf32>, tensor<2x4x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>
   return %y, %mem : tensor<2x?x16xf32>, tensor<2x4x16xf32>
 }
+
+// CHECK-LABEL: func.func @check
+// CHECK-SAME: (%[[OK:.+]]: i1, %[[N:.+]]: index, %[[M:.+]]: i32)
+func.func @check(%ok: i1, %n: index, %m: i32) {
+  // CHECK: linea.check %[[OK]], "f.mlir:1:1: {{[{][{]}}literal} {0} vs {1}"(%[[N]], %[[M]] : index, i32)
+  linea.check %ok, "f.mlir:1:1: {{literal} {0} vs {1}"(%n, %m : index, i32)
+  // CHECK: linea.check %[[OK]], "no values"{{$}}
+  linea.check %ok, "no values"
+  return
+}

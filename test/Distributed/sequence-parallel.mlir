@@ -83,6 +83,21 @@ func.func @gated_prefix(%q: tensor<40x8xf32>, %k: tensor<40x8xf32>, %v: tensor<4
 
 // -----
 
+// A dynamic prefix length is checked against the rows of all ranks, the
+// message showing both.
+// CHECK-LABEL: func.func @dynamic_prefix(
+// CHECK-SAME: %[[J:[a-z0-9]+]]: index)
+// CHECK: linea.check %{{.+}}, "linea.linear_attention: prefix length {0} is outside [0, L] of 'query' (L = {1}, all ranks' rows)"(%[[J]], %{{.+}} : index, index)
+// CHECK: linea.linear_attention {{.*}} mask = none
+func.func @dynamic_prefix(%q: tensor<40x8xf32>, %v: tensor<40x4xf32>,
+                          %j: index) -> tensor<40x4xf32> {
+  %o = linea.linear_attention %q, %q, %v mask = prefix(%j)
+      : tensor<40x8xf32>, tensor<40x8xf32>, tensor<40x4xf32> -> tensor<40x4xf32>
+  return %o : tensor<40x4xf32>
+}
+
+// -----
+
 // presum along dim 0, reversed: the totals of the ranks after this one.
 
 // CHECK-LABEL: func.func @presum(

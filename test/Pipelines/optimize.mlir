@@ -4,7 +4,8 @@
 // the prefix becomes the one-shot state (two contractions, no loop) and the
 // rest the chunked loop seeded with it.
 // CHECK-LABEL: func.func @prefix_lm
-// CHECK: cf.assert %{{.+}}, "{{.*}}optimize.mlir:{{[0-9]+}}:8: linea.linear_attention: prefix length is outside [0, L] of 'query'"
+// CHECK-SAME: %[[J:[a-z0-9]+]]: index
+// CHECK: linea.check %{{.+}}, "{{.*}}optimize.mlir:{{[0-9]+}}:8: linea.linear_attention: prefix length {0} is outside [0, L] of 'query' (L = {1})"(%[[J]], %{{.+}} : index, index)
 // CHECK-NOT: = linea.linear_attention
 // CHECK: %[[S:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<16x64x64xf32>)
 // CHECK: linalg.generic {{.*}} ins(%{{.+}}, %[[S]] : tensor<16x?x64xf32>, tensor<16x64x64xf32>)

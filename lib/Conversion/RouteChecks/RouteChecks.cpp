@@ -2,13 +2,16 @@
 //
 // Upstream lowers cf.assert to puts + abort, which ends whatever process runs
 // the code: a Python interpreter calling a compiled library, a server. Here
-// each assert calls a handler the embedder provides instead.
+// each check calls a handler the embedder provides instead. A `linea.check`
+// formats its message (the sizes it compared) when it fails, and only then.
 //
 //===----------------------------------------------------------------------===//
 
 #include "linea/Conversion/Passes.h"
+#include "linea/Dialect/LineaOps.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -18,61 +21,163 @@ namespace mlir::linea {
 } // namespace mlir::linea
 
 using namespace mlir;
+using namespace mlir::linea;
 
 namespace {
 
-/// The message as a constant NUL-terminated global of the module.
-LLVM::GlobalOp messageGlobal(OpBuilder &b, ModuleOp module, Location loc,
-                             StringRef message, SymbolTable &symbols) {
-  std::string text = message.str();
-  text.push_back('\0');
+/// Room for a formatted message: a file name, the op, two names and sizes.
+constexpr int64_t kMessageBytes = 1024;
+
+/// The text as a constant NUL-terminated global of the module.
+LLVM::GlobalOp stringGlobal(OpBuilder &b, ModuleOp module, Location loc,
+                            StringRef text, SymbolTable &symbols) {
+  std::string bytes = text.str();
+  bytes.push_back('\0');
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(module.getBody());
-  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), bytes.size());
   auto global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
                                        LLVM::Linkage::Internal,
                                        "linea_check_message",
-                                       b.getStringAttr(text));
+                                       b.getStringAttr(bytes));
   symbols.insert(global); // made unique
   return global;
 }
 
-struct RouteChecksPass
-    : public linea::impl::LineaRouteChecksBase<RouteChecksPass> {
-  using LineaRouteChecksBase::LineaRouteChecksBase;
-
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SmallVector<cf::AssertOp> asserts;
-    module.walk([&](cf::AssertOp op) { asserts.push_back(op); });
-    if (asserts.empty())
-      return;
-    SymbolTable symbols(module);
-    OpBuilder b(module.getContext());
-    func::FuncOp callee = handlerDeclaration(b, module, symbols);
-    if (!callee)
-      return signalPassFailure();
-    for (cf::AssertOp op : asserts) {
-      LLVM::GlobalOp global =
-          messageGlobal(b, module, op.getLoc(), op.getMsg(), symbols);
-      b.setInsertionPoint(op);
-      Location loc = op.getLoc();
-      Value failed = arith::XOrIOp::create(
-          b, loc, op.getArg(), arith::ConstantIntOp::create(b, loc, 1, 1));
-      auto branch = scf::IfOp::create(b, loc, failed);
-      b.setInsertionPointToStart(&branch.getThenRegion().front());
-      Value message = LLVM::AddressOfOp::create(b, loc, global);
-      func::CallOp::create(b, loc, callee, ValueRange{message});
-      op.erase();
+/// The check's message as a printf format: text as is (`%` doubled), each
+/// value a `%lld`.
+std::string printfFormat(CheckOp check) {
+  CheckOp::Pieces pieces = check.splitMessage();
+  std::string format;
+  for (auto [i, text] : llvm::enumerate(pieces.text)) {
+    for (char c : text) {
+      format += c;
+      if (c == '%')
+        format += '%';
     }
+    if (i < pieces.refs.size())
+      format += "%lld";
+  }
+  return format;
+}
+
+/// Lowers every check of a module to a branch taken when it fails.
+class CheckLowering {
+public:
+  CheckLowering(ModuleOp module, StringRef handler)
+      : module(module), symbols(module), b(module.getContext()),
+        handler(handler) {}
+
+  LogicalResult run() {
+    SmallVector<Operation *> checks;
+    module.walk([&](Operation *op) {
+      // Without a handler upstream's cf.assert lowering stands.
+      if (isa<CheckOp>(op) || (isa<cf::AssertOp>(op) && !handler.empty()))
+        checks.push_back(op);
+    });
+    if (checks.empty())
+      return success();
+    if (!handler.empty() && !(callee = handlerDeclaration()))
+      return failure();
+    if (failed(declareLibc(checks)))
+      return failure();
+    for (Operation *op : checks) {
+      b.setInsertionPoint(op);
+      if (auto check = dyn_cast<CheckOp>(op))
+        fail(check.getLoc(), check.getCondition(),
+             [&] { return formatted(check); });
+      else if (auto assert = dyn_cast<cf::AssertOp>(op))
+        fail(assert.getLoc(), assert.getArg(),
+             [&] { return constantString(assert.getLoc(), assert.getMsg()); });
+      op->erase();
+    }
+    return success();
+  }
+
+private:
+  /// `if (!condition) { handler(message()) }`, or `puts` and `abort`
+  /// without a handler; the message is built inside the branch.
+  void fail(Location loc, Value condition, function_ref<Value()> message) {
+    Value failed = arith::XOrIOp::create(
+        b, loc, condition, arith::ConstantIntOp::create(b, loc, 1, 1));
+    auto branch = scf::IfOp::create(b, loc, failed);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&branch.getThenRegion().front());
+    Value text = message();
+    if (callee) {
+      func::CallOp::create(b, loc, callee, ValueRange{text});
+      return;
+    }
+    LLVM::CallOp::create(b, loc, puts, ValueRange{text});
+    LLVM::CallOp::create(b, loc, abort, ValueRange{});
+  }
+
+  Value constantString(Location loc, StringRef text) {
+    return LLVM::AddressOfOp::create(
+        b, loc, stringGlobal(b, module, loc, text, symbols));
+  }
+
+  /// The message with the check's values in it, in a buffer on the stack.
+  Value formatted(CheckOp check) {
+    Location loc = check.getLoc();
+    Value format = constantString(loc, printfFormat(check));
+    if (check.getValues().empty())
+      return format;
+    Value bytes = LLVM::ConstantOp::create(b, loc, b.getI64Type(),
+                                           b.getI64IntegerAttr(kMessageBytes));
+    Value buffer =
+        LLVM::AllocaOp::create(b, loc, ptr(), b.getI8Type(), bytes);
+    SmallVector<Value> arguments = {buffer, bytes, format};
+    CheckOp::Pieces pieces = check.splitMessage();
+    for (unsigned ref : pieces.refs)
+      arguments.push_back(asLongLong(loc, check.getValues()[ref]));
+    LLVM::CallOp::create(b, loc, snprintf, arguments);
+    return buffer;
+  }
+
+  /// An index or integer value as the `long long` of `%lld` (signed).
+  Value asLongLong(Location loc, Value value) {
+    Type i64 = b.getI64Type();
+    if (value.getType().isIndex())
+      return arith::IndexCastOp::create(b, loc, i64, value);
+    unsigned width = value.getType().getIntOrFloatBitWidth();
+    if (width < 64)
+      return arith::ExtSIOp::create(b, loc, i64, value);
+    if (width > 64)
+      return arith::TruncIOp::create(b, loc, i64, value);
+    return value;
+  }
+
+  /// The C library's functions the checks call: `snprintf` where one shows
+  /// values, `puts` and `abort` without a handler.
+  LogicalResult declareLibc(ArrayRef<Operation *> checks) {
+    auto declare = [&](LLVM::LLVMFuncOp &function, StringRef name, Type result,
+                       ArrayRef<Type> arguments, bool isVarArg = false) {
+      FailureOr<LLVM::LLVMFuncOp> found = LLVM::lookupOrCreateFn(
+          b, module, name, arguments, result, isVarArg);
+      if (succeeded(found))
+        function = *found;
+      return found;
+    };
+    bool showsValues = llvm::any_of(checks, [](Operation *op) {
+      auto check = dyn_cast<CheckOp>(op);
+      return check && !check.getValues().empty();
+    });
+    if (showsValues && failed(declare(snprintf, "snprintf", b.getI32Type(),
+                                      {ptr(), b.getI64Type(), ptr()},
+                                      /*isVarArg=*/true)))
+      return failure();
+    if (!callee &&
+        (failed(declare(puts, "puts", b.getI32Type(), {ptr()})) ||
+         failed(declare(abort, "abort", voidType(), {}))))
+      return failure();
+    return success();
   }
 
   /// `func.func private @HANDLER(!llvm.ptr)`, declared unless it exists with
   /// that type.
-  func::FuncOp handlerDeclaration(OpBuilder &b, ModuleOp module,
-                                  SymbolTable &symbols) {
-    auto type = b.getFunctionType({LLVM::LLVMPointerType::get(b.getContext())},
-                                  {});
+  func::FuncOp handlerDeclaration() {
+    auto type = b.getFunctionType({ptr()}, {});
     if (Operation *existing = symbols.lookup(handler)) {
       auto function = dyn_cast<func::FuncOp>(existing);
       if (!function || function.getFunctionType() != type) {
@@ -84,12 +189,32 @@ struct RouteChecksPass
       }
       return function;
     }
+    OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
-    auto function =
-        func::FuncOp::create(b, module.getLoc(), handler, type);
+    auto function = func::FuncOp::create(b, module.getLoc(), handler, type);
     function.setPrivate();
     symbols.insert(function);
     return function;
+  }
+
+  Type ptr() { return LLVM::LLVMPointerType::get(b.getContext()); }
+  Type voidType() { return LLVM::LLVMVoidType::get(b.getContext()); }
+
+  ModuleOp module;
+  SymbolTable symbols;
+  OpBuilder b;
+  StringRef handler;
+  func::FuncOp callee;
+  LLVM::LLVMFuncOp snprintf, puts, abort;
+};
+
+struct RouteChecksPass
+    : public linea::impl::LineaRouteChecksBase<RouteChecksPass> {
+  using LineaRouteChecksBase::LineaRouteChecksBase;
+
+  void runOnOperation() override {
+    if (failed(CheckLowering(getOperation(), handler).run()))
+      signalPassFailure();
   }
 };
 

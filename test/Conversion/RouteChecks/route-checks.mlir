@@ -28,3 +28,49 @@ func.func @checked(%ok: i1) {
   cf.assert %ok, "lengths differ"
   return
 }
+
+// -----
+
+// A linea.check formats its message only when it fails: the sizes as
+// `%lld` (signed, indices cast to i64), a `%` of the text doubled, `{{` one
+// brace; snprintf writes it into a buffer on the stack.
+// CHECK-DAG: llvm.mlir.global internal constant @[[FORMAT:linea_check_message[_0-9]*]]("f%%.mlir: {x} 'key' length %lld does not match 'query' length %lld\00")
+// CHECK-DAG: llvm.func @snprintf(!llvm.ptr, i64, !llvm.ptr, ...) -> i32
+// CHECK-LABEL: func.func @sizes
+// CHECK-SAME: (%[[OK:.+]]: i1, %[[LK:.+]]: index, %[[LQ:.+]]: i32)
+// CHECK: %[[FAILED:.+]] = arith.xori %[[OK]], %{{.+}} : i1
+// CHECK: scf.if %[[FAILED]] {
+// CHECK:   %[[FMT:.+]] = llvm.mlir.addressof @[[FORMAT]] : !llvm.ptr
+// CHECK:   %[[BYTES:.+]] = llvm.mlir.constant(1024 : i64) : i64
+// CHECK:   %[[BUFFER:.+]] = llvm.alloca %[[BYTES]] x i8 : (i64) -> !llvm.ptr
+// CHECK:   %[[A:.+]] = arith.index_cast %[[LK]] : index to i64
+// CHECK:   %[[B:.+]] = arith.extsi %[[LQ]] : i32 to i64
+// CHECK:   llvm.call @snprintf(%[[BUFFER]], %[[BYTES]], %[[FMT]], %[[A]], %[[B]]) vararg
+// CHECK:   func.call @linea_check_failed(%[[BUFFER]]) : (!llvm.ptr) -> ()
+// CHECK-NOT: linea.check
+func.func @sizes(%ok: i1, %lk: index, %lq: i32) {
+  linea.check %ok, "f%.mlir: {{x} 'key' length {0} does not match 'query' length {1}"(%lk, %lq : index, i32)
+  return
+}
+
+// -----
+
+// Values shown in another order than given are passed in the message's.
+// CHECK-LABEL: func.func @reordered
+// CHECK-SAME: (%[[OK:.+]]: i1, %[[A:.+]]: i64, %[[B:.+]]: i64)
+// CHECK: llvm.call @snprintf(%{{.+}}, %{{.+}}, %{{.+}}, %[[B]], %[[A]], %[[B]]) vararg
+func.func @reordered(%ok: i1, %a: i64, %b: i64) {
+  linea.check %ok, "{1} then {0} then {1}"(%a, %b : i64, i64)
+  return
+}
+
+// -----
+
+// A C library function the checks call, declared with another type, is an
+// error rather than a call through the wrong signature.
+// expected-error@+1 {{redefinition of function 'snprintf' of different type '!llvm.func<i32 (ptr, i64, ptr, ...)>' is prohibited}}
+llvm.func @snprintf(i32) -> i32
+func.func @clash(%ok: i1, %j: index) {
+  linea.check %ok, "prefix length {0}"(%j : index)
+  return
+}

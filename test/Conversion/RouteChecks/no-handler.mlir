@@ -1,0 +1,19 @@
+// RUN: linea-opt %s "-linea-route-checks=handler=" | FileCheck %s
+
+// Without a handler a failed linea.check prints its message and aborts, as
+// upstream lowers cf.assert; cf.assert itself is left to upstream.
+// CHECK-DAG: llvm.func @puts(!llvm.ptr) -> i32
+// CHECK-DAG: llvm.func @abort()
+// CHECK-NOT: linea_check_failed
+// CHECK-LABEL: func.func @checked
+// CHECK-SAME: (%[[OK:.+]]: i1, %[[J:.+]]: index)
+// CHECK: scf.if
+// CHECK:   llvm.call @snprintf(%[[BUFFER:[^,]+]],
+// CHECK:   llvm.call @puts(%[[BUFFER]]) : (!llvm.ptr) -> i32
+// CHECK:   llvm.call @abort() : () -> ()
+// CHECK: cf.assert %[[OK]], "left to upstream"
+func.func @checked(%ok: i1, %j: index) {
+  linea.check %ok, "prefix length {0} is outside [0, L]"(%j : index)
+  cf.assert %ok, "left to upstream"
+  return
+}
