@@ -3,6 +3,13 @@
 // plugin loads).
 // RUN: mlir-opt %s --load-dialect-plugin=%linea_lib/libLineaPlugin.so --load-pass-plugin=%linea_lib/libLineaPlugin.so --pass-pipeline="builtin.module(linea-optimize)" | FileCheck %s
 
+// The pairing docs/Embedding.md shows: the CPU target's forms, then the CPU
+// lowering, down to the LLVM dialect.
+// RUN: mlir-opt %s --load-dialect-plugin=%linea_lib/libLineaPlugin.so --load-pass-plugin=%linea_lib/libLineaPlugin.so --pass-pipeline="builtin.module(linea-optimize{target=cpu},linea-lower-to-cpu)" | FileCheck %s --check-prefix=LLVM
+// LLVM: llvm.func @causal(
+// LLVM-NOT: linea.
+// LLVM-NOT: func.func
+
 // CHECK-LABEL: func.func @causal
 // CHECK: scf.for
 // CHECK-NOT: linea.linear_attention

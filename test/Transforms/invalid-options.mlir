@@ -23,3 +23,12 @@
 func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   return %x : tensor<4x8xf32>
 }
+
+// A misspelt option or pass is one line with the right spelling and the
+// valid options, before MLIR's option parser answers.
+// RUN: not linea-opt %s -linea-causal-to-chunked=chunk_size=4 2>&1 | FileCheck %s --check-prefix=TYPO
+// RUN: not linea-opt %s "--pass-pipeline=builtin.module(func.func(linea-causal-to-chunked{chunksize=4}))" 2>&1 | FileCheck %s --check-prefix=TYPO
+// TYPO: linea-opt: error: 'linea-causal-to-chunked' has no option '{{chunk_?size}}'; did you mean 'chunk-size'? (its options: chunk-size)
+// TYPO-NOT: {{.}}
+// RUN: not linea-opt %s "--pass-pipeline=builtin.module(linea-causal_to_chunked)" 2>&1 | FileCheck %s --check-prefix=NAME
+// NAME: linea-opt: error: 'linea-causal_to_chunked' is not a registered pass or pipeline; did you mean 'linea-causal-to-chunked'?

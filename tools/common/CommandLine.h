@@ -9,6 +9,7 @@
 #ifndef LINEA_TOOLS_COMMON_COMMANDLINE_H
 #define LINEA_TOOLS_COMMON_COMMANDLINE_H
 
+#include "linea/Pipelines/OptionCheck.h"
 #include "linea/Raise/Passes.h"
 #include "linea/Version.h"
 
@@ -104,10 +105,13 @@ struct ProgramOptions {
     }
   }
 
-  /// After the last argument: --pipeline and --no-optimize exclude each other.
+  /// After the last argument: --pipeline and --no-optimize exclude each
+  /// other, and a misspelt pass or option is one line naming the right one.
   void check(llvm::StringRef tool) const {
     if (noOptimize && pipelineGiven)
       fail(tool, "--pipeline and --no-optimize exclude each other");
+    if (std::optional<std::string> problem = diagnosePipeline(pipeline))
+      fail(tool, "bad --pipeline: " + *problem);
   }
 
   /// linea-raise on every function, unless --no-raise: it is exact, so it

@@ -133,6 +133,9 @@ Options parseOptions(int argc, char **argv) {
     if (StringRef(options.gpuOptions).contains(own))
       die("--options may not set '" + own.drop_back() +
           "': linea-compile sets it (use --chip for the chip)");
+  if (std::optional<std::string> problem =
+          linea::diagnosePassOptions("linea-lower-to-nvvm", options.gpuOptions))
+    die("bad --options: " + *problem);
   return options;
 }
 
@@ -582,6 +585,9 @@ void link(StringRef object, StringRef shim, StringRef exports,
 } // namespace
 
 int main(int argc, char **argv) {
+  // First: the option check looks passes up by name.
+  registerAllPasses();
+  linea::registerAllPasses();
   Options options = parseOptions(argc, argv);
 
   DialectRegistry registry;
@@ -589,8 +595,6 @@ int main(int argc, char **argv) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
-  registerAllPasses();
-  linea::registerAllPasses();
   MLIRContext context(registry);
 
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(options.program.file, &context);

@@ -7,6 +7,7 @@
 
 #include "linea/Dialect/LineaDialect.h"
 #include "linea/Dialect/TMTensor.h"
+#include "linea/Pipelines/OptionCheck.h"
 #include "linea/Pipelines/Pipelines.h"
 #include "linea/Version.h"
 
@@ -14,8 +15,38 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+/// A misspelt pass or option in `--NAME=OPTIONS` or `--pass-pipeline=P`
+/// ends the run with one line naming the right spelling, before MLIR's
+/// option parser prints its own three.
+static void checkPassArguments(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    if (arg == "--")
+      return;
+    if (!arg.consume_front("-"))
+      continue;
+    arg.consume_front("-");
+    auto [name, value] = arg.split('=');
+    bool hasValue = arg.contains('=');
+    std::optional<std::string> problem;
+    if (name == "pass-pipeline" || name == "p") {
+      if (!hasValue && i + 1 < argc)
+        value = argv[++i];
+      problem = mlir::linea::diagnosePipeline(value);
+    } else if (hasValue && (mlir::PassInfo::lookup(name) ||
+                            mlir::PassPipelineInfo::lookup(name))) {
+      problem = mlir::linea::diagnosePassOptions(name, value);
+    }
+    if (problem) {
+      llvm::errs() << "linea-opt: error: " << *problem << "\n";
+      std::exit(1);
+    }
+  }
+}
 
 int main(int argc, char **argv) {
   llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
@@ -23,6 +54,7 @@ int main(int argc, char **argv) {
   });
   mlir::registerAllPasses();
   mlir::linea::registerAllPasses();
+  checkPassArguments(argc, argv);
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::linea::LineaDialect,

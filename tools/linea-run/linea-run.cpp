@@ -524,6 +524,9 @@ void shardArguments(ModuleOp module, func::FuncOp entry,
 #endif
 
 int main(int argc, char **argv) {
+  // First: the option check looks passes up by name.
+  registerAllPasses();
+  linea::registerAllPasses();
   Options options = parseOptions(argc, argv);
 #ifdef LINEA_HAVE_MPI
   linea::run::Job job;
@@ -542,8 +545,6 @@ int main(int argc, char **argv) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
-  registerAllPasses();
-  linea::registerAllPasses();
   MLIRContext context(registry);
   ScopedDiagnosticHandler diagnostics(&context, [](Diagnostic &diag) {
     printDiagnostic(diag);
