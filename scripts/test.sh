@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Builds Linea and runs every test: the lit suite and the Python suites, under ctest.
+# Builds Linea and runs every test: the lit suite, the Python suites and the
+# front-end suite, under ctest.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/build.sh"
+# The front-end tests' Python (PyTorch 2.x, torch-mlir; ~1.5 GB the first time).
+"$root/scripts/install-frontend.sh"
 ctest --test-dir "$root/build" --output-on-failure

@@ -90,18 +90,19 @@ struct LineaRaisePass : linea::impl::LineaRaiseBase<LineaRaisePass> {
     raiseAll(*copy, log);
     if (log.getNumRaised() == 0)
       return;
-    // What the raised ops absorbed is dead now.
-    (void)normalize(*copy, *normalization);
-    IRRewriter rewriter(&getContext());
-    DominanceInfo dominance(*copy);
-    eliminateCommonSubExpressions(rewriter, dominance, *copy);
     // A raise must leave valid IR; if one ever does not, the function stays
-    // as written (and runs right) rather than fail to compile.
+    // as written (and runs right) rather than fail to compile, or crash the
+    // patterns that clean up after it.
     if (failed(verify(*copy))) {
       f.emitWarning() << "linea-raise: the raised function does not verify "
                          "(a bug in the raise); left as written";
       return;
     }
+    // What the raised ops absorbed is dead now.
+    (void)normalize(*copy, *normalization);
+    IRRewriter rewriter(&getContext());
+    DominanceInfo dominance(*copy);
+    eliminateCommonSubExpressions(rewriter, dominance, *copy);
     f.getBody().takeBody(copy->getBody());
   }
 

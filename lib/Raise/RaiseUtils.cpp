@@ -357,19 +357,49 @@ std::optional<int64_t> raise::staticLoopSize(linalg::LinalgOp op,
   return size;
 }
 
+/// The reassociation that joins each unit dim of `loops` to the group of
+/// the next real dim (or of the last one): the dims of a tensor with and
+/// without its unit dims.
+static SmallVector<ReassociationIndices>
+unitDimGroups(ArrayRef<unsigned> loops) {
+  SmallVector<ReassociationIndices> groups;
+  SmallVector<int64_t> pendingUnits;
+  for (auto [p, loop] : llvm::enumerate(loops)) {
+    if (loop == LoopView::kUnitDim) {
+      pendingUnits.push_back(p);
+      continue;
+    }
+    groups.emplace_back(pendingUnits.begin(), pendingUnits.end());
+    groups.back().push_back(p);
+    pendingUnits.clear();
+  }
+  if (!groups.empty())
+    groups.back().append(pendingUnits.begin(), pendingUnits.end());
+  return groups;
+}
+
 Value raise::permuteTo(OpBuilder &b, Location loc, const LoopView &view,
                        ArrayRef<unsigned> order) {
+  // A view read at 0 along dims of size 1 (a batch of one seen through a
+  // collapse) loses them first: the permutation is over its loops.
+  LoopView loopsOnly = view;
+  if (llvm::is_contained(view.loops, LoopView::kUnitDim)) {
+    loopsOnly.tensor = tensor::CollapseShapeOp::create(
+        b, loc, view.tensor, unitDimGroups(view.loops));
+    llvm::erase(loopsOnly.loops, LoopView::kUnitDim);
+  }
   SmallVector<int64_t> permutation;
   for (unsigned loop : order)
-    permutation.push_back(*view.position(loop));
+    permutation.push_back(*loopsOnly.position(loop));
   if (llvm::equal(permutation, llvm::seq<int64_t>(0, permutation.size())))
-    return view.tensor;
+    return loopsOnly.tensor;
   SmallVector<OpFoldResult> sizes;
   for (int64_t p : permutation)
-    sizes.push_back(tensor::getMixedSize(b, loc, view.tensor, p));
-  auto type = cast<RankedTensorType>(view.tensor.getType());
+    sizes.push_back(tensor::getMixedSize(b, loc, loopsOnly.tensor, p));
+  auto type = cast<RankedTensorType>(loopsOnly.tensor.getType());
   Value init = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
-  return linalg::TransposeOp::create(b, loc, view.tensor, init, permutation)
+  return linalg::TransposeOp::create(b, loc, loopsOnly.tensor, init,
+                                     permutation)
       ->getResult(0);
 }
 
@@ -384,20 +414,7 @@ Value raise::relayout(OpBuilder &b, Location loc, Value value,
                              order);
   if (order.size() == target.loops.size())
     return permuted;
-  // Each unit dim joins the group of the next real dim (or the last one).
-  SmallVector<ReassociationIndices> groups(order.size());
-  unsigned real = 0;
-  SmallVector<int64_t> pendingUnits;
-  for (auto [p, loop] : llvm::enumerate(target.loops)) {
-    if (loop == LoopView::kUnitDim) {
-      pendingUnits.push_back(p);
-      continue;
-    }
-    groups[real].append(pendingUnits.begin(), pendingUnits.end());
-    pendingUnits.clear();
-    groups[real++].push_back(p);
-  }
-  groups.back().append(pendingUnits.begin(), pendingUnits.end());
+  SmallVector<ReassociationIndices> groups = unitDimGroups(target.loops);
   auto permutedType = cast<RankedTensorType>(permuted.getType());
   SmallVector<OpFoldResult> sizes;
   SmallVector<int64_t> shape;

@@ -111,7 +111,8 @@ bool hasZeroInit(linalg::LinalgOp op);
 std::optional<int64_t> staticLoopSize(linalg::LinalgOp op, unsigned loop);
 
 /// `view.tensor` with its dims reordered so that dim p is indexed by
-/// `order[p]` (a linalg.transpose, or the tensor itself).
+/// `order[p]` (a linalg.transpose, or the tensor itself); the view's unit
+/// dims (read at 0) are collapsed away first.
 Value permuteTo(OpBuilder &b, Location loc, const LoopView &view,
                 ArrayRef<unsigned> order);
 /// `value`, whose dim p is indexed by loop `loops[p]`, laid out as `target`

@@ -167,9 +167,16 @@ private:
                                       {ptr(), b.getI64Type(), ptr()},
                                       /*isVarArg=*/true)))
       return failure();
-    if (!callee &&
-        (failed(declare(puts, "puts", b.getI32Type(), {ptr()})) ||
-         failed(declare(abort, "abort", voidType(), {}))))
+    if (callee)
+      return success();
+    // As upstream's cf.assert lowering declares them, so that both can call
+    // the same declarations.
+    FailureOr<LLVM::LLVMFuncOp> printString =
+        LLVM::lookupOrCreatePrintStringFn(b, module, StringRef("puts"));
+    if (failed(printString))
+      return failure();
+    puts = *printString;
+    if (failed(declare(abort, "abort", voidType(), {})))
       return failure();
     return success();
   }

@@ -431,6 +431,11 @@ CORPUS = {
     "la_cumulative_state_dynamic": entry(CumulativeState, qkv, causal, dynamic=True),
     "gla_parallel_form": entry(GLAParallel, lambda L: qkv(L) + [heads(L)],
                                ["gated_linear_attention mask = causal"]),
+    # A batch of one: the decayed queries and keys are read through the
+    # collapse of that unit dim, which the raised op's operands drop.
+    "gla_parallel_dynamic_batch1": entry(
+        GLAParallel, lambda L: [(1, H, L, D), (1, H, L, D), (1, H, L, DV), (1, H, L, D)],
+        ["gated_linear_attention mask = causal"], dynamic=True),
     "gla_retnet": entry(RetNet, qkv, ["gated_linear_attention mask = causal"]),
     "gla_retnet_dynamic": entry(RetNet, qkv, ["gated_linear_attention mask = causal"], dynamic=True),
     "nm_decay_window": entry(DecayWindow, qkv, [], remark="mask is t <= i and t >= i - 3"),

@@ -1,0 +1,244 @@
+"""From PyTorch and ONNX to a Linea kernel: `linea.from_torch`, `linea.from_onnx`.
+
+torch-mlir imports the model into MLIR's linalg IR (its FX importer for a
+`torch.nn.Module` through `torch.export`, its ONNX importer for an ONNX
+graph); `linea.compile` then raises the sequence-mixing layers it recognizes
+exactly into Linea ops (`linea-raise`), optimizes and compiles the whole
+model. Both need torch-mlir (and PyTorch >= 2.1 for `from_torch`), which
+Debian does not package: `scripts/install-frontend.sh` makes a virtual
+environment with them in `.deps/frontend` (see docs/FrontEnds.md).
+
+The IR keeps the model's source locations (`model.py:42`), so the raise
+report and run-time errors name the line of the model they are about.
+"""
+
+import pathlib
+import re
+import subprocess
+import tempfile
+
+from .compiler import compile as _compile
+from .runner import LineaError, build_dir
+
+_INSTALL_HINT = ("torch-mlir (and PyTorch >= 2.1) are not importable from this Python; "
+                 "scripts/install-frontend.sh makes .deps/frontend with them: run "
+                 ".deps/frontend/bin/python (docs/FrontEnds.md)")
+
+# torch.export specializes sizes 0 and 1; a dynamic dim is declared from 2 up
+# (the compiled kernel takes 1 too: Linea's IR has no such guard).
+_MIN_DYNAMIC = 2
+_MAX_DYNAMIC = 1 << 30
+
+
+def _torch_mlir():
+    try:
+        import torch  # noqa: F401
+        from torch_mlir import fx
+    except ImportError as error:
+        raise LineaError(1, f"{_INSTALL_HINT} ({error})") from None
+    return fx
+
+
+def _dynamic_shapes(torch, inputs, dynamic):
+    """`{input_index: {dim: "name"}}` as torch.export's dynamic_shapes: one
+    `Dim` per name, shared by every input dim that names it."""
+    if not dynamic:
+        return None
+    dims = {}
+    shapes = [None] * len(inputs)
+    for index, named in dynamic.items():
+        if not isinstance(index, int) or not 0 <= index < len(inputs):
+            raise LineaError(1, f"dynamic: input {index!r} is not one of the "
+                                f"{len(inputs)} example inputs (give their positions)")
+        rank = inputs[index].dim()
+        for dim, name in named.items():
+            if not isinstance(dim, int) or not -rank <= dim < rank:
+                raise LineaError(1, f"dynamic: input {index} has rank {rank}, no dim {dim!r}")
+            if name not in dims:
+                dims[name] = torch.export.Dim(str(name), min=_MIN_DYNAMIC, max=_MAX_DYNAMIC)
+            shapes[index] = {**(shapes[index] or {}), dim % rank: dims[name]}
+    return tuple(shapes)
+
+
+def _first_line(error):
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def export_torch(module, *example_inputs, dynamic=None):
+    """The module's forward as linalg-on-tensors MLIR text (entry `@main`,
+    weights as constants, source locations kept), by torch.export and
+    torch-mlir's FX importer."""
+    fx = _torch_mlir()
+    import torch
+    if not isinstance(module, torch.nn.Module):
+        raise LineaError(1, f"from_torch takes a torch.nn.Module, given {type(module).__name__}")
+    for k, x in enumerate(example_inputs):
+        if not isinstance(x, torch.Tensor):
+            raise LineaError(1, f"example input {k} is a {type(x).__name__}; "
+                                "from_torch takes tensors")
+    # torch.export reads one tensor passed twice (`m(x, x, x)`) as one input
+    # used twice, and the exported function would then ignore its other
+    # arguments: each example input gets storage of its own.
+    seen = set()
+    distinct = []
+    for x in example_inputs:
+        key = x.untyped_storage().data_ptr()
+        distinct.append(x.clone() if key in seen else x)
+        seen.add(key)
+    example_inputs = tuple(distinct)
+    shapes = _dynamic_shapes(torch, example_inputs, dynamic)
+    try:
+        imported = fx.export_and_import(module.eval(), *example_inputs,
+                                        output_type="linalg-on-tensors", func_name="main",
+                                        dynamic_shapes=shapes)
+    except Exception as error:  # torch.export and torch-mlir raise many kinds
+        raise LineaError(1, f"exporting {type(module).__name__} failed: "
+                            f"{type(error).__name__}: {_first_line(error)}") from error
+    return imported.operation.get_asm(enable_debug_info=True)
+
+
+def import_onnx(path_or_model):
+    """An ONNX model (a path or an onnx.ModelProto) as linalg-on-tensors MLIR
+    text, by torch-mlir's ONNX importer and its lowering pipelines."""
+    try:
+        import onnx
+        from torch_mlir.compiler_utils import run_pipeline_with_repro_report
+        from torch_mlir.dialects import torch as torch_d
+        from torch_mlir.extras import onnx_importer
+        from torch_mlir.ir import Context
+    except ImportError as error:
+        raise LineaError(1, f"{_INSTALL_HINT} ({error})") from None
+    model = path_or_model
+    if isinstance(model, (str, pathlib.Path)):
+        try:
+            model = onnx.load(str(model))
+        except Exception as error:
+            raise LineaError(1, f"cannot read ONNX model {path_or_model}: "
+                                f"{_first_line(error)}") from error
+    try:
+        model = onnx.shape_inference.infer_shapes(model)
+        context = Context()
+        torch_d.register_dialect(context)
+        info = onnx_importer.ModelInfo(model)
+        imported = info.create_module(context=context).operation
+        onnx_importer.NodeImporter.define_function(info.main_graph, imported).import_all()
+        for pipeline in ("torch-onnx-to-torch-backend-pipeline",
+                         "torch-backend-to-linalg-on-tensors-backend-pipeline"):
+            run_pipeline_with_repro_report(imported, f"builtin.module({pipeline})", pipeline)
+    except Exception as error:
+        raise LineaError(1, f"importing the ONNX model failed: {type(error).__name__}: "
+                            f"{_first_line(error)}") from error
+    return _dense_booleans(imported.get_asm(enable_debug_info=True))
+
+
+def _dense_booleans(text):
+    """torch-mlir's MLIR prints boolean constants (an ONNX `Where` mask) one
+    byte per element, as `dense<"0x...">` or as a `dense_resource` blob;
+    MLIR 22 reads i1 data as packed bits and rejects both. They are written
+    out as `dense<"0x...">` of the packed bits instead."""
+    import numpy as np
+    blobs = dict(re.findall(r'^\s*([\w.]+): "0x([0-9A-Fa-f]+)"', text, re.MULTILINE))
+
+    def packed(match):
+        groups = match.groups()
+        kind, payload, shape = groups[0:3] if groups[0] else groups[3:6]
+        count = int(np.prod([int(s) for s in shape.split("x") if s]))
+        if kind == "dense_resource":
+            if payload not in blobs:
+                return match.group(0)
+            data = bytes.fromhex(blobs[payload])[4:]  # (after the alignment)
+        else:
+            data = bytes.fromhex(payload)
+            if len(data) != count or count == 1:  # packed already, or a splat
+                return match.group(0)
+        if len(data) != count:
+            raise LineaError(1, f"boolean constant {payload}: {len(data)} bytes for "
+                                f"{count} elements")
+        bits = np.packbits(np.frombuffer(data, np.uint8) != 0, bitorder="little")
+        return f'dense<"0x{bits.tobytes().hex()}"> : tensor<{shape}xi1>'
+
+    return re.sub(r'(dense_resource)<([\w.]+)> : tensor<([0-9x]*)xi1>|'
+                  r'(dense)<"0x([0-9A-Fa-f]+)"> : tensor<([0-9x]*)xi1>', packed, text)
+
+
+_REMARK = re.compile(r"remark: (?:loc\(.*?\): )?linea-raise: (?P<what>.*)$")
+_SOURCE = re.compile(r"^(?P<file>[^<]*?):(?P<line>\d+):\d+: remark")
+
+
+def raise_report(text):
+    """What linea-raise makes of the IR: one line per raised op and per
+    candidate left as written (with why), each at its source line."""
+    tool = build_dir() / "bin" / "linea-opt"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = pathlib.Path(tmp) / "model.mlir"
+        path.write_text(text)
+        done = subprocess.run([str(tool), str(path), "--linea-raise=explain=1",
+                               "--mlir-print-op-on-diagnostic=false", "-o", "/dev/null"],
+                              capture_output=True, text=True)
+    if done.returncode != 0:
+        raise LineaError(done.returncode, done.stderr)
+    lines = []
+    for line in done.stderr.splitlines():
+        remark = _REMARK.search(line)
+        if not remark:
+            continue
+        # The model's source line where the importer kept it (ONNX has none).
+        source = _SOURCE.match(line)
+        where = f"{pathlib.Path(source['file']).name}:{source['line']}: " if source else ""
+        lines.append(where + remark["what"])
+    raised = sum(1 for line in lines if re.search(r"(^|: )raised to ", line))
+    kept = len(lines) - raised
+    summary = f"linea-raise: {raised} op(s) raised, {kept} candidate(s) left as written"
+    return "\n".join([summary] + lines)
+
+
+class Model:
+    """An imported model compiled by Linea: call it like the module (torch
+    tensors in and out for `from_torch`; numpy arrays or torch tensors for
+    `from_onnx`). `source` is the imported IR; `report()` says what was
+    raised to which Linea op and what was left as written, and why."""
+
+    def __init__(self, kernel, source, name):
+        self.kernel = kernel
+        self.source = source
+        self.name = name
+        self._report = None
+
+    def __call__(self, *inputs):
+        return self.kernel(*inputs)
+
+    def report(self):
+        if self._report is None:
+            self._report = raise_report(self.source)
+        return self._report
+
+    def __repr__(self):
+        return f"<linea.Model {self.name}: {self.kernel!r}>"
+
+
+def from_torch(module, *example_inputs, dynamic=None, target="cpu", explain=False, **options):
+    """A `torch.nn.Module` as a Linea kernel: exported with torch.export and
+    torch-mlir at the example inputs' shapes, but for the dims `dynamic`
+    marks (`{input_index: {dim: "name"}}`, one name per size: `{0: {1: "L"},
+    1: {1: "L"}}`), so that one kernel serves every length. `target` and the
+    keywords are `linea.compile`'s; `explain=True` prints the raise report."""
+    text = export_torch(module, *example_inputs, dynamic=dynamic)
+    kernel = _compile(text, target=target, **options)
+    model = Model(kernel, text, type(module).__name__)
+    if explain:
+        print(model.report())
+    return model
+
+
+def from_onnx(path_or_model, target="cpu", explain=False, **options):
+    """An ONNX model (a file or an onnx.ModelProto) as a Linea kernel; its
+    dynamic dims (a symbolic `L`) stay dynamic. Keywords as for `from_torch`."""
+    text = import_onnx(path_or_model)
+    kernel = _compile(text, target=target, **options)
+    name = pathlib.Path(path_or_model).name if isinstance(path_or_model, (str, pathlib.Path)) \
+        else "onnx"
+    model = Model(kernel, text, name)
+    if explain:
+        print(model.report())
+    return model
