@@ -5,6 +5,7 @@ the same IR for the command-line tools."""
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import torch
 
@@ -59,3 +60,23 @@ def test_import_command(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "linea.import", str(tmp_path / "none.onnx"),
                           "-o", str(out)], capture_output=True, text=True)
     assert bad.returncode == 1 and bad.stderr.startswith("linea.import: error: cannot read")
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_example_cuda_path(name):
+    """target="cuda": the imported layer compiles for sm_90a (no GPU needed to
+    build), and its GPU form, run on the CPU (linea-gpu-mapped-to-cpu: each
+    launch's blocks and threads emulated), matches the module."""
+    from linea.frontend import export_torch
+    example = __import__(name)
+    module, inputs, dynamic = example.example()
+    module.eval()
+    text = export_torch(module, *inputs, dynamic=dynamic)
+    library = linea.compile_library(text, target="cuda")
+    assert library.exists()
+    x = resized(inputs, dynamic, 37)
+    (out,) = linea.run(text, [t.numpy() for t in x], pipeline="linea-gpu-mapped-to-cpu")
+    with torch.no_grad():
+        exact = module.double()(*(t.double() for t in x)).numpy()
+    rel = np.linalg.norm(out - exact) / np.linalg.norm(exact)
+    assert rel <= 1e-4, rel
