@@ -37,11 +37,17 @@ class CausalLinearAttentionBlock(torch.nn.Module):
         return x + self.mlp(self.norm2(x))
 
 
+def inputs(length):
+    return (torch.randn(1, length, 256),)
+
+
+DYNAMIC = {0: {1: "L"}}
+
+
 def example():
     """For `python3 -m linea.import causal_linear_transformer.py`."""
-    return CausalLinearAttentionBlock(), (torch.randn(1, 64, 256),), {0: {1: "L"}}
+    return CausalLinearAttentionBlock(), inputs(64), DYNAMIC
 
 
 if __name__ == "__main__":
-    demo(CausalLinearAttentionBlock(), lambda L: (torch.randn(1, L, 256),), {0: {1: "L"}},
-         lengths=[256, 1024, 4096])
+    demo(CausalLinearAttentionBlock(), inputs, DYNAMIC, lengths=[256, 1024, 4096])

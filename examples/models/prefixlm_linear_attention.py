@@ -27,7 +27,7 @@ class PrefixLMLinearAttention(torch.nn.Module):
         return (scores @ v) / (scores.sum(-1, keepdim=True) + 1e-6)
 
 
-def heads(length):
+def inputs(length):
     return tuple(torch.randn(1, 4, length, 64) for _ in range(3))
 
 
@@ -35,8 +35,8 @@ DYNAMIC = {0: {2: "L"}, 1: {2: "L"}, 2: {2: "L"}}
 
 
 def example():
-    return PrefixLMLinearAttention(), heads(256), DYNAMIC
+    return PrefixLMLinearAttention(), inputs(256), DYNAMIC
 
 
 if __name__ == "__main__":
-    demo(PrefixLMLinearAttention(), heads, DYNAMIC, lengths=[256, 1024, 4096])
+    demo(PrefixLMLinearAttention(), inputs, DYNAMIC, lengths=[256, 1024, 4096])

@@ -21,10 +21,16 @@ class PresumLayer(torch.nn.Module):
         return x + torch.sigmoid(self.gate(x)) * running / counts
 
 
+def inputs(length):
+    return (torch.randn(1, length, 256),)
+
+
+DYNAMIC = {0: {1: "L"}}
+
+
 def example():
-    return PresumLayer(), (torch.randn(1, 256, 256),), {0: {1: "L"}}
+    return PresumLayer(), inputs(256), DYNAMIC
 
 
 if __name__ == "__main__":
-    demo(PresumLayer(), lambda L: (torch.randn(1, L, 256),), {0: {1: "L"}},
-         lengths=[256, 1024, 4096])
+    demo(PresumLayer(), inputs, DYNAMIC, lengths=[256, 1024, 4096])

@@ -22,7 +22,7 @@ class Retention(torch.nn.Module):
         return ((q @ k.transpose(-1, -2)) * decay) @ v
 
 
-def heads(length):
+def inputs(length):
     return tuple(torch.randn(1, 4, length, 64) / 8 for _ in range(3))
 
 
@@ -30,8 +30,8 @@ DYNAMIC = {0: {2: "L"}, 1: {2: "L"}, 2: {2: "L"}}
 
 
 def example():
-    return Retention(), heads(256), DYNAMIC
+    return Retention(), inputs(256), DYNAMIC
 
 
 if __name__ == "__main__":
-    demo(Retention(), heads, DYNAMIC, lengths=[256, 1024, 4096])
+    demo(Retention(), inputs, DYNAMIC, lengths=[256, 1024, 4096])

@@ -17,18 +17,15 @@ EXAMPLES = {
     "prefixlm_linear_attention": "linea.linear_attention mask = prefix(128) normalize",
     "retnet_retention": "linea.gated_linear_attention mask = causal",
     "presum_layer": "linea.presum",
+    "gla_parallel_form": "linea.gated_linear_attention mask = causal",
+    "causal_softmax_block": "linea.attention mask = causal",
 }
 
 
-def resized(inputs, dynamic, length):
-    generator = torch.Generator().manual_seed(length)
-    out = []
-    for k, x in enumerate(inputs):
-        shape = list(x.shape)
-        for dim in dynamic.get(k, {}):
-            shape[dim] = length
-        out.append(torch.randn(*shape, generator=generator) / 4)
-    return out
+def at_length(example, length):
+    """The example's own inputs at `length`, seeded."""
+    torch.manual_seed(length)
+    return list(example.inputs(length))
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
@@ -39,7 +36,7 @@ def test_example(name):
     model = linea.from_torch(module, *inputs, dynamic=dynamic)
     assert "raised to " + EXAMPLES[name] in model.report(), model.report()
     for length in (1, 37, 130):
-        x = resized(inputs, dynamic, length)
+        x = at_length(example, length)
         with torch.no_grad():
             exact = module.double()(*(t.double() for t in x))
             module.float()
@@ -74,7 +71,7 @@ def test_example_cuda_path(name):
     text = export_torch(module, *inputs, dynamic=dynamic)
     library = linea.compile_library(text, target="cuda")
     assert library.exists()
-    x = resized(inputs, dynamic, 37)
+    x = at_length(example, 37)
     (out,) = linea.run(text, [t.numpy() for t in x], pipeline="linea-gpu-mapped-to-cpu")
     with torch.no_grad():
         exact = module.double()(*(t.double() for t in x)).numpy()
