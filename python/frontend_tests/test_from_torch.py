@@ -159,3 +159,29 @@ def test_bad_input_is_a_linea_error(call, message):
     with pytest.raises(linea.LineaError, match=message) as failure:
         call()
     assert "\n" not in str(failure.value)
+
+
+def test_weights_as_arguments_follow_the_module():
+    """weights="arguments": the parameters are kernel arguments, not
+    constants; a call uses the module's current ones (no recompile after a
+    weight update), and a registered buffer stays a constant."""
+    import causal_linear_transformer as example
+    module = example.CausalLinearAttentionBlock(model_dim=32, heads=2).eval()
+    x = torch.randn(1, 16, 32)
+    model = linea.from_torch(module, x, dynamic={0: {1: "L"}}, weights="arguments")
+    parameters = list(module.parameters())
+    assert len(model.kernel.signature["args"]) == 1 + len(parameters)
+    assert "raised to linea.linear_attention mask = causal normalize" in model.report()
+    for step in range(2):
+        y = torch.randn(1, 23, 32)
+        with torch.no_grad():
+            exact = module.double()(y.double())
+            module.float()
+            assert rel_l2(model(y), exact) <= TOLERANCE, step
+            for p in parameters:  # a "training step"
+                p.add_(0.1 * torch.randn_like(p))
+
+
+def test_unknown_weights_mode():
+    with pytest.raises(linea.LineaError, match="weights='inline'; expected"):
+        linea.from_torch(PresumLayer(), torch.ones(1, 4, 2), weights="inline")

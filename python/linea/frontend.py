@@ -65,12 +65,34 @@ def _first_line(error):
     return text.splitlines()[0] if text else type(error).__name__
 
 
-def export_torch(module, *example_inputs, dynamic=None):
+def _weights_as_inputs(torch, module):
+    """`module` as a function of its inputs followed by its parameters (in
+    `named_parameters` order). Buffers stay constants: a registered mask is
+    a table the raise reads."""
+    names = [name for name, _ in module.named_parameters()]
+
+    class WeightsAsInputs(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = module
+
+        def forward(self, *args):
+            inputs, weights = args[:len(args) - len(names)], args[len(args) - len(names):]
+            return torch.func.functional_call(self.inner, dict(zip(names, weights)), inputs)
+
+    return WeightsAsInputs()
+
+
+def export_torch(module, *example_inputs, dynamic=None, weights="constants"):
     """The module's forward as linalg-on-tensors MLIR text (entry `@main`,
-    weights as constants, source locations kept), by torch.export and
-    torch-mlir's FX importer."""
+    source locations kept), by torch.export and torch-mlir's FX importer.
+    `weights="constants"` puts the parameters into the IR;
+    `weights="arguments"` makes them arguments after the inputs, in
+    `named_parameters()` order."""
     fx = _torch_mlir()
     import torch
+    if weights not in ("constants", "arguments"):
+        raise LineaError(1, f"weights={weights!r}; expected 'constants' or 'arguments'")
     if not isinstance(module, torch.nn.Module):
         raise LineaError(1, f"from_torch takes a torch.nn.Module, given {type(module).__name__}")
     for k, x in enumerate(example_inputs):
@@ -88,12 +110,20 @@ def export_torch(module, *example_inputs, dynamic=None):
         seen.add(key)
     example_inputs = tuple(distinct)
     shapes = _dynamic_shapes(torch, example_inputs, dynamic)
+    name = type(module).__name__
+    module = module.eval()
+    if weights == "arguments":
+        parameters = tuple(p.detach() for p in module.parameters())
+        module = _weights_as_inputs(torch, module)
+        if shapes is not None:  # (one entry, for `*args`)
+            shapes = (shapes + (None,) * len(parameters),)
+        example_inputs = example_inputs + parameters
     try:
-        imported = fx.export_and_import(module.eval(), *example_inputs,
+        imported = fx.export_and_import(module, *example_inputs,
                                         output_type="linalg-on-tensors", func_name="main",
                                         dynamic_shapes=shapes)
     except Exception as error:  # torch.export and torch-mlir raise many kinds
-        raise LineaError(1, f"exporting {type(module).__name__} failed: "
+        raise LineaError(1, f"exporting {name} failed: "
                             f"{type(error).__name__}: {_first_line(error)}") from error
     return imported.operation.get_asm(enable_debug_info=True)
 
@@ -199,13 +229,18 @@ class Model:
     `from_onnx`). `source` is the imported IR; `report()` says what was
     raised to which Linea op and what was left as written, and why."""
 
-    def __init__(self, kernel, source, name):
+    def __init__(self, kernel, source, name, weights_of=None):
         self.kernel = kernel
         self.source = source
         self.name = name
+        self._weights_of = weights_of
         self._report = None
 
     def __call__(self, *inputs):
+        if self._weights_of is not None:
+            # The module's parameters as they are now: trained or fine-tuned
+            # weights need no new compile.
+            inputs = inputs + tuple(p.detach() for p in self._weights_of.parameters())
         return self.kernel(*inputs)
 
     def report(self):
@@ -217,15 +252,20 @@ class Model:
         return f"<linea.Model {self.name}: {self.kernel!r}>"
 
 
-def from_torch(module, *example_inputs, dynamic=None, target="cpu", explain=False, **options):
+def from_torch(module, *example_inputs, dynamic=None, target="cpu", weights="constants",
+               explain=False, **options):
     """A `torch.nn.Module` as a Linea kernel: exported with torch.export and
     torch-mlir at the example inputs' shapes, but for the dims `dynamic`
     marks (`{input_index: {dim: "name"}}`, one name per size: `{0: {1: "L"},
-    1: {1: "L"}}`), so that one kernel serves every length. `target` and the
-    keywords are `linea.compile`'s; `explain=True` prints the raise report."""
-    text = export_torch(module, *example_inputs, dynamic=dynamic)
+    1: {1: "L"}}`), so that one kernel serves every length.
+    `weights="arguments"` keeps the parameters out of the IR: each call
+    passes the module's current ones, so one kernel serves new weights.
+    `target` and the keywords are `linea.compile`'s; `explain=True` prints
+    the raise report."""
+    text = export_torch(module, *example_inputs, dynamic=dynamic, weights=weights)
     kernel = _compile(text, target=target, **options)
-    model = Model(kernel, text, type(module).__name__)
+    model = Model(kernel, text, type(module).__name__,
+                  weights_of=module if weights == "arguments" else None)
     if explain:
         print(model.report())
     return model
