@@ -185,3 +185,12 @@ def test_weights_as_arguments_follow_the_module():
 def test_unknown_weights_mode():
     with pytest.raises(linea.LineaError, match="weights='inline'; expected"):
         linea.from_torch(PresumLayer(), torch.ones(1, 4, 2), weights="inline")
+
+
+def test_slow_stages_say_what_they_do(monkeypatch, capsys):
+    import linea.frontend as frontend
+    monkeypatch.setattr(frontend, "_QUIET_SECONDS", 0.0)
+    linea.from_torch(PresumLayer(), torch.ones(1, 4, 2))
+    err = capsys.readouterr().err
+    assert "linea: exporting PresumLayer (torch.export, torch-mlir): " in err, err
+    assert "linea: compiling PresumLayer (linea-compile, target cpu): " in err, err

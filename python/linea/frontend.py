@@ -12,10 +12,14 @@ The IR keeps the model's source locations (`model.py:42`), so the raise
 report and run-time errors name the line of the model they are about.
 """
 
+import contextlib
 import pathlib
 import re
 import subprocess
+import sys
 import tempfile
+import threading
+import time
 
 from .compiler import compile as _compile
 from .runner import LineaError, build_dir
@@ -28,6 +32,28 @@ _INSTALL_HINT = ("torch-mlir (and PyTorch >= 2.1) are not importable from this P
 # (the compiled kernel takes 1 too: Linea's IR has no such guard).
 _MIN_DYNAMIC = 2
 _MAX_DYNAMIC = 1 << 30
+
+
+# A stage that takes longer than this says so on stderr.
+_QUIET_SECONDS = 3.0
+
+
+@contextlib.contextmanager
+def _stage(what):
+    """Prints `linea: WHAT ...` if the stage is still running after a few
+    seconds (a large model's export or compile), and how long it took."""
+    start = time.monotonic()
+    announce = threading.Timer(_QUIET_SECONDS,
+                               lambda: print(f"linea: {what} ...", file=sys.stderr, flush=True))
+    announce.daemon = True
+    announce.start()
+    try:
+        yield
+    finally:
+        announce.cancel()
+        seconds = time.monotonic() - start
+        if seconds >= _QUIET_SECONDS:
+            print(f"linea: {what}: {seconds:.1f} s", file=sys.stderr, flush=True)
 
 
 def _torch_mlir():
@@ -262,8 +288,10 @@ def from_torch(module, *example_inputs, dynamic=None, target="cpu", weights="con
     passes the module's current ones, so one kernel serves new weights.
     `target` and the keywords are `linea.compile`'s; `explain=True` prints
     the raise report."""
-    text = export_torch(module, *example_inputs, dynamic=dynamic, weights=weights)
-    kernel = _compile(text, target=target, **options)
+    with _stage(f"exporting {type(module).__name__} (torch.export, torch-mlir)"):
+        text = export_torch(module, *example_inputs, dynamic=dynamic, weights=weights)
+    with _stage(f"compiling {type(module).__name__} (linea-compile, target {target})"):
+        kernel = _compile(text, target=target, **options)
     model = Model(kernel, text, type(module).__name__,
                   weights_of=module if weights == "arguments" else None)
     if explain:
@@ -274,8 +302,10 @@ def from_torch(module, *example_inputs, dynamic=None, target="cpu", weights="con
 def from_onnx(path_or_model, target="cpu", explain=False, **options):
     """An ONNX model (a file or an onnx.ModelProto) as a Linea kernel; its
     dynamic dims (a symbolic `L`) stay dynamic. Keywords as for `from_torch`."""
-    text = import_onnx(path_or_model)
-    kernel = _compile(text, target=target, **options)
+    with _stage("importing the ONNX model (torch-mlir)"):
+        text = import_onnx(path_or_model)
+    with _stage(f"compiling the ONNX model (linea-compile, target {target})"):
+        kernel = _compile(text, target=target, **options)
     name = pathlib.Path(path_or_model).name if isinstance(path_or_model, (str, pathlib.Path)) \
         else "onnx"
     model = Model(kernel, text, name)
