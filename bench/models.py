@@ -27,8 +27,6 @@ import json
 import os
 import pathlib
 import platform
-import resource
-import signal
 import subprocess
 import sys
 import tempfile
@@ -38,7 +36,9 @@ import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "test" / "Raise" / "models"))
+sys.path.insert(0, str(ROOT / "bench"))
 import models  # noqa: E402
+from measure import MEMORY_CAP, TIME_LIMIT, measure, median_ms, rel_l2  # noqa: E402
 
 # Each layer: its corpus name and the layout of its inputs: "heads" (q, k, v
 # of [1, H, L, D]) or "model" (one sequence of [1, L, H * D]).
@@ -51,8 +51,6 @@ LAYERS = {
 }
 SEQUENCE_DIM = {"heads": 2, "model": 1}
 HEADS, DIM, PREFIX = 4, 64, 2048
-MEMORY_CAP = 20 << 30
-TIME_LIMIT = 600
 
 
 def configure():
@@ -80,16 +78,6 @@ def arg_files(args_dir):
 # ---------------------------------------------------------------------------
 # Workers: one measurement each, in a process of its own.
 # ---------------------------------------------------------------------------
-def median_ms(fn, repeat):
-    fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return sorted(times)[len(times) // 2]
-
-
 def worker(impl, name, mlir, args_dir, out, repeat):
     configure()
     args = [np.load(f) for f in arg_files(args_dir)]
@@ -124,51 +112,6 @@ def linea_run(mlir, args_dir, out_dir, repeat, raising):
         cmd.append("--no-raise")
     cmd += [a for f in arg_files(args_dir) for a in ("--arg", str(f))]
     return cmd
-
-
-def measure(cmd, env=None):
-    """(milliseconds or None, peak MiB, status) of one measured process."""
-    def cap():
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
-    timed = ["/usr/bin/time", "-f", "PEAK_KB %M"] + cmd
-    # A session of its own: past the limit the whole process group goes
-    # (the worker under /usr/bin/time too, or it would run on beside the
-    # next measurement, holding its memory).
-    process = subprocess.Popen(timed, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=env, preexec_fn=cap, start_new_session=True)
-    try:
-        stdout, stderr = process.communicate(timeout=TIME_LIMIT)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        return None, None, f"over {TIME_LIMIT} s"
-    done = subprocess.CompletedProcess(timed, process.returncode, stdout, stderr)
-    peak = [int(line.split()[1]) for line in done.stderr.splitlines()
-            if line.startswith("PEAK_KB")]
-    peak_mib = peak[0] / 1024 if peak else None
-    if done.returncode != 0:
-        # Past the address-space cap an allocation fails, and code that does
-        # not check it dies of the null pointer (signal 11).
-        if peak_mib and peak_mib > 0.9 * (MEMORY_CAP >> 20) and "signal" in done.stderr:
-            return None, peak_mib, f"out of memory (the {MEMORY_CAP >> 30} GiB cap)"
-        tail = done.stderr.strip().splitlines()
-        text = "out of memory" if any(s in done.stderr for s in (
-            "MemoryError", "bad_alloc", "Cannot allocate", "RESOURCE_EXHAUSTED",
-            "out of memory")) else (tail[-2] if len(tail) > 1 else "failed")[:80]
-        return None, peak_mib, text
-    out = done.stdout.strip().splitlines()
-    if out and out[-1].startswith("{"):
-        return json.loads(out[-1])["ms"], peak_mib, "ok"
-    for line in out:  # linea-run --repeat: "median MS ms"
-        parts = line.split()
-        if parts and parts[0] == "median":
-            return float(parts[1]), peak_mib, "ok"
-    return None, peak_mib, "no timing"
-
-
-def rel_l2(a, b):
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
 
 
 def export(name, layout, directory):

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""The example models end to end: a PyTorch layer as its authors wrote it,
+run by PyTorch and by the compilers that take it from there.
+
+For each layer of examples/models (weights from one seed, inputs from its
+`inputs(L)`), one thread each:
+
+- torch eager (torch.set_num_threads(1)),
+- torch.compile (inductor, CPU; the compile is the warm call, not timed),
+- IREE llvm-cpu (local-sync) on the linalg IR `linea.from_torch` exports,
+- Linea through `linea.from_torch` (OMP_NUM_THREADS=1; the compile is cached
+  before the run, not timed),
+
+at L = 4096 and 16384, and at 65536 Linea and torch eager (whose score
+matrix would be 4 heads x 65536^2 floats, 64 GiB, past the cap: the row says
+what happened). Each run is a process of its own under the memory cap of
+bench/measure.py; outputs are checked against torch eager's at the same L,
+and at 65536 Linea's first 16384 positions against torch's at 16384 (every
+layer here is causal: a position never sees later ones).
+
+    .deps/frontend/bin/python bench/frontends.py [--quick] [--results bench/FRONTENDS.md]
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "examples" / "models"))
+sys.path.insert(0, str(ROOT / "python"))
+from measure import MEMORY_CAP, TIME_LIMIT, measure, median_ms, rel_l2  # noqa: E402
+
+EXAMPLES = {
+    "causal linear transformer block (d_model 256)": "causal_linear_transformer",
+    "PrefixLM linear attention (j = 128)": "prefixlm_linear_attention",
+    "RetNet retention": "retnet_retention",
+    "GLA, parallel form": "gla_parallel_form",
+    "causal softmax attention block (d_model 256)": "causal_softmax_block",
+    "presum layer (d_model 256)": "presum_layer",
+}
+QUADRATIC_PEERS = ("torch.compile (inductor)", "IREE llvm-cpu (local-sync)")
+
+
+def _build(name):
+    """The example's module (weights from the caller's seed), the example
+    itself and its dynamic dims."""
+    example = __import__(name)
+    module, _, dynamic = example.example()
+    return module.eval(), example, dynamic
+
+
+def worker(impl, name, mlir, args_dir, out, repeat):
+    import torch
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    module, _, _ = _build(name)
+    args = [np.load(f) for f in sorted(pathlib.Path(args_dir).glob("arg*.npy"))]
+    tensors = [torch.from_numpy(a) for a in args]
+    with torch.no_grad():
+        if impl == "torch":
+            call = lambda: module(*tensors)  # noqa: E731
+        elif impl == "compile":
+            compiled = torch.compile(module)
+            call = lambda: compiled(*tensors)  # noqa: E731
+        elif impl == "iree":
+            import iree.runtime as ireert
+            vmfb = pathlib.Path(out).with_suffix(".vmfb")
+            subprocess.run([str(pathlib.Path(sys.executable).parent / "iree-compile"), mlir,
+                            "--iree-hal-target-device=local",
+                            "--iree-hal-local-target-device-backends=llvm-cpu",
+                            "--iree-llvmcpu-target-cpu=host", "-o", str(vmfb)], check=True)
+            vm = ireert.load_vm_flatbuffer_file(str(vmfb), driver="local-sync")
+            call = lambda: vm.main(*args)  # noqa: E731
+        elif impl == "linea":
+            import linea
+            kernel = linea.compile(pathlib.Path(mlir).read_text())
+            call = lambda: kernel(*tensors)  # noqa: E731
+        else:
+            raise SystemExit(f"unknown worker {impl}")
+        ms = median_ms(call, repeat)
+        result = call()
+    result = result.to_host() if impl == "iree" else result.numpy()
+    np.save(out, np.asarray(result))
+    print(json.dumps({"ms": ms}))
+
+
+def export(name, directory):
+    """The layer's linalg IR with its dynamic length, as from_torch makes it;
+    its Linea library compiled into the cache (a compile is not a call)."""
+    import torch
+    import linea
+    from linea.frontend import export_torch
+    torch.manual_seed(0)
+    module, example, dynamic = _build(name)
+    text = export_torch(module, *example.inputs(64), dynamic=dynamic)
+    path = pathlib.Path(directory) / f"{name}.mlir"
+    path.write_text(text)
+    linea.compile(text)
+    return str(path), example, dynamic
+
+
+def sliced(arrays, dynamic, length):
+    out = []
+    for k, a in enumerate(arrays):
+        index = [slice(None)] * a.ndim
+        for dim in dynamic.get(k, {}):
+            index[dim] = slice(0, length)
+        out.append(np.ascontiguousarray(a[tuple(index)]))
+    return out
+
+
+def first_positions(result, reference):
+    """`result`'s first positions along the one dim where it is longer."""
+    index = tuple(slice(0, r) for r in reference.shape)
+    return result[index]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--worker", nargs=5, metavar=("IMPL", "NAME", "MLIR", "ARGS", "OUT"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="L = 1024 and 4096 only")
+    parser.add_argument("--results", help="write the table to this Markdown file")
+    parser.add_argument("--examples", nargs="+", metavar="NAME",
+                        help="only these examples (e.g. retnet_retention)")
+    opts = parser.parse_args()
+    if opts.worker:
+        worker(*opts.worker, opts.repeat)
+        return
+    import torch
+    lengths = [1024, 4096] if opts.quick else [4096, 16384]
+    longest = 4096 if opts.quick else 65536
+    one_thread = dict(os.environ, OMP_NUM_THREADS="1")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="linea-frontends-") as tmp:
+        tmp = pathlib.Path(tmp)
+        for title, name in EXAMPLES.items():
+            if opts.examples and name not in opts.examples:
+                continue
+            mlir, example, dynamic = export(name, tmp)
+            torch.manual_seed(1)
+            full = [x.numpy() for x in example.inputs(longest)]
+            reference = {}
+            for L in sorted(set(lengths + [longest])):
+                args_dir = tmp / f"{name}-args{L}"
+                args_dir.mkdir(exist_ok=True)
+                for k, a in enumerate(sliced(full, dynamic, L)):
+                    np.save(args_dir / f"arg{k}.npy", a)
+                repeat = opts.repeat if L <= 4096 else 1
+                runs = []
+                for impl, label in (("torch", "torch eager"),
+                                    ("compile", QUADRATIC_PEERS[0]),
+                                    ("iree", QUADRATIC_PEERS[1]),
+                                    ("linea", "Linea (from_torch)")):
+                    out = tmp / f"{name}-{impl}-{L}.npy"
+                    if L == longest and L not in lengths and label in QUADRATIC_PEERS:
+                        runs.append((label, None, None, "not run (quadratic: the score "
+                                     "matrix alone is past the memory cap)", out))
+                        continue
+                    cmd = [sys.executable, __file__, "--repeat", str(repeat), "--worker",
+                           impl, name, mlir, str(args_dir), str(out)]
+                    env = one_thread if impl == "linea" else None
+                    runs.append((label, *measure(cmd, env=env), out))
+                eager = next((o for label, _, _, s, o in runs
+                              if label == "torch eager" and s == "ok"), None)
+                if eager is not None:
+                    reference[L] = np.load(eager)
+                for label, ms, peak, status, out in runs:
+                    check = ""
+                    if status == "ok" and out.exists() and label != "torch eager":
+                        got = np.load(out)
+                        if L in reference:
+                            check = f"{rel_l2(got, reference[L]):.1e}"
+                        elif lengths[-1] in reference:
+                            want = reference[lengths[-1]]
+                            check = (f"{rel_l2(first_positions(got, want), want):.1e} "
+                                     f"(first {lengths[-1]} positions)")
+                    rows.append((title, L, label, ms, peak, status, check))
+                    print(rows[-1], flush=True)
+    table = ["| layer | L | implementation | ms | peak MiB | status | rel. L2 vs torch |",
+             "| --- | ---: | --- | ---: | ---: | --- | --- |"]
+    for title, L, label, ms, peak, status, check in rows:
+        table.append(f"| {title} | {L} | {label} | {'' if ms is None else f'{ms:,.1f}'} | "
+                     f"{'' if peak is None else f'{peak:,.0f}'} | {status} | {check} |")
+    header = (f"Measured {time.strftime('%Y-%m-%d')} on "
+              f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, one "
+              f"thread each; median of {opts.repeat} calls after a warm one at L <= 4096, one "
+              f"call above; memory cap {MEMORY_CAP >> 30} GiB per run, {TIME_LIMIT} s limit.\n\n")
+    text = header + "\n".join(table) + "\n"
+    print(text)
+    if opts.results:
+        pathlib.Path(opts.results).write_text(
+            "# The example models end to end (bench/frontends.py)\n\n" + text)
+
+
+if __name__ == "__main__":
+    main()
