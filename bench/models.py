@@ -18,7 +18,7 @@ that exceeds the cap or the time limit says so. Outputs are checked against
 torch's at the same L, and at 65536 the first 16384 rows against torch's at
 16384 (every layer here is causal: a row never sees later tokens).
 
-Run with the front-end environment (scripts/install-deps.sh --front-ends):
+Run with the front-end environment (scripts/install-frontend.sh):
     .deps/frontend/bin/python bench/models.py [--quick] [--results bench/MODELS.md]
 """
 

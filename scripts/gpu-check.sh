@@ -8,12 +8,15 @@
 #                                GPU test case and benchmark kernel
 #   tests/gpu_cases.py (+ cases.py, programs.py)   the differential cases
 #   bench/gpu.py                 Linea against torch and fla
+#   bench/gpu_models.py, models/ the example models (examples/models) as
+#                                from_torch exports them, against torch
 #   run.sh                       what to run there
 # There (Python 3 with torch and numpy, a CUDA driver):
 #   bash build/gpu-kit/run.sh [OUT_DIR]
 # runs the cases against the float64 oracle (one line each, then
 # `N passed, N failed`) and the benchmark, and writes both to OUT_DIR
-# ($OUT, or build/gpu-kit/results): GPU-RESULTS.md and cases.txt.
+# ($OUT, or build/gpu-kit/results): GPU-RESULTS.md, GPU-MODELS.md and
+# cases.txt.
 #
 # scripts/gpu-check.sh --no-build skips the build (CI builds first).
 set -euo pipefail
@@ -41,6 +44,15 @@ export PYTHONPATH="$root/python:$root/python/tests"
 /usr/bin/python3 "$root/python/tests/gpu_cases.py" | tail -1
 /usr/bin/python3 "$root/bench/gpu.py" --build-only | tail -1
 /usr/bin/python3 "$root/bench/gpu.py" --build-only --quick | tail -1
+# The example models (examples/models), exported by the front end: that
+# needs torch-mlir, in .deps/frontend (scripts/install-frontend.sh).
+cp "$root/bench/gpu_models.py" "$kit/bench/"
+if [ -x "$root/.deps/frontend/bin/python" ]; then
+  "$root/.deps/frontend/bin/python" "$root/bench/gpu_models.py" --build-only "$kit/models" \
+    2>/dev/null | tail -1
+else
+  echo "gpu-check: no .deps/frontend (scripts/install-frontend.sh): the kit has no example models"
+fi
 
 cat > "$kit/run.sh" <<'RUN'
 #!/usr/bin/env bash
@@ -55,6 +67,10 @@ python3 -c "import torch; print('torch', torch.__version__, torch.cuda.get_devic
 python3 "$kit/tests/gpu_cases.py" 2>&1 | tee "$out/cases.txt"
 status=${PIPESTATUS[0]}
 python3 "$kit/bench/gpu.py" --results "$out/GPU-RESULTS.md" "${@:2}" 2>&1 | tee "$out/bench.txt"
+if [ -d "$kit/models" ]; then
+  python3 "$kit/bench/gpu_models.py" --models "$kit/models" --results "$out/GPU-MODELS.md" \
+    2>&1 | tee "$out/models.txt"
+fi
 exit $status
 RUN
 chmod +x "$kit/run.sh"

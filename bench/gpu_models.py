@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""The example models on a GPU: each layer of examples/models, exported as
+`linea.from_torch` exports it with its weights as arguments (so that the
+GPU machine passes the weights of the module it builds there, whatever its
+torch's initializer makes), compiled for the kit's chip, and timed against
+the same module run by torch on the GPU, at L = 4096 and 16384.
+
+    here:  .deps/frontend/bin/python bench/gpu_models.py --build-only KIT_MODELS_DIR
+           (exports each layer into KIT_MODELS_DIR/NAME.mlir, next to a copy of
+           the example, and compiles it into $LINEA_CACHE_DIR)
+    there: python3 bench/gpu_models.py --models KIT_MODELS_DIR --results GPU-MODELS.md
+
+Each row: torch's time and Linea's (CUDA events, median of 5 after a warm
+call), and Linea's error against the module in float64 on the GPU.
+"""
+
+import argparse
+import os
+import pathlib
+import shutil
+import statistics
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+EXAMPLES = ["causal_linear_transformer", "prefixlm_linear_attention", "retnet_retention",
+            "gla_parallel_form", "causal_softmax_block", "presum_layer"]
+LENGTHS = [4096, 16384]
+
+
+def build(models_dir, chip):
+    """Here: each example's IR (weights as arguments, dynamic L) and its CUDA
+    library in the cache."""
+    sys.path.insert(0, str(ROOT / "examples" / "models"))
+    import torch
+    import linea
+    from linea.frontend import export_torch
+    models_dir.mkdir(parents=True, exist_ok=True)
+    for name in ["_demo"] + EXAMPLES:
+        shutil.copy(ROOT / "examples" / "models" / f"{name}.py", models_dir)
+    for name in EXAMPLES:
+        torch.manual_seed(0)
+        example = __import__(name)
+        module, inputs, dynamic = example.example()
+        text = export_torch(module.eval(), *inputs, dynamic=dynamic, weights="arguments")
+        (models_dir / f"{name}.mlir").write_text(text)
+        linea.compile_library(text, target="cuda", chip=chip)
+    print(f"gpu_models: {len(EXAMPLES)} example models exported and compiled for {chip}")
+
+
+def median_ms(torch, fn, repeat=5):
+    fn()
+    times = []
+    for _ in range(repeat):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def run(models_dir, chip, results):
+    """There: every example at every length, or the reason it did not run."""
+    import torch
+    import linea
+    sys.path.insert(0, str(models_dir))
+    rows = []
+    for name in EXAMPLES:
+        example = __import__(name)
+        torch.manual_seed(0)
+        module, _, _ = example.example()
+        module = module.eval().cuda()
+        weights = [p.detach() for p in module.parameters()]
+        try:
+            kernel = linea.compile((models_dir / f"{name}.mlir").read_text(), target="cuda",
+                                   chip=chip)
+        except linea.LineaError as error:
+            rows.append((name, "", "", "", f"not run: {str(error).splitlines()[0]}"))
+            continue
+        for length in LENGTHS:
+            torch.manual_seed(length)
+            inputs = [x.cuda() for x in example.inputs(length)]
+            try:
+                with torch.no_grad():
+                    ours = kernel(*inputs, *weights)
+                    exact = module.double()(*(x.double() for x in inputs))
+                    module.float()
+                    error = ((ours.double() - exact).norm() / exact.norm()).item()
+                    theirs_ms = median_ms(torch, lambda: module(*inputs))
+                    ours_ms = median_ms(torch, lambda: kernel(*inputs, *weights))
+                rows.append((name, length, f"{theirs_ms:.2f}", f"{ours_ms:.2f}", f"{error:.1e}"))
+            except (RuntimeError, linea.LineaError) as error:  # e.g. torch out of memory
+                rows.append((name, length, "", "", str(error).splitlines()[0][:100]))
+            print(rows[-1], flush=True)
+    table = ["| example | L | torch (ms) | Linea (ms) | rel. L2 vs float64 |",
+             "| --- | ---: | ---: | ---: | --- |"]
+    table += [f"| {' | '.join(str(c) for c in row)} |" for row in rows]
+    text = (f"# The example models on {torch.cuda.get_device_name()} (bench/gpu_models.py)\n\n"
+            + "\n".join(table) + "\n")
+    print(text)
+    if results:
+        pathlib.Path(results).write_text(text)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build-only", metavar="MODELS_DIR")
+    parser.add_argument("--models", metavar="MODELS_DIR")
+    parser.add_argument("--results")
+    parser.add_argument("--chip", default=os.environ.get("LINEA_GPU_CHIP", "sm_90a"))
+    opts = parser.parse_args()
+    if opts.build_only:
+        build(pathlib.Path(opts.build_only), opts.chip)
+        return
+    import torch
+    if not torch.cuda.is_available():
+        sys.exit("bench/gpu_models.py: no CUDA device here (--build-only compiles the models)")
+    run(pathlib.Path(opts.models), opts.chip, opts.results)
+
+
+if __name__ == "__main__":
+    main()
