@@ -25,11 +25,8 @@ import argparse
 import json
 import os
 import pathlib
-import platform
-import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
@@ -37,7 +34,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "examples" / "models"))
 sys.path.insert(0, str(ROOT / "python"))
-from measure import MEMORY_CAP, TIME_LIMIT, measure, median_ms, rel_l2  # noqa: E402
+from measure import (conditions, iree_module, measure, median_ms, rel_l2,  # noqa: E402
+                     table_rows)
 
 EXAMPLES = {
     "causal linear transformer block (d_model 256)": "causal_linear_transformer",
@@ -72,13 +70,7 @@ def worker(impl, name, mlir, args_dir, out, repeat):
             compiled = torch.compile(module)
             call = lambda: compiled(*tensors)  # noqa: E731
         elif impl == "iree":
-            import iree.runtime as ireert
-            vmfb = pathlib.Path(out).with_suffix(".vmfb")
-            subprocess.run([str(pathlib.Path(sys.executable).parent / "iree-compile"), mlir,
-                            "--iree-hal-target-device=local",
-                            "--iree-hal-local-target-device-backends=llvm-cpu",
-                            "--iree-llvmcpu-target-cpu=host", "-o", str(vmfb)], check=True)
-            vm = ireert.load_vm_flatbuffer_file(str(vmfb), driver="local-sync")
+            vm = iree_module(mlir, pathlib.Path(out).with_suffix(".vmfb"))
             call = lambda: vm.main(*args)  # noqa: E731
         elif impl == "linea":
             import linea
@@ -186,15 +178,8 @@ def main():
                                      f"(first {lengths[-1]} positions)")
                     rows.append((title, L, label, ms, peak, status, check))
                     print(rows[-1], flush=True)
-    table = ["| layer | L | implementation | ms | peak MiB | status | rel. L2 vs torch |",
-             "| --- | ---: | --- | ---: | ---: | --- | --- |"]
-    for title, L, label, ms, peak, status, check in rows:
-        table.append(f"| {title} | {L} | {label} | {'' if ms is None else f'{ms:,.1f}'} | "
-                     f"{'' if peak is None else f'{peak:,.0f}'} | {status} | {check} |")
-    header = (f"Measured {time.strftime('%Y-%m-%d')} on "
-              f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, one "
-              f"thread each; median of {opts.repeat} calls after a warm one at L <= 4096, one "
-              f"call above; memory cap {MEMORY_CAP >> 30} GiB per run, {TIME_LIMIT} s limit.\n\n")
+    table = table_rows(rows)
+    header = conditions(opts.repeat)
     text = header + "\n".join(table) + "\n"
     print(text)
     if opts.results:

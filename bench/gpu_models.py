@@ -18,8 +18,9 @@ import argparse
 import os
 import pathlib
 import shutil
-import statistics
 import sys
+
+from gpu import median_ms  # (bench/gpu.py, beside this file here and in the kit)
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXAMPLES = ["causal_linear_transformer", "prefixlm_linear_attention", "retnet_retention",
@@ -45,19 +46,6 @@ def build(models_dir, chip):
         (models_dir / f"{name}.mlir").write_text(text)
         linea.compile_library(text, target="cuda", chip=chip)
     print(f"gpu_models: {len(EXAMPLES)} example models exported and compiled for {chip}")
-
-
-def median_ms(torch, fn, repeat=5):
-    fn()
-    times = []
-    for _ in range(repeat):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
 
 
 def run(models_dir, chip, results):
@@ -87,8 +75,8 @@ def run(models_dir, chip, results):
                     exact = module.double()(*(x.double() for x in inputs))
                     module.float()
                     error = ((ours.double() - exact).norm() / exact.norm()).item()
-                    theirs_ms = median_ms(torch, lambda: module(*inputs))
-                    ours_ms = median_ms(torch, lambda: kernel(*inputs, *weights))
+                    theirs_ms = median_ms(torch, lambda: module(*inputs), 5)
+                    ours_ms = median_ms(torch, lambda: kernel(*inputs, *weights), 5)
                 rows.append((name, length, f"{theirs_ms:.2f}", f"{ours_ms:.2f}", f"{error:.1e}"))
             except (RuntimeError, linea.LineaError) as error:  # e.g. torch out of memory
                 rows.append((name, length, "", "", str(error).splitlines()[0][:100]))

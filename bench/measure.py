@@ -5,9 +5,12 @@ cap or the limit says so instead of a number."""
 
 import json
 import os
+import platform
 import resource
 import signal
+import pathlib
 import subprocess
+import sys
 import time
 
 import numpy as np
@@ -69,3 +72,33 @@ def measure(cmd, env=None):
 def rel_l2(a, b):
     a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
     return float(np.linalg.norm(a - b) / np.linalg.norm(b))
+
+
+def table_rows(rows):
+    """The Markdown table of (layer, L, implementation, ms, peak MiB, status,
+    check) rows."""
+    table = ["| layer | L | implementation | ms | peak MiB | status | rel. L2 vs torch |",
+             "| --- | ---: | --- | ---: | ---: | --- | --- |"]
+    for title, L, label, ms, peak, status, check in rows:
+        table.append(f"| {title} | {L} | {label} | {'' if ms is None else f'{ms:,.1f}'} | "
+                     f"{'' if peak is None else f'{peak:,.0f}'} | {status} | {check} |")
+    return table
+
+
+def conditions(repeat, shape=""):
+    """The line under a results table: machine, threads, repeats, limits."""
+    return (f"Measured {time.strftime('%Y-%m-%d')} on "
+            f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, one thread "
+            f"each{shape}; median of {repeat} calls after a warm one at L <= 4096, one call "
+            f"above; memory cap {MEMORY_CAP >> 30} GiB per run, {TIME_LIMIT} s limit.\n\n")
+
+
+def iree_module(mlir, vmfb):
+    """The linalg file compiled by IREE for this CPU (llvm-cpu) and loaded for
+    the local-sync driver: its `main` runs on one thread."""
+    import iree.runtime as ireert
+    subprocess.run([str(pathlib.Path(sys.executable).parent / "iree-compile"), mlir,
+                    "--iree-hal-target-device=local",
+                    "--iree-hal-local-target-device-backends=llvm-cpu",
+                    "--iree-llvmcpu-target-cpu=host", "-o", str(vmfb)], check=True)
+    return ireert.load_vm_flatbuffer_file(str(vmfb), driver="local-sync")

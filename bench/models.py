@@ -26,11 +26,8 @@ import argparse
 import json
 import os
 import pathlib
-import platform
-import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
@@ -38,7 +35,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "test" / "Raise" / "models"))
 sys.path.insert(0, str(ROOT / "bench"))
 import models  # noqa: E402
-from measure import MEMORY_CAP, TIME_LIMIT, measure, median_ms, rel_l2  # noqa: E402
+from measure import (conditions, iree_module, measure, median_ms, rel_l2,  # noqa: E402
+                     table_rows)
 
 # Each layer: its corpus name and the layout of its inputs: "heads" (q, k, v
 # of [1, H, L, D]) or "model" (one sequence of [1, L, H * D]).
@@ -90,13 +88,7 @@ def worker(impl, name, mlir, args_dir, out, repeat):
             ms = median_ms(lambda: module(*tensors), repeat)
             result = module(*tensors).numpy()
     elif impl == "iree":
-        import iree.runtime as ireert
-        vmfb = pathlib.Path(out).with_suffix(".vmfb")
-        subprocess.run([str(pathlib.Path(sys.executable).parent / "iree-compile"), mlir,
-                        "--iree-hal-target-device=local",
-                        "--iree-hal-local-target-device-backends=llvm-cpu",
-                        "--iree-llvmcpu-target-cpu=host", "-o", str(vmfb)], check=True)
-        module = ireert.load_vm_flatbuffer_file(str(vmfb), driver="local-sync")
+        module = iree_module(mlir, pathlib.Path(out).with_suffix(".vmfb"))
         ms = median_ms(lambda: module.main(*args), repeat)
         result = np.asarray(module.main(*args).to_host())
     else:
@@ -194,15 +186,8 @@ def main():
                                      f"(first {first} rows)")
                     rows.append((title, L, label, ms, peak, status, check))
                     print(rows[-1], flush=True)
-    table = ["| layer | L | implementation | ms | peak MiB | status | rel. L2 vs torch |",
-             "| --- | ---: | --- | ---: | ---: | --- | --- |"]
-    for title, L, label, ms, peak, status, check in rows:
-        table.append(f"| {title} | {L} | {label} | {'' if ms is None else f'{ms:,.1f}'} | "
-                     f"{'' if peak is None else f'{peak:,.0f}'} | {status} | {check} |")
-    header = (f"Measured {time.strftime('%Y-%m-%d')} on {platform.processor() or platform.machine()}, "
-              f"{os.cpu_count()} cores, one thread each; 1 x {HEADS} heads x {DIM}; median of "
-              f"{opts.repeat} calls after a warm one at L <= 4096, one call above; memory cap "
-              f"{MEMORY_CAP >> 30} GiB per run, {TIME_LIMIT} s limit.\n\n")
+    table = table_rows(rows)
+    header = conditions(opts.repeat, f"; 1 x {HEADS} heads x {DIM}")
     text = header + "\n".join(table) + "\n"
     print(text)
     if opts.results and opts.layers and pathlib.Path(opts.results).exists():

@@ -21,8 +21,10 @@ from torch_mlir import fx
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELS = os.path.join(ROOT, "test", "Raise", "models")
 sys.path.insert(0, MODELS)
+sys.path.insert(0, os.path.join(ROOT, "python"))
 import models  # noqa: E402
 import onnx_models  # noqa: E402
+from linea.frontend import import_onnx  # noqa: E402
 
 
 def header(name, spec):
@@ -50,23 +52,6 @@ def header(name, spec):
         lines.append("// CHECK-LABEL: func.func @")
         lines.append("// CHECK-NOT: linea.")
     return "\n".join(lines) + "\n"
-
-
-def import_onnx(model):
-    """An ONNX model through torch-mlir's ONNX importer to linalg-on-tensors."""
-    from torch_mlir.compiler_utils import run_pipeline_with_repro_report
-    from torch_mlir.dialects import torch as torch_d
-    from torch_mlir.extras import onnx_importer
-    from torch_mlir.ir import Context
-    context = Context()
-    torch_d.register_dialect(context)
-    info = onnx_importer.ModelInfo(model)
-    module = info.create_module(context=context).operation
-    onnx_importer.NodeImporter.define_function(info.main_graph, module).import_all()
-    for pipeline in ("torch-onnx-to-torch-backend-pipeline",
-                     "torch-backend-to-linalg-on-tensors-backend-pipeline"):
-        run_pipeline_with_repro_report(module, f"builtin.module({pipeline})", pipeline)
-    return str(module)
 
 
 def export(name, spec):

@@ -185,7 +185,8 @@ def import_onnx(path_or_model):
     except Exception as error:
         raise LineaError(1, f"importing the ONNX model failed: {type(error).__name__}: "
                             f"{_first_line(error)}") from error
-    return _dense_booleans(imported.get_asm(enable_debug_info=True))
+    # (No locations: the ONNX importer has only node names, often empty.)
+    return _dense_booleans(imported.get_asm())
 
 
 def _dense_booleans(text):
