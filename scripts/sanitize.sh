@@ -25,5 +25,17 @@ cmake --build "$root/build-asan" -j2
 export ASAN_OPTIONS="detect_leaks=0:allow_user_poisoning=0:abort_on_error=0:exitcode=99"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=98"
 /usr/lib/llvm-22/bin/lit -q "$root/build-asan/test" --filter-out 'Plugin/|Consumer/'
+# The GPU lowerings of the shipped examples, at every precision and for both
+# chip families (lit runs each pass on small cases; these are whole layers).
+# The kit's programs compile below, in pytest's GPU cases.
+for example in "$root"/examples/*.mlir; do
+  for options in "chip=sm_90a format=isa" "chip=sm_90a format=isa precision=f16" \
+                 "chip=sm_80 format=isa precision=bf16"; do
+    "$root/build-asan/bin/linea-opt" "$example" "--linea-lower-to-nvvm=$options" -o /dev/null
+    "$root/build-asan/bin/linea-opt" "$example" --linea-optimize=target=gpu \
+      "--linea-lower-to-nvvm=$options" -o /dev/null
+  done
+  "$root/build-asan/bin/linea-opt" "$example" --linea-gpu-mapped-to-cpu=precision=bf16 -o /dev/null
+done
 LINEA_BUILD_DIR="$root/build-asan" PYTHONPATH="$root/python" \
   /usr/bin/python3 -m pytest -q "$root/python/tests"

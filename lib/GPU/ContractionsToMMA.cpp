@@ -568,10 +568,13 @@ SmallVector<Value> parallelLoop(OpBuilder &b, Location loc,
   auto loop = scf::ParallelOp::create(b, loc, lower, upper, steps);
   linea::mapLoopTo(loop, mapped);
   b.setInsertionPointToStart(loop.getBody());
+  // (getInductionVars returns a vector by value: held here, not iterated
+  // as a temporary.)
+  SmallVector<Value> inductionVars = loop.getInductionVars();
   SmallVector<Value> ids;
-  auto ivs = loop.getInductionVars().begin();
+  auto next = inductionVars.begin();
   for (bool isKept : kept)
-    ids.push_back(isKept ? *ivs++ : zero);
+    ids.push_back(isKept ? *next++ : zero);
   return ids;
 }
 

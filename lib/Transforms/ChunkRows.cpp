@@ -359,7 +359,9 @@ Value mlir::linea::inSequenceBlocks(
       b.getArrayAttr(sequenceBlockMapping(b.getContext(), numBatch)));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(forall.getBody());
-  ValueRange ivs = forall.getInductionVars();
+  // (getInductionVars returns a vector by value: a ValueRange of it would
+  // dangle.)
+  SmallVector<Value> ivs = forall.getInductionVars();
   Value result = build(b, loc, ivs);
   b.setInsertionPointToStart(forall.getTerminator().getBody());
   SmallVector<OpFoldResult> offsets(ivs.begin(), ivs.end());
