@@ -56,22 +56,33 @@ def LineaRouteChecks : Pass<"linea-route-checks", "::mlir::ModuleOp"> {
 
     Upstream lowers `cf.assert` to `puts` and `abort`, which ends the calling
     process: linea-compile's libraries route every check to a handler that
-    returns an error from `linea_checked_F`. With `handler=` empty (as the
-    lowering pipelines run it) a failed `linea.check` prints its message with
-    `puts` and calls `abort`, as upstream's `cf.assert` does, and `cf.assert`s
-    are left to upstream; linea-run turns either into its one-line error.
+    returns an error from `linea_checked_F`. With `handler=` empty a failed
+    `linea.check` prints its message with `puts` and calls `abort`, as
+    upstream's `cf.assert` does, and `cf.assert`s are left to upstream;
+    linea-run turns either into its one-line error. The lowering pipelines
+    run it late, just before `scf` becomes a CFG, with their `check-handler`
+    option (empty by default): after `convert-scf-to-openmp`, so that a
+    check in a parallel loop's body does not keep that body's
+    `memref.alloca_scope` (a call would). The formatting is a private
+    function of its own, called with the values, so that its buffer is on
+    its own stack.
 
     ```mlir
     linea.check %same, "f.mlir:2:6: linea.linear_attention: 'key' sequence length {0} does not match 'query' sequence length {1}"(%lk, %lq : index, index)
     // becomes
     %failed = arith.xori %same, %true : i1
     scf.if %failed {
-      %format = llvm.mlir.addressof @linea_check_message_0 : !llvm.ptr
-      %buffer = llvm.alloca %c1024 x i8 : (i64) -> !llvm.ptr
       %0 = arith.index_cast %lk : index to i64
       %1 = arith.index_cast %lq : index to i64
-      llvm.call @snprintf(%buffer, %c1024, %format, %0, %1) vararg(...)
-      func.call @linea_check_failed(%buffer) : (!llvm.ptr) -> ()
+      func.call @linea_check_failure(%0, %1) : (i64, i64) -> ()
+    }
+    ...
+    func.func private @linea_check_failure(%lk: i64, %lq: i64) {
+      %buffer = llvm.alloca %c1024 x i8 : (i64) -> !llvm.ptr
+      %format = llvm.mlir.addressof @linea_check_message : !llvm.ptr
+      llvm.call @snprintf(%buffer, %c1024, %format, %lk, %lq) vararg(...)
+      call @linea_check_failed(%buffer) : (!llvm.ptr) -> ()
+      return
     }
     ```
   }];

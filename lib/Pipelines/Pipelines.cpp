@@ -69,6 +69,16 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
+/// The run-time checks (linea.check, and cf.assert where a handler takes
+/// them) become calls of `handler`, or print and abort. Late, after the
+/// parallel loops' bodies lost their memref.alloca_scope: a call in a body
+/// would keep the scope, which the CFG of the failure branch cannot live in.
+static void addRouteChecks(OpPassManager &pm, StringRef handler) {
+  linea::LineaRouteChecksOptions checks;
+  checks.handler = handler.str();
+  pm.addPass(linea::createLineaRouteChecks(checks));
+}
+
 /// Everything left in Linea through the reference lowering, then one-shot
 /// bufferization with deallocation: the common front of both targets.
 static void buildReferenceToBuffers(OpPassManager &pm, bool runtimeChecks) {
@@ -76,11 +86,6 @@ static void buildReferenceToBuffers(OpPassManager &pm, bool runtimeChecks) {
   if (runtimeChecks)
     pm.addPass(createLineaInsertRuntimeChecks());
   pm.addPass(createConvertLineaToLinalg());
-  // The run-time checks still there (linea-compile routes them to its
-  // handler first) print their message and abort when they fail.
-  LineaRouteChecksOptions checks;
-  checks.handler = "";
-  pm.addPass(createLineaRouteChecks(checks));
   // Elementwise arith on tensors (common in fold bodies) becomes linalg.
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
@@ -123,6 +128,7 @@ static void buildKernelsToBinary(OpPassManager &pm,
   if (options.report)
     pm.addPass(linea::createLineaKernelReport());
   pm.addPass(createConvertVectorToSCFPass());
+  addRouteChecks(pm, options.checkHandler);
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
@@ -229,9 +235,11 @@ void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
 
 /// Loops, vectors and buffers to the LLVM dialect. scf.parallel runs on
 /// `threads` OpenMP threads (0: the runtime's default), or in order where
-/// `threads` is 1; `openmp`: the IR has OpenMP regions of its own.
+/// `threads` is 1; `openmp`: the IR has OpenMP regions of its own. A failed
+/// run-time check calls `checkHandler` (empty: prints and aborts).
 static void buildBuffersToLLVM(OpPassManager &pm, unsigned threads = 1,
-                               bool openmp = false) {
+                               bool openmp = false,
+                               StringRef checkHandler = "") {
   pm.addPass(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   if (threads != 1) {
@@ -242,6 +250,7 @@ static void buildBuffersToLLVM(OpPassManager &pm, unsigned threads = 1,
     // is on the stack), which the CFG of scf-to-cf could not live in.
     pm.addPass(createCanonicalizerPass());
   }
+  addRouteChecks(pm, checkHandler);
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
   // Math LLVM has no intrinsic for (erf in GELU, tanh, atan) calls libm;
@@ -292,7 +301,7 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createLineaApproximateExp());
     pm.addPass(createCanonicalizerPass());
   }
-  buildBuffersToLLVM(pm, options.threads);
+  buildBuffersToLLVM(pm, options.threads, /*openmp=*/false, options.checkHandler);
 }
 
 void mlir::linea::buildGPUMappedOnCPUPipeline(OpPassManager &pm,
@@ -302,7 +311,7 @@ void mlir::linea::buildGPUMappedOnCPUPipeline(OpPassManager &pm,
   // Each launch's blocks in order, its threads an OpenMP team where they
   // meet (barriers, warp instructions), loops where they do not.
   pm.addPass(createLineaEmulateGpuThreads());
-  buildBuffersToLLVM(pm, /*threads=*/1, /*openmp=*/true);
+  buildBuffersToLLVM(pm, /*threads=*/1, /*openmp=*/true, options.checkHandler);
 }
 
 void mlir::linea::registerPipelines() {

@@ -276,7 +276,7 @@ def test_keywords_are_pipeline_options():
     default = linea.compile(HALF.replace("DT", "f32"))
     assert chunked._lib._name != default._lib._name
     np.testing.assert_allclose(chunked(q, v, 7), default(q, v, 7), rtol=1e-4, atol=1e-5)
-    with pytest.raises(LineaError, match="no such option bogus"):
+    with pytest.raises(LineaError, match="'linea-optimize' has no option 'bogus'"):
         linea.compile(HALF.replace("DT", "f32"), bogus=1)
     with pytest.raises(LineaError, match="either pipeline= or"):
         linea.compile(HALF.replace("DT", "f32"), pipeline="linea-optimize", form="chunked")

@@ -149,7 +149,8 @@ def test_prefix_past_the_sequence_stops_every_rank():
     spec = dict(LA, L=37, mask="prefix", prefix=5, dyn_prefix=True)
     program, inputs, _ = programs.build(spec, seed=3)
     inputs[-1] = 38
-    with pytest.raises(linea.LineaError, match="prefix length is outside"):
+    with pytest.raises(linea.LineaError, match=r"prefix length 38 is outside \[0, L\] of "
+                                               r"'query' \(L = 37, all ranks' rows\)"):
         linea.run(program, inputs, ranks=2)
 
 

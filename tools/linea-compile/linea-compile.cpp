@@ -129,7 +129,7 @@ Options parseOptions(int argc, char **argv) {
     die("--chip and --options go with --target cuda");
   if (!llvm::Regex("^sm_[0-9]{2,3}[af]?$").match(options.chip))
     die("bad --chip '" + options.chip + "'; expected sm_XX, e.g. sm_80 or sm_90a");
-  for (StringRef own : {"chip=", "format=", "runtime-checks="})
+  for (StringRef own : {"chip=", "format=", "runtime-checks=", "check-handler="})
     if (StringRef(options.gpuOptions).contains(own))
       die("--options may not set '" + own.drop_back() +
           "': linea-compile sets it (use --chip for the chip)");
@@ -499,21 +499,14 @@ static int linea_check_argument(const char *function, int index,
   return text;
 }
 
-/// Each run-time check (`cf.assert`) calls the shim's
-/// `linea_check_failed(message)` (linea-route-checks): inside a
-/// `linea_checked_F` call it returns the error to the caller; a direct
-/// `_mlir_ciface_F` call prints the message and aborts, as cf.assert would.
-LogicalResult routeChecksToShim(ModuleOp module) {
-  PassManager route(module.getContext());
-  route.addPass(linea::createLineaRouteChecks());
-  return route.run(module);
-}
-
 /// linea-lower-to-nvvm with the --options given, for --chip, into a cubin;
 /// the run-time checks are already in the module (routed to the shim).
 LogicalResult lowerForCUDA(ModuleOp module, const Options &options) {
+  // Each run-time check already in the module calls the shim's
+  // `linea_check_failed(message)`: inside a `linea_checked_F` call it
+  // returns the error to the caller.
   std::string text = options.gpuOptions + " chip=" + options.chip +
-                     " format=bin runtime-checks=0";
+                     " format=bin runtime-checks=0 check-handler=linea_check_failed";
   auto lowerOptions = linea::LowerToNVVMOptions::createFromString(text);
   if (!lowerOptions)
     die("bad --options '" + options.gpuOptions +
@@ -634,8 +627,6 @@ int main(int argc, char **argv) {
   if (failed(checks.run(*module)))
     return 1;
   if (options.cuda()) {
-    if (failed(routeChecksToShim(*module)))
-      return 1;
     if (failed(lowerForCUDA(*module, options)))
       return 1;
   } else {
@@ -643,11 +634,13 @@ int main(int argc, char **argv) {
     options.program.addTo(optimize, "linea-compile");
     if (failed(optimize.run(*module)))
       return 1;
-    if (failed(routeChecksToShim(*module)))
-      return 1;
     PassManager lower(&context);
     linea::LowerToCPUOptions lowerOptions;
     lowerOptions.runtimeChecks = false;
+    // Each run-time check calls the shim's `linea_check_failed(message)`:
+    // inside a `linea_checked_F` call it returns the error to the caller; a
+    // direct `_mlir_ciface_F` call prints the message and aborts.
+    lowerOptions.checkHandler = "linea_check_failed";
     linea::buildLowerToCPUPipeline(lower, lowerOptions);
     if (failed(lower.run(*module)))
       return 1;

@@ -66,6 +66,12 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       llvm::cl::desc("Assert the dynamic shape relations of the Linea ops "
                      "still present (linea-insert-runtime-checks)"),
       llvm::cl::init(true)};
+  Option<std::string> checkHandler{
+      *this, "check-handler",
+      llvm::cl::desc("The function `void F(const char *message)` a failed "
+                     "run-time check calls (linea-route-checks); empty: the "
+                     "message is printed and the program aborts"),
+      llvm::cl::init("")};
   Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("Register-tiled vector kernels for the contractions "
@@ -135,6 +141,12 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
       llvm::cl::desc("Assert dynamic shape relations on the host (as "
                      "linea-optimize's option)"),
       llvm::cl::init(true)};
+  Option<std::string> checkHandler{
+      *this, "check-handler",
+      llvm::cl::desc("The function `void F(const char *message)` a failed "
+                     "run-time check calls (linea-route-checks); empty: the "
+                     "message is printed and the program aborts"),
+      llvm::cl::init("")};
   Option<std::string> cudaPath{
       *this, "cuda-path",
       llvm::cl::desc("The CUDA toolkit: ptxas and libdevice come from here"),

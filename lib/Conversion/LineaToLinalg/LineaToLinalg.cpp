@@ -445,7 +445,8 @@ struct ConvertLineaToLinalgPass
     ConversionTarget target(getContext());
     target.addIllegalDialect<LineaDialect, tm_tensor::TMTensorDialect>();
     // Run-time checks stay for linea-route-checks, which lowers them to
-    // calls (an embedder's handler, or puts and abort).
+    // calls (an embedder's handler, or puts and abort) late in the
+    // pipelines.
     target.addLegalOp<CheckOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());

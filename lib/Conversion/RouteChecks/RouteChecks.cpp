@@ -85,25 +85,30 @@ public:
       b.setInsertionPoint(op);
       if (auto check = dyn_cast<CheckOp>(op))
         fail(check.getLoc(), check.getCondition(),
-             [&] { return formatted(check); });
+             [&] { reportFormatted(check); });
       else if (auto assert = dyn_cast<cf::AssertOp>(op))
-        fail(assert.getLoc(), assert.getArg(),
-             [&] { return constantString(assert.getLoc(), assert.getMsg()); });
+        fail(assert.getLoc(), assert.getArg(), [&] {
+          report(assert.getLoc(),
+                 constantString(assert.getLoc(), assert.getMsg()));
+        });
       op->erase();
     }
     return success();
   }
 
 private:
-  /// `if (!condition) { handler(message()) }`, or `puts` and `abort`
-  /// without a handler; the message is built inside the branch.
-  void fail(Location loc, Value condition, function_ref<Value()> message) {
+  /// `if (!condition) { failure() }`, before the check.
+  void fail(Location loc, Value condition, function_ref<void()> failure) {
     Value failed = arith::XOrIOp::create(
         b, loc, condition, arith::ConstantIntOp::create(b, loc, 1, 1));
     auto branch = scf::IfOp::create(b, loc, failed);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&branch.getThenRegion().front());
-    Value text = message();
+    failure();
+  }
+
+  /// The handler called with `text`, or `puts` and `abort` without one.
+  void report(Location loc, Value text) {
     if (callee) {
       func::CallOp::create(b, loc, callee, ValueRange{text});
       return;
@@ -117,22 +122,45 @@ private:
         b, loc, stringGlobal(b, module, loc, text, symbols));
   }
 
-  /// The message with the check's values in it, in a buffer on the stack.
-  Value formatted(CheckOp check) {
+  /// The check's message reported with its values in it. The formatting is
+  /// a function of its own, called with the values: its buffer is on that
+  /// function's stack, not in the checked code's (which may be a parallel
+  /// loop's body, where an alloca would pin a `memref.alloca_scope`).
+  void reportFormatted(CheckOp check) {
     Location loc = check.getLoc();
-    Value format = constantString(loc, printfFormat(check));
-    if (check.getValues().empty())
-      return format;
+    if (check.getValues().empty()) {
+      report(loc, constantString(loc, check.getMessage()));
+      return;
+    }
+    CheckOp::Pieces pieces = check.splitMessage();
+    SmallVector<Value> values;
+    for (unsigned ref : pieces.refs)
+      values.push_back(asLongLong(loc, check.getValues()[ref]));
+    func::CallOp::create(b, loc, formatter(check, values.size()), values);
+  }
+
+  /// `func.func private @linea_check_failure(i64...)`: the check's message
+  /// formatted with its arguments into a buffer, then reported.
+  func::FuncOp formatter(CheckOp check, unsigned numValues) {
+    Location loc = check.getLoc();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(module.getBody());
+    SmallVector<Type> types(numValues, b.getI64Type());
+    auto function = func::FuncOp::create(b, loc, "linea_check_failure",
+                                         b.getFunctionType(types, {}));
+    function.setPrivate();
+    symbols.insert(function); // made unique
+    b.setInsertionPointToStart(function.addEntryBlock());
     Value bytes = LLVM::ConstantOp::create(b, loc, b.getI64Type(),
                                            b.getI64IntegerAttr(kMessageBytes));
-    Value buffer =
-        LLVM::AllocaOp::create(b, loc, ptr(), b.getI8Type(), bytes);
-    SmallVector<Value> arguments = {buffer, bytes, format};
-    CheckOp::Pieces pieces = check.splitMessage();
-    for (unsigned ref : pieces.refs)
-      arguments.push_back(asLongLong(loc, check.getValues()[ref]));
+    Value buffer = LLVM::AllocaOp::create(b, loc, ptr(), b.getI8Type(), bytes);
+    SmallVector<Value> arguments = {buffer, bytes,
+                                    constantString(loc, printfFormat(check))};
+    llvm::append_range(arguments, function.getArguments());
     LLVM::CallOp::create(b, loc, snprintf, arguments);
-    return buffer;
+    report(loc, buffer);
+    func::ReturnOp::create(b, loc);
+    return function;
   }
 
   /// An index or integer value as the `long long` of `%lld` (signed).

@@ -9,10 +9,12 @@
 // CHECK-LABEL: func.func @checked
 // CHECK-SAME: (%[[OK:.+]]: i1, %[[J:.+]]: index)
 // CHECK: scf.if
+// CHECK:   func.call @[[FORMATTER:linea_check_failure[_0-9]*]](
+// CHECK: cf.assert %[[OK]], "left to upstream"
+// CHECK: func.func private @[[FORMATTER]](
 // CHECK:   llvm.call @snprintf(%[[BUFFER:[^,]+]],
 // CHECK:   llvm.call @puts(%[[BUFFER]]) : (!llvm.ptr) -> ()
 // CHECK:   llvm.call @abort() : () -> ()
-// CHECK: cf.assert %[[OK]], "left to upstream"
 func.func @checked(%ok: i1, %j: index) {
   linea.check %ok, "prefix length {0} is outside [0, L]"(%j : index)
   cf.assert %ok, "left to upstream"

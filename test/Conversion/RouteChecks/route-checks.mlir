@@ -31,22 +31,27 @@ func.func @checked(%ok: i1) {
 
 // -----
 
-// A linea.check formats its message only when it fails: the sizes as
-// `%lld` (signed, indices cast to i64), a `%` of the text doubled, `{{` one
-// brace; snprintf writes it into a buffer on the stack.
+// A linea.check formats its message only when it fails, in a function of
+// its own called with the sizes (signed, indices cast to i64): its buffer is
+// on that function's stack, never in the checked code's. In the format a
+// `%` of the text is doubled, `{{` is one brace, each value a `%lld`.
 // CHECK-DAG: llvm.mlir.global internal constant @[[FORMAT:linea_check_message[_0-9]*]]("f%%.mlir: {x} 'key' length %lld does not match 'query' length %lld\00")
 // CHECK-DAG: llvm.func @snprintf(!llvm.ptr, i64, !llvm.ptr, ...) -> i32
 // CHECK-LABEL: func.func @sizes
 // CHECK-SAME: (%[[OK:.+]]: i1, %[[LK:.+]]: index, %[[LQ:.+]]: i32)
 // CHECK: %[[FAILED:.+]] = arith.xori %[[OK]], %{{.+}} : i1
 // CHECK: scf.if %[[FAILED]] {
-// CHECK:   %[[FMT:.+]] = llvm.mlir.addressof @[[FORMAT]] : !llvm.ptr
-// CHECK:   %[[BYTES:.+]] = llvm.mlir.constant(1024 : i64) : i64
-// CHECK:   %[[BUFFER:.+]] = llvm.alloca %[[BYTES]] x i8 : (i64) -> !llvm.ptr
 // CHECK:   %[[A:.+]] = arith.index_cast %[[LK]] : index to i64
 // CHECK:   %[[B:.+]] = arith.extsi %[[LQ]] : i32 to i64
-// CHECK:   llvm.call @snprintf(%[[BUFFER]], %[[BYTES]], %[[FMT]], %[[A]], %[[B]]) vararg
-// CHECK:   func.call @linea_check_failed(%[[BUFFER]]) : (!llvm.ptr) -> ()
+// CHECK:   func.call @[[FORMATTER:linea_check_failure[_0-9]*]](%[[A]], %[[B]]) : (i64, i64) -> ()
+// CHECK-NOT: llvm.alloca
+// CHECK: return
+// CHECK: func.func private @[[FORMATTER]](%[[X:.+]]: i64, %[[Y:.+]]: i64)
+// CHECK:   %[[BYTES:.+]] = llvm.mlir.constant(1024 : i64) : i64
+// CHECK:   %[[BUFFER:.+]] = llvm.alloca %[[BYTES]] x i8 : (i64) -> !llvm.ptr
+// CHECK:   %[[FMT:.+]] = llvm.mlir.addressof @[[FORMAT]] : !llvm.ptr
+// CHECK:   llvm.call @snprintf(%[[BUFFER]], %[[BYTES]], %[[FMT]], %[[X]], %[[Y]]) vararg
+// CHECK:   call @linea_check_failed(%[[BUFFER]]) : (!llvm.ptr) -> ()
 // CHECK-NOT: linea.check
 func.func @sizes(%ok: i1, %lk: index, %lq: i32) {
   linea.check %ok, "f%.mlir: {{x} 'key' length {0} does not match 'query' length {1}"(%lk, %lq : index, i32)
@@ -58,7 +63,7 @@ func.func @sizes(%ok: i1, %lk: index, %lq: i32) {
 // Values shown in another order than given are passed in the message's.
 // CHECK-LABEL: func.func @reordered
 // CHECK-SAME: (%[[OK:.+]]: i1, %[[A:.+]]: i64, %[[B:.+]]: i64)
-// CHECK: llvm.call @snprintf(%{{.+}}, %{{.+}}, %{{.+}}, %[[B]], %[[A]], %[[B]]) vararg
+// CHECK: func.call @{{.+}}(%[[B]], %[[A]], %[[B]]) : (i64, i64, i64) -> ()
 func.func @reordered(%ok: i1, %a: i64, %b: i64) {
   linea.check %ok, "{1} then {0} then {1}"(%a, %b : i64, i64)
   return
