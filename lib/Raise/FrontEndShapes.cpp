@@ -8,7 +8,10 @@
 //   ..., n)` where n is a tensor.dim, never negative);
 // - an operand that might broadcast as a gather: a generic that reads
 //   `%x[..., select(dim(%x, p) == 1, 0, i_p), ...]` into a tensor of the
-//   broadcast size.
+//   broadcast size;
+// - a registered buffer converted elementwise and then sliced to the
+//   length (`mask[:L, :L]` of a bool mask stored as bytes): the slice is
+//   taken of the constant, so that the mask stays a table.
 //
 // The integer range analysis folds the guards; then a reshape whose sizes
 // are proved equal (ValueBoundsConstraintSet) group by group becomes an
@@ -234,6 +237,59 @@ struct BroadcastGatherToSource : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// A constant, or a slice of one (through any number of slices).
+bool isConstantOrSliceOfOne(Value value) {
+  while (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>())
+    value = slice.getSource();
+  return matchPattern(value, m_Constant());
+}
+
+/// `extract_slice(generic(constants))`: a registered buffer converted
+/// elementwise (a bool mask stored as bytes, compared `!= 0`), then sliced to
+/// the sequence length (`mask[:L, :L]`). The generic over the constants'
+/// slices instead, so that the mask reads constants and stays a table the
+/// raise can read.
+struct SliceOfConstantMap : OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp slice,
+                                PatternRewriter &rewriter) const override {
+    auto generic = slice.getSource().getDefiningOp<linalg::GenericOp>();
+    if (!generic || generic.getNumDpsInits() != 1 ||
+        !generic.hasPureTensorSemantics() ||
+        generic.getNumLoops() != generic.getNumParallelLoops() ||
+        slice.getType().getRank() != slice.getSourceType().getRank())
+      return failure();
+    if (!llvm::all_of(generic.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); }))
+      return failure();
+    // Elementwise over constants (or slices of them) alone, position-blind,
+    // the init unread.
+    if (!llvm::all_of(generic.getDpsInputs(), isConstantOrSliceOfOne))
+      return failure();
+    Block *body = generic.getBody();
+    if (!body->getArguments().back().use_empty() ||
+        llvm::any_of(body->getOperations(),
+                     [](Operation &op) { return isa<linalg::IndexOp>(op); }))
+      return failure();
+    Location loc = slice.getLoc();
+    SmallVector<Value> inputs;
+    for (Value input : generic.getDpsInputs())
+      inputs.push_back(tensor::ExtractSliceOp::create(
+          rewriter, loc, input, slice.getMixedOffsets(), slice.getMixedSizes(),
+          slice.getMixedStrides()));
+    Value init = tensor::EmptyOp::create(rewriter, loc, slice.getMixedSizes(),
+                                         slice.getType().getElementType());
+    auto sliced = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{slice.getType()}, inputs, ValueRange{init},
+        generic.getIndexingMapsArray(), generic.getIteratorTypesArray());
+    rewriter.cloneRegionBefore(generic.getRegion(), sliced.getRegion(),
+                               sliced.getRegion().end());
+    rewriter.replaceOp(slice, sliced->getResults());
+    return success();
+  }
+};
+
 /// Keeps the solver's state in step with the rewrites.
 struct SolverListener : RewriterBase::Listener {
   explicit SolverListener(DataFlowSolver &solver) : solver(solver) {}
@@ -249,8 +305,8 @@ struct SolverListener : RewriterBase::Listener {
 
 void mlir::linea::raise::populateFrontEndShapePatterns(
     RewritePatternSet &patterns) {
-  patterns.add<ReshapeToExpandOrCollapse, BroadcastGatherToSource>(
-      patterns.getContext());
+  patterns.add<ReshapeToExpandOrCollapse, BroadcastGatherToSource,
+               SliceOfConstantMap>(patterns.getContext());
 }
 
 LogicalResult mlir::linea::raise::foldShapeGuards(Operation *root) {

@@ -194,3 +194,22 @@ def test_slow_stages_say_what_they_do(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "linea: exporting PresumLayer (torch.export, torch-mlir): " in err, err
     assert "linea: compiling PresumLayer (linea-compile, target cpu): " in err, err
+
+
+class BoolBufferMask(torch.nn.Module):
+    """A causal mask registered as a bool buffer, sliced to the length."""
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mask", torch.tril(torch.ones(32, 32, dtype=torch.bool)))
+
+    def forward(self, q, k, v):
+        n = q.shape[-2]
+        return (q @ k.transpose(-1, -2)).masked_fill(~self.mask[:n, :n], 0.0) @ v
+
+
+def test_bool_buffer_mask_is_a_table():
+    module = BoolBufferMask()
+    model = linea.from_torch(module, *heads(16))
+    assert "raised to linea.linear_attention mask = causal" in model.report(), model.report()
+    x = heads(16, seed=5)
+    assert rel_l2(model(*x), module(*(t.double() for t in x))) <= TOLERANCE

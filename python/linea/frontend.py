@@ -151,7 +151,7 @@ def export_torch(module, *example_inputs, dynamic=None, weights="constants"):
     except Exception as error:  # torch.export and torch-mlir raise many kinds
         raise LineaError(1, f"exporting {name} failed: "
                             f"{type(error).__name__}: {_first_line(error)}") from error
-    return imported.operation.get_asm(enable_debug_info=True)
+    return _dense_booleans(imported.operation.get_asm(enable_debug_info=True))
 
 
 def import_onnx(path_or_model):

@@ -197,6 +197,19 @@ class PrefixBufferMaskBool(torch.nn.Module):
         return (q @ k.transpose(-1, -2)).masked_fill(~self.visible, 0.0) @ v
 
 
+class CausalBufferBoolSliced(torch.nn.Module):
+    """nanoGPT's way with a bool buffer: a causal mask of the longest length,
+    sliced to the sequence's (`mask[:L, :L]`), inverted and masked_fill'd."""
+    def __init__(self):
+        super().__init__()
+        i, t = arange_mask(2 * TABLE)
+        self.register_buffer("causal", t <= i)
+
+    def forward(self, q, k, v):
+        n = q.shape[-2]
+        return (q @ k.transpose(-1, -2)).masked_fill(~self.causal[:n, :n], 0.0) @ v
+
+
 class BandBufferMask(torch.nn.Module):
     """A buffer of a band four wide: a table, but not a Linea mask."""
     def __init__(self):
@@ -424,6 +437,7 @@ CORPUS = {
     "la_causal_buffer": entry(CausalBufferMask, qkv, causal),
     "la_prefix_buffer_bool": entry(PrefixBufferMaskBool, qkv,
                                    [f"linear_attention mask = prefix({PREFIX})"]),
+    "la_causal_buffer_bool_sliced": entry(CausalBufferBoolSliced, qkv, causal),
     "nm_band_buffer": entry(BandBufferMask, qkv, [], remark="mask is a 16 x 16 constant table"),
     "model_linear_transformer": entry(LinearTransformer, lambda L: [(B, L, H * D)],
                                       ["linear_attention mask = causal normalize"] * 2),
