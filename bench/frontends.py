@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "examples" / "models"))
 sys.path.insert(0, str(ROOT / "python"))
 from measure import (conditions, iree_module, measure, median_ms, rel_l2,  # noqa: E402
-                     table_rows)
+                     table_rows, write_results)
 
 EXAMPLES = {
     "causal linear transformer block (d_model 256)": "causal_linear_transformer",
@@ -186,16 +186,11 @@ def main():
     header = conditions(opts.repeat)
     text = header + "\n".join(table) + "\n"
     print(text)
-    if opts.results and opts.examples and pathlib.Path(opts.results).exists():
-        # The rows of the examples run now replace theirs; the others stay.
-        titles = {title for title, name in EXAMPLES.items() if name in opts.examples}
-        kept = [line for line in pathlib.Path(opts.results).read_text().splitlines()
-                if not (line.startswith("| ") and line.split(" | ")[0][2:] in titles)]
-        pathlib.Path(opts.results).write_text("\n".join(kept + table[2:]) + "\n")
-    elif opts.results:
-        pathlib.Path(opts.results).write_text(
-            "# The example models end to end (bench/frontends.py)\n\n" + text)
-
+    if opts.results:
+        rerun = {title for title, name in EXAMPLES.items()
+                 if opts.examples and name in opts.examples}
+        write_results(opts.results, "The example models end to end (bench/frontends.py)",
+                      text, table, rerun)
 
 if __name__ == "__main__":
     main()

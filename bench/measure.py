@@ -102,3 +102,18 @@ def iree_module(mlir, vmfb):
                     "--iree-hal-local-target-device-backends=llvm-cpu",
                     "--iree-llvmcpu-target-cpu=host", "-o", str(vmfb)], check=True)
     return ireert.load_vm_flatbuffer_file(str(vmfb), driver="local-sync")
+
+
+def write_results(path, title, text, table, rerun=None):
+    """The results (`text`: the conditions line and `table`) as the Markdown
+    file `path` headed `title`; with `rerun` (the layer titles run now) and
+    an existing file, only those layers' rows are replaced, in place."""
+    path = pathlib.Path(path)
+    if not (rerun and path.exists()):
+        path.write_text(f"# {title}\n\n" + text)
+        return
+    lines = path.read_text().splitlines()
+    is_row = [line.startswith("| ") and line.split(" | ")[0][2:] in rerun for line in lines]
+    at = is_row.index(True) if any(is_row) else len(lines)
+    kept = [line for line, row in zip(lines, is_row) if not row]
+    path.write_text("\n".join(kept[:at] + table[2:] + kept[at:]) + "\n")

@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT / "test" / "Raise" / "models"))
 sys.path.insert(0, str(ROOT / "bench"))
 import models  # noqa: E402
 from measure import (conditions, iree_module, measure, median_ms, rel_l2,  # noqa: E402
-                     table_rows)
+                     table_rows, write_results)
 
 # Each layer: its corpus name and the layout of its inputs: "heads" (q, k, v
 # of [1, H, L, D]) or "model" (one sequence of [1, L, H * D]).
@@ -190,16 +190,11 @@ def main():
     header = conditions(opts.repeat, f"; 1 x {HEADS} heads x {DIM}")
     text = header + "\n".join(table) + "\n"
     print(text)
-    if opts.results and opts.layers and pathlib.Path(opts.results).exists():
-        # The rows of the layers run now replace theirs; the others stay.
-        titles = {title for title, (name, _) in LAYERS.items() if name in opts.layers}
-        kept = [line for line in pathlib.Path(opts.results).read_text().splitlines()
-                if not (line.startswith("| ") and line.split(" | ")[0][2:] in titles)]
-        pathlib.Path(opts.results).write_text("\n".join(kept + table[2:]) + "\n")
-    elif opts.results:
-        pathlib.Path(opts.results).write_text(
-            "# Model layers through linea-raise (bench/models.py)\n\n" + text)
-
+    if opts.results:
+        rerun = {title for title, (name, _) in LAYERS.items()
+                 if opts.layers and name in opts.layers}
+        write_results(opts.results, "Model layers through linea-raise (bench/models.py)",
+                      text, table, rerun)
 
 if __name__ == "__main__":
     main()
