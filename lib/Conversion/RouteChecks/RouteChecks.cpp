@@ -44,10 +44,9 @@ LLVM::GlobalOp stringGlobal(OpBuilder &b, ModuleOp module, Location loc,
   return global;
 }
 
-/// The check's message as a printf format: text as is (`%` doubled), each
+/// A check's message as a printf format: text as is (`%` doubled), each
 /// value a `%lld`.
-std::string printfFormat(CheckOp check) {
-  CheckOp::Pieces pieces = check.splitMessage();
+std::string printfFormat(const CheckOp::Pieces &pieces) {
   std::string format;
   for (auto [i, text] : llvm::enumerate(pieces.text)) {
     for (char c : text) {
@@ -136,13 +135,14 @@ private:
     SmallVector<Value> values;
     for (unsigned ref : pieces.refs)
       values.push_back(asLongLong(loc, check.getValues()[ref]));
-    func::CallOp::create(b, loc, formatter(check, values.size()), values);
+    func::FuncOp format =
+        formatter(loc, printfFormat(pieces), values.size());
+    func::CallOp::create(b, loc, format, values);
   }
 
   /// `func.func private @linea_check_failure(i64...)`: the check's message
   /// formatted with its arguments into a buffer, then reported.
-  func::FuncOp formatter(CheckOp check, unsigned numValues) {
-    Location loc = check.getLoc();
+  func::FuncOp formatter(Location loc, StringRef format, unsigned numValues) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(module.getBody());
     SmallVector<Type> types(numValues, b.getI64Type());
@@ -155,7 +155,7 @@ private:
                                            b.getI64IntegerAttr(kMessageBytes));
     Value buffer = LLVM::AllocaOp::create(b, loc, ptr(), b.getI8Type(), bytes);
     SmallVector<Value> arguments = {buffer, bytes,
-                                    constantString(loc, printfFormat(check))};
+                                    constantString(loc, format)};
     llvm::append_range(arguments, function.getArguments());
     LLVM::CallOp::create(b, loc, snprintf, arguments);
     report(loc, buffer);
