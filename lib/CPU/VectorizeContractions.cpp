@@ -18,6 +18,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::linea {
 #define GEN_PASS_DEF_LINEAVECTORIZECONTRACTIONS
@@ -143,6 +144,8 @@ public:
       sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, range.size));
     loopValues.assign(op.getNumLoops(), Value());
     startsFromZero = layout.zeroFill && finishesInOnePass();
+    spreadsTiles = layout.batch.empty() &&
+                   !op->getParentOfType<scf::ParallelOp>();
     if (layout.batch.empty()) {
       buildBatch();
       return;
@@ -319,7 +322,7 @@ private:
     auto laneType = VectorType::get({lanes}, b.getF32Type());
     Value tiles = ceilDiv(sizes[dim], lanes);
     // Step by step: each step reads one contiguous row of the operand.
-    forLoop(constant(0), length, constant(1), [&](Value step) {
+    loop(spreadsTiles, constant(0), length, constant(1), [&](Value step) {
       forLoop(constant(0), tiles, constant(1), [&](Value tile) {
         loopValues[layout.k] = arith::AddIOp::create(b, loc, k0, step);
         loopValues[dim] = arith::MulIOp::create(b, loc, tile, constant(lanes));
@@ -357,21 +360,29 @@ private:
   }
 
   /// Every tile of C: full tiles of `rows` x `columns`, then the rows left
-  /// one at a time and the columns left in one masked vector. The reduction
-  /// runs from k0 to k1 (steps of the panels where there are panels).
+  /// in tiles of halving heights (8, 4, 2, 1: at most one of each) and the
+  /// columns left in one masked vector. The reduction runs from k0 to k1
+  /// (steps of the panels where there are panels). Outside any parallel
+  /// loop, the full tiles of the outer dim are one (a projection's rows).
   void buildTiles(Value k0, Value k1) {
-    auto rowTiles = [&](function_ref<void(Value, int64_t)> fn) {
+    auto rowTiles = [&](bool outer, function_ref<void(Value, int64_t)> fn) {
       Value mSize = sizes[layout.m];
-      Value full = roundDown(mSize, shape.rows);
-      forLoop(constant(0), full, constant(shape.rows),
-              [&](Value m0) { fn(m0, shape.rows); });
-      forLoop(full, mSize, constant(1), [&](Value m0) { fn(m0, 1); });
+      Value start = constant(0);
+      for (int64_t rows : tileHeights()) {
+        Value left = arith::SubIOp::create(b, loc, mSize, start);
+        Value end = arith::AddIOp::create(b, loc, start, roundDown(left, rows));
+        bool parallel = outer && rows == shape.rows && spreadsTiles;
+        loop(parallel, start, end, constant(rows),
+             [&](Value m0) { fn(m0, rows); });
+        start = end;
+      }
     };
-    auto columnTiles = [&](function_ref<void(Value, bool)> fn) {
+    auto columnTiles = [&](bool outer, function_ref<void(Value, bool)> fn) {
       Value nSize = sizes[layout.n];
       Value full = roundDown(nSize, shape.columns());
-      forLoop(constant(0), full, constant(shape.columns()),
-              [&](Value n0) { fn(n0, /*inBounds=*/true); });
+      loop(outer && spreadsTiles, constant(0), full,
+           constant(shape.columns()),
+           [&](Value n0) { fn(n0, /*inBounds=*/true); });
       ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, full,
                                    nSize),
              [&] { fn(full, /*inBounds=*/false); });
@@ -380,18 +391,43 @@ private:
     // past it; without, a few rows of A (the queries of `Q S`, read
     // straight from the sequence) do while B's rows stream.
     if (panelA) {
-      columnTiles([&](Value n0, bool inBounds) {
-        rowTiles([&](Value m0, int64_t rows) {
+      columnTiles(/*outer=*/true, [&](Value n0, bool inBounds) {
+        rowTiles(/*outer=*/false, [&](Value m0, int64_t rows) {
           buildTile(k0, k1, m0, n0, rows, inBounds);
         });
       });
       return;
     }
-    rowTiles([&](Value m0, int64_t rows) {
-      columnTiles([&](Value n0, bool inBounds) {
+    rowTiles(/*outer=*/true, [&](Value m0, int64_t rows) {
+      columnTiles(/*outer=*/false, [&](Value n0, bool inBounds) {
         buildTile(k0, k1, m0, n0, rows, inBounds);
       });
     });
+  }
+
+  /// The heights of row tiles: the full `rows`, then the powers of two
+  /// below it, so that the rows left over (fewer than `rows`) take at most
+  /// one tile of each height instead of a tile each.
+  SmallVector<int64_t> tileHeights() const {
+    SmallVector<int64_t> heights = {shape.rows};
+    for (int64_t h = llvm::PowerOf2Ceil(shape.rows) / 2; h >= 1; h /= 2)
+      heights.push_back(h);
+    return heights;
+  }
+
+  /// A loop over [lb, ub) by `step`: scf.parallel (threads) or scf.for.
+  void loop(bool parallel, Value lb, Value ub, Value step,
+            function_ref<void(Value)> fn) {
+    if (!parallel)
+      return forLoop(lb, ub, step, fn);
+    scf::ParallelOp::create(
+        b, loc, ValueRange{lb}, ValueRange{ub}, ValueRange{step},
+        [&](OpBuilder &nested, Location, ValueRange ivs) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          fn(ivs[0]);
+        });
   }
 
   Value roundDown(Value x, int64_t multiple) {
@@ -588,6 +624,9 @@ private:
   /// A and B of one reduction block as [tile, step, lane] panels, or null.
   Value panelA, panelB;
   bool startsFromZero = false;
+  /// Whether the tiles are spread over threads: where no batch loop or
+  /// enclosing parallel loop is (a projection `[B*L, Dm] x [Dm, Dm]`).
+  bool spreadsTiles = false;
 };
 
 struct LineaVectorizeContractionsPass

@@ -296,7 +296,8 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm,
   if (options.vectorize) {
     LineaVectorizeContractionsOptions kernels;
     kernels.vectorWidth = vectorWidth;
-    kernels.registerRows = options.registerRows;
+    kernels.registerRows = options.registerRows != 0 ? options.registerRows
+                                                    : hostRegisterRows();
     pm.addNestedPass<func::FuncOp>(createLineaVectorizeContractions(kernels));
     pm.addNestedPass<func::FuncOp>(createLineaApproximateExp());
     pm.addPass(createCanonicalizerPass());

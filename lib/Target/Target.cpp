@@ -64,6 +64,11 @@ int64_t mlir::linea::hostVectorWidth() {
   return 4;
 }
 
+int64_t mlir::linea::hostRegisterRows() {
+  int64_t registers = llvm::sys::getHostCPUFeatures().lookup("avx512f") ? 32 : 16;
+  return (registers - 3) / 2;
+}
+
 int64_t mlir::linea::sharedMemoryForChip(llvm::StringRef chip) {
   llvm::StringRef arch = chip;
   if (!arch.consume_front("sm_"))

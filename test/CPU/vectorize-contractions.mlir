@@ -1,4 +1,5 @@
 // RUN: linea-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(linea-vectorize-contractions{vector-width=4 register-rows=2 reduction-block=32}),canonicalize)' | FileCheck %s
+// RUN: linea-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(linea-vectorize-contractions{vector-width=4 register-rows=6}),canonicalize)' | FileCheck %s --check-prefix=HEIGHTS
 
 // The one-shot state K^T V over a reduction longer than one block: each
 // block of K and V is copied into panels ([tile, step, lane]) that the
@@ -44,12 +45,12 @@ func.func @state(%k: memref<3x100x16xf32>, %v: memref<3x100x16xf32>, %s: memref<
 // The queries times the state, Q S: a short reduction (16 <= one block)
 // read in place; the rows of Q are broadcast a scalar at a time, the rows of
 // S are the vectors, and the 5 x 16 output leaves one row to a tile of its
-// own.
+// own. Without batches, the row tiles are spread over threads.
 
 // CHECK-LABEL: func.func @query_state
 // CHECK-SAME: (%[[Q:.*]]: memref<5x16xf32>, %[[S:.*]]: memref<16x16xf32>, %[[O:.*]]: memref<5x16xf32>)
 // CHECK-NOT: memref.alloc
-// CHECK: scf.for %[[M:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: scf.parallel (%[[M:.*]]) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
 // CHECK: scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK: %[[C0:.*]] = vector.transfer_read %[[O]][%[[M]], %[[N]]]
 // CHECK: scf.for %[[D:.*]] = {{.*}} iter_args(%[[R0:.*]] = %[[C0]], %{{.*}} = %{{.*}}) -> (vector<8xf32>, vector<8xf32>)
@@ -222,18 +223,32 @@ func.func @filled_scores(%q: memref<8x8xf32>, %k: memref<8x8xf32>, %p: memref<8x
 // -----
 
 // Model IR's named contractions (a projection `linalg.matmul` after its zero
-// fill) are generalized and become the same kernels, the fill folded.
+// fill) are generalized and become the same kernels, the fill folded. The
+// 15 rows are two full tiles of 6 over the threads, then the 3 left as one
+// tile of 2 and one of 1 (halving heights, at most one of each).
 
 // CHECK-LABEL: func.func @projection
-// CHECK-SAME: (%[[X:.*]]: memref<10x16xf32>, %[[W:.*]]: memref<16x8xf32>, %[[Y:.*]]: memref<10x8xf32>)
+// CHECK-SAME: (%[[X:.*]]: memref<15x16xf32>, %[[W:.*]]: memref<16x8xf32>, %[[Y:.*]]: memref<15x8xf32>)
 // CHECK-NOT: linalg.fill
 // CHECK: vector.fma
 // CHECK: vector.transfer_write %{{.*}}, %[[Y]]
 // CHECK-NOT: linalg.
-func.func @projection(%x: memref<10x16xf32>, %w: memref<16x8xf32>, %y: memref<10x8xf32>) {
+
+// HEIGHTS-LABEL: func.func @projection
+// HEIGHTS: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c12) step (%c6)
+// HEIGHTS: iter_args({{[^,]*}}, {{[^,]*}}, {{[^,]*}}, {{[^,]*}}, {{[^,]*}}, {{[^,]*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// HEIGHTS: scf.reduce
+// HEIGHTS: iter_args({{[^,]*}}, {{[^,]*}}) -> (vector<8xf32>, vector<8xf32>)
+// HEIGHTS: vector.transfer_write %{{.*}}, %{{.*}}[%c12, %c0]
+// HEIGHTS: vector.transfer_write %{{.*}}, %{{.*}}[%c13, %c0]
+// HEIGHTS: iter_args({{[^,]*}}) -> (vector<8xf32>)
+// HEIGHTS: vector.transfer_write %{{.*}}, %{{.*}}[%c14, %c0]
+// HEIGHTS-NOT: iter_args
+// HEIGHTS: return
+func.func @projection(%x: memref<15x16xf32>, %w: memref<16x8xf32>, %y: memref<15x8xf32>) {
   %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%y : memref<10x8xf32>)
-  linalg.matmul ins(%x, %w : memref<10x16xf32>, memref<16x8xf32>) outs(%y : memref<10x8xf32>)
+  linalg.fill ins(%zero : f32) outs(%y : memref<15x8xf32>)
+  linalg.matmul ins(%x, %w : memref<15x16xf32>, memref<16x8xf32>) outs(%y : memref<15x8xf32>)
   return
 }
 

@@ -85,8 +85,9 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
   Option<int64_t> registerRows{
       *this, "register-rows",
       llvm::cl::desc("Rows of C one contraction tile holds in registers "
-                     "(linea-vectorize-contractions)"),
-      llvm::cl::init(4)};
+                     "(linea-vectorize-contractions; 0: what the host's "
+                     "registers hold, 14 with AVX-512, 6 otherwise)"),
+      llvm::cl::init(0)};
   Option<unsigned> threads{
       *this, "threads",
       llvm::cl::desc("Threads for the parallel loops (the heads of each "

@@ -86,6 +86,11 @@ llvm::StringRef ptxFeaturesForChip(llvm::StringRef chip);
 /// AVX-512, 8 with AVX, else 4. Linea's CPU code is compiled for the host.
 int64_t hostVectorWidth();
 
+/// The rows of C one contraction tile holds in the host's vector registers:
+/// two registers of accumulators per row, plus B's two and A's broadcast,
+/// out of 32 registers with AVX-512 (14 rows) and 16 otherwise (6 rows).
+int64_t hostRegisterRows();
+
 llvm::StringRef stringifyTargetKind(TargetKind kind);
 llvm::StringRef stringifyPrecision(Precision precision);
 
