@@ -17,6 +17,26 @@ import numpy as np
 
 MEMORY_CAP = 20 << 30
 TIME_LIMIT = 600
+# The threads of a measured process, for the workers that set their own
+# (torch.set_num_threads, IREE's driver).
+THREADS_VARIABLE = "LINEA_BENCH_THREADS"
+
+
+def bench_threads():
+    """The threads this worker runs on (the parent's --threads)."""
+    return int(os.environ.get(THREADS_VARIABLE, "1"))
+
+
+def thread_env(threads):
+    """The environment of a measured process on `threads` threads: OpenMP's
+    (Linea's kernels, torch), OpenBLAS's and the workers' own."""
+    return dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
+                **{THREADS_VARIABLE: str(threads)})
+
+
+def with_threads(label, threads):
+    """An implementation's row label; other than one thread, it says how many."""
+    return label if threads == 1 else f"{label}, {threads} threads"
 
 
 def median_ms(fn, repeat):
@@ -74,6 +94,11 @@ def rel_l2(a, b):
     return float(np.linalg.norm(a - b) / np.linalg.norm(b))
 
 
+def iree_label(threads):
+    return with_threads("IREE llvm-cpu (local-sync)" if threads == 1
+                        else "IREE llvm-cpu (local-task)", threads)
+
+
 def table_rows(rows):
     """The Markdown table of (layer, L, implementation, ms, peak MiB, status,
     check) rows."""
@@ -89,31 +114,48 @@ def conditions(repeat, shape=""):
     """The line under a results table: machine, threads, repeats, limits."""
     return (f"Measured {time.strftime('%Y-%m-%d')} on "
             f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, one thread "
-            f"each{shape}; median of {repeat} calls after a warm one at L <= 4096, one call "
-            f"above; memory cap {MEMORY_CAP >> 30} GiB per run, {TIME_LIMIT} s limit.\n\n")
+            f"each unless a row says how many{shape}; median of {repeat} calls after a warm "
+            f"one at L <= 4096, one call above; memory cap {MEMORY_CAP >> 30} GiB per run, "
+            f"{TIME_LIMIT} s limit.\n\n")
 
 
-def iree_module(mlir, vmfb):
+def iree_module(mlir, vmfb, threads=1):
     """The linalg file compiled by IREE for this CPU (llvm-cpu) and loaded for
-    the local-sync driver: its `main` runs on one thread."""
+    the local-sync driver (its `main` runs on one thread) or, on more
+    threads, local-task (a worker per core)."""
     import iree.runtime as ireert
     subprocess.run([str(pathlib.Path(sys.executable).parent / "iree-compile"), mlir,
                     "--iree-hal-target-device=local",
                     "--iree-hal-local-target-device-backends=llvm-cpu",
                     "--iree-llvmcpu-target-cpu=host", "-o", str(vmfb)], check=True)
-    return ireert.load_vm_flatbuffer_file(str(vmfb), driver="local-sync")
+    return ireert.load_vm_flatbuffer_file(
+        str(vmfb), driver="local-sync" if threads == 1 else "local-task")
 
 
 def write_results(path, title, text, table, rerun=None):
     """The results (`text`: the conditions line and `table`) as the Markdown
     file `path` headed `title`; with `rerun` (the layer titles run now) and
-    an existing file, only those layers' rows are replaced, in place."""
+    an existing file, only the rows run now change: each replaces the row of
+    the same layer, length and implementation in place, or follows its
+    layer's last row."""
     path = pathlib.Path(path)
     if not (rerun and path.exists()):
         path.write_text(f"# {title}\n\n" + text)
         return
+    def key(line):
+        """(layer, L, implementation) of a table row; None elsewhere."""
+        cells = line.split(" | ")
+        if not line.startswith("| ") or len(cells) < 4 or cells[0][2:] in ("layer", "---"):
+            return None
+        return cells[0][2:], cells[1], cells[2]
     lines = path.read_text().splitlines()
-    is_row = [line.startswith("| ") and line.split(" | ")[0][2:] in rerun for line in lines]
-    at = is_row.index(True) if any(is_row) else len(lines)
-    kept = [line for line, row in zip(lines, is_row) if not row]
-    path.write_text("\n".join(kept[:at] + table[2:] + kept[at:]) + "\n")
+    for row in table[2:]:
+        at = [i for i, line in enumerate(lines) if key(line) == key(row)]
+        if at:
+            lines[at[0]] = row
+            continue
+        layer = [i for i, line in enumerate(lines) if key(line) and key(line)[0] == key(row)[0]]
+        rows = [i for i, line in enumerate(lines) if key(line)]
+        after = layer[-1] if layer else (rows[-1] if rows else len(lines) - 1)
+        lines.insert(after + 1, row)
+    path.write_text("\n".join(lines) + "\n")

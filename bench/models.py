@@ -32,11 +32,13 @@ import tempfile
 import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "test" / "Raise" / "models"))
 sys.path.insert(0, str(ROOT / "bench"))
+# After bench/: `models` is the raise corpus's module, not this file.
+sys.path.insert(0, str(ROOT / "test" / "Raise" / "models"))
 import models  # noqa: E402
-from measure import (conditions, iree_module, measure, median_ms, rel_l2,  # noqa: E402
-                     table_rows, write_results)
+from measure import (bench_threads, conditions, iree_label, iree_module,  # noqa: E402
+                     measure, median_ms, rel_l2, table_rows, thread_env, with_threads,
+                     write_results)
 
 # Each layer: its corpus name and the layout of its inputs: "heads" (q, k, v
 # of [1, H, L, D]) or "model" (one sequence of [1, L, H * D]).
@@ -79,16 +81,22 @@ def arg_files(args_dir):
 def worker(impl, name, mlir, args_dir, out, repeat):
     configure()
     args = [np.load(f) for f in arg_files(args_dir)]
+    threads = bench_threads()
     if impl == "torch":
         import torch
-        torch.set_num_threads(1)
-        module = models.CORPUS[name]["module"]()
+        torch.set_num_threads(threads)
         tensors = [torch.from_numpy(a) for a in args]
+        module = torch.mm if name == "matmul" else models.CORPUS[name]["module"]()
         with torch.no_grad():
             ms = median_ms(lambda: module(*tensors), repeat)
             result = module(*tensors).numpy()
+    elif impl == "numpy":
+        # numpy's own BLAS (PyPI's wheels bundle OpenBLAS): sgemm, threads
+        # from OPENBLAS_NUM_THREADS.
+        ms = median_ms(lambda: np.matmul(*args), repeat)
+        result = np.matmul(*args)
     elif impl == "iree":
-        module = iree_module(mlir, pathlib.Path(out).with_suffix(".vmfb"))
+        module = iree_module(mlir, pathlib.Path(out).with_suffix(".vmfb"), threads)
         ms = median_ms(lambda: module.main(*args), repeat)
         result = np.asarray(module.main(*args).to_host())
     else:
@@ -123,6 +131,61 @@ def export(name, layout, directory):
     return str(path)
 
 
+# Plain projections: [M, K] x [K, N], against the BLAS sgemm.
+MATMULS = [(4096, 256, 256), (4096, 1024, 1024)]
+
+
+def matmul_program(m, k, n):
+    a, b, c = (f"tensor<{x}x{y}xf32>" for x, y in ((m, k), (k, n), (m, n)))
+    return (f"func.func @main(%a: {a}, %b: {b}) -> {c} {{\n"
+            f"  %zero = arith.constant 0.0 : f32\n  %e = tensor.empty() : {c}\n"
+            f"  %f = linalg.fill ins(%zero : f32) outs(%e : {c}) -> {c}\n"
+            f"  %r = linalg.matmul ins(%a, %b : {a}, {b}) outs(%f : {c}) -> {c}\n"
+            f"  return %r : {c}\n}}\n")
+
+
+def matmul_rows(tmp, repeat, threads):
+    """Each shape through numpy's OpenBLAS sgemm, torch.mm, IREE and
+    Linea; checked against the float64 product, Linea's rate as a share
+    of OpenBLAS's."""
+    rows = []
+    env = thread_env(threads)
+    for m, k, n in MATMULS:
+        title = f"linalg.matmul [{m} x {k}] x [{k} x {n}]"
+        mlir = tmp / f"matmul-{m}-{k}-{n}.mlir"
+        mlir.write_text(matmul_program(m, k, n))
+        args_dir = tmp / f"matmul-args-{m}-{k}-{n}"
+        args_dir.mkdir(exist_ok=True)
+        rng = np.random.default_rng(0)
+        args = [rng.standard_normal(s).astype(np.float32) for s in ((m, k), (k, n))]
+        for i, a in enumerate(args):
+            np.save(args_dir / f"arg{i}.npy", a)
+        want = args[0].astype(np.float64) @ args[1].astype(np.float64)
+        runs = []
+        for impl, label in (("numpy", "OpenBLAS sgemm (numpy)"), ("torch", "torch.mm"),
+                            ("iree", iree_label(threads))):
+            out = tmp / f"matmul-{impl}-{m}-{k}-{n}-{threads}.npy"
+            cmd = [sys.executable, __file__, "--repeat", str(repeat), "--worker",
+                   impl, "matmul", str(mlir), str(args_dir), str(out)]
+            runs.append((with_threads(label, threads) if impl != "iree" else label,
+                         *measure(cmd, env=env), out))
+        out_dir = tmp / f"matmul-linea-{m}-{k}-{n}-{threads}"
+        runs.append((with_threads("Linea", threads),
+                     *measure(linea_run(str(mlir), args_dir, str(out_dir), repeat, False),
+                              env=env),
+                     out_dir / "result0.npy"))
+        sgemm = runs[0][1]
+        for label, ms, peak, status, out in runs:
+            check = ""
+            if status == "ok" and pathlib.Path(out).exists():
+                check = f"{rel_l2(np.load(out), want):.1e} vs float64"
+                if ms and sgemm:
+                    check += f"; {100 * sgemm / ms:.0f}% of OpenBLAS's rate"
+            rows.append((title, m, label, ms, peak, status, check))
+            print(rows[-1], flush=True)
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--worker", nargs=5, metavar=("IMPL", "NAME", "MLIR", "ARGS", "OUT"))
@@ -132,6 +195,11 @@ def main():
     parser.add_argument("--layers", nargs="+", metavar="NAME",
                         help="only these corpus layers (e.g. model_linear_transformer); "
                              "with --results, their rows replace those in the file")
+    parser.add_argument("--matmuls", action="store_true",
+                        help="the plain matmul rows (against OpenBLAS sgemm) instead of "
+                             "the layers, or besides those --layers names")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads of every implementation (IREE: local-task above 1)")
     opts = parser.parse_args()
     if opts.worker:
         impl, name, mlir, args_dir, out = opts.worker
@@ -139,12 +207,14 @@ def main():
         return
     lengths = [1024, 4096] if opts.quick else [4096, 16384]
     longest = 4096 if opts.quick else 65536
-    one_thread = dict(os.environ, OMP_NUM_THREADS="1")
+    env = thread_env(opts.threads)
     rows = []
     with tempfile.TemporaryDirectory(prefix="linea-models-") as tmp:
         tmp = pathlib.Path(tmp)
+        if opts.matmuls:
+            rows += matmul_rows(tmp, opts.repeat, opts.threads)
         for title, (name, layout) in LAYERS.items():
-            if opts.layers and name not in opts.layers:
+            if (opts.layers or opts.matmuls) and name not in (opts.layers or ()):
                 continue
             mlir = export(name, layout, tmp)
             full = inputs(layout, longest)
@@ -161,23 +231,25 @@ def main():
                         out = tmp / f"{name}-{impl}-{L}.npy"
                         cmd = [sys.executable, __file__, "--repeat", str(repeat), "--worker",
                                impl, name, mlir, str(args_dir), str(out)]
-                        runs.append((impl if impl == "torch" else "IREE llvm-cpu (local-sync)",
-                                     *measure(cmd), out))
+                        label = (with_threads("torch", opts.threads) if impl == "torch"
+                                 else iree_label(opts.threads))
+                        runs.append((label, *measure(cmd, env=env), out))
                 for raising in ((True, False) if L != longest or L in lengths else (True,)):
                     out_dir = tmp / f"{name}-linea-{raising}-{L}"
                     ms, peak, status = measure(linea_run(mlir, args_dir, str(out_dir), repeat,
-                                                         raising), env=one_thread)
-                    label = "Linea, raised" if raising else "Linea, --no-raise"
+                                                         raising), env=env)
+                    label = with_threads("Linea, raised" if raising else "Linea, --no-raise",
+                                         opts.threads)
                     runs.append((label, ms, peak, status, out_dir / "result0.npy"))
                 torch_out = next((o for label, _, _, s, o in runs
-                                  if label == "torch" and s == "ok"), None)
+                                  if label.startswith("torch") and s == "ok"), None)
                 if torch_out is not None:
                     reference[L] = np.load(torch_out)
                 for label, ms, peak, status, out in runs:
                     check = ""
                     if status == "ok" and pathlib.Path(out).exists():
                         got = np.load(out)
-                        if L in reference and label != "torch":
+                        if L in reference and not label.startswith("torch"):
                             check = f"{rel_l2(got, reference[L]):.1e}"
                         elif L not in reference and lengths[-1] in reference:
                             want = reference[lengths[-1]]
@@ -191,8 +263,8 @@ def main():
     text = header + "\n".join(table) + "\n"
     print(text)
     if opts.results:
-        rerun = {title for title, (name, _) in LAYERS.items()
-                 if opts.layers and name in opts.layers}
+        rerun = {row[0] for row in rows} if (opts.layers or opts.matmuls
+                                             or opts.threads != 1) else None
         write_results(opts.results, "Model layers through linea-raise (bench/models.py)",
                       text, table, rerun)
 

@@ -438,6 +438,45 @@ def LineaOutlineOps : Pass<"linea-outline-ops", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def LineaFuseElementwise : Pass<"linea-fuse-elementwise"> {
+  let summary = "Fuse model IR's elementwise chains, never into a contraction";
+  let description = [{
+    Each elementwise `linalg.generic` on tensors (all loops parallel) whose
+    only user is another linalg op is computed inside that user, as
+    upstream's `linalg-fuse-elementwise-ops` does it: the feature maps,
+    scalings, residuals and the exp of a softmax become one loop nest each
+    instead of one tensor (at L x L, one score matrix) per op. A producer
+    with several users stays, so that nothing is computed twice. Only the
+    ops in a function's body fuse: those in the loops of Linea's forms stay
+    as the forms built them.
+
+    Unlike upstream's pass, nothing is fused into a contraction (a matmul, a
+    batch matmul or a generic whose body multiplies and adds): a projection
+    or a product of scores stays the plain multiply-accumulate that
+    `linea-vectorize-contractions` runs as a register-tiled kernel, where a
+    fused body would leave it to scalar loops. Reshapes are not moved
+    either: the ops keep the shapes the model wrote.
+
+    ```mlir
+    %e = linalg.generic {... ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) ... {
+      %0 = math.exp %in : f32
+      linalg.yield %0 : f32
+    } -> tensor<4x8xf32>
+    %s = linalg.generic {... ["parallel", "reduction"]} ins(%e : tensor<4x8xf32>)
+        outs(%acc : tensor<4xf32>) { ... arith.addf ... }
+    // becomes one reduction that takes the exp of %x as it sums
+    %s = linalg.generic {... ["parallel", "reduction"]} ins(%x : tensor<4x8xf32>)
+        outs(%acc : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %0 = math.exp %in : f32
+      %1 = arith.addf %0, %out : f32
+      linalg.yield %1 : f32
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def LineaSelectForms : Pass<"linea-select-forms"> {
   let summary = "Choose each op's form and chunk size with the cost model";
   let description = [{

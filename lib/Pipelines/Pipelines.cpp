@@ -287,6 +287,10 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm,
   // before the vector scans replace any.
   if (options.runtimeChecks)
     pm.addPass(createLineaInsertRuntimeChecks());
+  // Model IR's linalg around the Linea ops, before those lower to linalg
+  // of their own.
+  if (options.fuseElementwise)
+    pm.addNestedPass<func::FuncOp>(createLineaFuseElementwise());
   if (options.vectorize) {
     LineaVectorizeScansOptions scans;
     scans.vectorWidth = vectorWidth;

@@ -72,6 +72,11 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
                      "run-time check calls (linea-route-checks); empty: the "
                      "message is printed and the program aborts"),
       llvm::cl::init("")};
+  Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse model IR's elementwise chains into their users, "
+                     "never into contractions (linea-fuse-elementwise)"),
+      llvm::cl::init(true)};
   Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("Register-tiled vector kernels for the contractions "

@@ -1,0 +1,68 @@
+//===- FuseElementwise.cpp - model IR's elementwise chains, fused ---------===//
+//
+// Model IR writes every elementwise step as a linalg op of its own, each a
+// tensor in memory; at L x L (a score matrix) a chain of them is several
+// GiB. Upstream's fusion patterns compute a producer inside its consumer;
+// this pass keeps them away from contractions, whose plain multiply-add
+// body is what the CPU's register-tiled kernels match.
+//
+//===----------------------------------------------------------------------===//
+
+#include "linea/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::linea {
+#define GEN_PASS_DEF_LINEAFUSEELEMENTWISE
+#include "linea/Transforms/Passes.h.inc"
+} // namespace mlir::linea
+
+using namespace mlir;
+
+namespace {
+
+/// Whether the producer of `use` is computed inside its user: it has no
+/// other user (nothing is computed twice), and the user is no contraction
+/// (which stays a kernel's multiply-accumulate).
+bool fusesInto(OpOperand *use) {
+  Operation *producer = use->get().getDefiningOp();
+  auto consumer = dyn_cast<linalg::LinalgOp>(use->getOwner());
+  return producer && producer->hasOneUse() && consumer &&
+         !linalg::isaContractionOpInterface(consumer);
+}
+
+/// The model's own linalg ops: those directly in a function's body. The
+/// loops Linea's forms build carry their tensors through iteration
+/// arguments that must bufferize in place (upstream's patterns would give
+/// an elementwise op a fresh `outs`), so they stay as the forms built them.
+SmallVector<Operation *> modelOps(Operation *root) {
+  SmallVector<Operation *> ops;
+  root->walk([&](FunctionOpInterface function) {
+    for (Block &block : function.getFunctionBody())
+      for (Operation &op : block)
+        if (isa<linalg::LinalgOp>(op))
+          ops.push_back(&op);
+  });
+  return ops;
+}
+
+struct LineaFuseElementwisePass
+    : linea::impl::LineaFuseElementwiseBase<LineaFuseElementwisePass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, fusesInto);
+    linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    // Not converging within the driver's limit leaves valid, partly fused IR.
+    (void)applyOpPatternsGreedily(modelOps(getOperation()), std::move(patterns),
+                                  config);
+  }
+};
+
+} // namespace
