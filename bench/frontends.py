@@ -19,12 +19,14 @@ bench/measure.py; outputs are checked against torch eager's at the same L,
 and at 65536 Linea's first 16384 positions against torch's at 16384 (every
 layer here is causal: a position never sees later ones).
 
-    .deps/frontend/bin/python bench/frontends.py [--quick] [--results bench/FRONTENDS.md]
+With --threads N every implementation runs on N threads (IREE: local-task).
+
+    .deps/frontend/bin/python bench/frontends.py [--quick] [--threads N] [--examples NAME...]
+        [--results bench/FRONTENDS.md]
 """
 
 import argparse
 import json
-import os
 import pathlib
 import sys
 import tempfile
@@ -35,8 +37,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "examples" / "models"))
 sys.path.insert(0, str(ROOT / "python"))
-from measure import (conditions, iree_module, measure, median_ms, rel_l2,  # noqa: E402
-                     table_rows, write_results)
+from measure import (bench_threads, conditions, iree_label, iree_module,  # noqa: E402
+                     measure, median_ms, rel_l2, table_rows, thread_env, with_threads,
+                     write_results)
 
 EXAMPLES = {
     "causal linear transformer block (d_model 256)": "causal_linear_transformer",
@@ -45,10 +48,11 @@ EXAMPLES = {
     "GLA, parallel form": "gla_parallel_form",
     "causal softmax attention block (d_model 256)": "causal_softmax_block",
     "presum layer (d_model 256)": "presum_layer",
+    "small language model (embeddings, 2 blocks, vocabulary 1000)": "small_language_model",
 }
 # As written, the layers whose peers keep an L x L matrix (all but the presum).
 QUADRATIC = set(EXAMPLES.values()) - {"presum_layer"}
-QUADRATIC_PEERS = ("torch.compile (inductor)", "IREE llvm-cpu (local-sync)")
+QUADRATIC_PEERS = ("torch.compile (inductor)", "IREE llvm-cpu")
 
 
 def _build(name):
@@ -61,7 +65,8 @@ def _build(name):
 
 def worker(impl, name, mlir, args_dir, out, repeat):
     import torch
-    torch.set_num_threads(1)
+    threads = bench_threads()
+    torch.set_num_threads(threads)
     torch.manual_seed(0)
     module, _, _ = _build(name)
     args = [np.load(f) for f in sorted(pathlib.Path(args_dir).glob("arg*.npy"))]
@@ -73,7 +78,7 @@ def worker(impl, name, mlir, args_dir, out, repeat):
             compiled = torch.compile(module)
             call = lambda: compiled(*tensors)  # noqa: E731
         elif impl == "iree":
-            vm = iree_module(mlir, pathlib.Path(out).with_suffix(".vmfb"))
+            vm = iree_module(mlir, pathlib.Path(out).with_suffix(".vmfb"), threads)
             call = lambda: vm.main(*args)  # noqa: E731
         elif impl == "linea":
             import linea
@@ -127,6 +132,8 @@ def main():
     parser.add_argument("--results", help="write the table to this Markdown file")
     parser.add_argument("--examples", nargs="+", metavar="NAME",
                         help="only these examples (e.g. retnet_retention)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads of every implementation (IREE: local-task above 1)")
     opts = parser.parse_args()
     if opts.worker:
         worker(*opts.worker, opts.repeat)
@@ -134,7 +141,7 @@ def main():
     import torch
     lengths = [1024, 4096] if opts.quick else [4096, 16384]
     longest = 4096 if opts.quick else 65536
-    one_thread = dict(os.environ, OMP_NUM_THREADS="1")
+    env = thread_env(opts.threads)
     rows = []
     with tempfile.TemporaryDirectory(prefix="linea-frontends-") as tmp:
         tmp = pathlib.Path(tmp)
@@ -152,27 +159,28 @@ def main():
                     np.save(args_dir / f"arg{k}.npy", a)
                 repeat = opts.repeat if L <= 4096 else 1
                 runs = []
-                for impl, label in (("torch", "torch eager"),
-                                    ("compile", QUADRATIC_PEERS[0]),
-                                    ("iree", QUADRATIC_PEERS[1]),
-                                    ("linea", "Linea (from_torch)")):
+                for impl, peer in (("torch", "torch eager"),
+                                   ("compile", QUADRATIC_PEERS[0]),
+                                   ("iree", QUADRATIC_PEERS[1]),
+                                   ("linea", "Linea (from_torch)")):
                     out = tmp / f"{name}-{impl}-{L}.npy"
-                    if (L == longest and L not in lengths and label in QUADRATIC_PEERS
+                    label = (iree_label(opts.threads) if impl == "iree"
+                             else with_threads(peer, opts.threads))
+                    if (L == longest and L not in lengths and peer in QUADRATIC_PEERS
                             and name in QUADRATIC):
                         runs.append((label, None, None, "not run (quadratic: the score "
                                      "matrix alone is past the memory cap)", out))
                         continue
                     cmd = [sys.executable, __file__, "--repeat", str(repeat), "--worker",
                            impl, name, mlir, str(args_dir), str(out)]
-                    env = one_thread if impl == "linea" else None
                     runs.append((label, *measure(cmd, env=env), out))
                 eager = next((o for label, _, _, s, o in runs
-                              if label == "torch eager" and s == "ok"), None)
+                              if label.startswith("torch eager") and s == "ok"), None)
                 if eager is not None:
                     reference[L] = np.load(eager)
                 for label, ms, peak, status, out in runs:
                     check = ""
-                    if status == "ok" and out.exists() and label != "torch eager":
+                    if status == "ok" and out.exists() and not label.startswith("torch eager"):
                         got = np.load(out)
                         if L in reference:
                             check = f"{rel_l2(got, reference[L]):.1e}"
@@ -187,8 +195,8 @@ def main():
     text = header + "\n".join(table) + "\n"
     print(text)
     if opts.results:
-        rerun = {title for title, name in EXAMPLES.items()
-                 if opts.examples and name in opts.examples}
+        rerun = ({row[0] for row in rows} if opts.examples or opts.threads != 1
+                 else None)
         write_results(opts.results, "The example models end to end (bench/frontends.py)",
                       text, table, rerun)
 

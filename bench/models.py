@@ -11,6 +11,12 @@ and the same file run by every compiler, one thread each:
 - IREE llvm-cpu (iree-base-compiler / -runtime from PyPI, local-sync),
 - Linea with raising (the default) and with --no-raise (OMP_NUM_THREADS=1),
 
+or, with --threads N, each on N threads (IREE's local-task driver);
+--linea-only reruns Linea's rows alone (torch still runs, for the check).
+--matmuls times plain projections instead ([4096, K] x [K, N] linalg.matmul)
+through numpy's OpenBLAS sgemm, torch.mm, IREE and Linea, each checked
+against the float64 product.
+
 at L = 4096 and 16384, and Linea raised alone at 65536 (the score matrix of
 the others would be 64 GiB). Each run is a process of its own under a memory
 cap, timed (median of calls after a warm one) and measured (peak RSS); a run
@@ -19,12 +25,12 @@ torch's at the same L, and at 65536 the first 16384 rows against torch's at
 16384 (every layer here is causal: a row never sees later tokens).
 
 Run with the front-end environment (scripts/install-frontend.sh):
-    .deps/frontend/bin/python bench/models.py [--quick] [--results bench/MODELS.md]
+    .deps/frontend/bin/python bench/models.py [--quick] [--threads N] [--linea-only]
+        [--matmuls] [--layers NAME...] [--results bench/MODELS.md]
 """
 
 import argparse
 import json
-import os
 import pathlib
 import sys
 import tempfile
@@ -198,6 +204,8 @@ def main():
     parser.add_argument("--matmuls", action="store_true",
                         help="the plain matmul rows (against OpenBLAS sgemm) instead of "
                              "the layers, or besides those --layers names")
+    parser.add_argument("--linea-only", action="store_true",
+                        help="only Linea's rows (the peers' rows in --results stay)")
     parser.add_argument("--threads", type=int, default=1,
                         help="threads of every implementation (IREE: local-task above 1)")
     opts = parser.parse_args()
@@ -227,7 +235,8 @@ def main():
                 repeat = opts.repeat if L <= 4096 else 1
                 runs = []
                 if L != longest or L in lengths:
-                    for impl in ("torch", "iree"):
+                    # With --linea-only, torch still runs: its result checks Linea's.
+                    for impl in ("torch",) if opts.linea_only else ("torch", "iree"):
                         out = tmp / f"{name}-{impl}-{L}.npy"
                         cmd = [sys.executable, __file__, "--repeat", str(repeat), "--worker",
                                impl, name, mlir, str(args_dir), str(out)]
@@ -256,6 +265,8 @@ def main():
                             first = want.shape[SEQUENCE_DIM[layout]]
                             check = (f"{rel_l2(first_rows(got, layout, first), want):.1e} "
                                      f"(first {first} rows)")
+                    if opts.linea_only and not label.startswith("Linea"):
+                        continue
                     rows.append((title, L, label, ms, peak, status, check))
                     print(rows[-1], flush=True)
     table = table_rows(rows)
@@ -263,7 +274,7 @@ def main():
     text = header + "\n".join(table) + "\n"
     print(text)
     if opts.results:
-        rerun = {row[0] for row in rows} if (opts.layers or opts.matmuls
+        rerun = {row[0] for row in rows} if (opts.layers or opts.matmuls or opts.linea_only
                                              or opts.threads != 1) else None
         write_results(opts.results, "Model layers through linea-raise (bench/models.py)",
                       text, table, rerun)

@@ -56,5 +56,31 @@ def LineaLowerCopies : Pass<"linea-lower-copies"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def LineaCheckAllocations : Pass<"linea-check-allocations"> {
+  let summary = "A failed heap allocation is a run-time check, not a crash";
+  let description = [{
+    Upstream lowers `memref.alloc` to a `malloc` whose result is used
+    unchecked: past the machine's memory (or a process's limit) a model's
+    large temporaries come back null and the program dies of a segmentation
+    fault. After each `memref.alloc` this pass adds a `linea.check` that its
+    buffer's address is not null, whose message says how large a buffer
+    could not be had; `linea-route-checks` turns it into the same one-line
+    error as every other run-time check (linea-run exits 1, a compiled
+    library returns 1 with the message in `linea_last_error()`). One compare
+    per allocation. Part of both targets' host code, after bufferization.
+
+    ```mlir
+    %buffer = memref.alloc(%n) : memref<?x4096xf32>
+    // gains
+    %address = memref.extract_aligned_pointer_as_index %buffer : memref<?x4096xf32> -> index
+    %allocated = arith.cmpi ne, %address, %c0 : index
+    %bytes = ... (%n * 4096 * 4)
+    linea.check %allocated, "out of memory: a buffer of {0} bytes could not be allocated"(%bytes : index)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linea::LineaDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
 
 #endif // LINEA_BUFFERIZATION_PASSES_TD

@@ -45,6 +45,24 @@ std::string escapeBraces(StringRef text) {
   return escaped;
 }
 
+} // namespace
+
+std::string mlir::linea::describeCheckLocation(Location loc) {
+  if (auto file = loc->findInstanceOf<FileLineColLoc>())
+    return file.getFilename().str() + ":" + std::to_string(file.getLine()) +
+           ":" + std::to_string(file.getColumn());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  loc.print(os);
+  return text;
+}
+
+std::string mlir::linea::checkMessageAt(Location loc, StringRef text) {
+  return escapeBraces(describeCheckLocation(loc)) + ": " + text.str();
+}
+
+namespace {
+
 /// Emits the checks of one op, each with the op's one-line message and the
 /// sizes it compares.
 class RuntimeChecks {

@@ -306,6 +306,8 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createLineaApproximateExp());
     pm.addPass(createCanonicalizerPass());
   }
+  // Every heap buffer, the kernels' panels included.
+  pm.addPass(createLineaCheckAllocations());
   buildBuffersToLLVM(pm, options.threads, /*openmp=*/false, options.checkHandler);
 }
 

@@ -22,20 +22,8 @@ using namespace mlir::linea;
 
 namespace {
 
-/// `file:line:col` of the op's location (the first file position in a fused
-/// or named location), or the location as MLIR prints it.
-std::string describeLocation(Location loc) {
-  if (auto file = loc->findInstanceOf<FileLineColLoc>())
-    return (file.getFilename().str() + ":" + std::to_string(file.getLine()) +
-            ":" + std::to_string(file.getColumn()));
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  loc.print(os);
-  return text;
-}
-
 std::string oneLineMessage(Operation *op, StringRef what) {
-  return describeLocation(op->getLoc()) + ": " +
+  return describeCheckLocation(op->getLoc()) + ": " +
          op->getName().getStringRef().str() + ": " + what.str();
 }
 

@@ -19,7 +19,16 @@ EXAMPLES = {
     "presum_layer": "linea.presum",
     "gla_parallel_form": "linea.gated_linear_attention mask = causal",
     "causal_softmax_block": "linea.attention mask = causal",
+    "small_language_model": "linea.linear_attention mask = causal normalize",
 }
+
+
+def exactly(module, inputs):
+    """The module in float64 on `inputs` (token ids stay integers)."""
+    with torch.no_grad():
+        exact = module.double()(*(t.double() if t.is_floating_point() else t for t in inputs))
+        module.float()
+    return exact
 
 
 def at_length(example, length):
@@ -37,9 +46,7 @@ def test_example(name):
     assert "raised to " + EXAMPLES[name] in model.report(), model.report()
     for length in (1, 37, 130):
         x = at_length(example, length)
-        with torch.no_grad():
-            exact = module.double()(*(t.double() for t in x))
-            module.float()
+        exact = exactly(module, x)
         out = model(*x)
         rel = ((out.double() - exact).norm() / exact.norm()).item()
         assert rel <= 1e-4, (length, rel)
@@ -59,7 +66,15 @@ def test_import_command(tmp_path):
     assert bad.returncode == 1 and bad.stderr.startswith("linea.import: error: cannot read")
 
 
-@pytest.mark.parametrize("name", sorted(EXAMPLES))
+# Known gap: the embedding's gather (a generic whose body asserts the ids'
+# range) stays on the host in the GPU form, and the host-code check refuses
+# it. Strict: the day it maps, this test says so.
+CUDA_GAPS = {"small_language_model"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
+    strict=True, reason="the embedding's gather is not mapped to the GPU yet"))
+    if n in CUDA_GAPS else n for n in sorted(EXAMPLES)])
 def test_example_cuda_path(name):
     """target="cuda": the imported layer compiles for sm_90a (no GPU needed to
     build), and its GPU form, run on the CPU (linea-gpu-mapped-to-cpu: each
@@ -73,7 +88,6 @@ def test_example_cuda_path(name):
     assert library.exists()
     x = at_length(example, 37)
     (out,) = linea.run(text, [t.numpy() for t in x], pipeline="linea-gpu-mapped-to-cpu")
-    with torch.no_grad():
-        exact = module.double()(*(t.double() for t in x)).numpy()
+    exact = exactly(module, x).numpy()
     rel = np.linalg.norm(out - exact) / np.linalg.norm(exact)
     assert rel <= 1e-4, rel

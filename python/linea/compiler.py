@@ -38,12 +38,13 @@ def _torch():
 # The numpy storage of each tensor dtype; bf16 (no numpy dtype) travels as its
 # raw 16 bits, from and to torch.bfloat16.
 _STORAGE = {"f32": np.dtype(np.float32), "f16": np.dtype(np.float16),
-            "bf16": np.dtype(np.int16)}
-_NAMES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16"}
+            "bf16": np.dtype(np.int16), "i32": np.dtype(np.int32), "i64": np.dtype(np.int64)}
+_NAMES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "i32": "int32",
+          "i64": "int64"}
 
 _DESCRIPTORS = {}
 # __cuda_array_interface__ type strings (bf16 has none: its bits as int16).
-_TYPESTR = {"f32": "<f4", "f16": "<f2", "bf16": "<i2"}
+_TYPESTR = {"f32": "<f4", "f16": "<f2", "bf16": "<i2", "i32": "<i4", "i64": "<i8"}
 
 
 def _descriptor(rank):
@@ -227,8 +228,9 @@ class _CudaBuffer:
 
 class Kernel:
     """A compiled entry function: `kernel(*args)` with numpy arrays or CPU
-    torch tensors of the signature's dtype (float32, float16; bfloat16 as a
-    torch tensor) and ints for index arguments; returns one array (or a
+    torch tensors of the signature's dtype (float32, float16, int32, int64
+    such as token ids; bfloat16 as a torch tensor) and ints for index
+    arguments; returns one array (or a
     tuple), of the kind given. A CUDA kernel takes and returns torch CUDA
     tensors."""
 

@@ -200,10 +200,11 @@ std::string dtypeOf(Type type) {
 
 ValueSpec describe(Type type, const Twine &what) {
   if (auto tensor = dyn_cast<RankedTensorType>(type)) {
+    // Integer tensors are a model's token ids (an embedding's gather).
     std::string dtype = dtypeOf(tensor.getElementType());
-    if (dtype != "f32" && dtype != "f16" && dtype != "bf16")
+    if (!llvm::is_contained({"f32", "f16", "bf16", "i32", "i64"}, dtype))
       die(what + " has type " + typeString(type) +
-          "; exported functions take f32, f16 or bf16 tensors");
+          "; exported functions take f32, f16, bf16, i32 or i64 tensors");
     return {"tensor", dtype, SmallVector<int64_t>(tensor.getShape())};
   }
   std::string dtype = dtypeOf(type);

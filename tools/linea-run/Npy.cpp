@@ -99,15 +99,17 @@ llvm::Expected<npy::Array> npy::read(StringRef path) {
                 "(np.ascontiguousarray)");
   StringRef dtype = descr->trim("'\"");
   size_t itemSize;
+  bool integer = dtype == "<i4" || dtype == "<i8";
   if (dtype == "<f2")
     itemSize = 2;
-  else if (dtype == "<f4")
+  else if (dtype == "<f4" || dtype == "<i4")
     itemSize = 4;
-  else if (dtype == "<f8")
+  else if (dtype == "<f8" || dtype == "<i8")
     itemSize = 8;
   else
     return fail("unsupported dtype '" + dtype +
-                "' (expected float16 '<f2', float32 '<f4' or float64 '<f8')");
+                "' (expected float16 '<f2', float32 '<f4', float64 '<f8', "
+                "int32 '<i4' or int64 '<i8')");
   auto shape = parseShape(*shapeText);
   if (!shape)
     return shape.takeError();
@@ -123,6 +125,20 @@ llvm::Expected<npy::Array> npy::read(StringRef path) {
                 llvm::Twine(count * itemSize) + " bytes, the file has " +
                 llvm::Twine(available));
   const char *data = bytes.data() + dataStart;
+  if (integer) {
+    array.isInteger = true;
+    array.integers.resize(count);
+    for (size_t i = 0; i < count; ++i) {
+      if (itemSize == 4) {
+        int32_t value;
+        std::memcpy(&value, data + 4 * i, 4);
+        array.integers[i] = value;
+      } else {
+        std::memcpy(&array.integers[i], data + 8 * i, 8);
+      }
+    }
+    return array;
+  }
   if (itemSize == 2) {
     array.isHalf = true;
     array.halves.resize(count);

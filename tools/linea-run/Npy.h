@@ -29,9 +29,12 @@ struct Array {
   bool isHalf = false;
   /// True when the file held float64 that was narrowed to float32.
   bool convertedFromF64 = false;
+  /// The elements of an int32 or int64 file (token ids), widened to int64.
+  std::vector<int64_t> integers;
+  bool isInteger = false;
 };
 
-/// Reads a C-contiguous float16, float32 or float64 array.
+/// Reads a C-contiguous float16, float32, float64, int32 or int64 array.
 llvm::Expected<Array> read(llvm::StringRef path);
 
 /// Writes `data` with `shape` as a float32 .npy (format version 1.0).

@@ -185,6 +185,8 @@ struct Slots {
 /// A bound argument: the storage its descriptor points into.
 struct BoundArg {
   linea::npy::Array array;
+  /// An i32 tensor's elements, narrowed from the file's.
+  std::vector<int32_t> narrowed;
   Slots slots;
 };
 
@@ -280,12 +282,32 @@ void convertElements(linea::npy::Array &array, Type element,
   array.isHalf = true;
 }
 
+/// An i32 or i64 tensor (token ids) from an int32 or int64 file; an i32
+/// element past 32 bits is an error, never wrapped.
+void bindIntegers(BoundArg &bound, Type element, const std::string &what) {
+  if (!bound.array.isInteger)
+    die(what + ": expected an int32 or int64 array for " +
+        typeString(element) + " elements, given floats");
+  if (element.isInteger(64)) {
+    bound.slots = tensorDescriptor(bound.array.integers.data(),
+                                   bound.array.shape);
+    return;
+  }
+  for (int64_t value : bound.array.integers) {
+    if (value != int64_t(int32_t(value)))
+      die(what + ": " + Twine(value) + " does not fit the signature's i32");
+    bound.narrowed.push_back(int32_t(value));
+  }
+  bound.slots = tensorDescriptor(bound.narrowed.data(), bound.array.shape);
+}
+
 BoundArg bindTensor(RankedTensorType type, StringRef path, int index) {
   std::string what = ("argument " + Twine(index) + " (" + path + ")").str();
   Type element = type.getElementType();
-  if (!element.isF32() && !halfSemantics(element))
-    die(what + ": linea-run binds f32, f16 and bf16 tensors, the signature "
-               "has " +
+  bool integer = element.isSignlessInteger(32) || element.isSignlessInteger(64);
+  if (!element.isF32() && !halfSemantics(element) && !integer)
+    die(what + ": linea-run binds f32, f16, bf16, i32 and i64 tensors, the "
+               "signature has " +
         typeString(type));
   auto array = linea::npy::read(path);
   if (!array)
@@ -296,11 +318,19 @@ BoundArg bindTensor(RankedTensorType type, StringRef path, int index) {
   if (!matches)
     die(what + ": expected " + typeString(type) + ", given shape " +
         linea::npy::formatShape(array->shape));
+  if (integer) {
+    BoundArg bound{std::move(*array), {}, {}};
+    bindIntegers(bound, element, what);
+    return bound;
+  }
+  if (array->isInteger)
+    die(what + ": expected a float array for " + typeString(type) +
+        ", given integers");
   if (array->convertedFromF64)
     llvm::errs() << "linea-run: warning: " << what
                  << ": float64 converted to float32\n";
   convertElements(*array, element, what);
-  BoundArg bound{std::move(*array), {}};
+  BoundArg bound{std::move(*array), {}, {}};
   bound.slots = tensorDescriptor(bound.array.isHalf
                                      ? static_cast<const void *>(
                                            bound.array.halves.data())
@@ -582,7 +612,7 @@ int main(int argc, char **argv) {
       entry.setArgAttr(k, "bufferization.writable",
                        BoolAttr::get(&context, false));
     } else {
-      bound.push_back(BoundArg{{}, scalarSlot(type, options.args[k], k)});
+      bound.push_back(BoundArg{{}, {}, scalarSlot(type, options.args[k], k)});
     }
   }
 

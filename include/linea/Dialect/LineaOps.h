@@ -53,6 +53,14 @@ struct LinearAttentionSpec {
   Type finalStateType; // null: no final-state result
 };
 
+/// Where a run-time check's message says it is: `file:line:col` of `loc`
+/// (its first file position), or the location as MLIR prints it.
+std::string describeCheckLocation(Location loc);
+
+/// A `linea.check` message `location: text`, the location's braces doubled
+/// (the message reads `{N}` as a value; `text` may use them so).
+std::string checkMessageAt(Location loc, StringRef text);
+
 } // namespace mlir::linea
 
 #include "linea/Dialect/LineaInterfaces.h.inc"

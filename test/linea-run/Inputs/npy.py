@@ -19,6 +19,10 @@ elif kind == "f64":
     np.save(path, data)
 elif kind == "i32":
     np.save(path, data.astype(np.int32))
+elif kind == "ids":  # token ids 0, 1, 2, ... as int64
+    np.save(path, np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape))
+elif kind == "u8":
+    np.save(path, data.astype(np.uint8))
 elif kind == "fortran":
     np.save(path, np.asfortranarray(data.astype(np.float32)))
 elif kind == "truncated":
