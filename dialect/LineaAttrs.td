@@ -24,11 +24,17 @@ def Linea_FormAttr : Linea_Attr<"Form", "form"> {
       0 to let `linea-presum-to-scan` choose).
 
     Which forms an op may take is the op's to say (`FormOpInterface`); its
-    verifier rejects any other.
+    verifier rejects any other. An op's custom syntax writes its form as a
+    keyword (`form = chunked(64)`); the attribute is what the generic form
+    and the pass options show (a dialect attribute directly before the op's
+    `: types` would take them as its own type).
 
     ```mlir
     %o = linea.linear_attention %q, %k, %v mask = causal
-        form = #linea.form<chunked, 64> : ...
+        form = chunked(64) : ...
+    // generic form
+    %o = "linea.linear_attention"(%q, %k, %v) <{form = #linea.form<chunked, 64>,
+        mask = #linea.mask<causal>, ...}> : (...) -> ...
     ```
   }];
   let parameters = (ins

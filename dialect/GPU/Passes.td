@@ -36,14 +36,14 @@ def LineaDistributeSequences : Pass<"linea-distribute-sequences"> {
 
     ```mlir
     %o = linea.linear_attention %q, %k, %v mask = causal
-        form = #linea.form<chunked, 64> : tensor<2x4x256x64xf32>, ...
+        form = chunked(64) : tensor<2x4x256x64xf32>, ...
     // becomes
     %o = scf.forall (%b, %h) in (2, 4) shared_outs(%out = %empty) -> (tensor<2x4x256x64xf32>) {
       %qs = tensor.extract_slice %q[%b, %h, 0, 0] [1, 1, 256, 64] [1, 1, 1, 1]
           : tensor<2x4x256x64xf32> to tensor<1x1x256x64xf32>
       ...
       %os = linea.linear_attention %qs, %ks, %vs mask = causal
-          form = #linea.form<chunked, 64> : ...
+          form = chunked(64) : ...
       scf.forall.in_parallel {
         tensor.parallel_insert_slice %os into %out[%b, %h, 0, 0] [1, 1, 256, 64] [1, 1, 1, 1] : ...
       }
@@ -521,7 +521,7 @@ def LineaMarkMinimalTraffic : Pass<"linea-mark-minimal-traffic"> {
 
     ```mlir
     %o = linea.linear_attention %q, %k, %v mask = causal
-        form = #linea.form<chunk_parallel, 64>
+        form = chunk_parallel(64)
         : tensor<4x1024x64xbf16>, tensor<4x1024x64xbf16>, tensor<4x1024x64xbf16> -> tensor<4x1024x64xbf16> loc("a.mlir":3:8)
     // becomes (4 x 1024 x 64 x 2 B x 4 tensors + 4 x 17 x 64 x 64 x 4 B)
     %o = linea.linear_attention ... loc(fused<{linea.minimal_bytes = 3211264 : i64}>["a.mlir":3:8])

@@ -63,4 +63,40 @@ def LineaRaise : Pass<"linea-raise", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def LineaSimplifyFrontEndShapes
+    : Pass<"linea-simplify-front-end-shapes", "::mlir::func::FuncOp"> {
+  let summary = "torch-mlir's dynamic-shape idioms as plain views and reads";
+  let description = [{
+    With a dynamic sequence length, torch-mlir prints a `view` as
+    `tensor.reshape` with a shape assembled from guarded sizes, and every
+    operand that might broadcast as a gather: a generic that copies
+    `%x[..., select(dim(%x, p) == 1, 0, i_p), ...]` into a new tensor, at
+    L x L a score matrix of its own. `linea-raise` simplifies them on the
+    copy it matches; this pass does the same to the model as compiled, for
+    what is not raised: the size guards folded by the integer range
+    analysis, a reshape whose groups are proved equal an `expand_shape` or
+    `collapse_shape`, a gather whose sizes agree its source (behind a
+    `linea.check` where two dynamic sizes cannot be proved equal: a call
+    whose lengths differ stops with an error instead of broadcasting), and a
+    slice of a converted constant the conversion of the constant's slice.
+    First in `linea-lower-to-cpu`, before `linea-fuse-elementwise`.
+
+    ```mlir
+    %b = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], ...}
+        outs(%e : tensor<4x?xf32>) {
+      %j = linalg.index 1 : index
+      %one = arith.cmpi eq, %n, %c1 : index
+      %jj = arith.select %one, %c0, %j : index
+      %x = tensor.extract %src[%i, %jj] : tensor<4x?xf32>
+      linalg.yield %x : f32
+    } -> tensor<4x?xf32>
+    // becomes %src (with a check that the sizes agree where not proved)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linea::LineaDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // LINEA_RAISE_PASSES_TD

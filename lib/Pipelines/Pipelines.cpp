@@ -288,7 +288,9 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm,
   if (options.runtimeChecks)
     pm.addPass(createLineaInsertRuntimeChecks());
   // Model IR's linalg around the Linea ops, before those lower to linalg
-  // of their own.
+  // of their own: broadcast copies and opaque reshapes made plain, then
+  // elementwise chains fused.
+  pm.addNestedPass<func::FuncOp>(createLineaSimplifyFrontEndShapes());
   if (options.fuseElementwise)
     pm.addNestedPass<func::FuncOp>(createLineaFuseElementwise());
   if (options.vectorize) {

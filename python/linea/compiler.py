@@ -119,6 +119,17 @@ def _linea_compile_command(entry, target, pipeline, chip, options,
     return cmd
 
 
+def _compiler_build(compiler):
+    """The linea-compile binary's identity (size and modification time), or
+    None where there is none: a rebuilt compiler of the same version
+    compiles anew instead of reusing the libraries the old one built."""
+    try:
+        status = compiler.stat()
+    except OSError:
+        return None
+    return f"{status.st_size:x}-{status.st_mtime_ns:x}"
+
+
 def compile_library(source_or_path, entry=None, target="cpu", pipeline=None,
                     chip="sm_90a", sequence_parallel=False, raising=True, **options):
     """The cached library of a program (compiled on a miss): the path of
@@ -134,14 +145,21 @@ def compile_library(source_or_path, entry=None, target="cpu", pipeline=None,
     args = _linea_compile_command(entry, target, pipeline, chip, options,
                                   sequence_parallel, raising)
     key = hashlib.sha256("\0".join([text, name, *args, __version__]).encode()).hexdigest()[:32]
-    directory = cache_dir() / key
+    compiler = _linea_compile_path()
+    build = _compiler_build(compiler)
+    if build is None:
+        # No compiler here (a GPU machine given a cache built elsewhere):
+        # the newest library any compiler built for this program.
+        built = sorted((cache_dir() / key).glob("*/libkernel.so"),
+                       key=lambda path: path.stat().st_mtime)
+        if built:
+            return built[-1]
+        raise LineaError(1, f"no compiled library for this program in {cache_dir()} and no "
+                            f"{compiler} to build one (build Linea, or set LINEA_BUILD_DIR)")
+    directory = cache_dir() / key / build
     library = directory / "libkernel.so"
     if library.exists():
         return library
-    compiler = _linea_compile_path()
-    if not compiler.exists():
-        raise LineaError(1, f"no compiled library for this program in {cache_dir()} and no "
-                            f"{compiler} to build one (build Linea, or set LINEA_BUILD_DIR)")
     directory.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=directory.parent) as tmp:
         (pathlib.Path(tmp) / name).write_text(text)

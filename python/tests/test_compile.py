@@ -100,6 +100,23 @@ def test_kernel_repr_shows_the_signature():
         "<linea.Kernel main(f32[?x8], f32[?x8], f32[?x4], index) -> f32[?x4], target='cpu'>")
 
 
+def test_cache_keys_on_the_compiler_binary(monkeypatch, tmp_path):
+    """A rebuilt linea-compile (another binary, same version) compiles anew;
+    with no compiler at all, the newest library built for the program is
+    the one used."""
+    from linea import compiler
+    monkeypatch.setenv("LINEA_CACHE_DIR", str(tmp_path))
+    first = compiler.compile_library(SOURCE)
+    monkeypatch.setattr(compiler, "_compiler_build", lambda path: "rebuilt")
+    second = compiler.compile_library(SOURCE)
+    assert second != first and second.parent.name == "rebuilt" and second.exists()
+    assert compiler.compile_library(SOURCE) == second
+    monkeypatch.setattr(compiler, "_compiler_build", lambda path: None)
+    assert compiler.compile_library(SOURCE) == second
+    with pytest.raises(LineaError, match="no compiled library"):
+        compiler.compile_library(SOURCE.replace("main", "other"))
+
+
 def test_strided_input_and_cache():
     kernel = linea.compile(SOURCE)
     q, k, v = arrays((9, 16), (9, 8), (9, 4))

@@ -128,3 +128,18 @@ func.func @check(%ok: i1, %n: index, %m: i32) {
   linea.check %ok, "no values"
   return
 }
+
+// The docs' spellings of a form: the keyword in the custom syntax, the
+// attribute in the generic one; both print as the keyword.
+// CHECK-LABEL: func.func @form_spellings
+func.func @form_spellings(%q: tensor<2x64x8xf32>) -> (tensor<2x64x8xf32>, tensor<2x64x8xf32>) {
+  // CHECK: linea.linear_attention {{.*}} mask = causal form = chunked(64) :
+  %a = linea.linear_attention %q, %q, %q mask = causal form = chunked(64)
+      : tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x64x8xf32> -> tensor<2x64x8xf32>
+  // CHECK: linea.linear_attention {{.*}} mask = causal form = chunk_parallel(64) :
+  %b = "linea.linear_attention"(%q, %q, %q) <{form = #linea.form<chunk_parallel, 64>,
+      mask = #linea.mask<causal>, feature_map = #linea.feature_map<identity>, scale = 1.0 : f32,
+      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}>
+      : (tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x64x8xf32>) -> tensor<2x64x8xf32>
+  return %a, %b : tensor<2x64x8xf32>, tensor<2x64x8xf32>
+}

@@ -1,5 +1,7 @@
 // f16 and bf16 operands accumulate in f32 (SPEC); results come back in the
 // operand type. Reference lowering and linea-optimize give the same values.
+// The sums at the end are ones whose 16-bit accumulation would differ: past
+// 2048 (f16) or 256 (bf16) a 16-bit running sum no longer counts by one.
 // RUN: linea-opt %s --linea-lower-to-cpu | mlir-runner -e main -entry-point-result=void %runner_libs | FileCheck %s
 // RUN: linea-opt %s --linea-optimize --linea-lower-to-cpu | mlir-runner -e main -entry-point-result=void %runner_libs | FileCheck %s
 
@@ -43,5 +45,35 @@ func.func @main() {
   // CHECK-NEXT: [63]
   %og32 = arith.extf %og : tensor<2x1xbf16> to tensor<2x1xf32>
   call @print(%og32) : (tensor<2x1xf32>) -> ()
+
+  // f16 causal, q = k = 1, v = [2048, 1, 1]: o = [2048, 2049, 2050] in f32,
+  // 2049 rounding to 2048 in f16 (ties to even) and 2050 exact. An f16
+  // running sum would stay at 2048.
+  %ones = arith.constant dense<1.0> : tensor<3x1xf16>
+  %v3 = arith.constant dense<[[2048.0], [1.0], [1.0]]> : tensor<3x1xf16>
+  %o3 = linea.linear_attention %ones, %ones, %v3 mask = causal
+      : tensor<3x1xf16>, tensor<3x1xf16>, tensor<3x1xf16> -> tensor<3x1xf16>
+  // CHECK: [2048],
+  // CHECK-NEXT: [2048],
+  // CHECK-NEXT: [2050]
+  %o3f = arith.extf %o3 : tensor<3x1xf16> to tensor<3x1xf32>
+  call @print3(%o3f) : (tensor<3x1xf32>) -> ()
+
+  // bf16 presum of [256, 1, 1]: [256, 257 -> 256, 258]; a bf16 running sum
+  // would stay at 256.
+  %x3 = arith.constant dense<[[256.0], [1.0], [1.0]]> : tensor<3x1xbf16>
+  %y3 = linea.presum %x3 : tensor<3x1xbf16>
+  // CHECK: [256],
+  // CHECK-NEXT: [256],
+  // CHECK-NEXT: [258]
+  %y3f = arith.extf %y3 : tensor<3x1xbf16> to tensor<3x1xf32>
+  call @print3(%y3f) : (tensor<3x1xf32>) -> ()
+  return
+}
+
+func.func @print3(%t: tensor<3x1xf32>) {
+  %m = bufferization.to_buffer %t : tensor<3x1xf32> to memref<3x1xf32>
+  %u = memref.cast %m : memref<3x1xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
   return
 }

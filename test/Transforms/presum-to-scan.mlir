@@ -23,9 +23,12 @@ func.func @blocked(%x: tensor<100x8xf32>) -> tensor<100x8xf32> {
 
 // -----
 
-// A presum shorter than one block is left as it is.
+// A presum shorter than one block is left as it is, attributes and all.
 // CHECK-LABEL: func.func @short
-// CHECK: linea.presum
+// CHECK-SAME: (%[[X:[a-z0-9_]+]]: tensor<12x8xf32>)
+// CHECK-NOT: scf.for
+// CHECK: %[[Y:.+]] = linea.presum %[[X]] exclusive : tensor<12x8xf32>
+// CHECK-NEXT: return %[[Y]]
 func.func @short(%x: tensor<12x8xf32>) -> tensor<12x8xf32> {
   %y = linea.presum %x exclusive : tensor<12x8xf32>
   return %y : tensor<12x8xf32>
