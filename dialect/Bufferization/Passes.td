@@ -67,7 +67,10 @@ def LineaCheckAllocations : Pass<"linea-check-allocations"> {
     could not be had; `linea-route-checks` turns it into the same one-line
     error as every other run-time check (linea-run exits 1, a compiled
     library returns 1 with the message in `linea_last_error()`). One compare
-    per allocation. Part of both targets' host code, after bufferization.
+    per allocation. Allocations inside parallel loops (a block's or a
+    tile's temporaries, small) are left unchecked: the check's branch would
+    split the loop body that OpenMP's lowering keeps in one
+    `memref.alloca_scope` block. In `linea-lower-to-cpu`, after the kernels.
 
     ```mlir
     %buffer = memref.alloc(%n) : memref<?x4096xf32>

@@ -19,7 +19,11 @@ def LineaVectorizeContractions : Pass<"linea-vectorize-contractions"> {
     loops around a register tile: `register-rows` rows of C by two vectors
     of `vector-width` lanes, held in registers while the reduction streams
     through a row of B and a column of A (an outer-product kernel with one
-    `vector.fma` per row and k). The reduction is blocked by
+    `vector.fma` per row and k). The rows left over take tiles of halving
+    heights (8, 4, 2, 1: at most one of each). A contraction outside any
+    batch loop or parallel loop (a projection) spreads its row tiles (with
+    panels, its column tiles and the packing) over threads as an
+    `scf.parallel`. The reduction is blocked by
     `reduction-block` so that the A and B panels of one block stay in cache
     across the tiles of C (the one-shot state `K^T V` reduces over the whole
     sequence).
@@ -59,8 +63,9 @@ def LineaVectorizeContractions : Pass<"linea-vectorize-contractions"> {
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
            "f32 lanes of one vector register (8: AVX2, 16: AVX-512)">,
     Option<"registerRows", "register-rows", "int64_t", /*default=*/"4",
-           "Rows of C held in registers by one tile (8 accumulators with "
-           "two vectors per row: what two FMA units of latency 4 need)">,
+           "Rows of C held in registers by one tile, two vectors each "
+           "(linea-lower-to-cpu gives what the host's registers hold: 14 "
+           "with AVX-512, 6 otherwise)">,
     Option<"reductionBlock", "reduction-block", "int64_t", /*default=*/"256",
            "Reduction steps per cache block">,
   ];

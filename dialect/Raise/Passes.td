@@ -79,7 +79,10 @@ def LineaSimplifyFrontEndShapes
     `linea.check` where two dynamic sizes cannot be proved equal: a call
     whose lengths differ stops with an error instead of broadcasting), and a
     slice of a converted constant the conversion of the constant's slice.
-    First in `linea-lower-to-cpu`, before `linea-fuse-elementwise`.
+    Only functions as the front end wrote them (no Linea op, no loop): a
+    raised function was simplified by the raise, and the loops of Linea's
+    forms are left as built. First in `linea-lower-to-cpu`, before
+    `linea-fuse-elementwise`.
 
     ```mlir
     %b = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], ...}

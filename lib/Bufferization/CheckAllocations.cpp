@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::linea {
@@ -62,7 +63,12 @@ struct LineaCheckAllocationsPass
     SmallVector<memref::AllocOp> allocations;
     getOperation()->walk([&](memref::AllocOp alloc) {
       // Only element types with a byte width: the message counts bytes.
-      if (alloc.getType().getElementType().isIntOrIndexOrFloat())
+      // Not in parallel loops: their temporaries are a block's or a
+      // tile's, and a check's branch would split the body that OpenMP's
+      // lowering keeps in one `memref.alloca_scope` block.
+      if (alloc.getType().getElementType().isIntOrIndexOrFloat() &&
+          !alloc->getParentOfType<scf::ParallelOp>() &&
+          !alloc->getParentOfType<scf::ForallOp>())
         allocations.push_back(alloc);
     });
     for (memref::AllocOp alloc : allocations)

@@ -132,6 +132,15 @@ FailureOr<ContractionLayout> matchContraction(linalg::GenericOp op) {
 // Emission
 //===----------------------------------------------------------------------===//
 
+/// Whether `op` runs inside a parallel loop already (a batch loop, or the
+/// `scf.forall` of a sequence block, which becomes one): the tiles of a
+/// kernel there stay sequential, one parallel region nested in another
+/// being no faster and, lowered to OpenMP, less well formed.
+bool isInParallelLoop(Operation *op) {
+  return op->getParentOfType<scf::ParallelOp>() ||
+         op->getParentOfType<scf::ForallOp>();
+}
+
 class KernelBuilder {
 public:
   KernelBuilder(OpBuilder &b, linalg::GenericOp op,
@@ -144,8 +153,7 @@ public:
       sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, range.size));
     loopValues.assign(op.getNumLoops(), Value());
     startsFromZero = layout.zeroFill && finishesInOnePass();
-    spreadsTiles = layout.batch.empty() &&
-                   !op->getParentOfType<scf::ParallelOp>();
+    spreadsTiles = layout.batch.empty() && !isInParallelLoop(op);
     if (layout.batch.empty()) {
       buildBatch();
       return;

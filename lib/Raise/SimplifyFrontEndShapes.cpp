@@ -9,7 +9,10 @@
 
 #include "Patterns.h"
 
+#include "linea/Dialect/LineaOps.h"
 #include "linea/Raise/Passes.h"
+
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -22,10 +25,26 @@ using namespace mlir;
 
 namespace {
 
+/// Whether `function` is model IR as the front end wrote it: no Linea op
+/// and no loop. A raised function was simplified by the raise already (its
+/// working copy replaced it), and the forms' loops carry index arithmetic
+/// that the guard folding has no business rewriting.
+bool isAsWritten(func::FuncOp function) {
+  WalkResult found = function.walk([](Operation *op) {
+    if (isa<linea::LineaDialect>(op->getDialect()) ||
+        isa<LoopLikeOpInterface>(op))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !found.wasInterrupted();
+}
+
 struct LineaSimplifyFrontEndShapesPass
     : linea::impl::LineaSimplifyFrontEndShapesBase<
           LineaSimplifyFrontEndShapesPass> {
   void runOnOperation() override {
+    if (!isAsWritten(getOperation()))
+      return;
     if (failed(linea::raise::foldShapeGuards(getOperation())))
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
