@@ -457,6 +457,13 @@ def LineaFuseElementwise : Pass<"linea-fuse-elementwise"> {
     fused body would leave it to scalar loops. Reshapes are not moved
     either: the ops keep the shapes the model wrote.
 
+    Once fused, an elementwise op whose fresh destination (`tensor.empty`)
+    could be an operand of the same type that it reads at the index it
+    writes, and that nothing else reads (computed by a linalg op, so not
+    the caller's argument or a constant), takes that operand as its
+    destination: bufferized, it writes in place, and a mask over a score
+    matrix costs no second L x L buffer.
+
     ```mlir
     %e = linalg.generic {... ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) ... {
       %0 = math.exp %in : f32

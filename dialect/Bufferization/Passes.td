@@ -86,4 +86,33 @@ def LineaCheckAllocations : Pass<"linea-check-allocations"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def LineaFreeAfterLastUse : Pass<"linea-free-after-last-use"> {
+  let summary = "Free each temporary buffer right after its last use";
+  let description = [{
+    Upstream's ownership-based deallocation frees a buffer at the end of
+    the block that allocated it. In a model's function body that block is
+    the whole function: every temporary of every layer stays allocated
+    until the function returns, and a model with an L x L score matrix per
+    layer holds all of them at once (two such layers at L = 16384: 8 GiB of
+    scores alive where 4 suffice). This pass moves each unconditional
+    `memref.dealloc` of a `memref.alloc` in the same block up to just after
+    the last op of that block that uses the buffer or any view of it
+    (upstream's `BufferViewFlowAnalysis`; a use inside a loop or branch
+    counts as its enclosing op). Where an alias could escape what the
+    analysis sees (a call, a raw pointer, a view the analysis does not
+    know), the dealloc stays where it was. In `linea-lower-to-cpu`, right
+    after bufferization.
+
+    ```mlir
+    %scores = memref.alloc(%n, %n) : memref<?x?xf32>
+    linalg.batch_matmul ins(...) outs(%scores ...)
+    linalg.generic ins(%scores ...) outs(%masked ...)
+    // ... the rest of the model ...
+    memref.dealloc %scores : memref<?x?xf32>
+    // becomes: the dealloc right after the linalg.generic, the scores'
+    // last reader
+    ```
+  }];
+}
+
 #endif // LINEA_BUFFERIZATION_PASSES_TD

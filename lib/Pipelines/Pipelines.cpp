@@ -299,6 +299,8 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createLineaVectorizeScans(scans));
   }
   buildReferenceToBuffers(pm, /*runtimeChecks=*/false);
+  // A model's temporaries die with their last reader, not at its return.
+  pm.addNestedPass<func::FuncOp>(createLineaFreeAfterLastUse());
   if (options.vectorize) {
     LineaVectorizeContractionsOptions kernels;
     kernels.vectorWidth = vectorWidth;

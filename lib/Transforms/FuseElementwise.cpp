@@ -62,6 +62,11 @@ struct LineaFuseElementwisePass
     // Not converging within the driver's limit leaves valid, partly fused IR.
     (void)applyOpPatternsGreedily(modelOps(getOperation()), std::move(patterns),
                                   config);
+    // Once fused (an operand taken as a destination has two uses, which
+    // would stop its producer's fusion): results over dying operands.
+    RewritePatternSet inPlace(context);
+    linea::populateElementwiseInPlacePatterns(inPlace);
+    (void)applyOpPatternsGreedily(modelOps(getOperation()), std::move(inPlace));
   }
 };
 

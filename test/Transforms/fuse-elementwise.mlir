@@ -1,4 +1,6 @@
 // RUN: linea-opt %s -split-input-file --linea-fuse-elementwise | FileCheck %s
+// RUN: linea-opt %s -split-input-file --linea-fuse-elementwise \
+// RUN:   --one-shot-bufferize=bufferize-function-boundaries | FileCheck %s --check-prefix=BUFFERS
 
 // A softmax: the subtraction of the row max is computed inside the exp,
 // its one user; the exps, which the row sum and the division both read,
@@ -164,4 +166,86 @@ func.func @exp_into_sum(%x: tensor<4x8xf32>, %acc: tensor<4xf32>) -> tensor<4xf3
     linalg.yield %r : f32
   } -> tensor<4xf32>
   return %sum : tensor<4xf32>
+}
+
+// -----
+
+// The mask over a score matrix nothing else reads: the masked scores take
+// the scores' place (one L x L buffer, not two).
+
+#id3 = affine_map<(b, i, t) -> (b, i, t)>
+#it = affine_map<(b, i, t) -> (i, t)>
+
+// CHECK-LABEL: func.func @mask_over_scores
+// CHECK: %[[S:.*]] = linalg.batch_matmul
+// CHECK: %[[M:.*]] = linalg.generic {{.*}} ins(%[[S]], %{{.*}} : tensor<2x8x8xf32>, tensor<8x8xi1>) outs(%[[S]] : tensor<2x8x8xf32>)
+// CHECK: linalg.batch_matmul ins(%[[M]],
+
+// Bufferized, the mask writes in place: one buffer of scores.
+// BUFFERS-LABEL: func.func @mask_over_scores
+// BUFFERS: %[[SCORES:.*]] = memref.alloc() {{.*}} : memref<2x8x8xf32>
+// BUFFERS-NOT: memref.alloc() {{.*}} : memref<2x8x8xf32>
+// BUFFERS: linalg.generic {{.*}} ins(%[[SCORES]], %{{.*}}) outs(%[[SCORES]] : memref<2x8x8xf32>)
+// BUFFERS-NOT: memref.alloc() {{.*}} : memref<2x8x8xf32>
+// BUFFERS: return
+func.func @mask_over_scores(%q: tensor<2x8x4xf32>, %kt: tensor<2x4x8xf32>, %v: tensor<2x8x4xf32>,
+                            %causal: tensor<8x8xi1>) -> tensor<2x8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x8x4xf32>, tensor<2x4x8xf32>) outs(%f : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %e2 = tensor.empty() : tensor<2x8x8xf32>
+  %m = linalg.generic {indexing_maps = [#id3, #it, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %causal : tensor<2x8x8xf32>, tensor<8x8xi1>) outs(%e2 : tensor<2x8x8xf32>) {
+  ^bb0(%a: f32, %keep: i1, %o: f32):
+    %r = arith.select %keep, %a, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  %eo = tensor.empty() : tensor<2x8x4xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %o = linalg.batch_matmul ins(%m, %v : tensor<2x8x8xf32>, tensor<2x8x4xf32>) outs(%fo : tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return %o : tensor<2x8x4xf32>
+}
+
+// -----
+
+// Near misses keep their fresh destination: scores read again later (the
+// row sum of a normalization), an argument (the caller's memory), and an
+// operand read transposed (element (i, t) would overwrite (t, i) before
+// it is read).
+
+// CHECK-LABEL: func.func @operands_that_live_on
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<8x8xf32>
+// CHECK-COUNT-3: outs(%[[E]] : tensor<8x8xf32>) {
+// CHECK-NOT: linalg.generic
+func.func @operands_that_live_on(%x: tensor<8x8xf32>, %y: tensor<8x8xf32>)
+    -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %s = linalg.matmul ins(%x, %y : tensor<8x8xf32>, tensor<8x8xf32>) outs(%x : tensor<8x8xf32>) -> tensor<8x8xf32>
+  // %s is read here and returned.
+  %twice = linalg.generic {indexing_maps = [affine_map<(i, t) -> (i, t)>, affine_map<(i, t) -> (i, t)>],
+                           iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  // %y is an argument.
+  %exp = linalg.generic {indexing_maps = [affine_map<(i, t) -> (i, t)>, affine_map<(i, t) -> (i, t)>],
+                         iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  // %p is read transposed.
+  %p = linalg.matmul ins(%y, %x : tensor<8x8xf32>, tensor<8x8xf32>) outs(%y : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(i, t) -> (t, i)>, affine_map<(i, t) -> (i, t)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  return %s, %twice, %exp, %t : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
 }

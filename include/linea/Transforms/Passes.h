@@ -47,6 +47,8 @@ constexpr int64_t kDefaultChunkSize = 64;
 /// presum -> blocked two-level scan; `blockSize` 0 chooses.
 void populatePresumToScanPatterns(RewritePatternSet &patterns,
                                   int64_t blockSize);
+/// An elementwise generic's result written over an operand it reads last.
+void populateElementwiseInPlacePatterns(RewritePatternSet &patterns);
 /// attention -> tiled online softmax.
 void populateTileAttentionPatterns(RewritePatternSet &patterns,
                                    int64_t tileSize);
