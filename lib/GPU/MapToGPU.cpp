@@ -16,6 +16,7 @@
 
 #include "GPUMapping.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -225,6 +226,30 @@ void mapToBlocksAndThreads(RewriterBase &rewriter, scf::ParallelOp loop,
   linea::mapLoopTo(inner, {gpu::Processor::ThreadX});
 }
 
+/// Puts each `cf.assert` directly in `loop`'s body under an `scf.if` on its
+/// failure. Upstream's convert-parallel-loops-to-gpu leaves a mapped loop
+/// whose body holds an op with effects on no particular buffer (cf.assert,
+/// gpu.printf) on the host, with no diagnostic; nested in an scf.if, the
+/// same assert goes into the kernel, where NVVM lowers it to
+/// `__assertfail`. (torch-mlir's embedding gather asserts each id's range.)
+void guardAsserts(RewriterBase &rewriter, scf::ParallelOp loop) {
+  SmallVector<cf::AssertOp> asserts;
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (auto check = dyn_cast<cf::AssertOp>(op))
+      asserts.push_back(check);
+  for (cf::AssertOp check : asserts) {
+    Location loc = check.getLoc();
+    rewriter.setInsertionPoint(check);
+    Value holds = check.getArg();
+    Value fails = arith::XOrIOp::create(
+        rewriter, loc, holds,
+        arith::ConstantIntOp::create(rewriter, loc, /*value=*/1, /*width=*/1));
+    auto onFailure = scf::IfOp::create(rewriter, loc, fails,
+                                       /*withElseRegion=*/false);
+    rewriter.moveOpBefore(check, onFailure.thenBlock()->getTerminator());
+  }
+}
+
 /// Whether `op` has at most one parallel iteration: no parallel dims, or
 /// each of static size 1 (a scalar step of a host scan, a 0-d op, a full
 /// reduction).
@@ -330,8 +355,10 @@ struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
         continue;
       if (inSequenceBlock)
         distributeOverThreads(rewriter, *loops, blockSize);
-      else if (auto band = dyn_cast<scf::ParallelOp>(*loops))
+      else if (auto band = dyn_cast<scf::ParallelOp>(*loops)) {
+        guardAsserts(rewriter, band);
         mapToBlocksAndThreads(rewriter, band, blockSize);
+      }
     }
   }
 

@@ -1,9 +1,11 @@
 """Each example layer of examples/models (its `example()`) imports through
 from_torch with its dynamic length, raises what its docstring says, and
 matches the module at a few small lengths; `python3 -m linea.import` writes
-the same IR for the command-line tools."""
+the same IR for the command-line tools. Each also goes through ONNX (torch's
+exporter, then from_onnx) with the same raise and values."""
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -52,6 +54,35 @@ def test_example(name):
         assert rel <= 1e-4, (length, rel)
 
 
+def onnx_file(module, inputs, dynamic, path):
+    """The module as ONNX (torch's TorchScript exporter: the ONNX importer's
+    input needs no onnxscript), its dynamic dims named as from_torch's."""
+    names = [f"input{i}" for i in range(len(inputs))]
+    axes = {names[i]: dict(dims) for i, dims in dynamic.items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the exporter's deprecation notice
+        torch.onnx.export(module, tuple(inputs), str(path), dynamo=False, input_names=names,
+                          output_names=["output"], dynamic_axes=axes, opset_version=17)
+    return path
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_example_from_onnx(name, tmp_path):
+    """The same layer as an ONNX file: one compile with a dynamic length, the
+    same raise, the same values."""
+    example = __import__(name)
+    module, inputs, dynamic = example.example()
+    module.eval()
+    model = linea.from_onnx(onnx_file(module, inputs, dynamic, tmp_path / f"{name}.onnx"))
+    assert "raised to " + EXAMPLES[name] in model.report(), model.report()
+    for length in (1, 37, 130):
+        x = at_length(example, length)
+        exact = exactly(module, x)
+        out = torch.as_tensor(model(*(t.numpy() for t in x))).double()
+        rel = ((out - exact).norm() / exact.norm()).item()
+        assert rel <= 1e-4, (length, rel)
+
+
 def test_import_command(tmp_path):
     out = tmp_path / "presum.mlir"
     done = subprocess.run([sys.executable, "-m", "linea.import",
@@ -66,15 +97,7 @@ def test_import_command(tmp_path):
     assert bad.returncode == 1 and bad.stderr.startswith("linea.import: error: cannot read")
 
 
-# Known gap: the embedding's gather (a generic whose body asserts the ids'
-# range) stays on the host in the GPU form, and the host-code check refuses
-# it. Strict: the day it maps, this test says so.
-CUDA_GAPS = {"small_language_model"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason="the embedding's gather is not mapped to the GPU yet"))
-    if n in CUDA_GAPS else n for n in sorted(EXAMPLES)])
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_example_cuda_path(name):
     """target="cuda": the imported layer compiles for sm_90a (no GPU needed to
     build), and its GPU form, run on the CPU (linea-gpu-mapped-to-cpu: each

@@ -91,9 +91,15 @@ def run(program, args, entry=None, pipeline=None, no_optimize=False, repeat=None
         for k, arg in enumerate(args):
             if isinstance(arg, np.ndarray):
                 path = tmp / f"arg{k}.npy"
-                # float16 stays float16 (an f16 argument's exact bits);
+                # float16 stays float16 (an f16 argument's exact bits),
+                # integers stay integers (token ids: int32, or int64);
                 # anything else goes as float32 (bf16 is rounded from it).
-                dtype = np.float16 if arg.dtype == np.float16 else np.float32
+                if arg.dtype == np.float16 or arg.dtype == np.int32:
+                    dtype = arg.dtype
+                elif np.issubdtype(arg.dtype, np.integer):
+                    dtype = np.int64
+                else:
+                    dtype = np.float32
                 np.save(path, np.ascontiguousarray(arg, dtype=dtype))
                 cmd += ["--arg", str(path)]
             else:

@@ -4,6 +4,8 @@ of segment_length, each message showing the sizes as the verifier would. Each ra
 through the optimizing pipeline and the reference lowering alike, and never
 returns numbers; with the checks off the pipeline does not assert."""
 
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -104,3 +106,28 @@ def test_checks_can_be_turned_off():
     q, k, v = arrays((2, 16, 8), (2, 16, 8), (2, 16, 4))
     (o,) = run(ATTENTION, [q, k, v, 4], pipeline="linea-optimize{runtime-checks=0}")
     assert o.shape == (2, 16, 4)
+
+
+# Token ids gather rows of a table, as torch-mlir writes torch.nn.Embedding
+# (its body asserts each id's range): linea.run passes integer arrays as
+# integers, on the CPU and through the GPU form run on the CPU (the asserts
+# inside the kernel).
+EMBEDDING = (pathlib.Path(__file__).resolve().parents[2] / "test" / "linea-run" / "Inputs"
+             / "embedding.mlir").read_text()
+GPU_MAPPED = "linea-gpu-mapped-to-cpu{chip=sm_90a}"
+
+
+@pytest.mark.parametrize("pipeline", [None, GPU_MAPPED], ids=["cpu", "gpu-mapped"])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+def test_token_ids_gather_rows(pipeline, dtype):
+    table = np.arange(15, dtype=np.float32).reshape(5, 3) + 0.5
+    ids = np.array([4, 0, 2, 2, 1, 3, 4], dtype)
+    (rows,) = run(EMBEDDING, [ids, table], pipeline=pipeline)
+    np.testing.assert_array_equal(rows, table[ids])
+
+
+@pytest.mark.parametrize("pipeline", [None, GPU_MAPPED], ids=["cpu", "gpu-mapped"])
+def test_token_id_past_the_table_is_an_error(pipeline):
+    table = np.ones((5, 3), np.float32)
+    with pytest.raises(LineaError, match="index must be smaller than dim size"):
+        run(EMBEDDING, [np.array([1, 5], np.int64), table], pipeline=pipeline)

@@ -134,3 +134,39 @@ func.func @single_iterations(%a: memref<1xf32>, %x: memref<16xf32>, %e: memref<1
   }
   return
 }
+
+// -----
+
+// torch-mlir's embedding gather asserts each id's range in its body. Each
+// assert goes under an scf.if on its failure: upstream's loop-to-launch
+// conversion leaves a loop with a bare cf.assert on the host (and the
+// host-code check then refuses the program), but takes it nested.
+// CHECK-LABEL: func.func @gather_with_asserts
+// CHECK: scf.parallel
+// CHECK:   scf.parallel
+// CHECK:     %[[ID:.*]] = memref.load
+// CHECK:     %[[BELOW:.*]] = arith.cmpi slt, %[[ID]]
+// CHECK:     %[[ABOVE:.*]] = arith.cmpi sge, %[[ID]], %{{.*}}
+// CHECK:     scf.if %[[ABOVE]] {
+// CHECK-NEXT:  cf.assert %[[BELOW]], "index must be smaller than dim size"
+// LAUNCH-LABEL: func.func @gather_with_asserts
+// LAUNCH: gpu.launch
+// LAUNCH:   scf.if
+// LAUNCH:     cf.assert {{.*}} "index must be smaller than dim size"
+// LAUNCH:   gpu.terminator
+// LAUNCH-NOT: scf.parallel
+func.func @gather_with_asserts(%ids: memref<?xi64>, %table: memref<5x3xf32>, %rows: memref<?x3xf32>) {
+  %c5 = arith.constant 5 : i64
+  linalg.generic {indexing_maps = [affine_map<(i, d) -> (i)>, affine_map<(i, d) -> (i, d)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%ids : memref<?xi64>) outs(%rows : memref<?x3xf32>) {
+  ^bb0(%id: i64, %out: f32):
+    %below = arith.cmpi slt, %id, %c5 : i64
+    cf.assert %below, "index must be smaller than dim size"
+    %row = arith.index_cast %id : i64 to index
+    %d = linalg.index 1 : index
+    %x = memref.load %table[%row, %d] : memref<5x3xf32>
+    linalg.yield %x : f32
+  }
+  return
+}

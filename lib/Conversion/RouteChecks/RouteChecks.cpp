@@ -11,6 +11,7 @@
 #include "linea/Dialect/LineaOps.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -70,8 +71,12 @@ public:
   LogicalResult run() {
     SmallVector<Operation *> checks;
     module.walk([&](Operation *op) {
-      // Without a handler upstream's cf.assert lowering stands.
-      if (isa<CheckOp>(op) || (isa<cf::AssertOp>(op) && !handler.empty()))
+      // Without a handler upstream's cf.assert lowering stands; in a GPU
+      // kernel it stands too (NVVM's `__assertfail`: no host handler can
+      // be called from the device).
+      if (isa<CheckOp>(op) ||
+          (isa<cf::AssertOp>(op) && !handler.empty() &&
+           !op->getParentOfType<gpu::GPUModuleOp>()))
         checks.push_back(op);
     });
     if (checks.empty())

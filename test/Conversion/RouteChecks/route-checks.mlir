@@ -79,3 +79,26 @@ func.func @clash(%ok: i1, %j: index) {
   linea.check %ok, "prefix length {0}"(%j : index)
   return
 }
+
+// -----
+
+// A cf.assert in a GPU kernel stays for NVVM's lowering (`__assertfail`):
+// the device cannot call the host's handler. One on the host is routed.
+// CHECK-LABEL: gpu.module @kernels
+// CHECK: gpu.func @gather
+// CHECK-NEXT: cf.assert %{{.*}}, "index must be smaller than dim size"
+// CHECK-LABEL: func.func @host
+// CHECK-NOT: cf.assert
+// CHECK: call @linea_check_failed
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @gather(%ok: i1) kernel {
+      cf.assert %ok, "index must be smaller than dim size"
+      gpu.return
+    }
+  }
+  func.func @host(%ok: i1) {
+    cf.assert %ok, "index must be smaller than dim size"
+    return
+  }
+}
