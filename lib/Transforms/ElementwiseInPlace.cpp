@@ -18,17 +18,31 @@ using namespace mlir;
 
 namespace {
 
+/// Whether `value` is a tensor only its one user reads, computed by a
+/// linalg op, directly or through reshapes read by nothing else (torch-mlir
+/// views a batch of score matrices as heads that way): a buffer of the
+/// program's own, not the caller's argument or read-only constant memory.
+bool isDyingLinalgResult(Value value) {
+  while (value.hasOneUse()) {
+    Operation *producer = value.getDefiningOp();
+    if (isa_and_nonnull<linalg::LinalgOp>(producer))
+      return true;
+    if (!isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(producer))
+      return false;
+    value = producer->getOperand(0);
+  }
+  return false;
+}
+
 /// An operand whose memory the result of `op` may take: of the result's
-/// type, read at the same index the result is written, computed by a
-/// linalg op (not an argument or a constant, which belong to the caller or
-/// to read-only memory) and used by `op` alone.
+/// type, read at the same index the result is written, and dying here.
 OpOperand *dyingOperand(linalg::GenericOp op, OpOperand *init) {
   AffineMap written = op.getMatchingIndexingMap(init);
   for (OpOperand *input : op.getDpsInputOperands()) {
     Value operand = input->get();
     if (operand.getType() == init->get().getType() &&
-        op.getMatchingIndexingMap(input) == written && operand.hasOneUse() &&
-        operand.getDefiningOp<linalg::LinalgOp>())
+        op.getMatchingIndexingMap(input) == written &&
+        isDyingLinalgResult(operand))
       return input;
   }
   return nullptr;

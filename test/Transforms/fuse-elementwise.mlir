@@ -249,3 +249,31 @@ func.func @operands_that_live_on(%x: tensor<8x8xf32>, %y: tensor<8x8xf32>)
   } -> tensor<8x8xf32>
   return %s, %twice, %exp, %t : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+// torch-mlir reads a batch of score matrices as heads through a reshape
+// nothing else reads: the masked scores still take their place.
+
+// CHECK-LABEL: func.func @mask_over_reshaped_scores
+// CHECK: %[[S:.*]] = linalg.batch_matmul
+// CHECK: %[[HEADS:.*]] = tensor.expand_shape %[[S]]
+// CHECK: linalg.generic {{.*}} outs(%[[HEADS]] : tensor<1x2x8x8xf32>)
+func.func @mask_over_reshaped_scores(%q: tensor<2x8x4xf32>, %kt: tensor<2x4x8xf32>,
+                                     %causal: tensor<8x8xi1>) -> tensor<1x2x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x8x4xf32>, tensor<2x4x8xf32>) outs(%f : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %heads = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [1, 2, 8, 8] : tensor<2x8x8xf32> into tensor<1x2x8x8xf32>
+  %e2 = tensor.empty() : tensor<1x2x8x8xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(b, h, i, t) -> (i, t)>, affine_map<(b, h, i, t) -> (b, h, i, t)>,
+                                        affine_map<(b, h, i, t) -> (b, h, i, t)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%causal, %heads : tensor<8x8xi1>, tensor<1x2x8x8xf32>) outs(%e2 : tensor<1x2x8x8xf32>) {
+  ^bb0(%keep: i1, %a: f32, %o: f32):
+    %r = arith.select %keep, %a, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  return %m : tensor<1x2x8x8xf32>
+}
