@@ -459,8 +459,9 @@ def LineaFuseElementwise : Pass<"linea-fuse-elementwise"> {
 
     Once fused, an elementwise op whose fresh destination (`tensor.empty`)
     could be an operand of the same type that it reads at the index it
-    writes, and that nothing else reads (computed by a linalg op, so not
-    the caller's argument or a constant), takes that operand as its
+    writes, and that nothing else reads (computed by a linalg op, directly
+    or through reshapes nothing else reads; so not the caller's argument or
+    a constant), takes that operand as its
     destination: bufferized, it writes in place, and a mask over a score
     matrix costs no second L x L buffer.
 
