@@ -84,7 +84,10 @@ def LineaMapToGPU : Pass<"linea-map-to-gpu"> {
       parallel dims, or each of size 1: a step of a host scan, a 0-d op)
       is a `gpu.launch` of one thread, never host code reading device
       memory. Host-side loops (segment loops, scans) stay on the host and
-      launch one kernel per step.
+      launch one kernel per step. A `cf.assert` in the op's body (the range
+      check of an embedding's ids) goes under an `scf.if` on its failure:
+      `convert-parallel-loops-to-gpu` leaves a loop whose body holds a bare
+      one on the host, and takes it nested.
 
     In both, a reduction loop keeps its output element in a register (an
     `iter_args` value loaded before the loop and stored after it) instead of
