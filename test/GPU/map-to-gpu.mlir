@@ -70,11 +70,29 @@ func.func @reads_its_output(%c: memref<8x8xf32>, %b: memref<8x8xf32>) {
 
 // A reduction between parallel dims (the CPU loop order of S += K^T V) is
 // reordered parallel-first; a host loop around it stays on the host.
+// The 8 x 4 state's elements collapse to 32 threads in blocks of 16, and
+// each thread sums its element over the 64 keys in a register.
 // CHECK-LABEL: func.func @state_update
+// CHECK-DAG: %[[C16:.+]] = arith.constant 16 : index
+// CHECK-DAG: %[[C32:.+]] = arith.constant 32 : index
+// CHECK-DAG: %[[C64:.+]] = arith.constant 64 : index
+// CHECK-DAG: %[[C4:.+]] = arith.constant 4 : index
+// CHECK: %[[TMP:.+]] = memref.alloc() : memref<8x4xf32>
 // CHECK: scf.for
-// CHECK:   scf.parallel
-// CHECK:     scf.parallel
-// CHECK:       scf.for
+// CHECK:   scf.parallel (%[[BLOCK:.+]]) = (%{{.+}}) to (%[[C32]]) step (%[[C16]]) {
+// CHECK:     scf.parallel (%[[THREAD:.+]]) = (%{{.+}}) to (%{{.+}}) step (%{{.+}}) {
+// CHECK:       %[[FLAT:.+]] = arith.addi %[[THREAD]], %[[BLOCK]] : index
+// CHECK:       %[[E:.+]] = arith.remsi %[[FLAT]], %[[C4]] : index
+// CHECK:       %[[D:.+]] = arith.divsi %[[FLAT]], %[[C4]] : index
+// CHECK:       %[[INIT:.+]] = memref.load %[[TMP]][%[[D]], %[[E]]]
+// CHECK:       %[[SUM:.+]] = scf.for %[[T:.+]] = %{{.+}} to %[[C64]] step %{{.+}} iter_args(%[[ACC:.+]] = %[[INIT]]) -> (f32) {
+// CHECK:         memref.load %{{.+}}[%[[T]], %[[D]]] : memref<64x8xf32>
+// CHECK:         memref.load %{{.+}}[%[[T]], %[[E]]] : memref<64x4xf32>
+// CHECK-NOT:     memref.store
+// CHECK:       }
+// CHECK:       memref.store %[[SUM]], %[[TMP]][%[[D]], %[[E]]]
+// CHECK:     } {mapping = [#gpu.loop_dim_map<processor = thread_x, {{.*}}>]}
+// CHECK:   } {mapping = [#gpu.loop_dim_map<processor = block_x, {{.*}}>]}
 // LAUNCH-LABEL: func.func @state_update
 // LAUNCH: gpu.alloc host_shared
 // LAUNCH: scf.for
