@@ -46,7 +46,7 @@ def header(name, spec):
             lines.append(f"// CHECK: remark: linea-raise: not raised: {spec['remark']}")
         lines += [f"// CHECK: remark: linea-raise: raised to linea.{r}" for r in spec["raises"]]
         lines.append("// CHECK-LABEL: func.func @")
-        lines += [f"// CHECK: linea.{r.split(' ')[0]}" for r in spec["raises"]]
+        lines += [f"// CHECK: linea.{op}" for op in spec["ops"]]
     else:
         lines.append(f"// CHECK: remark: linea-raise: not raised: {spec['remark']}")
         lines.append("// CHECK-LABEL: func.func @")

@@ -33,7 +33,8 @@ def _median_seconds(fn, repeat=3):
 
 def demo(module, make_inputs, dynamic, lengths, **options):
     """`make_inputs(L)` gives the example inputs at length L; `dynamic` marks
-    their length dims (`{input_index: {dim: "L"}}`)."""
+    their length dims (`{input_index: {dim: "L"}}`), or is None for a model
+    compiled at each length (a loop torch.export unrolls)."""
     torch.manual_seed(0)
     torch.set_num_threads(1)
     module = module.eval()
@@ -42,6 +43,8 @@ def demo(module, make_inputs, dynamic, lengths, **options):
     print(f"{'L':>7} {'max |error|':>12} {'rel. L2':>9} {'torch eager':>12} {'Linea':>10}")
     for length in lengths:
         inputs = make_inputs(length)
+        if dynamic is None and length != lengths[0]:
+            model = linea.from_torch(module, *inputs, **options)
         with torch.no_grad():
             # Token ids stay integers; everything else is taken in float64.
             exact = module.double()(*(x.double() if x.is_floating_point() else x

@@ -68,6 +68,14 @@ LogicalResult raiseFlippedScan(RewriterBase &rewriter, Operation *root,
 LogicalResult raiseTriangularSum(RewriterBase &rewriter, Operation *root,
                                  RaiseLog &log, Rejection &why);
 
+/// `concat(y_0 .. y_{n-1})` of an unrolled loop over segments, each step a
+/// copy of one layer over [previous step's second half; its segment]:
+/// linea.fold with the first step as its body (SegmentFold.cpp). Tried
+/// after the other raises, so that the steps compare with their layers
+/// already raised.
+LogicalResult raiseSegmentFold(RewriterBase &rewriter, Operation *root,
+                               RaiseLog &log, Rejection &why);
+
 /// Every raise, in the order the pass tries them on one root.
 ArrayRef<RaiseFn> allRaises();
 

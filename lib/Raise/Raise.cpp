@@ -13,6 +13,7 @@
 
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/Debug.h"
@@ -68,6 +69,40 @@ void raiseAll(func::FuncOp f, RaiseLog &log) {
   }
 }
 
+/// Erases the function body's ops that nothing reads any more, last op
+/// first (so that their producers become dead in turn).
+void eraseDeadOps(func::FuncOp f) {
+  for (Block &block : f.getBody())
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+      if (isOpTriviallyDead(&op))
+        op.erase();
+}
+
+/// Unrolled loops over segments as linea.fold, once their layers are
+/// raised (a step then compares op for op with fewer ops). The steps a fold
+/// replaced go at once: their windows are no chains' ends to try.
+void raiseSegmentLoops(func::FuncOp f, RaiseLog &log) {
+  IRRewriter rewriter(f.getContext());
+  llvm::SmallPtrSet<Operation *, 8> tried;
+  for (bool raised = true; raised;) {
+    raised = false;
+    SmallVector<tensor::ConcatOp> concats;
+    f.walk([&](tensor::ConcatOp concat) { concats.push_back(concat); });
+    for (tensor::ConcatOp concat : llvm::reverse(concats)) {
+      if (!tried.insert(concat).second)
+        continue;
+      Rejection why;
+      if (succeeded(raiseSegmentFold(rewriter, concat, log, why))) {
+        eraseDeadOps(f);
+        raised = true;
+        break;
+      }
+      if (why.candidate)
+        log.rejected(concat, why.reason);
+    }
+  }
+}
+
 struct LineaRaisePass : linea::impl::LineaRaiseBase<LineaRaisePass> {
   using LineaRaiseBase::LineaRaiseBase;
 
@@ -88,6 +123,7 @@ struct LineaRaisePass : linea::impl::LineaRaiseBase<LineaRaisePass> {
     LLVM_DEBUG(llvm::dbgs() << "linea-raise: normalized\n" << *copy << "\n");
     RaiseLog log(explain);
     raiseAll(*copy, log);
+    raiseSegmentLoops(*copy, log);
     if (log.getNumRaised() == 0)
       return;
     // A raise must leave valid IR; if one ever does not, the function stays

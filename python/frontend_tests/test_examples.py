@@ -22,6 +22,7 @@ EXAMPLES = {
     "gla_parallel_form": "linea.gated_linear_attention mask = causal",
     "causal_softmax_block": "linea.attention mask = causal",
     "small_language_model": "linea.linear_attention mask = causal normalize",
+    "folded_attention": "linea.fold segment_length = 64",
 }
 
 
@@ -39,14 +40,38 @@ def at_length(example, length):
     return list(example.inputs(length))
 
 
+def test_lengths(example):
+    """L = 1, prime, not a chunk multiple, on one compile; an example with no
+    dynamic length (a loop over segments, unrolled by torch.export) names
+    its own, each a compile of its own."""
+    return getattr(example, "TEST_LENGTHS", [1, 37, 130])
+
+
+def compiled_at_lengths(example, compile_one):
+    """(length, model) for each test length: one model for every length, or
+    one per length where the example has no dynamic length."""
+    module, inputs, dynamic = example.example()
+    module.eval()
+    if dynamic is not None:
+        model = compile_one(module, inputs, dynamic)
+        return [(length, model) for length in test_lengths(example)]
+    return [(length, compile_one(module, at_length(example, length), None))
+            for length in test_lengths(example)]
+
+
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_example(name):
     example = __import__(name)
-    module, inputs, dynamic = example.example()
-    module.eval()
-    model = linea.from_torch(module, *inputs, dynamic=dynamic)
-    assert "raised to " + EXAMPLES[name] in model.report(), model.report()
-    for length in (1, 37, 130):
+    module = None
+
+    def compile_one(m, inputs, dynamic):
+        nonlocal module
+        module = m
+        model = linea.from_torch(m, *inputs, dynamic=dynamic)
+        assert "raised to " + EXAMPLES[name] in model.report(), model.report()
+        return model
+
+    for length, model in compiled_at_lengths(example, compile_one):
         x = at_length(example, length)
         exact = exactly(module, x)
         out = model(*x)
@@ -58,7 +83,7 @@ def onnx_file(module, inputs, dynamic, path):
     """The module as ONNX (torch's TorchScript exporter: the ONNX importer's
     input needs no onnxscript), its dynamic dims named as from_torch's."""
     names = [f"input{i}" for i in range(len(inputs))]
-    axes = {names[i]: dict(dims) for i, dims in dynamic.items()}
+    axes = {names[i]: dict(dims) for i, dims in (dynamic or {}).items()}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the exporter's deprecation notice
         torch.onnx.export(module, tuple(inputs), str(path), dynamo=False, input_names=names,
@@ -68,14 +93,20 @@ def onnx_file(module, inputs, dynamic, path):
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_example_from_onnx(name, tmp_path):
-    """The same layer as an ONNX file: one compile with a dynamic length, the
-    same raise, the same values."""
+    """The same layer as an ONNX file: one compile with a dynamic length
+    (or one per length, as from_torch), the same raise, the same values."""
     example = __import__(name)
-    module, inputs, dynamic = example.example()
-    module.eval()
-    model = linea.from_onnx(onnx_file(module, inputs, dynamic, tmp_path / f"{name}.onnx"))
-    assert "raised to " + EXAMPLES[name] in model.report(), model.report()
-    for length in (1, 37, 130):
+    module = None
+
+    def compile_one(m, inputs, dynamic):
+        nonlocal module
+        module = m
+        path = tmp_path / f"{name}-{inputs[0].shape[1]}.onnx"
+        model = linea.from_onnx(onnx_file(m, inputs, dynamic, path))
+        assert "raised to " + EXAMPLES[name] in model.report(), model.report()
+        return model
+
+    for length, model in compiled_at_lengths(example, compile_one):
         x = at_length(example, length)
         exact = exactly(module, x)
         out = torch.as_tensor(model(*(t.numpy() for t in x))).double()
@@ -106,10 +137,11 @@ def test_example_cuda_path(name):
     example = __import__(name)
     module, inputs, dynamic = example.example()
     module.eval()
-    text = export_torch(module, *inputs, dynamic=dynamic)
+    length = test_lengths(example)[1 if dynamic is not None else 0]
+    x = at_length(example, length)
+    text = export_torch(module, *(inputs if dynamic is not None else x), dynamic=dynamic)
     library = linea.compile_library(text, target="cuda")
     assert library.exists()
-    x = at_length(example, 37)
     (out,) = linea.run(text, [t.numpy() for t in x], pipeline="linea-gpu-mapped-to-cpu")
     exact = exactly(module, x).numpy()
     rel = np.linalg.norm(out - exact) / np.linalg.norm(exact)

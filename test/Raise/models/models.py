@@ -248,6 +248,41 @@ class SoftmaxAdditiveBuffer(torch.nn.Module):
         return torch.softmax(q @ k.transpose(-1, -2) * 0.5 + self.bias, dim=-1) @ v
 
 
+# --- seed 002: a loop over segments ------------------------------------------
+
+SEGMENT = 4
+
+
+class FoldedSegments(torch.nn.Module):
+    """Seed 002's folded layer as a Python loop over segments of SEGMENT
+    rows: a causal softmax attention layer (one head, closed-form
+    projections) over [memory; segment], whose second half is both the
+    segment's output and the next memory. torch.export unrolls the loop at
+    the example's length; the raise makes it one linea.fold."""
+    def __init__(self):
+        super().__init__()
+        dm = H * D
+        self.wq, self.wk, self.wv, self.wo = (closed_form_weight(dm, dm, c)
+                                              for c in (0.29, 0.53, 0.83, 1.31))
+        self.memory = torch.nn.Parameter(closed_form_weight(SEGMENT, dm, 2.03).data[None])
+
+    def layer(self, w):
+        n = w.shape[1]
+        q, k, v = w @ self.wq, w @ self.wk, w @ self.wv
+        s = (q @ k.transpose(-1, -2)) / q.shape[-1] ** 0.5
+        mask = torch.ones(n, n, dtype=torch.bool).tril()
+        return (torch.softmax(s.masked_fill(~mask, float("-inf")), dim=-1) @ v) @ self.wo
+
+    def forward(self, x):
+        b, L, dm = x.shape
+        m = self.memory.expand(b, SEGMENT, dm)
+        outputs = []
+        for s in range(L // SEGMENT):
+            m = self.layer(torch.cat([m, x[:, s * SEGMENT:(s + 1) * SEGMENT]], 1))[:, SEGMENT:]
+            outputs.append(m)
+        return torch.cat(outputs, 1)
+
+
 # --- a model of several layers -----------------------------------------------
 
 class LinearTransformerBlock(torch.nn.Module):
@@ -410,9 +445,12 @@ class TransposedScores(torch.nn.Module):
         return torch.tril(q @ k.transpose(-1, -2)).transpose(-1, -2) @ v
 
 
-def entry(module, shapes, raises, dynamic=False, remark=None, L=16):
+def entry(module, shapes, raises, dynamic=False, remark=None, L=16, ops=None):
+    """`raises`: the raise remarks in order; `ops`: the Linea ops of the
+    raised IR in order, where they are not the raises' (a fold absorbs the
+    steps it replaced, and holds one of them)."""
     return dict(module=module, shapes=shapes, raises=raises, dynamic=dynamic,
-                remark=remark, L=L)
+                remark=remark, L=L, ops=ops or [r.split(" ")[0] for r in raises])
 
 
 causal = ["linear_attention mask = causal"]
@@ -441,6 +479,9 @@ CORPUS = {
     "nm_band_buffer": entry(BandBufferMask, qkv, [], remark="mask is a 16 x 16 constant table"),
     "model_linear_transformer": entry(LinearTransformer, lambda L: [(B, L, H * D)],
                                       ["linear_attention mask = causal normalize"] * 2),
+    "fold_segments": entry(FoldedSegments, lambda L: [(B, L, H * D)],
+                           ["attention mask = causal"] * 4 + [f"fold segment_length = {SEGMENT}"],
+                           ops=["fold", "attention", "yield"]),
     "la_cumulative_state": entry(CumulativeState, qkv, causal),
     "la_cumulative_state_dynamic": entry(CumulativeState, qkv, causal, dynamic=True),
     "gla_parallel_form": entry(GLAParallel, lambda L: qkv(L) + [heads(L)],

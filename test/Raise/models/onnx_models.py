@@ -98,7 +98,7 @@ def _softmax(q, k, v, mask):
 
 def entry(build, reference, raises, remark=None, L=16):
     return dict(build=build, reference=reference, shapes=qkv, raises=raises, remark=remark,
-                L=L, dynamic=False)
+                L=L, dynamic=False, ops=[r.split(" ")[0] for r in raises])
 
 
 CORPUS = {
