@@ -57,13 +57,13 @@ bool isRowsSlice(tensor::ExtractSliceOp slice, unsigned dim, int64_t offset,
   return true;
 }
 
-/// `value` as `concat(memory, segment)` along `dim`, two operands.
-tensor::ConcatOp windowOf(Value memory, Value segment, unsigned dim) {
+/// The window `concat(memory, segment)` along `dim` that reads `segment`
+/// second, if there is one.
+tensor::ConcatOp windowOf(Value segment, unsigned dim) {
   for (Operation *user : segment.getUsers()) {
     auto concat = dyn_cast<tensor::ConcatOp>(user);
     if (concat && concat.getDim() == dim && concat.getInputs().size() == 2 &&
-        concat.getInputs()[1] == segment &&
-        (!memory || concat.getInputs()[0] == memory))
+        concat.getInputs()[1] == segment)
       return concat;
   }
   return nullptr;
@@ -126,7 +126,7 @@ LogicalResult matchChain(tensor::ConcatOp out, SegmentChain &chain,
   for (Operation *user : chain.input.getUsers()) {
     auto rows = dyn_cast<tensor::ExtractSliceOp>(user);
     if (rows && isRowsSlice(rows, dim, 0, l))
-      if (tensor::ConcatOp window = windowOf(Value(), rows.getResult(), dim))
+      if (tensor::ConcatOp window = windowOf(rows.getResult(), dim))
         windows[0] = window;
   }
   if (!windows[0] || windows[0].getInputs()[0].getType() != piece) {
