@@ -40,7 +40,7 @@ def at_length(example, length):
     return list(example.inputs(length))
 
 
-def test_lengths(example):
+def lengths_of(example):
     """L = 1, prime, not a chunk multiple, on one compile; an example with no
     dynamic length (a loop over segments, unrolled by torch.export) names
     its own, each a compile of its own."""
@@ -54,9 +54,9 @@ def compiled_at_lengths(example, compile_one):
     module.eval()
     if dynamic is not None:
         model = compile_one(module, inputs, dynamic)
-        return [(length, model) for length in test_lengths(example)]
+        return [(length, model) for length in lengths_of(example)]
     return [(length, compile_one(module, at_length(example, length), None))
-            for length in test_lengths(example)]
+            for length in lengths_of(example)]
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
@@ -137,7 +137,7 @@ def test_example_cuda_path(name):
     example = __import__(name)
     module, inputs, dynamic = example.example()
     module.eval()
-    length = test_lengths(example)[1 if dynamic is not None else 0]
+    length = lengths_of(example)[1 if dynamic is not None else 0]
     x = at_length(example, length)
     text = export_torch(module, *(inputs if dynamic is not None else x), dynamic=dynamic)
     library = linea.compile_library(text, target="cuda")
