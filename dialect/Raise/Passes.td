@@ -25,7 +25,15 @@ def LineaRaise : Pass<"linea-raise", "::mlir::func::FuncOp"> {
       becomes `prefix(j)` (`prefix(min(j, L))` for a dynamic `L`);
       scalar factors anywhere in the product become `scale`;
     - normalized linear attention, the output divided by the masked row sum
-      of the scores plus `1e-6`, becomes `normalize`.
+      of the scores plus `1e-6`, becomes `normalize`;
+    - RetNet's decayed scores and GLA's parallel form become
+      `linea.gated_linear_attention`; `softmax(s X Y^T + mask) V` becomes
+      `linea.attention`; a cumsum, `cumsum - x`, flips around a cumsum and
+      triangles of ones become `linea.presum` (docs/Raise.md has the table);
+    - a loop over segments as torch.export unrolls it (seed 002: each step
+      one layer over [memory; segment], its second half the next memory),
+      every step proved the same ops on the same weights, becomes one
+      `linea.fold` whose body is the first step (tried after the others).
 
     Each function is first normalized on a copy (named ops generalized,
     reshapes propagated, elementwise producers fused, as upstream's
