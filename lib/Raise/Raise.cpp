@@ -86,8 +86,10 @@ void raiseSegmentLoops(func::FuncOp f, RaiseLog &log) {
   llvm::SmallPtrSet<Operation *, 8> tried;
   for (bool raised = true; raised;) {
     raised = false;
+    // Chains end in the function body; a fold's body holds one step.
     SmallVector<tensor::ConcatOp> concats;
-    f.walk([&](tensor::ConcatOp concat) { concats.push_back(concat); });
+    for (Block &block : f.getBody())
+      llvm::append_range(concats, block.getOps<tensor::ConcatOp>());
     for (tensor::ConcatOp concat : llvm::reverse(concats)) {
       if (!tried.insert(concat).second)
         continue;

@@ -141,11 +141,17 @@ LogicalResult matchChain(tensor::ConcatOp out, SegmentChain &chain,
 
 /// The ops of one step: those computed from `window` (directly or not) that
 /// `result` depends on, in block order; failure if one has side effects or
-/// lies outside the window's block.
-FailureOr<SmallVector<Operation *>> stepOps(tensor::ConcatOp window,
-                                            Value result) {
+/// lies outside the window's block. The forward walk stops at the next
+/// windows (`allWindows`): what follows them is later steps', so each step
+/// costs its own ops, not the rest of the chain.
+FailureOr<SmallVector<Operation *>>
+stepOps(tensor::ConcatOp window, Value result,
+        ArrayRef<tensor::ConcatOp> allWindows) {
   Block *block = window->getBlock();
-  // Forward: everything computed from the window.
+  llvm::SmallPtrSet<Operation *, 8> stops;
+  for (tensor::ConcatOp other : allWindows)
+    stops.insert(other);
+  // Forward: everything computed from the window, up to the next ones.
   llvm::SmallPtrSet<Operation *, 32> fromWindow;
   SmallVector<Operation *> worklist = {window};
   while (!worklist.empty()) {
@@ -154,7 +160,7 @@ FailureOr<SmallVector<Operation *>> stepOps(tensor::ConcatOp window,
       Operation *ancestor = block->findAncestorOpInBlock(*user);
       if (!ancestor)
         return failure();
-      if (fromWindow.insert(ancestor).second)
+      if (!stops.contains(ancestor) && fromWindow.insert(ancestor).second)
         worklist.push_back(ancestor);
     }
   }
@@ -239,7 +245,8 @@ LogicalResult raise::raiseSegmentFold(RewriterBase &rewriter, Operation *root,
     return failure();
   SmallVector<SmallVector<Operation *>> steps;
   for (auto [window, result] : llvm::zip(chain.windows, chain.results)) {
-    FailureOr<SmallVector<Operation *>> ops = stepOps(window, result);
+    FailureOr<SmallVector<Operation *>> ops =
+        stepOps(window, result, chain.windows);
     if (failed(ops)) {
       why.reason = "a segment's step has side effects or reads its window "
                    "outside the function body";
