@@ -48,30 +48,29 @@ def lengths_of(example):
 
 
 def compiled_at_lengths(example, compile_one):
-    """(length, model) for each test length: one model for every length, or
-    one per length where the example has no dynamic length."""
+    """The example's module, and (length, model) for each test length: one
+    model for every length, or one per length where the example has no
+    dynamic length."""
     module, inputs, dynamic = example.example()
     module.eval()
     if dynamic is not None:
         model = compile_one(module, inputs, dynamic)
-        return [(length, model) for length in lengths_of(example)]
-    return [(length, compile_one(module, at_length(example, length), None))
-            for length in lengths_of(example)]
+        return module, [(length, model) for length in lengths_of(example)]
+    return module, [(length, compile_one(module, at_length(example, length), None))
+                    for length in lengths_of(example)]
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_example(name):
     example = __import__(name)
-    module = None
 
-    def compile_one(m, inputs, dynamic):
-        nonlocal module
-        module = m
-        model = linea.from_torch(m, *inputs, dynamic=dynamic)
+    def compile_one(module, inputs, dynamic):
+        model = linea.from_torch(module, *inputs, dynamic=dynamic)
         assert "raised to " + EXAMPLES[name] in model.report(), model.report()
         return model
 
-    for length, model in compiled_at_lengths(example, compile_one):
+    module, models = compiled_at_lengths(example, compile_one)
+    for length, model in models:
         x = at_length(example, length)
         exact = exactly(module, x)
         out = model(*x)
@@ -96,17 +95,15 @@ def test_example_from_onnx(name, tmp_path):
     """The same layer as an ONNX file: one compile with a dynamic length
     (or one per length, as from_torch), the same raise, the same values."""
     example = __import__(name)
-    module = None
 
-    def compile_one(m, inputs, dynamic):
-        nonlocal module
-        module = m
+    def compile_one(module, inputs, dynamic):
         path = tmp_path / f"{name}-{inputs[0].shape[1]}.onnx"
-        model = linea.from_onnx(onnx_file(m, inputs, dynamic, path))
+        model = linea.from_onnx(onnx_file(module, inputs, dynamic, path))
         assert "raised to " + EXAMPLES[name] in model.report(), model.report()
         return model
 
-    for length, model in compiled_at_lengths(example, compile_one):
+    module, models = compiled_at_lengths(example, compile_one)
+    for length, model in models:
         x = at_length(example, length)
         exact = exactly(module, x)
         out = torch.as_tensor(model(*(t.numpy() for t in x))).double()
