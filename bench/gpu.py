@@ -137,12 +137,29 @@ def median_ms(torch, fn, repeat):
     return sorted(times)[len(times) // 2]
 
 
+def kernel_profile(torch, call):
+    """The CUDA kernels of one call, by time: (name, launches, total ms)."""
+    from torch.profiler import ProfilerActivity, profile
+    call()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as trace:
+        call()
+        torch.cuda.synchronize()
+    kernels = {}
+    for event in trace.events():
+        if event.device_type == torch.autograd.DeviceType.CUDA:
+            count, total = kernels.get(event.name, (0, 0.0))
+            kernels[event.name] = (count + 1, total + event.device_time_total / 1000)
+    return sorted(((name, count, ms) for name, (count, ms) in kernels.items()),
+                  key=lambda row: -row[2])
+
+
 def rel_l2(torch, got, want):
     got, want = got.double(), want.double()
     return float(torch.linalg.norm(got - want) / torch.linalg.norm(want))
 
 
-def bench(shapes, repeat):
+def bench(shapes, repeat, profile=False):
     import torch
     torch.backends.cuda.matmul.allow_tf32 = False
     fla = fla_ops()
@@ -167,6 +184,10 @@ def bench(shapes, repeat):
                     err = rel_l2(torch, kernel(*args), want)
                     ms = median_ms(torch, lambda: kernel(*args), repeat)
                     timed.append((name, ms, err))
+                    if profile:
+                        for kname, count, kms in kernel_profile(torch, lambda: kernel(*args))[:6]:
+                            print(f"  {name}: kernel {kms:8.3f} ms {count:5d} launches "
+                                  f"{kname[:80]}", flush=True)
                 except Exception as error:  # noqa: BLE001 - a failing row is a result
                     timed.append((name, None, f"{type(error).__name__}: {error}"[:200]))
             torch_fn = (torch_chunked_gla if gated else torch_chunked_la)
@@ -199,6 +220,8 @@ def main():
                         help="compile Linea's kernels into the cache and stop")
     parser.add_argument("--quick", action="store_true", help="one small shape")
     parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument("--profile", action="store_true",
+                        help="also list the CUDA kernels of each Linea variant's call")
     parser.add_argument("--results", help="write the table to this Markdown file")
     opts = parser.parse_args()
     shapes = QUICK_SHAPES if opts.quick else SHAPES
@@ -208,7 +231,7 @@ def main():
     import torch
     if not torch.cuda.is_available():
         sys.exit("bench/gpu.py: no CUDA device here (--build-only compiles the kernels)")
-    rows = bench(shapes, opts.repeat)
+    rows = bench(shapes, opts.repeat, opts.profile)
     text = (f"Measured {datetime.date.today()} on {torch.cuda.get_device_name()}, "
             f"torch {torch.__version__}, {platform.platform()}; medians of {opts.repeat} "
             f"CUDA-event timings; chip {CHIP}.\n\n"

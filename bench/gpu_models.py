@@ -15,12 +15,15 @@ call), and Linea's error against the module in float64 on the GPU.
 """
 
 import argparse
+import json
 import os
 import pathlib
 import shutil
+import signal
+import subprocess
 import sys
 
-from gpu import median_ms  # (bench/gpu.py, beside this file here and in the kit)
+from gpu import kernel_profile, median_ms  # (bench/gpu.py, beside this file here and in the kit)
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXAMPLES = ["causal_linear_transformer", "prefixlm_linear_attention", "retnet_retention",
@@ -49,41 +52,74 @@ def build(models_dir, chip):
     print(f"gpu_models: {len(EXAMPLES)} example models exported and compiled for {chip}")
 
 
-def run(models_dir, chip, results):
-    """There: every example at every length, or the reason it did not run."""
+def run_example(models_dir, name, chip, profile):
+    """There, in a process of its own: one example at every length; prints
+    each row as a JSON line `ROW [...]`."""
     import torch
     import linea
     sys.path.insert(0, str(models_dir))
+    example = __import__(name)
+    torch.manual_seed(0)
+    module, _, _ = example.example()
+    module = module.eval().cuda()
+    weights = [p.detach() for p in module.parameters()]
+    try:
+        kernel = linea.compile((models_dir / f"{name}.mlir").read_text(), target="cuda",
+                               chip=chip)
+    except linea.LineaError as error:
+        print("ROW " + json.dumps([name, "", "", "", f"not run: {str(error).splitlines()[0]}"]))
+        return
+    for length in LENGTHS:
+        torch.manual_seed(length)
+        inputs = [x.cuda() for x in example.inputs(length)]
+        try:
+            with torch.no_grad():
+                ours = kernel(*inputs, *weights)
+                # Token ids stay integers.
+                exact = module.double()(*(x.double() if x.is_floating_point() else x
+                                          for x in inputs))
+                module.float()
+                error = ((ours.double() - exact).norm() / exact.norm()).item()
+                theirs_ms = median_ms(torch, lambda: module(*inputs), 5)
+                ours_ms = median_ms(torch, lambda: kernel(*inputs, *weights), 5)
+            row = [name, length, f"{theirs_ms:.2f}", f"{ours_ms:.2f}", f"{error:.1e}"]
+        except (RuntimeError, linea.LineaError) as error:  # e.g. torch out of memory
+            row = [name, length, "", "", str(error).splitlines()[0][:100]]
+        print("ROW " + json.dumps(row), flush=True)
+        if profile and length == LENGTHS[0]:
+            with torch.no_grad():
+                kernels = kernel_profile(torch, lambda: kernel(*inputs, *weights))
+                for kname, count, ms in kernels[:8]:
+                    print(f"  {name}: kernel {ms:9.3f} ms {count:6d} launches  {kname[:90]}",
+                          flush=True)
+
+
+def run(models_dir, chip, results, profile):
+    """There: every example, each in a process of its own (a crash costs
+    its own rows only and is reported as one), at every length."""
+    import torch
     rows = []
     for name in EXAMPLES:
-        example = __import__(name)
-        torch.manual_seed(0)
-        module, _, _ = example.example()
-        module = module.eval().cuda()
-        weights = [p.detach() for p in module.parameters()]
+        command = [sys.executable, "-X", "faulthandler", __file__, "--models", str(models_dir),
+                   "--only", name, "--chip", chip] + (["--profile"] if profile else [])
         try:
-            kernel = linea.compile((models_dir / f"{name}.mlir").read_text(), target="cuda",
-                                   chip=chip)
-        except linea.LineaError as error:
-            rows.append((name, "", "", "", f"not run: {str(error).splitlines()[0]}"))
-            continue
-        for length in LENGTHS:
-            torch.manual_seed(length)
-            inputs = [x.cuda() for x in example.inputs(length)]
-            try:
-                with torch.no_grad():
-                    ours = kernel(*inputs, *weights)
-                    # Token ids stay integers.
-                    exact = module.double()(*(x.double() if x.is_floating_point() else x
-                                              for x in inputs))
-                    module.float()
-                    error = ((ours.double() - exact).norm() / exact.norm()).item()
-                    theirs_ms = median_ms(torch, lambda: module(*inputs), 5)
-                    ours_ms = median_ms(torch, lambda: kernel(*inputs, *weights), 5)
-                rows.append((name, length, f"{theirs_ms:.2f}", f"{ours_ms:.2f}", f"{error:.1e}"))
-            except (RuntimeError, linea.LineaError) as error:  # e.g. torch out of memory
-                rows.append((name, length, "", "", str(error).splitlines()[0][:100]))
+            done = subprocess.run(command, capture_output=True, text=True, timeout=150)
+        except subprocess.TimeoutExpired:
+            rows.append([name, "", "", "", "timed out after 150 s"])
             print(rows[-1], flush=True)
+            continue
+        ran = [json.loads(line[4:]) for line in done.stdout.splitlines()
+               if line.startswith("ROW ")]
+        print("\n".join(line for line in done.stdout.splitlines()
+                        if not line.startswith("ROW ")), flush=True)
+        if done.returncode != 0:
+            why = (f"crashed ({signal.Signals(-done.returncode).name})" if done.returncode < 0
+                   else f"exit code {done.returncode}")
+            print(done.stderr[-3000:], flush=True)
+            ran.append([name, "", "", "", f"{why} after {len(ran)} rows"])
+        for row in ran:
+            print(tuple(row), flush=True)
+        rows += ran
     table = ["| example | L | torch (ms) | Linea (ms) | rel. L2 vs float64 |",
              "| --- | ---: | ---: | ---: | --- |"]
     table += [f"| {' | '.join(str(c) for c in row)} |" for row in rows]
@@ -100,6 +136,9 @@ def main():
     parser.add_argument("--models", metavar="MODELS_DIR")
     parser.add_argument("--results")
     parser.add_argument("--chip", default=os.environ.get("LINEA_GPU_CHIP", "sm_90a"))
+    parser.add_argument("--only", metavar="EXAMPLE", help="run this example alone, in this process")
+    parser.add_argument("--profile", action="store_true",
+                        help="also list each model's CUDA kernels at the first length")
     opts = parser.parse_args()
     if opts.build_only:
         build(pathlib.Path(opts.build_only), opts.chip)
@@ -107,7 +146,10 @@ def main():
     import torch
     if not torch.cuda.is_available():
         sys.exit("bench/gpu_models.py: no CUDA device here (--build-only compiles the models)")
-    run(pathlib.Path(opts.models), opts.chip, opts.results)
+    if opts.only:
+        run_example(pathlib.Path(opts.models), opts.only, opts.chip, opts.profile)
+    else:
+        run(pathlib.Path(opts.models), opts.chip, opts.results, opts.profile)
 
 
 if __name__ == "__main__":

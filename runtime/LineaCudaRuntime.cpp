@@ -13,9 +13,14 @@
 // the last take (linea-compile's `linea_checked_F` turns it into an error
 // return instead of a silent wrong answer).
 //
-// `linea_cuda_set_stream(s)` makes the synchronous launches of this thread run
-// on stream `s` (torch's current stream) instead of a stream of their own, so
-// they are ordered with the caller's work on it.
+// Every launch, allocation and free of a thread goes on one stream: the one
+// `linea_cuda_set_stream(s)` names (torch's current stream; 0x1 is
+// CU_STREAM_LEGACY, the legacy default stream), else the legacy default
+// stream, so that they are ordered with the caller's work. Buffers the host
+// never touches are device memory from the device's stream-ordered pool
+// (kept cached between calls, as torch's allocator keeps its own): an
+// allocation or a free is queued on the stream, with no wait. Buffers the
+// host reads too are managed memory.
 //
 // `mgpuTensorMapEncodeTiledMemref` (nvgpu.tma.create.descriptor's host half)
 // encodes a TMA tensor map and hands the kernel a copy in device memory, as
@@ -42,6 +47,9 @@ namespace {
 
 thread_local char firstError[512];
 thread_local CUstream callerStream = nullptr;
+
+/// The stream this thread's work goes on.
+CUstream currentStream() { return callerStream ? callerStream : CU_STREAM_LEGACY; }
 
 bool check(CUresult result, const char *call) {
   if (result == CUDA_SUCCESS)
@@ -151,62 +159,95 @@ LINEA_EXPORT const char *linea_cuda_take_error() {
   return taken;
 }
 
+/// The host code asks for a stream around each launch and allocation: it
+/// gets this thread's one stream, which is never destroyed here.
 LINEA_EXPORT void *mgpuStreamCreate() {
   enterContext();
-  if (callerStream)
-    return callerStream;
-  CUstream stream = nullptr;
-  check(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-  return stream;
+  return currentStream();
 }
 
-LINEA_EXPORT void mgpuStreamDestroy(void *stream) {
-  if (stream == callerStream)
-    return; // the caller's
-  check(cuStreamDestroy(static_cast<CUstream>(stream)), "cuStreamDestroy");
-}
+LINEA_EXPORT void mgpuStreamDestroy(void * /*stream*/) {}
 
 LINEA_EXPORT void mgpuStreamSynchronize(void *stream) {
   check(cuStreamSynchronize(static_cast<CUstream>(stream)),
         "cuStreamSynchronize");
 }
 
-/// Host-shared buffers are managed memory: the host loops around the
-/// kernels read and write them too.
-LINEA_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, void * /*stream*/,
+namespace {
+
+/// The device's default memory pool, made to keep what is freed to it (by
+/// default it returns memory to the system at every synchronization, and
+/// each call's buffers would be mapped afresh).
+void keepPoolMemory() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    CUdevice device;
+    CUmemoryPool pool;
+    if (cuCtxGetDevice(&device) != CUDA_SUCCESS ||
+        cuDeviceGetDefaultMemPool(&pool, device) != CUDA_SUCCESS)
+      return;
+    cuuint64_t keepAll = ~cuuint64_t(0);
+    check(cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                                &keepAll),
+          "cuMemPoolSetAttribute");
+  });
+}
+
+} // namespace
+
+/// Host-shared buffers (the host reads them too) are managed memory; the
+/// others come from the stream-ordered pool.
+LINEA_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, void *stream,
                                 bool isHostShared) {
   enterContext();
   if (sizeBytes == 0)
     return nullptr;
   CUdeviceptr pointer = 0;
-  if (isHostShared) {
-    if (!check(cuMemAllocManaged(&pointer, sizeBytes, CU_MEM_ATTACH_GLOBAL),
-               "cuMemAllocManaged"))
+  if (!isHostShared) {
+    keepPoolMemory();
+    CUstream on = stream ? static_cast<CUstream>(stream) : currentStream();
+    if (!check(cuMemAllocAsync(&pointer, sizeBytes, on), "cuMemAllocAsync"))
       return nullptr;
-    // Managed pages are placed on first touch: a kernel writing a fresh
-    // buffer would fault every page over from the host (on an H200 that
-    // made each kernel ~1 ms on 16 MB). The kernels are its users, so the
-    // pages start, and prefer to stay, on the device.
-    CUdevice device;
-    if (cuCtxGetDevice(&device) == CUDA_SUCCESS) {
-      CUmemLocation location{};
-      location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-      location.id = device;
-      cuMemAdvise(pointer, sizeBytes, CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
-                  location);
-      cuMemPrefetchAsync(pointer, sizeBytes, location, 0,
-                         callerStream ? callerStream : nullptr);
-    }
-  } else
-    check(cuMemAlloc(&pointer, sizeBytes), "cuMemAlloc");
+    return reinterpret_cast<void *>(pointer);
+  }
+  if (!check(cuMemAllocManaged(&pointer, sizeBytes, CU_MEM_ATTACH_GLOBAL),
+             "cuMemAllocManaged"))
+    return nullptr;
+  // Managed pages are placed on first touch: a kernel writing a fresh
+  // buffer would fault every page over from the host (on an H200 that
+  // made each kernel ~1 ms on 16 MB). The kernels are its main users, so
+  // the pages start, and prefer to stay, on the device.
+  CUdevice device;
+  if (cuCtxGetDevice(&device) == CUDA_SUCCESS) {
+    CUmemLocation location{};
+    location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    location.id = device;
+    cuMemAdvise(pointer, sizeBytes, CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+                location);
+    cuMemPrefetchAsync(pointer, sizeBytes, location, 0, currentStream());
+  }
   return reinterpret_cast<void *>(pointer);
 }
 
-LINEA_EXPORT void mgpuMemFree(void *pointer, void * /*stream*/) {
+/// Pool memory goes back to the pool in stream order (behind every kernel
+/// queued on the stream that may still read it: a result freed by
+/// `linea_free_result` outside a call goes on the legacy default stream,
+/// behind the caller's work there); managed memory is freed at once, the
+/// host code having waited for the stream.
+LINEA_EXPORT void mgpuMemFree(void *pointer, void *stream) {
   if (!pointer)
     return;
   enterContext();
-  check(cuMemFree(reinterpret_cast<CUdeviceptr>(pointer)), "cuMemFree");
+  CUdeviceptr address = reinterpret_cast<CUdeviceptr>(pointer);
+  CUmemoryPool pool = nullptr;
+  if (cuPointerGetAttribute(&pool, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE,
+                            address) == CUDA_SUCCESS &&
+      pool) {
+    CUstream on = stream ? static_cast<CUstream>(stream) : currentStream();
+    check(cuMemFreeAsync(address, on), "cuMemFreeAsync");
+    return;
+  }
+  check(cuMemFree(address), "cuMemFree");
 }
 
 namespace {

@@ -62,13 +62,22 @@ kit="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-${OUT:-$kit/results}}"
 mkdir -p "$out"
 export LINEA_CACHE_DIR="$kit/cache" LINEA_CUDA_RUNTIME="$kit/lib/libLineaCudaRuntime.so"
-export LINEA_BUILD_DIR="$kit/no-compiler" PYTHONPATH="$kit/python:$kit/tests"
+export LINEA_BUILD_DIR="$kit/no-compiler" PYTHONPATH="$kit/python:$kit/tests${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONUNBUFFERED=1
+# Each stage has a time limit (seconds, LINEA_KIT_TIMEOUT), so that a kernel
+# that hangs costs one stage of a lent machine's time, not the whole lease;
+# every line a stage printed is kept in OUT_DIR all the same.
+limit="${LINEA_KIT_TIMEOUT:-600}"
+# LINEA_KIT_PROFILE=1: the benchmarks also list the CUDA kernels of each call.
+profile=${LINEA_KIT_PROFILE:+--profile}
+stage() { timeout -k 10 "$limit" "$@"; }
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv,noheader || true
 python3 -c "import torch; print('torch', torch.__version__, torch.cuda.get_device_name())"
-python3 "$kit/tests/gpu_cases.py" 2>&1 | tee "$out/cases.txt"
+stage python3 "$kit/tests/gpu_cases.py" 2>&1 | tee "$out/cases.txt"
 status=${PIPESTATUS[0]}
-python3 "$kit/bench/gpu.py" --results "$out/GPU-RESULTS.md" "${@:2}" 2>&1 | tee "$out/bench.txt"
+stage python3 "$kit/bench/gpu.py" --results "$out/GPU-RESULTS.md" $profile "${@:2}" 2>&1 | tee "$out/bench.txt"
 if [ -d "$kit/models" ]; then
-  python3 "$kit/bench/gpu_models.py" --models "$kit/models" --results "$out/GPU-MODELS.md" \
+  stage python3 "$kit/bench/gpu_models.py" --models "$kit/models" --results "$out/GPU-MODELS.md" $profile \
     2>&1 | tee "$out/models.txt"
 fi
 exit $status

@@ -174,18 +174,25 @@ def LineaSequenceBlocksToLaunch : Pass<"linea-sequence-blocks-to-launch"> {
 
 
 def LineaHostSharedAllocs : Pass<"linea-host-shared-allocs"> {
-  let summary = "Host buffers used by kernels become gpu.alloc host_shared";
+  let summary = "Host buffers become device memory, or managed memory where the host touches them";
   let description = [{
     After `convert-parallel-loops-to-gpu`, every `memref.alloc` and
-    `memref.dealloc` outside the kernels becomes `gpu.alloc host_shared` and
-    an asynchronous `gpu.dealloc` between two `gpu.wait`s: managed memory,
-    which the host loops and the kernels both address. Function arguments
-    are the caller's to provide the same way.
+    `memref.dealloc` outside the kernels becomes a GPU allocation. A buffer
+    whose elements only kernels read and write (the host passes it, views
+    it, returns it) is device memory, allocated and freed in stream order
+    (`gpu.alloc async` and `gpu.dealloc async` on the stream `gpu.wait
+    async` names; the runtime keeps freed memory in its pool, and nothing
+    waits). A buffer some host op reads or writes, through any view (an
+    op that says nothing of its effects, a call, counts as both), is
+    managed memory (`gpu.alloc host_shared`), freed between two `gpu.wait`s
+    once the kernels are done with it. Function arguments are the caller's
+    device memory.
 
     ```mlir
-    %a = memref.alloc() : memref<16x64xf32>
+    %a = memref.alloc() : memref<16x64xf32>   // only kernels use it
     // becomes
-    %a = gpu.alloc host_shared () : memref<16x64xf32>
+    %s = gpu.wait async
+    %a, %t = gpu.alloc async [%s] () : memref<16x64xf32>
     ```
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];

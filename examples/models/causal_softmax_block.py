@@ -25,8 +25,8 @@ class CausalSelfAttention(torch.nn.Module):
         split = lambda y: y.view(b, length, self.heads, dm // self.heads).transpose(1, 2)
         q, k, v = (split(y) for y in self.qkv(x).split(dm, dim=-1))
         scores = (q @ k.transpose(-1, -2)) / math.sqrt(q.shape[-1])
-        i = torch.arange(length)[:, None]
-        t = torch.arange(length)[None, :]
+        i = torch.arange(length, device=q.device)[:, None]
+        t = torch.arange(length, device=q.device)[None, :]
         scores = scores.masked_fill(t > i, float("-inf"))
         o = torch.softmax(scores, dim=-1) @ v
         return x + self.out(o.transpose(1, 2).reshape(b, length, dm))

@@ -19,8 +19,8 @@ class PrefixLMLinearAttention(torch.nn.Module):
 
     def forward(self, q, k, v):
         length = q.shape[-2]
-        i = torch.arange(length)[:, None]
-        t = torch.arange(length)[None, :]
+        i = torch.arange(length, device=q.device)[:, None]
+        t = torch.arange(length, device=q.device)[None, :]
         visible = (t <= i) | (t < self.prefix)
         q, k = F.elu(q) + 1, F.elu(k) + 1
         scores = (q @ k.transpose(-1, -2)).masked_fill(~visible, 0.0)

@@ -17,7 +17,7 @@ class PresumLayer(torch.nn.Module):
 
     def forward(self, x):
         running = torch.cumsum(x, dim=1)
-        counts = torch.arange(1, x.shape[1] + 1, dtype=x.dtype)[None, :, None]
+        counts = torch.arange(1, x.shape[1] + 1, dtype=x.dtype, device=x.device)[None, :, None]
         return x + torch.sigmoid(self.gate(x)) * running / counts
 
 

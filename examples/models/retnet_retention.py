@@ -14,11 +14,11 @@ from _demo import demo
 class Retention(torch.nn.Module):
     def forward(self, q, k, v):
         length, num_heads = q.shape[-2], q.shape[1]
-        i = torch.arange(length)[:, None]
-        t = torch.arange(length)[None, :]
-        gamma = 1 - 2.0 ** (-5.0 - torch.arange(num_heads, dtype=q.dtype))
+        i = torch.arange(length, device=q.device)[:, None]
+        t = torch.arange(length, device=q.device)[None, :]
+        gamma = 1 - 2.0 ** (-5.0 - torch.arange(num_heads, dtype=q.dtype, device=q.device))
         decay = torch.where(t <= i, gamma[:, None, None] ** (i - t).to(q.dtype),
-                            torch.zeros((), dtype=q.dtype))
+                            torch.zeros((), dtype=q.dtype, device=q.device))
         return ((q @ k.transpose(-1, -2)) * decay) @ v
 
 

@@ -377,10 +377,13 @@ class Kernel:
 
     def _call_cuda(self, out, bound, results, keep):
         """Runs on torch's current stream; results are torch tensors over the
-        library's buffers (managed memory), each buffer freed with its last
-        tensor."""
+        library's buffers (device memory, from the runtime's stream-ordered
+        pool), each buffer freed with its last tensor, in the order of the
+        legacy default stream."""
         torch = _torch()
-        self._runtime.linea_cuda_set_stream(torch.cuda.current_stream().cuda_stream)
+        # torch's default stream has the handle 0, which to the runtime means
+        # no stream set: 0x1 (CU_STREAM_LEGACY) names that stream.
+        self._runtime.linea_cuda_set_stream(torch.cuda.current_stream().cuda_stream or 1)
         try:
             status = self._fn(*out, *bound)
         finally:

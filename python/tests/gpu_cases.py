@@ -128,7 +128,8 @@ def run_errors():
     kernel = linea.Kernel(library)
     q = torch.randn(10, 64, device="cuda")
     k = torch.randn(11, 64, device="cuda")
-    for args, message in [((q, k, q), "'key' sequence length does not match"),
+    for args, message in [((q, k, q), "'key' sequence length 11 does not match 'query' "
+                                      "sequence length 10"),
                           ((q.cpu(), q, q), "expected a torch CUDA tensor"),
                           ((q.double(), q, q), "expected dtype float32")]:
         try:

@@ -22,7 +22,8 @@
 // The launch (2 blocks of 16 threads, sizes computed on the host); host
 // buffers become managed memory.
 // LAUNCH-LABEL: func.func @matmul
-// LAUNCH: %[[OUT:[a-z0-9_]+]] = gpu.alloc  host_shared () : memref<8x4xf32>
+// LAUNCH: %[[STREAM:.+]] = gpu.wait async
+// LAUNCH: %[[OUT:[a-z0-9_]+]], %{{.+}} = gpu.alloc async [%[[STREAM]]] () : memref<8x4xf32>
 // LAUNCH: gpu.launch blocks(%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}} = %{{.+}}, %{{.+}} = %c1{{.*}}, %{{.+}} = %c1{{.*}}) threads(%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}} = %{{.+}}, %{{.+}} = %c1{{.*}}, %{{.+}} = %c1{{.*}})
 // LAUNCH: return %[[OUT]]
 

@@ -10,7 +10,8 @@
 // With --target cuda the program goes through linea-lower-to-nvvm (for
 // --chip, with the pipeline options O): the kernels are embedded as a
 // gpu.binary and the host code calls libLineaCudaRuntime.so; tensors are
-// device (or managed) memory and results are managed memory. Each
+// device (or managed) memory and results are device memory from the CUDA
+// runtime's stream-ordered pool (free them with linea_free_result). Each
 // entry function `@f` gets MLIR's C interface, `_mlir_ciface_f`: memrefs are
 // passed as pointers to strided descriptors `{allocated, aligned, offset,
 // sizes[rank], strides[rank]}`, index arguments as int64_t, and results through
