@@ -168,6 +168,13 @@ LINEA_EXPORT void *mgpuStreamCreate() {
 
 LINEA_EXPORT void mgpuStreamDestroy(void * /*stream*/) {}
 
+/// The host's wait for this thread's stream (linea-async-launches calls it
+/// before the host reads or writes a buffer itself, and before returning).
+LINEA_EXPORT void linea_cuda_synchronize() {
+  enterContext();
+  check(cuStreamSynchronize(currentStream()), "cuStreamSynchronize");
+}
+
 LINEA_EXPORT void mgpuStreamSynchronize(void *stream) {
   check(cuStreamSynchronize(static_cast<CUstream>(stream)),
         "cuStreamSynchronize");

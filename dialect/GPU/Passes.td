@@ -199,6 +199,35 @@ def LineaHostSharedAllocs : Pass<"linea-host-shared-allocs"> {
 }
 
 
+def LineaAsyncLaunches : Pass<"linea-async-launches", "::mlir::ModuleOp"> {
+  let summary = "Kernels queued on the stream, waited for only where the host needs them";
+  let description = [{
+    After `linea-host-shared-allocs`. A synchronous `gpu.launch` waits for
+    its kernel before the host goes on (gpu-to-llvm lowers it to a launch
+    and a stream synchronization): a host loop of small launches pays the
+    round trip every time. Here every synchronous launch of a function
+    becomes asynchronous on the one stream the function's entry names
+    (`gpu.wait async`: the runtime's stream of the calling thread, on which
+    the allocations and frees are queued too), and the host waits for that
+    stream (`call @linea_cuda_synchronize()`, a runtime function) only
+    before an op that reads or writes a buffer's elements itself (managed
+    memory, a call given a buffer) and before the function returns, so
+    that its results are ready when the call is.
+
+    ```mlir
+    gpu.launch blocks(...) threads(...) { ... }
+    // becomes (with %s = gpu.wait async at the function's entry)
+    %t = gpu.launch async [%s] blocks(...) threads(...) { ... }
+    ...
+    call @linea_cuda_synchronize() : () -> ()
+    return
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
+
 def LineaCheckHostCode : Pass<"linea-check-host-code"> {
   let summary = "Refuse device instructions left in host code";
   let description = [{

@@ -188,3 +188,29 @@ Value linea::viewRoot(Value memref) {
     memref = view.getViewSource();
   return memref;
 }
+
+void linea::forEachHostAccess(
+    Operation *root, function_ref<void(Operation *, Value)> access) {
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<gpu::LaunchOp, gpu::GPUModuleOp>(op))
+      return WalkResult::skip();
+    if (isa<nvgpu::TmaCreateDescriptorOp>(op) ||
+        op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance();
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects) {
+      for (Value operand : op->getOperands())
+        if (isa<BaseMemRefType>(operand.getType()))
+          access(op, viewRoot(operand));
+      return WalkResult::advance();
+    }
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &effect : instances)
+      if (Value value = effect.getValue();
+          value && isa<BaseMemRefType>(value.getType()) &&
+          isa<MemoryEffects::Read, MemoryEffects::Write>(effect.getEffect()))
+        access(op, viewRoot(value));
+    return WalkResult::advance();
+  });
+}

@@ -28,6 +28,15 @@ bool isMappedTo(scf::ParallelOp loop, gpu::Processor processor);
 /// ViewLikeOpInterface op): two memrefs with different roots do not alias.
 Value viewRoot(Value memref);
 
+/// Calls `access(op, root)` for each host op under `root` (outside every
+/// kernel) that may read or write elements of a buffer, with the buffer's
+/// view root. An op that says nothing of its effects (a call) counts as
+/// accessing every buffer it is given; ops whose effects are their
+/// regions' are looked into instead, and a TMA descriptor's host half
+/// reads a buffer's address, not its elements.
+void forEachHostAccess(Operation *root,
+                       function_ref<void(Operation *op, Value buffer)> access);
+
 /// Byte offsets of the `memref.alloc`s nested in a block, as a stack along
 /// the region tree: an allocation lives until the end of its block, so
 /// allocations in sibling regions (the chunk loop's body and the remainder

@@ -15,9 +15,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <algorithm>
 
@@ -30,35 +28,11 @@ using namespace mlir;
 
 namespace {
 
-/// The buffers whose elements a host op (outside every kernel) may read or
-/// write, through any view. An op that says nothing of its effects counts
-/// as touching every buffer it is given; ops whose effects are their
-/// regions' are looked into instead, and a TMA descriptor's host half
-/// reads a buffer's address, not its elements.
+/// The buffers whose elements some host op may read or write.
 DenseSet<Value> buffersTheHostTouches(Operation *root) {
   DenseSet<Value> touched;
-  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (isa<gpu::LaunchOp, gpu::GPUModuleOp>(op))
-      return WalkResult::skip();
-    if (isa<nvgpu::TmaCreateDescriptorOp>(op) ||
-        op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-      return WalkResult::advance();
-    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!effects) {
-      for (Value operand : op->getOperands())
-        if (isa<BaseMemRefType>(operand.getType()))
-          touched.insert(linea::viewRoot(operand));
-      return WalkResult::advance();
-    }
-    SmallVector<MemoryEffects::EffectInstance> instances;
-    effects.getEffects(instances);
-    for (const MemoryEffects::EffectInstance &effect : instances)
-      if (Value value = effect.getValue();
-          value && isa<BaseMemRefType>(value.getType()) &&
-          isa<MemoryEffects::Read, MemoryEffects::Write>(effect.getEffect()))
-        touched.insert(linea::viewRoot(value));
-    return WalkResult::advance();
-  });
+  linea::forEachHostAccess(
+      root, [&](Operation *, Value buffer) { touched.insert(buffer); });
   return touched;
 }
 

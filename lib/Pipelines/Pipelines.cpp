@@ -229,6 +229,7 @@ void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
   }
   buildLaunches(pm, options);
   pm.addPass(createLineaHostSharedAllocs());
+  pm.addPass(createLineaAsyncLaunches());
   pm.addPass(createCanonicalizerPass());
   buildKernelsToBinary(pm, options);
 }

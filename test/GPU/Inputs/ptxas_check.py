@@ -33,8 +33,9 @@ def dynamic_shared_memory():
     """Kernel module -> the bytes of dynamic shared memory its launch asks
     for (an llvm.mlir.constant operand of gpu.launch_func)."""
     constants = dict(re.findall(r"(%\w+) = llvm\.mlir\.constant\((\d+) : i32\)", text))
-    return {module: int(constants.get(value, 0)) for module, value in re.findall(
-        r"gpu\.launch_func\s+@(\w+)::@\w+.*?dynamic_shared_memory_size (%\w+)", text)}
+    # (An asynchronous launch names its stream first: `<%s : !llvm.ptr>`.)
+    launch = r"gpu\.launch_func\s+(?:<[^>]*>\s+)?@(\w+)::@\w+.*?dynamic_shared_memory_size (%\w+)"
+    return {module: int(constants.get(value, 0)) for module, value in re.findall(launch, text)}
 
 
 def occupancy(registers, threads, shared):
