@@ -41,3 +41,28 @@ LONG_GATED = [dict(op="gated_linear_attention", batch=[], L=L, dk=8, dv=8, mask=
 def test_long_gated_against_oracle(index, no_optimize):
     program, inputs, expected = programs.build(LONG_GATED[index], seed=4096 + index)
     programs.assert_matches(run(program, inputs, no_optimize=no_optimize), expected)
+
+
+# SPEC's range (L up to 16384) on every other op too: ungated linear
+# attention in each mask and with the normalizer, the presum plain, reversed
+# exclusive and decayed, and softmax attention over many 64-key tiles (its
+# oracle is quadratic: 4099 keys, a prime, L % 64 != 0).
+LONG = [
+    dict(op="linear_attention", batch=[], L=16384, dk=8, dv=8, mask="causal", final=True),
+    dict(op="linear_attention", batch=[], L=16384, dk=8, dv=8, mask="prefix", prefix=5461,
+         dyn_prefix=True, dyn_L=True),
+    dict(op="linear_attention", batch=[], L=16384, dk=8, dv=8, mask="none",
+         feature_map="elu_plus_one", normalize=True),
+    dict(op="presum", shape=[2, 16384, 4]),
+    dict(op="presum", shape=[16384, 3], exclusive=True, reverse=True, dynamic=[0]),
+    dict(op="presum", shape=[2, 16384, 4], dim=1, decay_rank=3),
+    dict(op="attention", batch=[], Lq=4099, Lk=4099, dk=8, dv=8, mask="causal"),
+    dict(op="attention", batch=[2], Lq=7, Lk=4099, dk=8, dv=4, mask="none", dyn_L=True),
+]
+
+
+@pytest.mark.parametrize("no_optimize", [True, False], ids=["reference", "optimized"])
+@pytest.mark.parametrize("index", range(len(LONG)), ids=[cases.case_id(c) for c in LONG])
+def test_long_against_oracle(index, no_optimize):
+    program, inputs, expected = programs.build(LONG[index], seed=16384 + index)
+    programs.assert_matches(run(program, inputs, no_optimize=no_optimize), expected)
