@@ -123,6 +123,9 @@ double sequenceBlockBytes(const Problem &p, double c) {
     elements += 4 * c * decayWidth + 2 * dk;
   if (p.dynamicLength || std::fmod(p.length, c) != 0)
     elements += c * (2 * dk + 2 * tile + (p.gated ? decayWidth : 0));
+  // A normalized op's chunk of values, copied with the ones column.
+  if (p.extraColumn)
+    elements += c * tile;
   return 4 * elements;
 }
 

@@ -49,13 +49,19 @@ using ChunkStep = function_ref<std::pair<Value, Value>(
     OpBuilder &, Location, const Chunk &, Value state)>;
 using RowFinisher = function_ref<Value(OpBuilder &, Location, Value rows)>;
 
-/// The chunked form of one op: its f32 operands, the chunk size, what one
-/// step computes (`step` returns the chunk's unscaled rows and the updated
-/// state) and how rows become output rows (`finish`: scale, normalize,
-/// cast). The output has the shape of `outputLike` (the op's value) and the
-/// element type `outputType`.
+using ChunkPreparer =
+    function_ref<Chunk(OpBuilder &, Location, const Chunk &rows)>;
+
+/// The chunked form of one op: its operands as they are, how a chunk of
+/// their rows becomes the step's f32 operands (`prepare`: feature map,
+/// the normalizer's ones column, chunk by chunk so that no whole-sequence
+/// copy is made), the chunk size, what one step computes (`step` returns
+/// the chunk's unscaled rows and the updated state) and how rows become
+/// output rows (`finish`: scale, normalize, cast). The output has the shape
+/// of `outputLike` (the op's value) and the element type `outputType`.
 struct ChunkLoop {
   Value q, k, v, g;
+  ChunkPreparer prepare;
   int64_t chunkSize;
   /// Pad the remainder chunk to C rows (see buildChunkLoop).
   bool padTail;
@@ -64,6 +70,22 @@ struct ChunkLoop {
   Value outputLike;
   Type outputType;
 };
+
+/// An empty tensor shaped like `x` with one more last-dim column: the shape
+/// of `x` with a ones column appended, without computing it.
+Value withExtraColumn(OpBuilder &b, Location loc, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  int64_t last = type.getRank() - 1;
+  if (type.isDynamicDim(last))
+    sizes[last] = arith::AddIOp::create(
+                      b, loc, tensor::DimOp::create(b, loc, x, last),
+                      arith::ConstantIndexOp::create(b, loc, 1))
+                      .getResult();
+  else
+    sizes[last] = b.getIndexAttr(type.getDimSize(last) + 1);
+  return tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+}
 
 /// `x` padded with zeros along `dim` to `size` rows.
 Value padAlong(OpBuilder &b, Location loc, Value x, int64_t dim, int64_t size) {
@@ -81,10 +103,11 @@ Value padAlong(OpBuilder &b, Location loc, Value x, int64_t dim, int64_t size) {
       /*nofold=*/false, loc, b, dynamicSizes);
 }
 
-/// One step of the chunk loop: slices rows [start, start + size), runs the
-/// step, writes its finished rows into `out`. Returns (state, out). With
-/// `padTo`, the operands are padded with zero rows to that static size
-/// first: zero keys add nothing to the state, zero gates decay nothing, and
+/// One step of the chunk loop: slices rows [start, start + size), prepares
+/// them, runs the step, writes its finished rows into `out`. Returns
+/// (state, out). With `padTo`, the prepared operands are padded with zero
+/// rows to that static size: zero keys (after the feature map, which need
+/// not map 0 to 0) add nothing to the state, zero gates decay nothing, and
 /// the padded output rows are dropped.
 std::pair<Value, Value> chunkStep(OpBuilder &b, Location loc,
                                   const ChunkLoop &form, OpFoldResult start,
@@ -92,12 +115,14 @@ std::pair<Value, Value> chunkStep(OpBuilder &b, Location loc,
                                   Value state, Value out) {
   int64_t seq = numBatchDims(cast<RankedTensorType>(form.q.getType()));
   auto slice = [&](Value x) -> Value {
-    if (!x)
-      return Value();
-    Value rows = sliceAlong(b, loc, x, seq, start, size);
-    return padTo ? padAlong(b, loc, rows, seq, *padTo) : rows;
+    return x ? sliceAlong(b, loc, x, seq, start, size) : Value();
   };
-  Chunk c{slice(form.q), slice(form.k), slice(form.v), slice(form.g)};
+  auto pad = [&](Value x) -> Value {
+    return x && padTo ? padAlong(b, loc, x, seq, *padTo) : x;
+  };
+  Value q = slice(form.q), k = slice(form.k), v = slice(form.v);
+  Chunk prepared = form.prepare(b, loc, Chunk{q, k, v, slice(form.g)});
+  Chunk c{pad(prepared.q), pad(prepared.k), pad(prepared.v), pad(prepared.g)};
   auto [rows, next] = form.step(b, loc, c, state);
   if (padTo)
     rows = sliceAlong(b, loc, rows, seq, b.getIndexAttr(0), size);
@@ -212,7 +237,8 @@ struct ToChunked : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
     Location loc = op.getLoc();
     int64_t numBatch = numBatchDims(op.getQuery().getType());
     bool scalar = op.hasScalarGate();
-    auto [q, k, v, g] = prepareOperands(rewriter, loc, op);
+    Value q = op.getQuery(), k = op.getKey(), v = op.getValue(),
+          g = op.getGate();
     // Inside a sequence block every temporary needs a static size and the
     // state a buffer of its own (shared memory).
     bool inBlock = isInSequenceBlock(op);
@@ -225,18 +251,26 @@ struct ToChunked : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
     auto finish = [&](OpBuilder &b, Location l, Value rows) {
       return finishRows(b, l, op, rows);
     };
+    auto prepare = [&](OpBuilder &b, Location l, const Chunk &rows) {
+      auto [pq, pk, pv, pg] =
+          prepareOperands(b, l, op, FormOperands{rows.q, rows.k, rows.v, rows.g});
+      return Chunk{pq, pk, pv, pg};
+    };
     ChunkLoop loop{q,
                    k,
                    v,
                    g,
+                   prepare,
                    chunkSizeFor(form, chunkSize),
                    /*padTail=*/inBlock,
                    step,
                    finish,
                    op.getValue(),
                    op.getOutput().getType().getElementType()};
-    Value state0 =
-        initialStateOrZeros(rewriter, loc, op.getInitialState(), q, v);
+    // The state has a column per value column, the ones column's too.
+    Value state0 = initialStateOrZeros(
+        rewriter, loc, op.getInitialState(), q,
+        op.getNormalize() ? withExtraColumn(rewriter, loc, v) : v);
     if (inBlock)
       state0 = inOwnBuffer(rewriter, state0);
     auto [state, o] = buildChunkLoop(rewriter, loc, loop, state0);

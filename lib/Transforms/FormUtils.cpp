@@ -20,17 +20,25 @@ LogicalResult mlir::linea::verifyFormSizeOption(Operation *root,
 }
 
 FormOperands mlir::linea::prepareOperands(OpBuilder &b, Location loc,
-                                          LinearAttentionOpInterface op) {
+                                          LinearAttentionOpInterface op,
+                                          const FormOperands &raw) {
   FeatureMap map = op.getFeatureMap();
   FormOperands operands;
-  operands.q = applyFeatureMap(b, loc, castToF32(b, loc, op.getQuery()), map);
-  operands.k = applyFeatureMap(b, loc, castToF32(b, loc, op.getKey()), map);
-  operands.v = castToF32(b, loc, op.getValue());
+  operands.q = applyFeatureMap(b, loc, castToF32(b, loc, raw.q), map);
+  operands.k = applyFeatureMap(b, loc, castToF32(b, loc, raw.k), map);
+  operands.v = castToF32(b, loc, raw.v);
   if (op.getNormalize())
     operands.v = appendOnesColumn(b, loc, operands.v);
-  if (Value gate = op.getGate())
-    operands.g = castToF32(b, loc, gate);
+  if (raw.g)
+    operands.g = castToF32(b, loc, raw.g);
   return operands;
+}
+
+FormOperands mlir::linea::prepareOperands(OpBuilder &b, Location loc,
+                                          LinearAttentionOpInterface op) {
+  return prepareOperands(
+      b, loc, op,
+      FormOperands{op.getQuery(), op.getKey(), op.getValue(), op.getGate()});
 }
 
 Value mlir::linea::initialStateOrZeros(OpBuilder &b, Location loc, Value init,

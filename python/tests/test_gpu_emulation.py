@@ -254,3 +254,24 @@ def test_warpgroup_mma_on_f32_tensors(gated, mask, options):
                     pipeline=f"linea-gpu-mapped-to-cpu{{chip=sm_90a precision=bf16 {options}}}")
     got = got[0] if isinstance(got, (list, tuple)) else got
     assert ref.rel_l2(np.asarray(got, np.float64), want) <= BF16_COMPUTE
+
+
+@pytest.mark.parametrize("L, dynamic_L", [(4099, False), (203, True)], ids=["static", "dynamic"])
+def test_normalized_sequence_block(L, dynamic_L):
+    """A normalized causal linear attention (elu + 1) as a GPU sequence block:
+    the feature map and the normalizer's ones column are applied chunk by
+    chunk inside the block (the padded remainder chunk's too, L % 64 != 0),
+    not to the whole sequence (at L = 4099, 525 KB of feature-mapped queries
+    and keys), which no block could keep in shared memory. With a dynamic L the remainder's feature map still has a
+    dynamic size (it comes before the padding: elu + 1 maps a padded zero
+    key to ones) and the sequence loop stays on the host: right, slower."""
+    spec = dict(op="linear_attention", batch=[2], L=L, dk=16, dv=8, mask="causal",
+                feature_map="elu_plus_one", normalize=True, dyn_L=dynamic_L)
+    program, inputs, expected = programs.build(spec, seed=L)
+    pipeline = "linea-gpu-mapped-to-cpu{chip=sm_90a form=chunked chunk-size=64}"
+    report = subprocess.run(
+        [str(build_dir() / "bin" / "linea-opt"), "-", "--linea-lower-to-nvvm=chip=sm_90a "
+         "format=isa form=chunked chunk-size=64"], input=program, capture_output=True, text=True)
+    assert report.returncode == 0, report.stderr
+    assert ("sequence loop stays on the host" in report.stderr) == dynamic_L, report.stderr
+    programs.assert_matches(linea.run(program, inputs, pipeline=pipeline), expected)

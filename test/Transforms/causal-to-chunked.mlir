@@ -147,3 +147,20 @@ func.func @in_sequence_instance(%q: tensor<3x?x8xf32>, %v: tensor<3x?x4xf32>) ->
   } {mapping = [#gpu.block<linear_dim_0>]}
   return %r : tensor<3x?x4xf32>
 }
+
+// -----
+
+// Normalized: the ones column (the normalizer's row sums) is appended to each
+// chunk's values, not to the whole [L, Dv] values before the loop (a copy a
+// GPU sequence block could not keep in shared memory); the state carries it.
+// CHECK-LABEL: func.func @normalized
+// CHECK-NOT:     tensor<2x?x5xf32>
+// CHECK:         scf.for {{.*}} -> (tensor<2x8x5xf32>, tensor<2x?x4xf32>)
+// CHECK:           %[[VC:.+]] = tensor.extract_slice %{{.+}}[0, %{{.+}}, 0] [2, 32, 4]
+// CHECK:           %[[ONES:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<2x32x5xf32>)
+// CHECK:           tensor.insert_slice %[[VC]] into %[[ONES]][0, 0, 0] [2, 32, 4]
+func.func @normalized(%q: tensor<2x?x8xf32>, %v: tensor<2x?x4xf32>) -> tensor<2x?x4xf32> {
+  %o = linea.linear_attention %q, %q, %v mask = causal feature_map = elu_plus_one normalize
+      : tensor<2x?x8xf32>, tensor<2x?x8xf32>, tensor<2x?x4xf32> -> tensor<2x?x4xf32>
+  return %o : tensor<2x?x4xf32>
+}

@@ -29,6 +29,14 @@ struct FormOperands {
 FormOperands prepareOperands(OpBuilder &b, Location loc,
                              LinearAttentionOpInterface op);
 
+/// The same of `raw`, rows of `op`'s operands as they are (a chunk's
+/// slices): a chunk loop prepares each chunk as it goes, so that no
+/// [L, D] copy of an operand is made (which a GPU sequence block could not
+/// keep in shared memory).
+FormOperands prepareOperands(OpBuilder &b, Location loc,
+                             LinearAttentionOpInterface op,
+                             const FormOperands &raw);
+
 /// `init` copied into a fresh f32 `[B..., Dk, Dv]` (forms update the state in
 /// place), or zeros without one.
 Value initialStateOrZeros(OpBuilder &b, Location loc, Value init, Value q,
