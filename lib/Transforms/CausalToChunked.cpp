@@ -71,22 +71,6 @@ struct ChunkLoop {
   Type outputType;
 };
 
-/// An empty tensor shaped like `x` with one more last-dim column: the shape
-/// of `x` with a ones column appended, without computing it.
-Value withExtraColumn(OpBuilder &b, Location loc, Value x) {
-  auto type = cast<RankedTensorType>(x.getType());
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
-  int64_t last = type.getRank() - 1;
-  if (type.isDynamicDim(last))
-    sizes[last] = arith::AddIOp::create(
-                      b, loc, tensor::DimOp::create(b, loc, x, last),
-                      arith::ConstantIndexOp::create(b, loc, 1))
-                      .getResult();
-  else
-    sizes[last] = b.getIndexAttr(type.getDimSize(last) + 1);
-  return tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
-}
-
 /// `x` padded with zeros along `dim` to `size` rows.
 Value padAlong(OpBuilder &b, Location loc, Value x, int64_t dim, int64_t size) {
   auto type = cast<RankedTensorType>(x.getType());
@@ -252,8 +236,8 @@ struct ToChunked : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
       return finishRows(b, l, op, rows);
     };
     auto prepare = [&](OpBuilder &b, Location l, const Chunk &rows) {
-      auto [pq, pk, pv, pg] =
-          prepareOperands(b, l, op, FormOperands{rows.q, rows.k, rows.v, rows.g});
+      auto [pq, pk, pv, pg] = prepareOperands(
+          b, l, op, FormOperands{rows.q, rows.k, rows.v, rows.g});
       return Chunk{pq, pk, pv, pg};
     };
     ChunkLoop loop{q,
@@ -267,10 +251,15 @@ struct ToChunked : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
                    finish,
                    op.getValue(),
                    op.getOutput().getType().getElementType()};
-    // The state has a column per value column, the ones column's too.
-    Value state0 = initialStateOrZeros(
-        rewriter, loc, op.getInitialState(), q,
-        op.getNormalize() ? withExtraColumn(rewriter, loc, v) : v);
+    // The state has a column per value column, the ones column's too (an
+    // empty tensor of the values' shape with it: only its sizes are read).
+    Value valuesLike = v;
+    if (op.getNormalize())
+      valuesLike = tensor::EmptyOp::create(
+          rewriter, loc, sizesWithExtraColumn(rewriter, loc, v),
+          getElementTypeOrSelf(v));
+    Value state0 = initialStateOrZeros(rewriter, loc, op.getInitialState(), q,
+                                       valuesLike);
     if (inBlock)
       state0 = inOwnBuffer(rewriter, state0);
     auto [state, o] = buildChunkLoop(rewriter, loc, loop, state0);

@@ -168,14 +168,25 @@ Value mlir::linea::shiftAlong(OpBuilder &b, Location loc, Value x, int64_t dim,
   return insertAlong(b, loc, moved, zeros, dim, towardEnd ? one : zero);
 }
 
-Value mlir::linea::appendConstantColumn(OpBuilder &b, Location loc, Value x,
-                                        double value) {
+SmallVector<OpFoldResult>
+mlir::linea::sizesWithExtraColumn(OpBuilder &b, Location loc, Value x) {
   auto type = cast<RankedTensorType>(x.getType());
   int64_t last = type.getRank() - 1;
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
-  sizes[last] = b.getIndexAttr(type.getDimSize(last) + 1);
-  Value filled = buildFilled(b, loc, sizes, type.getElementType(), value);
-  return insertAlong(b, loc, x, filled, last, b.getIndexAttr(0));
+  AffineExpr s0;
+  bindSymbols(b.getContext(), s0);
+  sizes[last] =
+      affine::makeComposedFoldedAffineApply(b, loc, s0 + 1, {sizes[last]});
+  return sizes;
+}
+
+Value mlir::linea::appendConstantColumn(OpBuilder &b, Location loc, Value x,
+                                        double value) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Value filled = buildFilled(b, loc, sizesWithExtraColumn(b, loc, x),
+                             type.getElementType(), value);
+  return insertAlong(b, loc, x, filled, type.getRank() - 1,
+                     b.getIndexAttr(0));
 }
 
 Value mlir::linea::appendOnesColumn(OpBuilder &b, Location loc, Value x) {

@@ -76,6 +76,10 @@ Value insertAlong(OpBuilder &b, Location loc, Value source, Value dest,
 Value shiftAlong(OpBuilder &b, Location loc, Value x, int64_t dim,
                  bool towardEnd);
 
+/// The sizes of `x` with one more last-dim column (`[..., c + 1]`).
+SmallVector<OpFoldResult> sizesWithExtraColumn(OpBuilder &b, Location loc,
+                                               Value x);
+
 /// `[..., c]` widened to `[..., c + 1]`, the new last column `value`.
 Value appendConstantColumn(OpBuilder &b, Location loc, Value x, double value);
 
