@@ -49,15 +49,15 @@ def report(text, form):
                               capture_output=True, text=True, check=True)
     kernels = []
     for m in re.finditer(r"kernel @\w+: (\d+) threads in (\d+) blocks, [\d.e+]+ FLOP, ([\d.e+]+) B, .*?"
-                         r"H100 estimate ([\d.e+]+) us[^;\n]*(?:; launched (\d+) times by host "
-                         r"loops: [\d.e+]+ FLOP, ([\d.e+]+) B, H100 estimate ([\d.e+]+) us)?",
+                         r"sm_\w+ estimate ([\d.e+]+) us[^;\n]*(?:; launched (\d+) times by host "
+                         r"loops: [\d.e+]+ FLOP, ([\d.e+]+) B, sm_\w+ estimate ([\d.e+]+) us)?",
                          done.stderr):
         threads, blocks, size, us, trips, total_size, total_us = m.groups()
         kernels.append({"threads": int(threads), "blocks": int(blocks),
                         "launches": int(trips or 1),
                         "bytes": float(total_size or size), "us": float(total_us or us)})
     host_loops = done.stderr.count("stays on the host")
-    total = re.search(r"op total: (\d+) launches, [\d.e+]+ FLOP, ([\d.e+]+) B, H100 estimate "
+    total = re.search(r"op total: (\d+) launches, [\d.e+]+ FLOP, ([\d.e+]+) B, sm_\w+ estimate "
                       r"([\d.e+]+) us; minimal ([\d.e+]+) B .*?, moved / minimal ([\d.e+]+)",
                       done.stderr)
     launches, moved, us, minimal, ratio = total.groups()

@@ -41,7 +41,7 @@ def Linea_Dialect : Dialect {
     void registerAttributes();
 
     /// The discardable attribute linea-select-forms records on the op it
-    /// runs on: "cpu" or "gpu", the target its forms were planned for.
+    /// runs on: the target its forms were planned for (TargetAttr).
     static constexpr ::llvm::StringLiteral kTargetAttrName = "linea.target";
 
     /// On an argument or result of a function that linea-sequence-parallel

@@ -195,8 +195,9 @@ def LineaCausalToChunkParallel : Pass<"linea-causal-to-chunk-parallel"> {
     3. Every chunk's rows at once, `O_c = Q_c S_{c-1} + tril(Q_c K_c^T) V_c`
        (gated: decays relative to the chunk start), the same builders as the
        sequential chunked form (ChunkRows.h). For a gated op planned for
-       the GPU whose chunk fits one block's `shared-memory`
-       (`gatedChunkBlockBytes`), this phase is an `scf.forall` over the
+       the GPU whose chunk fits one block's shared memory on the planned
+       target (`TargetDescription::gatedChunkFitsBlock`, as the cost model
+       decides), this phase is an `scf.forall` over the
        chunks mapped to GPU blocks (a sequence block per chunk, as the
        chunked form has one per sequence): each copies its chunk of q, k
        and v, and keeps the log-decays, decayed operands and scores in
@@ -220,10 +221,7 @@ def LineaCausalToChunkParallel : Pass<"linea-causal-to-chunk-parallel"> {
   }];
   let options = [
     Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"0",
-           "Rows per chunk for ops without a chosen form (0 = 64)">,
-    Option<"sharedMemory", "shared-memory", "int64_t", /*default=*/"0",
-           "Shared memory per GPU block for ops planned for the GPU (0 = "
-           "the GPU target's)">
+           "Rows per chunk for ops without a chosen form (0 = 64)">
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::scf::SCFDialect",
@@ -507,6 +505,13 @@ def LineaSelectForms : Pass<"linea-select-forms"> {
     (`target=gpu`, outside a sequence block). With `explain`, it emits a
     remark per op with the choice and every alternative's estimate.
 
+    The machine it plans for is recorded on the op it runs on (the module)
+    as `linea.target = #linea.target<...>` with every number of its
+    description, which the later passes read; a module that already has
+    one is planned for that target, and naming another (`target`, `chip`,
+    `target-description`) is an error: forms planned for one machine are
+    not re-planned for another.
+
     ```mlir
     %o = linea.linear_attention %q, %k, %v mask = causal : ...
     // becomes (with explain: remark "form chunked(64); weighed: ...")
@@ -527,14 +532,16 @@ def LineaSelectForms : Pass<"linea-select-forms"> {
            "Force this chunk size (0 = choose)">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Emit a remark per op with the choice and the alternatives">,
-    Option<"sharedMemory", "shared-memory", "int64_t", /*default=*/"0",
-           "Shared memory per GPU block to plan for (0 = the target's; "
-           "linea-lower-to-nvvm passes its chip's)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "The NVIDIA chip to plan for (target=gpu; empty: the module's "
+           "planned target, else sm_90a)">,
     Option<"targetDescription", "target-description", "std::string",
            /*default=*/"\"\"",
            "A JSON file with the target's measured rates (written by "
            "`python3 -m linea.calibrate`); empty: the built-in estimates">
   ];
+  // It records `#linea.target` on model IR that may hold no Linea op.
+  let dependentDialects = ["::mlir::linea::LineaDialect"];
 }
 
 #endif // LINEA_TRANSFORMS_PASSES_TD

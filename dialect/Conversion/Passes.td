@@ -97,4 +97,22 @@ def LineaRouteChecks : Pass<"linea-route-checks", "::mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect"];
 }
 
+def LineaForgetTarget : Pass<"linea-forget-target", "::mlir::ModuleOp"> {
+  let summary = "Drop the planned target once nothing reads it";
+  let description = [{
+    Removes every `linea.target` attribute (`#linea.target<...>`, what
+    `linea-select-forms` planned for) from the module and the ops in it.
+    The lowering pipelines run it where they leave Linea's IR for the LLVM
+    dialect, after the last pass that reads the target (the GPU mapping, the
+    kernel report): upstream tools that read their output (`mlir-translate`,
+    `mlir-runner`) do not know Linea's attributes.
+
+    ```mlir
+    module attributes {linea.target = #linea.target<kind = cpu, ...>} { ... }
+    // becomes
+    module { ... }
+    ```
+  }];
+}
+
 #endif // LINEA_CONVERSION_PASSES_TD

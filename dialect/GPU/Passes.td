@@ -51,10 +51,9 @@ def LineaDistributeSequences : Pass<"linea-distribute-sequences"> {
     ```
   }];
   let options = [
-    Option<"valueTile", "value-tile", "int64_t",
-           /*default=*/"::mlir::linea::TargetDescription::get(::mlir::linea::TargetKind::gpu).valueTile",
-           "Value columns per block (0 = all of them; default: the GPU "
-           "target's)">
+    Option<"valueTile", "value-tile", "int64_t", /*default=*/"-1",
+           "Value columns per block (0 = all of them; -1: the planned "
+           "target's, `#linea.target`)">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect",
@@ -68,7 +67,8 @@ def LineaMapToGPU : Pass<"linea-map-to-gpu"> {
 
     - An `scf.forall` mapped to GPU blocks (a sequence block, from
       `linea-distribute-sequences`) whose temporaries have static sizes that
-      fit in `shared-memory` bytes stays: each iteration is one block, whose
+      fit in the planned target's shared memory (`#linea.target`'s
+      `shared_memory`) stays: each iteration is one block, whose
       body (the chunk loop) stays sequential. Each linalg op inside is
       spread over the block's `block-size` threads: an `scf.parallel` on
       thread x whose threads stride over the op's parallel iterations. The
@@ -121,13 +121,8 @@ def LineaMapToGPU : Pass<"linea-map-to-gpu"> {
     ```
   }];
   let options = [
-    Option<"blockSize", "block-size", "int64_t",
-           /*default=*/"::mlir::linea::TargetDescription::get(::mlir::linea::TargetKind::gpu).threadsPerBlock",
-           "Threads per block (default: the GPU target's)">,
-    Option<"sharedMemory", "shared-memory", "int64_t",
-           /*default=*/"::mlir::linea::TargetDescription::get(::mlir::linea::TargetKind::gpu).sharedMemoryPerBlock",
-           "Bytes of shared memory a sequence block may use for its "
-           "temporaries (default: the GPU target's)">
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
+           "Threads per block (0: the planned target's, `#linea.target`)">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::gpu::GPUDialect",
@@ -256,7 +251,8 @@ def LineaAsyncCopies : Pass<"linea-async-copies"> {
   let description = [{
     On buffers, after `linea-contractions-to-mma` and before
     `linea-map-to-gpu`, for the GPU. In a sequence block whose temporaries
-    fit `shared-memory` (so that `linea-map-to-gpu` keeps it one block), a
+    fit the target's shared memory (so that `linea-map-to-gpu` keeps it one
+    block), a
     `linalg.copy` of a bf16/f16 buffer in global memory into one of the
     block's temporaries (a chunk block's rows of q, k and v), both addressed
     in whole 16-byte lines (innermost stride 1, the other strides and the
@@ -288,13 +284,9 @@ def LineaAsyncCopies : Pass<"linea-async-copies"> {
     ```
   }];
   let options = [
-    Option<"blockSize", "block-size", "int64_t",
-           /*default=*/"::mlir::linea::TargetDescription::get(::mlir::linea::TargetKind::gpu).threadsPerBlock",
-           "Threads per block (as linea-map-to-gpu is given)">,
-    Option<"sharedMemory", "shared-memory", "int64_t",
-           /*default=*/"::mlir::linea::TargetDescription::get(::mlir::linea::TargetKind::gpu).sharedMemoryPerBlock",
-           "Bytes of shared memory a sequence block may use (as "
-           "linea-map-to-gpu is given)">
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
+           "Threads per block (as linea-map-to-gpu is given; 0: the planned "
+           "target's)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
@@ -400,8 +392,8 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
     type, rows padded by 16 bytes, their writers narrowing what they write
     (the warps would narrow each element anyway: the same values), and its
     copies of 16-bit operands stay 16-bit; where the block's temporaries
-    fit `shared-memory` (so that `linea-map-to-gpu` keeps it one block),
-    warps load fragments of 16-bit temporaries with `nvgpu.ldmatrix` from
+    fit the target's shared memory (so that `linea-map-to-gpu` keeps it one
+    block), warps load fragments of 16-bit temporaries with `nvgpu.ldmatrix` from
     their workgroup view (`memref.memory_space_cast`). Other operands (the
     f32 scores, a state in global memory) each lane loads element by
     element.
@@ -476,14 +468,9 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
            /*default=*/"::mlir::linea::Precision::f16",
            "Tensor-core operand type: f16 or bf16",
            "::mlir::linea::precisionValues()">,
-    Option<"blockSize", "block-size", "int64_t",
-           /*default=*/"::mlir::linea::TargetDescription::get(::mlir::linea::TargetKind::gpu).threadsPerBlock",
-           "Threads per block (a multiple of 32; default: the GPU target's)">,
-    Option<"sharedMemory", "shared-memory", "int64_t",
-           /*default=*/"::mlir::linea::TargetDescription::get(::mlir::linea::TargetKind::gpu).sharedMemoryPerBlock",
-           "Bytes of shared memory a sequence block may use (as linea-map-to-gpu "
-           "is given): its temporaries are read with ldmatrix only where they "
-           "fit">,
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
+           "Threads per block (a multiple of 32; 0: the planned target's, "
+           "`#linea.target`)">,
     Option<"warpgroupMma", "warpgroup-mma", "bool", /*default=*/"false",
            "Stage grids for sm_90a's warpgroup MMA (wgmma) where their "
            "sizes allow">,
@@ -569,7 +556,7 @@ def LineaMarkMinimalTraffic : Pass<"linea-mark-minimal-traffic"> {
 }
 
 def LineaKernelReport : Pass<"linea-kernel-report", "::mlir::ModuleOp"> {
-  let summary = "A static cost report per GPU kernel, with an H100 roofline estimate";
+  let summary = "A static cost report per GPU kernel, with a roofline estimate for the planned chip";
   let description = [{
     After kernel outlining: for every `gpu.launch_func` with constant grid and
     block sizes, counts the kernel's floating-point operations and the bytes
@@ -585,9 +572,10 @@ def LineaKernelReport : Pass<"linea-kernel-report", "::mlir::ModuleOp"> {
     block's temporaries) move no global bytes and are not counted; caches
     are not modelled, so an element two threads load counts twice. It
     multiplies by the threads launched, and remarks on the totals, the
-    arithmetic intensity and a roofline time on the GPU target description
-    (an estimate for an H100: dense f16/bf16 tensor cores, f32 CUDA cores,
-    HBM bandwidth). Launches with dynamic sizes are reported as such. A
+    arithmetic intensity and a roofline time on the planned GPU's
+    description (`#linea.target`, or the built-in sm_90a where the module
+    has none; an estimate: dense f16/bf16 tensor cores, f32 CUDA cores,
+    HBM bandwidth), named by its chip. Launches with dynamic sizes are reported as such. A
     launch inside host `scf.for` loops runs once per trip: the remark adds
     how many times (the product of their constant trip counts) and the
     totals over all of them, or says the count is unknown.
@@ -602,10 +590,10 @@ def LineaKernelReport : Pass<"linea-kernel-report", "::mlir::ModuleOp"> {
       gpu.launch_func @k::@k blocks in (%c4, %c1, %c1) threads in (%c256, %c1, %c1) ...
     }
     // remark: kernel @k: 1024 threads in 4 blocks, 2.1e+06 FLOP, 3.1e+05 B, 6.7 FLOP/B,
-    //         H100 estimate 0.093 us (memory-bound); launched 8 times by host
-    //         loops: 1.68e+07 FLOP, 2.48e+06 B, H100 estimate 0.744 us in all
+    //         sm_90a estimate 0.093 us (memory-bound); launched 8 times by host
+    //         loops: 1.68e+07 FLOP, 2.48e+06 B, sm_90a estimate 0.744 us in all
     // remark (at the source op): op total: 8 launches, 1.68e+07 FLOP,
-    //         2.48e+06 B, H100 estimate 0.744 us; minimal 6.2e+05 B (operands
+    //         2.48e+06 B, sm_90a estimate 0.744 us; minimal 6.2e+05 B (operands
     //         and results as stored, per-chunk states), moved / minimal 4
     ```
   }];

@@ -129,18 +129,6 @@ double sequenceBlockBytes(const Problem &p, double c) {
   return 4 * elements;
 }
 
-} // namespace
-
-int64_t mlir::linea::gatedChunkBlockBytes(int64_t chunk, int64_t dk,
-                                          int64_t dv) {
-  int64_t copies = chunk * (2 * dk + dv);
-  int64_t decays = 2 * chunk * dk; // log-decays and decayed queries
-  int64_t keyBlock = 16 * dk + 16 * 16;
-  return 4 * (copies + decays + chunk * chunk + keyBlock);
-}
-
-namespace {
-
 /// Sequence blocks per sequence: one per value tile.
 double valueTiles(const Problem &p) {
   return (p.valueDim - p.extraColumn) / (p.blockColumns - p.extraColumn);
@@ -223,7 +211,7 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
       // C / 16 copies of the chunk's keys, each element loaded with its
       // log-decays, stored and read back (20 bytes).
       if (target.kind == TargetKind::gpu && p.gated) {
-        if (gatedChunkBlockBytes(c, dk, dv) <= target.sharedMemoryPerBlock)
+        if (target.gatedChunkFitsBlock(c, dk, dv))
           temporaries = chunks * (16 * dk * dv + 4 * dk * dv * c / 16);
         else
           temporaries += chunks * (c / 16) * c * dk * 20;

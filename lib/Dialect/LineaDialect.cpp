@@ -72,10 +72,9 @@ LogicalResult LineaDialect::verifyOperationAttribute(Operation *op,
   if (attribute.getName() != kTargetAttrName)
     return op->emitError() << "unknown Linea attribute '"
                            << attribute.getName().getValue() << "'";
-  auto target = dyn_cast<StringAttr>(attribute.getValue());
-  if (!target || (target.getValue() != "cpu" && target.getValue() != "gpu"))
+  if (!isa<TargetAttr>(attribute.getValue()))
     return op->emitError() << "'" << kTargetAttrName
-                           << "' must be \"cpu\" or \"gpu\", not "
+                           << "' must be a #linea.target<...>, not "
                            << attribute.getValue();
   return success();
 }

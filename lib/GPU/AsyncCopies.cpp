@@ -54,17 +54,14 @@ struct LineaAsyncCopiesPass
   using LineaAsyncCopiesBase::LineaAsyncCopiesBase;
 
   void runOnOperation() override {
-    if (blockSize <= 0 || sharedMemory < 0) {
-      getOperation()->emitError()
-          << "linea-async-copies needs a positive block-size and a "
-             "shared-memory of at least 0, got block-size "
-          << static_cast<int64_t>(blockSize) << " and shared-memory "
-          << static_cast<int64_t>(sharedMemory);
+    FailureOr<int64_t> threads =
+        linea::threadsPerBlock(getOperation(), getArgument(), blockSize);
+    if (failed(threads))
       return signalPassFailure();
-    }
+    threadCount = *threads;
     SmallVector<linalg::CopyOp> copies;
     getOperation()->walk([&](scf::ForallOp forall) {
-      if (!linea::runsAsOneBlock(forall, sharedMemory))
+      if (!linea::runsAsOneBlock(forall))
         return;
       forall.walk([&](linalg::CopyOp copy) {
         if (isLineCopy(copy))
@@ -113,14 +110,14 @@ struct LineaAsyncCopiesPass
     lineShape.back() /= perLine;
     int64_t lines = targetType.getNumElements() / perLine;
     auto threads = scf::ParallelOp::create(b, loc, ValueRange{cst(0)},
-                                           ValueRange{cst(blockSize)},
+                                           ValueRange{cst(threadCount)},
                                            ValueRange{cst(1)});
     linea::mapLoopTo(threads, {gpu::Processor::ThreadX});
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(threads.getBody());
     Value thread = threads.getInductionVars()[0];
     scf::ForOp::create(
-        b, loc, thread, cst(lines), cst(blockSize), ValueRange{},
+        b, loc, thread, cst(lines), cst(threadCount), ValueRange{},
         [&](OpBuilder &, Location, Value line, ValueRange) {
           // line -> indices (the last dim fastest), the innermost in
           // elements.
@@ -133,10 +130,13 @@ struct LineaAsyncCopiesPass
           indices.back() =
               arith::MulIOp::create(b, loc, indices.back(), cst(perLine));
           linea::copyLineAsync(b, loc, shared, indices, source, indices, line,
-                               lines, blockSize);
+                               lines, threadCount);
           scf::YieldOp::create(b, loc);
         });
   }
+
+  /// Threads per block (the option, or the planned GPU's).
+  int64_t threadCount = 0;
 };
 
 } // namespace

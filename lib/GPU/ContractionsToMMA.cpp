@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "linea/Dialect/LineaOps.h"
 #include "linea/GPU/MmaShape.h"
 #include "linea/GPU/Passes.h"
 #include "linea/Utils/MaskedContraction.h"
@@ -348,9 +349,6 @@ std::optional<BlockTiling> chooseBlockTiling(ArrayRef<Contraction> members,
   }
   return std::nullopt;
 }
-
-/// Static shared memory a block may use without the opt-in.
-constexpr int64_t kStaticSharedBytes = 48 * 1024;
 
 /// The shared-memory slice of one operand: `[extent][depth + pad]`, or for
 /// an operand stored depth-major `[depth][extent + pad]`.
@@ -698,27 +696,27 @@ struct LineaContractionsToMMAPass
       operandType = builder.getF16Type();
     else if (precision == linea::Precision::bf16)
       operandType = builder.getBF16Type();
-    if (sharedMemory < 0) {
-      getOperation()->emitError()
-          << "linea-contractions-to-mma needs a shared-memory of at least 0, "
-             "got "
-          << static_cast<int64_t>(sharedMemory);
+    FailureOr<int64_t> blockThreads =
+        linea::threadsPerBlock(getOperation(), getArgument(), blockSize);
+    if (failed(blockThreads))
       return signalPassFailure();
-    }
-    if (!operandType || blockSize <= 0 || blockSize % kWarp) {
+    threads = *blockThreads;
+    if (!operandType || threads % kWarp) {
       getOperation()->emitError()
           << "linea-contractions-to-mma needs precision f16 or bf16 and a "
              "block-size that is a positive multiple of 32, got precision '"
           << linea::stringifyPrecision(precision) << "' and block-size "
-          << static_cast<int64_t>(blockSize);
+          << threads;
       return signalPassFailure();
     }
+    minimumBlocks = linea::targetFor(getOperation(), linea::TargetKind::gpu)
+                        .parallelUnits;
     copies.clear();
     narrowed.clear();
     fittingBlocks.clear();
     // Decided on the temporaries as they come: narrowing only shrinks them.
     getOperation()->walk([&](scf::ForallOp forall) {
-      if (linea::runsAsOneBlock(forall, sharedMemory))
+      if (linea::runsAsOneBlock(forall))
         fittingBlocks.insert(forall);
     });
     IRRewriter rewriter(&getContext());
@@ -751,6 +749,10 @@ struct LineaContractionsToMMAPass
   /// Sequence blocks whose temporaries fit in shared memory, which
   /// linea-map-to-gpu keeps one block each.
   DenseSet<Operation *> fittingBlocks;
+  /// Threads per block, and the blocks a grid should have to keep every SM
+  /// of the planned GPU busy.
+  int64_t threads = 0;
+  int64_t minimumBlocks = 0;
 
   /// A sequence block's temporaries that only its tensor-core contractions
   /// read hold the tensor-core type (which the warps would narrow each
@@ -859,30 +861,26 @@ struct LineaContractionsToMMAPass
   preferredWarpgroupTiling(ArrayRef<Contraction> members,
                            const std::optional<BlockTiling> &warpTiling) {
     std::optional<linea::mma::WarpgroupTiling> tiling =
-        linea::mma::chooseWarpgroupTiling(members, blockSize, minimumBlocks());
+        linea::mma::chooseWarpgroupTiling(members, threads, minimumBlocks);
     if (!tiling || !warpTiling)
       return tiling;
     int64_t blocks = tiling->numBlocks(members.front());
-    if (blocks < minimumBlocks() &&
+    if (blocks < minimumBlocks &&
         blocks < warpTiling->numBlocks(members.front()))
       return std::nullopt;
     return tiling;
   }
 
-  /// The blocks a grid should have to keep every SM of the GPU busy.
-  static int64_t minimumBlocks() {
-    return linea::TargetDescription::get(linea::TargetKind::gpu).parallelUnits;
-  }
 
   /// The block tiling of a staged grid for `members`, if one divides
   /// their output and their slices fit in static shared memory.
   std::optional<BlockTiling> stagedTiling(ArrayRef<Contraction> members,
                                           Type operandType) {
     std::optional<BlockTiling> tiling =
-        chooseBlockTiling(members, blockSize / kWarp, minimumBlocks());
+        chooseBlockTiling(members, threads / kWarp, minimumBlocks);
     if (!tiling ||
         StagedSlices(members, operandType, *tiling).bytes() >
-            kStaticSharedBytes)
+            linea::kStaticSharedMemoryBytes)
       return std::nullopt;
     return tiling;
   }
@@ -901,7 +899,7 @@ struct LineaContractionsToMMAPass
     }
     writeChainAsStored(b, chain, chain.members);
     const Contraction &c = chain.members.front();
-    int64_t warpsPerBlock = blockSize / kWarp;
+    int64_t warpsPerBlock = threads / kWarp;
     int64_t stripTiles = 1;
     for (int64_t r = std::min<int64_t>(8, c.rows / kTileM); oneBlock && r > 1;
          --r)
@@ -919,7 +917,7 @@ struct LineaContractionsToMMAPass
     // One block (inside a sequence block, or a grid that small) is a loop
     // over its threads alone (parallelLoop leaves the unit dim out).
     SmallVector<Value> ids =
-        parallelLoop(b, loc, {numBlocks, static_cast<int64_t>(blockSize)},
+        parallelLoop(b, loc, {numBlocks, threads},
                      {gpu::Processor::BlockX, gpu::Processor::ThreadX});
     Value thread = ids[1];
     Value warp = arith::DivUIOp::create(b, loc, thread, cst(kWarp));
@@ -970,9 +968,9 @@ struct LineaContractionsToMMAPass
     DenseMap<MemRefType, memref::GlobalOp> mGlobals =
         globals(types.mTypes, "m");
     StagedBlockBuilder builder(b, loc, members, bool(chain.zeroFill),
-                               operandType, tiling, blockSize);
+                               operandType, tiling, threads);
     SmallVector<Value> ids =
-        parallelLoop(b, loc, {builder.numBlocks(), int64_t(blockSize)},
+        parallelLoop(b, loc, {builder.numBlocks(), threads},
                      {gpu::Processor::BlockX, gpu::Processor::ThreadX});
     auto get = [&](memref::GlobalOp global) -> Value {
       return memref::GetGlobalOp::create(b, loc, global.getType(),

@@ -73,11 +73,14 @@ struct LineaDistributeSequencesPass
   using LineaDistributeSequencesBase::LineaDistributeSequencesBase;
 
   void runOnOperation() override {
-    if (valueTile < 0) {
-      getOperation()->emitError() << "value-tile must be >= 0, got "
-                                  << static_cast<int64_t>(valueTile);
+    if (valueTile < -1) {
+      getOperation()->emitError()
+          << "value-tile must be >= 0 (or -1: the target's), got "
+          << static_cast<int64_t>(valueTile);
       return signalPassFailure();
     }
+    target = targetFor(getOperation(), TargetKind::gpu);
+    columnsPerBlock = valueTile >= 0 ? valueTile : target.valueTile;
     SmallVector<LinearAttentionOpInterface> ops;
     getOperation()->walk([&](LinearAttentionOpInterface op) {
       if (isChunkedCausal(op))
@@ -109,8 +112,7 @@ struct LineaDistributeSequencesPass
   LogicalResult distributeScan(RewriterBase &rewriter, PresumOp op) {
     RankedTensorType type = op.getInput().getType();
     int64_t scan = op.getScanDim(), last = type.getRank() - 1;
-    const TargetDescription &gpu = TargetDescription::get(TargetKind::gpu);
-    int64_t threads = gpu.threadsPerBlock;
+    int64_t threads = target.threadsPerBlock;
     SmallVector<int64_t> tiles(type.getRank(), 0);
     for (int64_t d = 0; d < scan; ++d)
       tiles[d] = 1;
@@ -119,13 +121,14 @@ struct LineaDistributeSequencesPass
         staticProduct(type.getShape().drop_front(scan + 1));
     if (last > scan && step) {
       int64_t columns = type.getDimSize(last);
-      int64_t tile = sequenceBlockColumns(columns, valueTile);
+      int64_t tile = sequenceBlockColumns(columns, columnsPerBlock);
       // Fewer slices than SMs leave SMs idle for the whole scan: halve the
       // tile while a step still has an element per thread.
       std::optional<int64_t> slices =
           staticProduct(type.getShape().take_front(scan));
-      while (valueTile > 0 && slices &&
-             *slices * (columns / tile) < gpu.parallelUnits && tile % 2 == 0 &&
+      while (columnsPerBlock > 0 && slices &&
+             *slices * (columns / tile) < target.parallelUnits &&
+             tile % 2 == 0 &&
              *step / columns * (tile / 2) >= threads)
         tile /= 2;
       if (tile != columns && *step / columns * tile >= threads) {
@@ -179,7 +182,7 @@ struct LineaDistributeSequencesPass
                            LinearAttentionOpInterface op) {
     int64_t numBatch = numBatchDims(op.getQuery().getType());
     int64_t columns = op.getValue().getType().getShape().back();
-    int64_t tile = sequenceBlockColumns(columns, valueTile);
+    int64_t tile = sequenceBlockColumns(columns, columnsPerBlock);
     bool splitColumns = tile != columns;
     unsigned numLoops = numBatch + (splitColumns ? 1 : 0);
     SmallVector<OpFoldResult> tileSizes(numBatch, rewriter.getIndexAttr(1));
@@ -187,6 +190,11 @@ struct LineaDistributeSequencesPass
     return tileIntoBlocks(rewriter, cast<TilingInterface>(op.getOperation()),
                           tileSizes, numLoops);
   }
+
+  /// The planned GPU, and the value columns per block from it or the
+  /// option.
+  TargetDescription target{};
+  int64_t columnsPerBlock = 0;
 };
 
 } // namespace

@@ -1,6 +1,7 @@
 //===- GPUMapping.cpp - what Linea's GPU mapping passes share -------------===//
 
 #include "GPUMapping.h"
+#include "linea/Dialect/LineaOps.h"
 
 #include "linea/Utils/SequenceBlocks.h"
 
@@ -92,12 +93,28 @@ FailureOr<int64_t> linea::sequenceBlockBytes(scf::ForallOp forall,
   return plan->bytes;
 }
 
-bool linea::runsAsOneBlock(scf::ForallOp forall, int64_t sharedMemory) {
+bool linea::runsAsOneBlock(scf::ForallOp forall) {
   Operation *obstacle = nullptr;
   if (!isSequenceBlockLoop(forall))
     return false;
   FailureOr<int64_t> bytes = sequenceBlockBytes(forall, obstacle);
-  return succeeded(bytes) && *bytes <= sharedMemory;
+  return succeeded(bytes) && *bytes <= sharedMemoryPerBlock(forall);
+}
+
+int64_t linea::sharedMemoryPerBlock(Operation *op) {
+  return targetFor(op, TargetKind::gpu).sharedMemoryPerBlock;
+}
+
+FailureOr<int64_t> linea::threadsPerBlock(Operation *root, StringRef pass,
+                                          int64_t option) {
+  if (option > 0)
+    return option;
+  if (option < 0)
+    return root->emitError() << pass
+                             << " needs a block-size >= 1 (or 0: the "
+                                "target's), got "
+                             << option;
+  return targetFor(root, TargetKind::gpu).threadsPerBlock;
 }
 
 int64_t linea::elementsPerCopyLine(Type type) {

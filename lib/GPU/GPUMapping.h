@@ -60,11 +60,20 @@ FailureOr<SharedMemoryPlan> planSharedMemory(Block &body,
 FailureOr<int64_t> sequenceBlockBytes(scf::ForallOp forall,
                                       Operation *&obstacle);
 
-/// Whether `forall` is a sequence block whose temporaries fit in
-/// `sharedMemory` bytes: linea-map-to-gpu keeps it one GPU block (else a
-/// host loop), and the passes before it that address its temporaries as
-/// shared memory (ldmatrix, cp.async) ask the same.
-bool runsAsOneBlock(scf::ForallOp forall, int64_t sharedMemory);
+/// Whether `forall` is a sequence block whose temporaries fit in the shared
+/// memory of the GPU it is planned for (`#linea.target`): linea-map-to-gpu
+/// keeps it one GPU block (else a host loop), and the passes before it that
+/// address its temporaries as shared memory (ldmatrix, cp.async) ask the
+/// same.
+bool runsAsOneBlock(scf::ForallOp forall);
+
+/// The shared memory one block may use on the GPU `op` is planned for.
+int64_t sharedMemoryPerBlock(Operation *op);
+
+/// Threads per block for the GPU passes on `root`: `option` where positive,
+/// else the planned GPU's; an error naming `pass` where it is negative.
+FailureOr<int64_t> threadsPerBlock(Operation *root, StringRef pass,
+                                   int64_t option);
 
 /// Bytes one cp.async moves (the size that may bypass L1).
 constexpr int64_t kCopyBytes = 16;

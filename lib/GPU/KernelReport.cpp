@@ -1,5 +1,6 @@
 //===- KernelReport.cpp - static FLOPs, bytes and a roofline per kernel ---===//
 
+#include "linea/Dialect/LineaOps.h"
 #include "linea/GPU/MinimalTraffic.h"
 #include "linea/GPU/MmaShape.h"
 #include "linea/GPU/Passes.h"
@@ -244,15 +245,15 @@ struct OpTotal {
 };
 
 /// The per-op remark: totals against the bytes the op moves at least.
-void remarkOpTotal(FusedLoc source, const OpTotal &total) {
+void remarkOpTotal(FusedLoc source, const OpTotal &total, StringRef chip) {
   InFlightDiagnostic remark = emitRemark(source.getLocations().front());
   std::string text;
   llvm::raw_string_ostream os(text);
   double minimal = linea::minimalBytesOf(source);
-  os << llvm::format("op total: %.0f launches, %.3g FLOP, %.3g B, H100 "
+  os << llvm::format("op total: %.0f launches, %.3g FLOP, %.3g B, %s "
                      "estimate %.3g us; minimal %.3g B (operands and results "
                      "as stored, per-chunk states), moved / minimal %.3g",
-                     total.launches, total.flops, total.bytes,
+                     total.launches, total.flops, total.bytes, chip.str().c_str(),
                      total.seconds * 1e6, minimal,
                      minimal > 0 ? total.bytes / minimal : 0.0);
   if (total.unknown)
@@ -264,6 +265,10 @@ struct LineaKernelReportPass
     : linea::impl::LineaKernelReportBase<LineaKernelReportPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // The planned GPU's rates: an estimate, not a measurement.
+    linea::TargetDescription gpu =
+        linea::targetFor(module, linea::TargetKind::gpu);
+    std::string chip = gpu.chip.str();
     SymbolTableCollection symbols;
     llvm::MapVector<FusedLoc, OpTotal> totals;
     module.walk([&](gpu::LaunchFuncOp launch) {
@@ -297,9 +302,6 @@ struct LineaKernelReportPass
           ++total->unknown;
         return;
       }
-      // The GPU target's rates; an estimate, not a measurement.
-      const linea::TargetDescription &gpu =
-          linea::TargetDescription::get(linea::TargetKind::gpu);
       double flops = perThread.flops * *threads;
       double bytes = perThread.bytes * *threads;
       double peak = perThread.tensorCores ? gpu.matrixFlopsPerSecond
@@ -309,9 +311,9 @@ struct LineaKernelReportPass
       std::string text;
       llvm::raw_string_ostream os(text);
       os << llvm::format("%.0f threads in %.0f blocks, %.3g FLOP, %.3g B, "
-                         "%.3g FLOP/B, H100 estimate %.3g us (%s-bound%s)",
+                         "%.3g FLOP/B, %s estimate %.3g us (%s-bound%s)",
                          *threads, *blocks, flops, bytes,
-                         bytes > 0 ? flops / bytes : 0.0,
+                         bytes > 0 ? flops / bytes : 0.0, chip.c_str(),
                          std::max(computeTime, memoryTime) * 1e6,
                          computeTime > memoryTime ? "compute" : "memory",
                          perThread.tensorCores ? ", tensor cores" : "");
@@ -320,8 +322,9 @@ struct LineaKernelReportPass
         os << "; in a host loop of unknown trip count";
       else if (*trips != 1)
         os << llvm::format("; launched %.0f times by host loops: %.3g FLOP, "
-                           "%.3g B, H100 estimate %.3g us in all",
+                           "%.3g B, %s estimate %.3g us in all",
                            *trips, flops * *trips, bytes * *trips,
+                           chip.c_str(),
                            std::max(computeTime, memoryTime) * 1e6 * *trips);
       remark << text;
       if (!total)
@@ -336,7 +339,7 @@ struct LineaKernelReportPass
       total->seconds += std::max(computeTime, memoryTime) * *trips;
     });
     for (auto &[source, total] : totals)
-      remarkOpTotal(source, total);
+      remarkOpTotal(source, total, chip);
   }
 };
 

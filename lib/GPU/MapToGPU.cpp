@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "linea/Dialect/LineaOps.h"
 #include "linea/GPU/Passes.h"
 #include "linea/Utils/SequenceBlocks.h"
 
@@ -326,11 +327,11 @@ struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
   using LineaMapToGPUBase::LineaMapToGPUBase;
 
   void runOnOperation() override {
-    if (blockSize <= 0) {
-      getOperation()->emitError() << "block-size must be positive, got "
-                                  << static_cast<int64_t>(blockSize);
+    FailureOr<int64_t> threads =
+        linea::threadsPerBlock(getOperation(), getArgument(), blockSize);
+    if (failed(threads))
       return signalPassFailure();
-    }
+    sharedMemory = linea::sharedMemoryPerBlock(getOperation());
     IRRewriter rewriter(&getContext());
     if (failed(mapSequenceLoops(rewriter)))
       return signalPassFailure();
@@ -354,10 +355,10 @@ struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
       if (!*loops)
         continue;
       if (inSequenceBlock)
-        distributeOverThreads(rewriter, *loops, blockSize);
+        distributeOverThreads(rewriter, *loops, *threads);
       else if (auto band = dyn_cast<scf::ParallelOp>(*loops)) {
         guardAsserts(rewriter, band);
-        mapToBlocksAndThreads(rewriter, band, blockSize);
+        mapToBlocksAndThreads(rewriter, band, *threads);
       }
     }
   }
@@ -383,7 +384,7 @@ struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
         return forall->emitError()
                << "sequence block reads its temporaries as shared memory "
                   "(ldmatrix) but cannot be one block: run "
-                  "linea-contractions-to-mma with the same shared-memory";
+                  "linea-contractions-to-mma for the same #linea.target";
       rewriter.setInsertionPoint(forall);
       if (failed(scf::forallToForLoop(rewriter, forall)))
         return forall->emitError() << "cannot be mapped to the GPU";
@@ -419,10 +420,12 @@ struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
       remark << "'" << obstacle->getName() << "' cannot run in one block";
     else
       remark << *bytes << " bytes of temporaries exceed "
-             << static_cast<int64_t>(sharedMemory)
-             << " bytes of shared memory";
+             << sharedMemory << " bytes of shared memory";
     return false;
   }
+
+  /// The shared memory a block may use on the planned GPU.
+  int64_t sharedMemory = 0;
 };
 
 } // namespace

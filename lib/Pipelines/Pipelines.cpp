@@ -42,7 +42,7 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
   select.form = options.form;
   select.chunkSize = options.chunkSize;
   select.explain = options.explain;
-  select.sharedMemory = options.sharedMemory;
+  select.chip = options.chip;
   select.targetDescription = options.targetDescription;
   pm.addPass(createLineaSelectForms(select));
   // Between the choice of forms and their rewrites: the form is known and
@@ -54,9 +54,7 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
     pm.addPass(createLineaDistributeSequences());
   pm.addPass(createLineaPrefixToOneShot());
   pm.addPass(createLineaCausalToChunked());
-  LineaCausalToChunkParallelOptions chunkParallel;
-  chunkParallel.sharedMemory = options.sharedMemory;
-  pm.addPass(createLineaCausalToChunkParallel(chunkParallel));
+  pm.addPass(createLineaCausalToChunkParallel());
   pm.addPass(createLineaTileAttention());
   // The forms above create presums of their own (the gates' log-decays):
   // the cost model picks the scan for those too, then the scans are built.
@@ -127,6 +125,7 @@ static void buildKernelsToBinary(OpPassManager &pm,
   pm.addNestedPass<gpu::GPUModuleOp>(linea::createLineaLaunchBounds());
   if (options.report)
     pm.addPass(linea::createLineaKernelReport());
+  pm.addPass(linea::createLineaForgetTarget());
   pm.addPass(createConvertVectorToSCFPass());
   addRouteChecks(pm, options.checkHandler);
   pm.addPass(createSCFToControlFlowPass());
@@ -182,7 +181,7 @@ static void buildOptimizeForGPU(OpPassManager &pm,
   optimize.form = options.form;
   optimize.chunkSize = options.chunkSize;
   optimize.runtimeChecks = options.runtimeChecks;
-  optimize.sharedMemory = linea::sharedMemoryForChip(options.chip);
+  optimize.chip = options.chip;
   optimize.markMinimalTraffic = options.report;
   linea::buildOptimizePipeline(pm, optimize);
 }
@@ -197,7 +196,6 @@ static void buildLaunches(OpPassManager &pm,
     linea::LineaContractionsToMMAOptions mma;
     mma.precision = options.precision;
     mma.blockSize = options.blockSize;
-    mma.sharedMemory = linea::sharedMemoryForChip(options.chip);
     mma.warpgroupMma = linea::hasWarpgroupMMA(options.chip);
     mma.tma = linea::hasTensorMemoryAccelerator(options.chip);
     pm.addPass(linea::createLineaContractionsToMMA(mma));
@@ -205,11 +203,9 @@ static void buildLaunches(OpPassManager &pm,
   pm.addPass(linea::createLineaReadAsStored());
   linea::LineaAsyncCopiesOptions async;
   async.blockSize = options.blockSize;
-  async.sharedMemory = linea::sharedMemoryForChip(options.chip);
   pm.addPass(linea::createLineaAsyncCopies(async));
   linea::LineaMapToGPUOptions map;
   map.blockSize = options.blockSize;
-  map.sharedMemory = linea::sharedMemoryForChip(options.chip);
   pm.addPass(linea::createLineaMapToGPU(map));
   // Folds the tiled bounds to constants: launch sizes must be known on the
   // host before each launch.
@@ -241,6 +237,7 @@ void mlir::linea::buildLowerToNVVMPipeline(OpPassManager &pm,
 static void buildBuffersToLLVM(OpPassManager &pm, unsigned threads = 1,
                                bool openmp = false,
                                StringRef checkHandler = "") {
+  pm.addPass(linea::createLineaForgetTarget());
   pm.addPass(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   if (threads != 1) {

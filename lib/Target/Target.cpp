@@ -10,6 +10,7 @@
 #include "llvm/TargetParser/Host.h"
 
 #include <cmath>
+#include <tuple>
 
 using namespace mlir::linea;
 
@@ -23,6 +24,7 @@ const int64_t kGPUChunks[] = {16, 32, 64, 128};
 const TargetDescription kCPU = {
     TargetKind::cpu,
     "cpu",
+    /*chip=*/"",
     /*matrixFlopsPerSecond=*/4e9,
     /*scalarFlopsPerSecond=*/4e9,
     /*bytesPerSecond=*/8e9,
@@ -41,6 +43,7 @@ const TargetDescription kCPU = {
 const TargetDescription kGPU = {
     TargetKind::gpu,
     "gpu",
+    kDefaultGPUChip,
     /*matrixFlopsPerSecond=*/990e12,
     /*scalarFlopsPerSecond=*/67e12,
     /*bytesPerSecond=*/3.35e12,
@@ -69,18 +72,49 @@ int64_t mlir::linea::hostRegisterRows() {
   return (registers - 3) / 2;
 }
 
+/// The digits of `sm_XX[a]`; empty for anything else.
+static llvm::StringRef chipNumber(llvm::StringRef chip) {
+  if (!chip.consume_front("sm_"))
+    return {};
+  return chip.take_while(llvm::isDigit);
+}
+
 int64_t mlir::linea::sharedMemoryForChip(llvm::StringRef chip) {
-  llvm::StringRef arch = chip;
-  if (!arch.consume_front("sm_"))
-    return 48 * 1024;
-  arch = arch.take_while(llvm::isDigit);
+  llvm::StringRef arch = chipNumber(chip);
   if (arch == "90" || arch == "100" || arch == "103")
     return 227 * 1024;
   if (arch == "80" || arch == "87")
     return 163 * 1024;
   if (arch == "86" || arch == "89" || arch == "120")
     return 99 * 1024;
-  return 48 * 1024;
+  return kStaticSharedMemoryBytes;
+}
+
+int64_t mlir::linea::multiprocessorsForChip(llvm::StringRef chip) {
+  llvm::StringRef arch = chipNumber(chip);
+  if (arch == "80")
+    return 108; // A100
+  if (arch == "86")
+    return 84; // A40
+  if (arch == "89")
+    return 142; // L40S
+  if (arch == "100")
+    return 148; // B200
+  return kGPU.parallelUnits; // H100, and an estimate for the rest
+}
+
+int64_t mlir::linea::gatedChunkBlockBytes(int64_t chunk, int64_t dk,
+                                          int64_t dv) {
+  int64_t copies = chunk * (2 * dk + dv);
+  int64_t decays = 2 * chunk * dk; // log-decays and decayed queries
+  int64_t keyBlock = 16 * dk + 16 * 16;
+  return 4 * (copies + decays + chunk * chunk + keyBlock);
+}
+
+bool TargetDescription::gatedChunkFitsBlock(int64_t chunk, int64_t dk,
+                                            int64_t dv) const {
+  return sharedMemoryPerBlock > 0 &&
+         gatedChunkBlockBytes(chunk, dk, dv) <= sharedMemoryPerBlock;
 }
 
 bool mlir::linea::hasWarpgroupMMA(llvm::StringRef chip) {
@@ -115,8 +149,39 @@ const TargetDescription &TargetDescription::get(TargetKind kind) {
   llvm_unreachable("unknown target");
 }
 
+TargetDescription TargetDescription::forChip(llvm::StringRef chip) {
+  TargetDescription description = kGPU;
+  description.chip = chip;
+  description.parallelUnits = multiprocessorsForChip(chip);
+  description.sharedMemoryPerBlock = sharedMemoryForChip(chip);
+  if (chipNumber(chip) == "80") {
+    // An A100 SXM: dense f16/bf16 tensor cores, f32 CUDA cores, HBM2e.
+    description.matrixFlopsPerSecond = 312e12;
+    description.scalarFlopsPerSecond = 19.5e12;
+    description.bytesPerSecond = 2.04e12;
+  }
+  return description;
+}
+
 llvm::Expected<TargetDescription>
-TargetDescription::load(TargetKind kind, llvm::StringRef path) {
+TargetDescription::named(TargetKind kind, llvm::StringRef chip,
+                         llvm::StringRef path) {
+  auto fail = [](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), why);
+  };
+  if (!chip.empty() && kind != TargetKind::gpu)
+    return fail("chip=" + chip + " names a GPU; add target=gpu");
+  if (!chip.empty() && !chip.starts_with("sm_"))
+    return fail("chip must name an NVIDIA chip (sm_80, sm_90a), got '" + chip +
+                "'");
+  TargetDescription builtIn = chip.empty() ? get(kind) : forChip(chip);
+  if (path.empty())
+    return builtIn;
+  return load(builtIn, path);
+}
+
+llvm::Expected<TargetDescription>
+TargetDescription::load(const TargetDescription &base, llvm::StringRef path) {
   auto fail = [&](const llvm::Twine &why) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "target description '" + path + "': " + why);
@@ -131,7 +196,8 @@ TargetDescription::load(TargetKind kind, llvm::StringRef path) {
   const llvm::json::Object *object = json->getAsObject();
   if (!object)
     return fail("not a JSON object");
-  TargetDescription description = get(kind);
+  TargetDescription description = base;
+  description.calibrated = true;
   if (std::optional<llvm::StringRef> target = object->getString("target");
       !target || *target != description.name)
     return fail("describes target '" + target.value_or("?") +
@@ -150,11 +216,20 @@ TargetDescription::load(TargetKind kind, llvm::StringRef path) {
       return fail(key + " must be a positive number");
     *field = *value;
   }
-  if (object->get("parallelUnits")) {
-    std::optional<int64_t> units = object->getInteger("parallelUnits");
-    if (!units || *units < 1)
-      return fail("parallelUnits must be a positive integer");
-    description.parallelUnits = *units;
+  // Counts: at least 1 (units, threads) or 0 (shared memory, value tile: 0
+  // is none, or all columns).
+  std::tuple<llvm::StringRef, int64_t *, int64_t> counts[] = {
+      {"parallelUnits", &description.parallelUnits, 1},
+      {"threadsPerBlock", &description.threadsPerBlock, 1},
+      {"sharedMemoryPerBlock", &description.sharedMemoryPerBlock, 0},
+      {"valueTile", &description.valueTile, 0}};
+  for (auto [key, field, least] : counts) {
+    if (!object->get(key))
+      continue;
+    std::optional<int64_t> value = object->getInteger(key);
+    if (!value || *value < least)
+      return fail(key + " must be an integer >= " + llvm::Twine(least));
+    *field = *value;
   }
   return description;
 }
@@ -178,7 +253,7 @@ llvm::StringRef mlir::linea::stringifyPrecision(Precision precision) {
 llvm::cl::ValuesClass mlir::linea::targetKindValues() {
   return llvm::cl::values(
       clEnumValN(TargetKind::cpu, "cpu", "the host CPU (one core)"),
-      clEnumValN(TargetKind::gpu, "gpu", "an NVIDIA H100"));
+      clEnumValN(TargetKind::gpu, "gpu", "an NVIDIA GPU (sm_90a unless a chip is named)"));
 }
 
 llvm::cl::ValuesClass mlir::linea::precisionValues() {

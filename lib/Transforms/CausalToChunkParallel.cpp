@@ -200,9 +200,8 @@ Value gatedRowsPerChunkBlock(OpBuilder &b, Location loc, int64_t numBatch,
 }
 
 struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
-  ToChunkParallel(MLIRContext *ctx, int64_t chunkSize, int64_t sharedMemory)
-      : OpInterfaceRewritePattern(ctx), chunkSize(chunkSize),
-        sharedMemory(sharedMemory) {}
+  ToChunkParallel(MLIRContext *ctx, int64_t chunkSize)
+      : OpInterfaceRewritePattern(ctx), chunkSize(chunkSize) {}
 
   LogicalResult matchAndRewrite(LinearAttentionOpInterface op,
                                 PatternRewriter &rewriter) const override {
@@ -236,9 +235,9 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
 
     // (1) Every chunk's local state, from zero.
     // On the GPU a gated op's local states and rows are blocks per chunk
-    // where one fits (gatedChunkBlockBytes).
+    // where one fits the planned GPU's shared memory.
     bool gpu = plannedForGPU(op);
-    bool chunkBlocks = g && gpu && chunkFitsBlock(chunks);
+    bool chunkBlocks = g && gpu && chunkFitsBlock(op, chunks);
     Value local;
     if (chunkBlocks) {
       local = gatedLocalStatesPerChunkBlock(rewriter, loc, numBatch, scalar,
@@ -297,25 +296,21 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
     return success();
   }
 
-  /// Whether a block computing one chunk's gated rows fits the GPU's
-  /// shared memory (static chunk and widths only).
-  bool chunkFitsBlock(const Chunk &chunks) const {
+  /// Whether a block computing one chunk's gated rows fits the shared
+  /// memory of the GPU `op` was planned for (static chunk and widths only).
+  static bool chunkFitsBlock(Operation *op, const Chunk &chunks) {
     auto q = cast<RankedTensorType>(chunks.q.getType());
     auto v = cast<RankedTensorType>(chunks.v.getType());
     int64_t rank = q.getRank();
     if (q.isDynamicDim(rank - 2) || q.isDynamicDim(rank - 1) ||
         v.isDynamicDim(rank - 1))
       return false;
-    int64_t budget =
-        sharedMemory > 0
-            ? sharedMemory
-            : TargetDescription::get(TargetKind::gpu).sharedMemoryPerBlock;
-    return gatedChunkBlockBytes(q.getDimSize(rank - 2), q.getDimSize(rank - 1),
-                                v.getDimSize(rank - 1)) <= budget;
+    return targetFor(op, TargetKind::gpu)
+        .gatedChunkFitsBlock(q.getDimSize(rank - 2), q.getDimSize(rank - 1),
+                             v.getDimSize(rank - 1));
   }
 
   int64_t chunkSize;
-  int64_t sharedMemory;
 };
 
 struct LineaCausalToChunkParallelPass
@@ -326,13 +321,8 @@ struct LineaCausalToChunkParallelPass
   void runOnOperation() override {
     if (failed(verifyFormSizeOption(getOperation(), "chunk-size", chunkSize)))
       return signalPassFailure();
-    if (sharedMemory < 0) {
-      getOperation()->emitError() << "shared-memory must be >= 0, got "
-                                  << static_cast<int64_t>(sharedMemory);
-      return signalPassFailure();
-    }
     RewritePatternSet patterns(&getContext());
-    populateCausalToChunkParallelPatterns(patterns, chunkSize, sharedMemory);
+    populateCausalToChunkParallelPatterns(patterns, chunkSize);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
@@ -341,7 +331,6 @@ struct LineaCausalToChunkParallelPass
 } // namespace
 
 void mlir::linea::populateCausalToChunkParallelPatterns(
-    RewritePatternSet &patterns, int64_t chunkSize, int64_t sharedMemory) {
-  patterns.add<ToChunkParallel>(patterns.getContext(), chunkSize,
-                                sharedMemory);
+    RewritePatternSet &patterns, int64_t chunkSize) {
+  patterns.add<ToChunkParallel>(patterns.getContext(), chunkSize);
 }

@@ -375,8 +375,6 @@ Value mlir::linea::inSequenceBlocks(
 }
 
 bool mlir::linea::plannedForGPU(Operation *op) {
-  for (Operation *p = op; p; p = p->getParentOp())
-    if (auto target = p->getAttrOfType<StringAttr>(LineaDialect::kTargetAttrName))
-      return target.getValue() == "gpu";
-  return false;
+  TargetAttr target = plannedTarget(op);
+  return target && target.getKind() == TargetKind::gpu;
 }

@@ -23,17 +23,9 @@ struct LineaSelectFormsPass
   void runOnOperation() override {
     if (failed(verifyFormSizeOption(getOperation(), "chunk-size", chunkSize)))
       return signalPassFailure();
-    if (failed(recordTarget()))
+    FailureOr<TargetDescription> description = planTarget();
+    if (failed(description))
       return signalPassFailure();
-    if (failed(verifyFormSizeOption(getOperation(), "shared-memory",
-                                    sharedMemory)))
-      return signalPassFailure();
-    FailureOr<TargetDescription> loaded = describeTarget();
-    if (failed(loaded))
-      return signalPassFailure();
-    TargetDescription description = *loaded;
-    if (sharedMemory > 0 && description.sharedMemoryPerBlock > 0)
-      description.sharedMemoryPerBlock = sharedMemory;
     std::optional<FormKind> forced = forcedForm(form);
     getOperation()->walk([&](FormOpInterface op) {
       // Already decided (linea-optimize runs this pass again for the presums
@@ -41,7 +33,7 @@ struct LineaSelectFormsPass
       if (op.getFormAttr())
         return;
       std::optional<FormChoice> choice =
-          chooseForm(op, description, forced, chunkSize);
+          chooseForm(op, *description, forced, chunkSize);
       if (!choice)
         return;
       op.setFormAttr(formAttrFor(&getContext(), choice->chosen));
@@ -50,34 +42,36 @@ struct LineaSelectFormsPass
     });
   }
 
-  /// The built-in description of the target, or the measured one of
-  /// `target-description`.
-  FailureOr<TargetDescription> describeTarget() {
-    if (targetDescription.empty())
-      return TargetDescription::get(target);
-    llvm::Expected<TargetDescription> loaded =
-        TargetDescription::load(target, targetDescription);
-    if (!loaded)
-      return getOperation()->emitError() << llvm::toString(loaded.takeError());
-    return *loaded;
+  /// The target the forms are planned for: the one the module was already
+  /// planned for, or the one the options name, recorded on the op this
+  /// pass runs on for every later pass to read.
+  FailureOr<TargetDescription> planTarget() {
+    Operation *root = getOperation();
+    FailureOr<TargetDescription> named = describeNamedTarget();
+    if (failed(named))
+      return failure();
+    TargetAttr wanted = TargetAttr::get(&getContext(), *named);
+    TargetAttr planned = plannedTarget(root);
+    if (!planned) {
+      root->setAttr(LineaDialect::kTargetAttrName, wanted);
+      return *named;
+    }
+    bool namesMachine = !chip.empty() || !targetDescription.empty();
+    if (planned.getKind() == target && (!namesMachine || planned == wanted))
+      return planned.getDescription();
+    return root->emitError()
+           << "the forms here were planned for " << planned
+           << " and cannot be re-planned for " << wanted
+           << ": run one pipeline per target (linea-lower-to-nvvm runs "
+              "linea-optimize{target=gpu} itself)";
   }
 
-  /// Forms planned for one target are not re-planned for another: by then
-  /// the ops they chose are rewritten into that target's loops (as when
-  /// `--linea-optimize --linea-lower-to-nvvm` optimized for the CPU first).
-  LogicalResult recordTarget() {
-    Operation *root = getOperation();
-    StringRef name = LineaDialect::kTargetAttrName;
-    StringRef wanted = stringifyTargetKind(target);
-    if (auto planned = root->getAttrOfType<StringAttr>(name);
-        planned && planned.getValue() != wanted)
-      return root->emitError()
-             << "the forms here were planned for target=" << planned.getValue()
-             << " and cannot be re-planned for target=" << wanted
-             << ": run one pipeline per target (linea-lower-to-nvvm runs "
-                "linea-optimize{target=gpu} itself)";
-    root->setAttr(name, StringAttr::get(&getContext(), wanted));
-    return success();
+  FailureOr<TargetDescription> describeNamedTarget() {
+    llvm::Expected<TargetDescription> named =
+        TargetDescription::named(target, chip, targetDescription);
+    if (!named)
+      return getOperation()->emitError() << llvm::toString(named.takeError());
+    return *named;
   }
 };
 

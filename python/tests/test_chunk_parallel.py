@@ -159,6 +159,6 @@ def test_gated_grids_where_no_chunk_block_fits(kind):
     programs.assert_matches(got, want)
     forms = subprocess.run(
         [str(build_dir() / "bin" / "linea-opt"), "-",
-         "--linea-optimize=target=gpu form=chunk_parallel chunk-size=64 shared-memory=49152"],
+         "--linea-optimize=target=gpu chip=sm_70 form=chunk_parallel chunk-size=64"],
         input=gated_program(L, dk, dv), capture_output=True, text=True, check=True).stdout
     assert "tensor<2x4x4x16x64xf32>" in forms, forms  # keys decayed per query block

@@ -50,7 +50,7 @@ def test_every_linea_pass_names_its_options(program):
 @pytest.mark.parametrize("arguments,message", [
     (["--linea-optimize=chunk_size=64"],
      "'linea-optimize' has no option 'chunk_size'; did you mean 'chunk-size'? (its options: "
-     "chunk-size, explain, form, mark-minimal-traffic, runtime-checks, shared-memory, target, "
+     "chip, chunk-size, explain, form, mark-minimal-traffic, runtime-checks, target, "
      "target-description)"),
     (["--pass-pipeline=builtin.module(func.func(linea-raise),linea-lower-to-cpu{vectorise=0})"],
      "'linea-lower-to-cpu' has no option 'vectorise'; did you mean 'vectorize'?"),

@@ -668,8 +668,53 @@ func.func @misspelt_gated_keyword(%q: tensor<16x8xf32>, %g: tensor<16xf32>) -> t
 
 // -----
 
-// expected-error@+1 {{'linea.target' must be "cpu" or "gpu", not "tpu"}}
-module attributes {linea.target = "tpu"} {
+// The planned target is a #linea.target, not a name.
+// expected-error@+1 {{'linea.target' must be a #linea.target<...>, not "gpu"}}
+module attributes {linea.target = "gpu"} {
+}
+
+// -----
+
+// expected-error@+2 {{expected target kind 'cpu' or 'gpu', got 'tpu'}}
+// expected-error@+1 {{failed to parse Linea_TargetAttr parameter 'kind'}}
+module attributes {linea.target = #linea.target<kind = tpu, chip = "sm_90a", units = 132, threads = 256, shared_memory = 232448, value_tile = 64, matrix_flops = 9.9e14, scalar_flops = 6.7e13, bytes = 3.35e12, step_seconds = 1.0e-6, contraction_tile = 64.0>} {
+}
+
+// -----
+
+// expected-error@+1 {{a GPU target names its chip (sm_XX), got ''}}
+module attributes {linea.target = #linea.target<kind = gpu, units = 132, threads = 256, shared_memory = 232448, value_tile = 64, matrix_flops = 9.9e14, scalar_flops = 6.7e13, bytes = 3.35e12, step_seconds = 1.0e-6, contraction_tile = 64.0>} {
+}
+
+// -----
+
+// expected-error@+1 {{a CPU target has no chip, got 'sm_80'}}
+module attributes {linea.target = #linea.target<kind = cpu, chip = "sm_80", units = 132, threads = 256, shared_memory = 232448, value_tile = 64, matrix_flops = 9.9e14, scalar_flops = 6.7e13, bytes = 3.35e12, step_seconds = 1.0e-6, contraction_tile = 64.0>} {
+}
+
+// -----
+
+// expected-error@+1 {{target units must be >= 1, got 0}}
+module attributes {linea.target = #linea.target<kind = gpu, chip = "sm_90a", units = 0, threads = 256, shared_memory = 232448, value_tile = 64, matrix_flops = 9.9e14, scalar_flops = 6.7e13, bytes = 3.35e12, step_seconds = 1.0e-6, contraction_tile = 64.0>} {
+}
+
+// -----
+
+// expected-error@+1 {{target shared_memory and value_tile must be >= 0, got -1 and 64}}
+module attributes {linea.target = #linea.target<kind = gpu, chip = "sm_90a", units = 132, threads = 256, shared_memory = -1, value_tile = 64, matrix_flops = 9.9e14, scalar_flops = 6.7e13, bytes = 3.35e12, step_seconds = 1.0e-6, contraction_tile = 64.0>} {
+}
+
+// -----
+
+// expected-error@+1 {{target bytes must be a positive number, got 0}}
+module attributes {linea.target = #linea.target<kind = gpu, chip = "sm_90a", units = 132, threads = 256, shared_memory = 232448, value_tile = 64, matrix_flops = 9.9e14, scalar_flops = 6.7e13, bytes = 0.0, step_seconds = 1.0e-6, contraction_tile = 64.0>} {
+}
+
+// -----
+
+// expected-error@+2 {{expected 'true' or 'false', got 'yes'}}
+// expected-error@+1 {{failed to parse Linea_TargetAttr parameter 'calibrated'}}
+module attributes {linea.target = #linea.target<kind = gpu, chip = "sm_90a", units = 132, threads = 256, shared_memory = 232448, value_tile = 64, matrix_flops = 9.9e14, scalar_flops = 6.7e13, bytes = 3.35e12, step_seconds = 1.0e-6, contraction_tile = 64.0, calibrated = yes>} {
 }
 
 // -----

@@ -143,3 +143,11 @@ func.func @form_spellings(%q: tensor<2x64x8xf32>) -> (tensor<2x64x8xf32>, tensor
       : (tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x64x8xf32>) -> tensor<2x64x8xf32>
   return %a, %b : tensor<2x64x8xf32>, tensor<2x64x8xf32>
 }
+
+// The planned target: every number, a calibrated flag printed only where set.
+// CHECK: module attributes {linea.target = #linea.target<kind = gpu, chip = "sm_80", units = 108, threads = 256, shared_memory = 166912, value_tile = 64, matrix_flops = 3.120000e+14, scalar_flops = 1.950000e+13, bytes = 2.040000e+12, step_seconds = 9.9999999999999995E-7, contraction_tile = 6.400000e+01, calibrated = true>}
+module attributes {linea.target = #linea.target<kind = gpu, chip = "sm_80", units = 108, threads = 256, shared_memory = 166912, value_tile = 64, matrix_flops = 3.12e14, scalar_flops = 1.95e13, bytes = 2.04e12, step_seconds = 1.0e-6, contraction_tile = 64.0, calibrated = true>} {
+}
+// CHECK: module attributes {linea.target = #linea.target<kind = cpu, units = 2, threads = 1, shared_memory = 0, value_tile = 0, matrix_flops = 4.000000e+09, scalar_flops = 4.000000e+09, bytes = 8.000000e+09, step_seconds = 2.000000e-06, contraction_tile = 3.200000e+01>}
+module attributes {linea.target = #linea.target<kind = cpu, units = 2, threads = 1, shared_memory = 0, value_tile = 0, matrix_flops = 4.0e9, scalar_flops = 4.0e9, bytes = 8.0e9, step_seconds = 2.0e-6, contraction_tile = 32.0, calibrated = false>} {
+}

@@ -1,5 +1,5 @@
 // RUN: linea-opt %s -linea-async-copies=block-size=128 -split-input-file | FileCheck %s
-// RUN: linea-opt %s "-linea-async-copies=block-size=128 shared-memory=1024" -split-input-file | FileCheck %s --check-prefix=SMALL
+// RUN: linea-opt %s "-linea-select-forms=target=gpu target-description=%S/Inputs/shared-1k.json" -linea-async-copies=block-size=128 -split-input-file | FileCheck %s --check-prefix=SMALL
 
 // A sequence block's copy of its rows of a bf16 operand into its own
 // temporary (rows padded to 24 elements: whole 16-byte lines) becomes
@@ -76,9 +76,7 @@ func.func @left_alone(%q: memref<4x64x4xbf16>, %f: memref<4x64x16xf32>, %all: me
 }
 
 // Bad options: one line, exit 1.
-// RUN: not linea-opt %s -linea-async-copies=block-size=0 -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD-BLOCK
-// RUN: not linea-opt %s "-linea-async-copies=shared-memory=-1" -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD-SHARED
-// RUN: not linea-opt %s "-linea-contractions-to-mma=precision=bf16 shared-memory=-1" -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD-MMA
-// BAD-BLOCK: error: linea-async-copies needs a positive block-size and a shared-memory of at least 0, got block-size 0 and shared-memory 232448
-// BAD-SHARED: error: linea-async-copies needs a positive block-size and a shared-memory of at least 0, got block-size 256 and shared-memory -1
-// BAD-MMA: error: linea-contractions-to-mma needs a shared-memory of at least 0, got -1
+// RUN: not linea-opt %s -linea-async-copies=block-size=-1 -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD-BLOCK
+// RUN: not linea-opt %s "-linea-contractions-to-mma=precision=bf16 block-size=-32" -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD-MMA
+// BAD-BLOCK: error: linea-async-copies needs a block-size >= 1 (or 0: the target's), got -1
+// BAD-MMA: error: linea-contractions-to-mma needs a block-size >= 1 (or 0: the target's), got -32

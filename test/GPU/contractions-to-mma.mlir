@@ -1,6 +1,6 @@
 // RUN: linea-opt %s -linea-contractions-to-mma -split-input-file | FileCheck %s
 // RUN: linea-opt %s -linea-contractions-to-mma=precision=bf16 -split-input-file | FileCheck %s --check-prefix=BF16
-// RUN: linea-opt %s "-linea-contractions-to-mma=precision=bf16 shared-memory=1024" -split-input-file | FileCheck %s --check-prefix=SMALL
+// RUN: linea-opt %s "-linea-select-forms=target=gpu target-description=%S/Inputs/shared-1k.json" -linea-contractions-to-mma=precision=bf16 -split-input-file | FileCheck %s --check-prefix=SMALL
 // RUN: linea-opt %s -linea-contractions-to-mma -canonicalize -split-input-file | FileCheck %s --check-prefix=CANON
 
 // The state update S[b] += K[b]^T V[b] outside a sequence block: a grid of

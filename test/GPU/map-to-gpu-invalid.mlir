@@ -1,4 +1,4 @@
-// RUN: linea-opt %s "-linea-map-to-gpu=shared-memory=1024" -split-input-file -verify-diagnostics
+// RUN: linea-opt %s "-linea-select-forms=target=gpu target-description=%S/Inputs/shared-1k.json" -linea-map-to-gpu -split-input-file -verify-diagnostics
 
 // The mapping is for buffers: a forall on tensors is refused, not mangled.
 func.func @tensor_forall(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
@@ -20,7 +20,7 @@ func.func @tensor_forall(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // (linea-contractions-to-mma decided with a larger shared memory).
 func.func @shared_views_too_large(%o: memref<4x16xbf16>) {
   // expected-remark @below {{sequence loop stays on the host: 65536 bytes of temporaries exceed 1024 bytes of shared memory}}
-  // expected-error @below {{sequence block reads its temporaries as shared memory (ldmatrix) but cannot be one block: run linea-contractions-to-mma with the same shared-memory}}
+  // expected-error @below {{sequence block reads its temporaries as shared memory (ldmatrix) but cannot be one block: run linea-contractions-to-mma for the same #linea.target}}
   scf.forall (%b) in (4) {
     %t = memref.alloc() : memref<128x256xbf16>
     %w = memref.memory_space_cast %t : memref<128x256xbf16> to memref<128x256xbf16, #gpu.address_space<workgroup>>

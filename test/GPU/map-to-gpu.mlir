@@ -1,6 +1,6 @@
 // RUN: linea-opt %s -linea-map-to-gpu=block-size=16 -canonicalize -split-input-file | FileCheck %s
 // RUN: linea-opt %s -linea-map-to-gpu=block-size=16 -canonicalize -convert-parallel-loops-to-gpu -linea-host-shared-allocs -split-input-file | FileCheck %s --check-prefix=LAUNCH
-// RUN: not linea-opt %s -linea-map-to-gpu=block-size=0 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not linea-opt %s -linea-map-to-gpu=block-size=-1 2>&1 | FileCheck %s --check-prefix=BAD
 
 // One thread per output element (8 x 4 collapsed to 32, in blocks of 16);
 // the reduction over k runs in each thread, its accumulator in a register:
@@ -27,7 +27,7 @@
 // LAUNCH: gpu.launch blocks(%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}} = %{{.+}}, %{{.+}} = %c1{{.*}}, %{{.+}} = %c1{{.*}}) threads(%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}} = %{{.+}}, %{{.+}} = %c1{{.*}}, %{{.+}} = %c1{{.*}})
 // LAUNCH: return %[[OUT]]
 
-// BAD: error: block-size must be positive, got 0
+// BAD: error: linea-map-to-gpu needs a block-size >= 1 (or 0: the target's), got -1
 #map = affine_map<(d0, d1, d2) -> (d0, d2)>
 #map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
 #map2 = affine_map<(d0, d1, d2) -> (d0, d1)>

@@ -1,5 +1,5 @@
-// RUN: linea-opt %s "-linea-map-to-gpu=block-size=64 shared-memory=49152" -canonicalize -split-input-file -verify-diagnostics | FileCheck %s
-// RUN: linea-opt %s "-linea-map-to-gpu=block-size=64 shared-memory=49152" -canonicalize -linea-sequence-blocks-to-launch -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=LAUNCH
+// RUN: linea-opt %s "-linea-select-forms=target=gpu chip=sm_70" -linea-map-to-gpu=block-size=64 -canonicalize -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: linea-opt %s "-linea-select-forms=target=gpu chip=sm_70" -linea-map-to-gpu=block-size=64 -canonicalize -linea-sequence-blocks-to-launch -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=LAUNCH
 
 // A sequence block (a forall of 2 x 3 iterations mapped to GPU blocks)
 // whose temporaries fit in shared memory: it stays, one block per

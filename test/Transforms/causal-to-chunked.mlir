@@ -90,7 +90,7 @@ func.func @gated(%q: tensor<100x8xf32>, %v: tensor<100x4xf32>, %g: tensor<100xf3
 // CHECK:   scf.for %{{.+}} = %c0 to %c32 step %c16
 // CHECK:     linalg.generic {{.*}} ins(%{{.+}}, %{{.+}}, %[[B:.+]], %[[B]] :
 // CHECK:   scf.yield
-module attributes {linea.target = "gpu"} {
+module attributes {linea.target = #linea.target<kind = gpu, chip = "sm_90a", units = 132, threads = 256, shared_memory = 232448, value_tile = 64, matrix_flops = 9.9e14, scalar_flops = 6.7e13, bytes = 3.35e12, step_seconds = 1.0e-6, contraction_tile = 64.0>} {
 func.func @gated_for_gpu(%q: tensor<100x8xf32>, %v: tensor<100x4xf32>, %g: tensor<100xf32>) -> tensor<100x4xf32> {
   %o = linea.gated_linear_attention %q, %q, %v, %g mask = causal
       : tensor<100x8xf32>, tensor<100x8xf32>, tensor<100x4xf32>, tensor<100xf32> -> tensor<100x4xf32>

@@ -7,8 +7,9 @@
 // RUN: not linea-opt %s -linea-select-forms=chunk-size=-4 2>&1 | FileCheck %s --check-prefix=SELECTCHUNK
 // RUN: not linea-opt %s -linea-select-forms=chunk-size=16777217 2>&1 | FileCheck %s --check-prefix=BIGCHUNK
 // RUN: not linea-opt %s --linea-optimize=target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
-// RUN: not linea-opt %s -linea-distribute-sequences=value-tile=-1 2>&1 | FileCheck %s --check-prefix=VALUETILE
-// RUN: not linea-opt %s -linea-causal-to-chunk-parallel=shared-memory=-1 2>&1 | FileCheck %s --check-prefix=SHARED
+// RUN: not linea-opt %s -linea-distribute-sequences=value-tile=-2 2>&1 | FileCheck %s --check-prefix=VALUETILE
+// RUN: not linea-opt %s -linea-select-forms=chip=sm_80 2>&1 | FileCheck %s --check-prefix=CPUCHIP
+// RUN: not linea-opt %s "-linea-select-forms=target=gpu chip=gfx90a" 2>&1 | FileCheck %s --check-prefix=CHIP
 
 // CHUNK: error: chunk-size must be in [0, 16777216], got -1
 // BLOCK: error: block-size must be in [0, 16777216], got -2
@@ -17,8 +18,9 @@
 // FORM: for the --form option: Cannot find option named 'fast'!
 // SELECTCHUNK: error: chunk-size must be in [0, 16777216], got -4
 // BIGCHUNK: error: chunk-size must be in [0, 16777216], got 16777217
-// VALUETILE: error: value-tile must be >= 0, got -1
-// SHARED: error: shared-memory must be >= 0, got -1
+// VALUETILE: error: value-tile must be >= 0 (or -1: the target's), got -2
+// CPUCHIP: error: chip=sm_80 names a GPU; add target=gpu
+// CHIP: error: chip must name an NVIDIA chip (sm_80, sm_90a), got 'gfx90a'
 
 func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   return %x : tensor<4x8xf32>

@@ -67,14 +67,6 @@ std::optional<FormChoice> chooseForm(FormOpInterface op,
                                      std::optional<FormKind> forced = {},
                                      int64_t forcedChunk = 0);
 
-/// Shared memory (bytes, an upper bound) of a GPU block that computes one
-/// gated chunk's rows from the state entering it, as the chunk-parallel
-/// form's third phase does on the GPU (C rows, key width `dk`, value width
-/// `dv`): its copies of q, k and v, the in-chunk log-decays, the scores, the
-/// decayed queries and one 16-row key block with its diagonal block, all
-/// f32. Where it does not fit, that phase runs as grids over every chunk.
-int64_t gatedChunkBlockBytes(int64_t chunk, int64_t dk, int64_t dv);
-
 /// The chosen form as the attribute the op records.
 FormAttr formAttrFor(MLIRContext *ctx, const FormEstimate &estimate);
 

@@ -14,18 +14,35 @@
 #include "mlir/Interfaces/TilingInterface.h"
 
 #include "linea/Dialect/LineaEnums.h.inc"
+#include "linea/Target/Target.h"
 
 namespace mlir::linea {
 /// The forms that run a causal region in chunks of rows (and carry a size).
 inline bool isChunkedKind(FormKind kind) {
   return kind == FormKind::chunked || kind == FormKind::chunk_parallel;
 }
+
+/// The parameters of `#linea.target` (TargetAttr): `cpu` / `gpu`, a
+/// number, `true` / `false`.
+FailureOr<TargetKind> parseTargetKind(AsmParser &parser);
+FailureOr<llvm::APFloat> parseTargetNumber(AsmParser &parser);
+FailureOr<bool> parseTargetFlag(AsmParser &parser);
 } // namespace mlir::linea
 
 #define GET_ATTRDEF_CLASSES
 #include "linea/Dialect/LineaAttrs.h.inc"
 
 namespace mlir::linea {
+
+/// The target `op`'s module (or the nearest enclosing op that has one) was
+/// planned for: its `linea.target` attribute, or null.
+TargetAttr plannedTarget(Operation *op);
+
+/// The numbers a pass for targets of `kind` uses on `op`: those of the
+/// target it was planned for, else the built-in description of `kind` (a
+/// pass run on its own, as in a lit test, without linea-select-forms before
+/// it).
+TargetDescription targetFor(Operation *op, TargetKind kind);
 
 /// Sequence tensors are `[B..., L, D]`: these name the positions.
 inline int64_t seqDim(ShapedType t) { return t.getRank() - 2; }

@@ -35,11 +35,11 @@ struct OptimizeOptions : public PassPipelineOptions<OptimizeOptions> {
       llvm::cl::desc("Assert dynamic shape relations and prefix ranges at "
                      "run time (linea-insert-runtime-checks)"),
       llvm::cl::init(true)};
-  Option<int64_t> sharedMemory{
-      *this, "shared-memory",
-      llvm::cl::desc("Shared memory per GPU block the cost model may plan "
-                     "for (0 = the target's)"),
-      llvm::cl::init(0)};
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("The NVIDIA chip to plan for with target=gpu (empty: "
+                     "the module's planned target, else sm_90a)"),
+      llvm::cl::init("")};
   Option<bool> markMinimalTraffic{
       *this, "mark-minimal-traffic",
       llvm::cl::desc("Record in each op's location the bytes it moves at "
@@ -122,8 +122,8 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
           clEnumValN(BinaryFormat::fatbin, "fatbin", "a fat binary"))};
   Option<int64_t> blockSize{
       *this, "block-size",
-      llvm::cl::desc("Threads per block (default: the GPU target's)"),
-      llvm::cl::init(TargetDescription::get(TargetKind::gpu).threadsPerBlock)};
+      llvm::cl::desc("Threads per block (0: the chip's target description's)"),
+      llvm::cl::init(0)};
   Option<Precision> precision{
       *this, "precision",
       llvm::cl::desc("f32 (CUDA cores), or f16 or bf16: f32 operands of "
@@ -139,8 +139,8 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
                                            "cost model's choice for the GPU)"),
                             llvm::cl::init(0)};
   Option<bool> report{*this, "report",
-                      llvm::cl::desc("Remark per kernel: FLOPs, bytes and an "
-                                     "H100 roofline estimate"),
+                      llvm::cl::desc("Remark per kernel: FLOPs, bytes and a "
+                                     "roofline estimate for the chip"),
                       llvm::cl::init(false)};
   Option<bool> runtimeChecks{
       *this, "runtime-checks",

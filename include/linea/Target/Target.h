@@ -25,9 +25,22 @@ enum class TargetKind { cpu, gpu };
 /// The operand type of tensor-core contractions (f32: CUDA cores).
 enum class Precision { f32, f16, bf16 };
 
+/// The most shared memory a block may declare statically, without the
+/// opt-in to dynamic shared memory: 48 KiB on every NVIDIA chip.
+constexpr int64_t kStaticSharedMemoryBytes = 48 * 1024;
+
+/// The chip a GPU description is for when none is named: an H100 (SXM).
+constexpr llvm::StringLiteral kDefaultGPUChip = "sm_90a";
+
+/// One machine's numbers. The built-in descriptions are estimates from data
+/// sheets; `load` replaces the rates with measured ones. What a module was
+/// planned for travels with it as `#linea.target<...>` (TargetAttr), which
+/// every pass that needs a machine number reads.
 struct TargetDescription {
   TargetKind kind;
   llvm::StringRef name;
+  /// The NVIDIA chip (`sm_90a`) of a GPU description; empty for the CPU.
+  llvm::StringRef chip;
   /// The contraction rate the forms reach with every parallel unit busy:
   /// tensor cores at f16/bf16 where the target has them, else the vector
   /// units. A form that keeps only some units busy gets that share of it.
@@ -44,26 +57,68 @@ struct TargetDescription {
   int64_t parallelUnits;
   /// Threads of a GPU block.
   int64_t threadsPerBlock;
-  /// Shared memory one block may use (0: the target has none): the
-  /// described GPU's opt-in maximum; `sharedMemoryForChip` gives others'.
+  /// Shared memory one block may use (0: the target has none): the chip's
+  /// opt-in maximum (`sharedMemoryForChip`).
   int64_t sharedMemoryPerBlock;
   /// Value columns per sequence block: wider values are split into tiles
   /// of this many columns, each its own block.
   int64_t valueTile;
   /// The chunk sizes the cost model weighs.
   llvm::ArrayRef<int64_t> chunkCandidates;
+  /// Whether the rates were measured on a machine (`load`) rather than
+  /// estimated.
+  bool calibrated = false;
 
+  /// The built-in description of `kind`: one core of the host CPU, or the
+  /// GPU of `kDefaultGPUChip`.
   static const TargetDescription &get(TargetKind kind);
+
+  /// The built-in description of an NVIDIA chip (`sm_XX`): its SMs and
+  /// shared memory, and the rates of its data-center part (A100 for sm_80,
+  /// H100 for sm_90 and, as an estimate, for the others).
+  static TargetDescription forChip(llvm::StringRef chip);
+
+  /// The description a pass's options name: the built-in one of `kind` (of
+  /// `chip` on a GPU, where one is named), with the measured rates of the
+  /// JSON file `path` where one is named. An error for a chip on the CPU
+  /// or a chip that is not `sm_XX`.
+  static llvm::Expected<TargetDescription>
+  named(TargetKind kind, llvm::StringRef chip, llvm::StringRef path);
+
+  /// Whether a block computing one gated chunk of `chunk` rows with key
+  /// width `dk` and value width `dv` keeps its scores, decays and state in
+  /// this target's shared memory (never on a target without it). The cost
+  /// model prices the chunk-parallel form by it and
+  /// linea-causal-to-chunk-parallel builds by it: one decision.
+  bool gatedChunkFitsBlock(int64_t chunk, int64_t dk, int64_t dv) const;
 
   /// The description of `kind` with the numbers measured on a machine read
   /// from `path`, a JSON object as `python3 -m linea.calibrate` writes it:
   /// `{"target": "cpu", "matrixFlopsPerSecond": ..., ...}` with any of the
   /// fields `matrixFlopsPerSecond`, `scalarFlopsPerSecond`,
   /// `bytesPerSecond`, `secondsPerIteration`, `contractionTile` (positive
-  /// numbers) and `parallelUnits` (a positive integer).
+  /// numbers), `parallelUnits`, `threadsPerBlock` (positive integers),
+  /// `sharedMemoryPerBlock` and `valueTile` (integers >= 0).
   static llvm::Expected<TargetDescription> load(TargetKind kind,
+                                                llvm::StringRef path) {
+    return load(get(kind), path);
+  }
+  /// The same, over the built-in description `base`.
+  static llvm::Expected<TargetDescription> load(const TargetDescription &base,
                                                 llvm::StringRef path);
 };
+
+/// Shared memory (bytes, an upper bound) of a GPU block that computes one
+/// gated chunk's rows from the state entering it, as the chunk-parallel
+/// form's third phase does on the GPU (C rows, key width `dk`, value width
+/// `dv`): its copies of q, k and v, the in-chunk log-decays, the scores, the
+/// decayed queries and one 16-row key block with its diagonal block, all
+/// f32. Where it does not fit, that phase runs as grids over every chunk.
+int64_t gatedChunkBlockBytes(int64_t chunk, int64_t dk, int64_t dv);
+
+/// The SMs of an NVIDIA chip (`sm_XX`): its data-center part's count (132
+/// for sm_90, 108 for sm_80), an estimate for chips without one.
+int64_t multiprocessorsForChip(llvm::StringRef chip);
 
 /// The most shared memory one block may use on an NVIDIA chip (`sm_XX`), with
 /// the opt-in to dynamic shared memory above 48 KiB that Linea's CUDA

@@ -37,11 +37,11 @@ void populatePrefixToOneShotPatterns(RewritePatternSet &patterns);
 /// chosen form (0: kDefaultChunkSize).
 void populateCausalToChunkedPatterns(RewritePatternSet &patterns,
                                      int64_t chunkSize);
-/// Causal regions -> the chunk-parallel form; `chunkSize` as above,
-/// `sharedMemory` the bytes a GPU block may use (0: the GPU target's).
+/// Causal regions -> the chunk-parallel form; `chunkSize` as above. Ops
+/// planned for the GPU take the planned target's shared memory
+/// (`#linea.target`).
 void populateCausalToChunkParallelPatterns(RewritePatternSet &patterns,
-                                           int64_t chunkSize,
-                                           int64_t sharedMemory = 0);
+                                           int64_t chunkSize);
 /// The chunk size of a chunked op that has neither a form nor an option.
 constexpr int64_t kDefaultChunkSize = 64;
 /// presum -> blocked two-level scan; `blockSize` 0 chooses.
