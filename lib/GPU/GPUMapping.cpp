@@ -93,6 +93,37 @@ FailureOr<int64_t> linea::sequenceBlockBytes(scf::ForallOp forall,
   return plan->bytes;
 }
 
+SmallVector<Value> linea::parallelLoop(OpBuilder &b, Location loc,
+                                       ArrayRef<int64_t> sizes,
+                                       ArrayRef<gpu::Processor> processors) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> lower, upper, steps;
+  SmallVector<gpu::Processor> mapped;
+  SmallVector<bool> kept;
+  for (auto [k, size] : llvm::enumerate(sizes)) {
+    bool last = k + 1 == sizes.size();
+    kept.push_back(size != 1 || (last && mapped.empty()));
+    if (!kept.back())
+      continue;
+    lower.push_back(zero);
+    upper.push_back(arith::ConstantIndexOp::create(b, loc, size));
+    steps.push_back(one);
+    mapped.push_back(processors[k]);
+  }
+  auto loop = scf::ParallelOp::create(b, loc, lower, upper, steps);
+  mapLoopTo(loop, mapped);
+  b.setInsertionPointToStart(loop.getBody());
+  // (getInductionVars returns a vector by value: held here, not iterated
+  // as a temporary.)
+  SmallVector<Value> inductionVars = loop.getInductionVars();
+  SmallVector<Value> ids;
+  auto next = inductionVars.begin();
+  for (bool isKept : kept)
+    ids.push_back(isKept ? *next++ : zero);
+  return ids;
+}
+
 bool linea::runsAsOneBlock(scf::ForallOp forall) {
   Operation *obstacle = nullptr;
   if (!isSequenceBlockLoop(forall))

@@ -21,6 +21,17 @@ namespace mlir::linea {
 /// for convert-parallel-loops-to-gpu and linea-sequence-blocks-to-launch.
 void mapLoopTo(scf::ParallelOp loop, ArrayRef<gpu::Processor> processors);
 
+/// An `scf.parallel` over [0, sizes...) mapped to `processors`, the builder
+/// placed in its body; returns its indices. (Blocks and threads are one
+/// loop: nested loops with constant bounds would be merged by the
+/// canonicalizer, which drops their mapping. For the same reason a dim of
+/// one iteration, a grid of one block, is left out, its index 0: the
+/// canonicalizer would fold it, mapping and all, and the grid would stay
+/// on the host.)
+SmallVector<Value> parallelLoop(OpBuilder &b, Location loc,
+                                ArrayRef<int64_t> sizes,
+                                ArrayRef<gpu::Processor> processors);
+
 /// True for an scf.parallel whose first dim is mapped to `processor`.
 bool isMappedTo(scf::ParallelOp loop, gpu::Processor processor);
 

@@ -1,0 +1,194 @@
+//===- AccumulationChains.cpp - what linea-contractions-to-mma runs -------===//
+
+#include "AccumulationChains.h"
+
+#include "linea/Utils/MaskedContraction.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::linea;
+using mma::AccumulationChain;
+using mma::Contraction;
+using mma::kTileK;
+using mma::kTileM;
+using mma::kTileN;
+
+namespace {
+
+bool isZero(Value v) {
+  FloatAttr attr;
+  return matchPattern(v, m_Constant(&attr)) && attr.getValue().isZero();
+}
+
+/// The batch dims then the three named dims, as Linea's builders lay them
+/// out.
+AffineMap batchMap(MLIRContext *ctx, int64_t numBatch,
+                   ArrayRef<int64_t> trailing) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < numBatch; ++i)
+    exprs.push_back(getAffineDimExpr(i, ctx));
+  for (int64_t d : trailing)
+    exprs.push_back(getAffineDimExpr(numBatch + d, ctx));
+  return AffineMap::get(numBatch + 3, 0, exprs, ctx);
+}
+
+bool readsOutput(const Contraction &c) {
+  Value root = linea::viewRoot(c.out);
+  return linea::viewRoot(c.a) == root || linea::viewRoot(c.m) == root;
+}
+
+
+/// The buffers (view roots) `op` and the ops nested in it read and write
+/// (a deallocation counts as a write); false where an effect is on no
+/// known buffer.
+bool bufferEffects(Operation *op, llvm::SmallPtrSetImpl<Value> &reads,
+                   llvm::SmallPtrSetImpl<Value> &writes) {
+  WalkResult walk = op->walk([&](Operation *nested) {
+    // (A linalg op reports its operands' effects and has its body's too.)
+    auto interface = dyn_cast<MemoryEffectOpInterface>(nested);
+    if (!interface)
+      return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    interface.getEffects(effects);
+    for (const MemoryEffects::EffectInstance &effect : effects) {
+      if (isa<MemoryEffects::Allocate>(effect.getEffect()))
+        continue;
+      Value value = effect.getValue();
+      if (!value || !isa<BaseMemRefType>(value.getType()))
+        return WalkResult::interrupt();
+      (isa<MemoryEffects::Read>(effect.getEffect()) ? reads : writes)
+          .insert(linea::viewRoot(value));
+    }
+    return WalkResult::advance();
+  });
+  return !walk.wasInterrupted();
+}
+
+/// Whether every op strictly between `from` and `to` (one block, `from`
+/// first) leaves buffer `out` alone and writes none of `protectedRoots`.
+bool independentBetween(Operation *from, Operation *to, Value out,
+                        const llvm::SmallPtrSetImpl<Value> &protectedRoots) {
+  if (from->getBlock() != to->getBlock() || !from->isBeforeInBlock(to))
+    return false;
+  for (Operation *op = from->getNextNode(); op != to; op = op->getNextNode()) {
+    llvm::SmallPtrSet<Value, 8> reads, writes;
+    if (!bufferEffects(op, reads, writes) || reads.contains(out) ||
+        writes.contains(out) ||
+        llvm::any_of(writes,
+                     [&](Value w) { return protectedRoots.contains(w); }))
+      return false;
+  }
+  return true;
+}
+
+/// The zero fill of `c`'s output before `first`, with nothing between
+/// them touching the output; null if none.
+linalg::FillOp zeroFillBefore(linalg::GenericOp first, const Contraction &c) {
+  Value out = linea::viewRoot(c.out);
+  for (Operation *op = first->getPrevNode(); op; op = op->getPrevNode()) {
+    auto fill = dyn_cast<linalg::FillOp>(op);
+    if (fill && fill.getOutputs()[0] == c.out) {
+      if (isZero(fill.getInputs()[0]) && !readsOutput(c))
+        return fill;
+      return {};
+    }
+    llvm::SmallPtrSet<Value, 8> reads, writes;
+    if (!bufferEffects(op, reads, writes) || reads.contains(out) ||
+        writes.contains(out))
+      return {};
+  }
+  return {};
+}
+
+} // namespace
+
+std::optional<Contraction> mma::matchContraction(linalg::GenericOp op) {
+  // The body and its mask: the contraction matcher every user shares.
+  if (!op.hasPureBufferSemantics())
+    return std::nullopt;
+  FailureOr<linea::MaskedContraction> masked = linea::matchMaskedContraction(op);
+  if (failed(masked))
+    return std::nullopt;
+  Value mask = masked->visible;
+  SmallVector<Value> operands{op.getDpsInputs()[0], op.getDpsInputs()[1],
+                              op.getDpsInits()[0]};
+  // Lanes load single elements, so any strides will do (a chunk of a
+  // sequence, a shared-memory temporary).
+  for (Value v : operands) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+      return std::nullopt;
+  }
+  int64_t numBatch = int64_t(op.getNumLoops()) - 3;
+  if (numBatch < 0)
+    return std::nullopt;
+  MLIRContext *ctx = op.getContext();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto shape = [&](int k) {
+    return cast<MemRefType>(operands[k].getType()).getShape();
+  };
+  Contraction c;
+  c.a = operands[0];
+  c.m = operands[1];
+  c.out = operands[2];
+  c.batchShape = llvm::to_vector(shape(2).take_front(numBatch));
+  c.rows = shape(2)[numBatch];
+  c.cols = shape(2)[numBatch + 1];
+  // (i, t, e): A(i, t) M(t, e) -> out(i, e).
+  if (maps == SmallVector<AffineMap>{batchMap(ctx, numBatch, {0, 1}),
+                                     batchMap(ctx, numBatch, {1, 2}),
+                                     batchMap(ctx, numBatch, {0, 2})}) {
+    c.depth = shape(0)[numBatch + 1];
+    c.rowLoop = numBatch, c.colLoop = numBatch + 2;
+  } else if (maps == SmallVector<AffineMap>{batchMap(ctx, numBatch, {0, 1}),
+                                            batchMap(ctx, numBatch, {0, 2}),
+                                            batchMap(ctx, numBatch, {1, 2})}) {
+    // (t, d, e): A(t, d) M(t, e) -> out(d, e).
+    c.transposedA = true;
+    c.depth = shape(0)[numBatch];
+    c.rowLoop = numBatch + 1, c.colLoop = numBatch + 2;
+  } else if (maps == SmallVector<AffineMap>{batchMap(ctx, numBatch, {0, 2}),
+                                            batchMap(ctx, numBatch, {1, 2}),
+                                            batchMap(ctx, numBatch, {0, 1})}) {
+    // (i, t, d): A(i, d) M(t, d) -> out(i, t).
+    c.transposedM = true;
+    c.depth = shape(0)[numBatch + 1];
+    c.rowLoop = numBatch, c.colLoop = numBatch + 1;
+  } else {
+    return std::nullopt;
+  }
+  c.mask = mask;
+  if (c.rows % kTileM || c.cols % kTileN || c.depth % kTileK)
+    return std::nullopt;
+  return c;
+}
+
+/// `matches`, in program order, grouped into chains.
+SmallVector<AccumulationChain>
+mma::collectChains(ArrayRef<std::pair<linalg::GenericOp, Contraction>> matches) {
+  SmallVector<AccumulationChain> chains;
+  for (const auto &[op, c] : matches) {
+    if (!chains.empty()) {
+      AccumulationChain &last = chains.back();
+      llvm::SmallPtrSet<Value, 8> memberReads;
+      for (const Contraction &k : last.members) {
+        memberReads.insert(linea::viewRoot(k.a));
+        memberReads.insert(linea::viewRoot(k.m));
+      }
+      if (last.members.front().out == c.out && !readsOutput(c) &&
+          !readsOutput(last.members.front()) &&
+          independentBetween(last.ops.back(), op, linea::viewRoot(c.out),
+                             memberReads)) {
+        last.ops.push_back(op);
+        last.members.push_back(c);
+        continue;
+      }
+    }
+    chains.push_back(AccumulationChain{{op}, {c}, zeroFillBefore(op, c)});
+  }
+  return chains;
+}

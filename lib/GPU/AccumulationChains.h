@@ -1,0 +1,45 @@
+//===- AccumulationChains.h - what linea-contractions-to-mma runs -*- C++ -*-===//
+//
+// The contractions tensor cores take (Linea's three shapes over static
+// buffers that tile by 16 x 8 x 16, read through the shared masked-
+// contraction matcher), and the chains of them that accumulate into one
+// output one after the other, which one grid runs with the accumulators in
+// registers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LINEA_LIB_GPU_ACCUMULATIONCHAINS_H
+#define LINEA_LIB_GPU_ACCUMULATIONCHAINS_H
+
+#include "Fragments.h"
+
+#include <optional>
+
+namespace mlir::linea::mma {
+
+/// `op` as a contraction tensor cores can run: on static f32 buffers, one
+/// of A M, A^T M and A M^T (batch dims first, as Linea's builders lay them
+/// out), optionally masked, its sizes multiples of the 16 x 8 x 16 tile.
+std::optional<Contraction> matchContraction(linalg::GenericOp op);
+
+/// Contractions that accumulate into one output one after the other in
+/// their block (the chunk-parallel output `O = P V` then `O += Q S`), and
+/// the fill of zeros before the first, if any. None of them reads the
+/// output, so one grid can run them all with the accumulators kept in
+/// registers, starting from zero instead of the fill. Ops between them may
+/// do other work (decay the queries of `Q S`): the chain runs where its
+/// last member was, so those ops must leave the output alone and write
+/// nothing an earlier member reads.
+struct AccumulationChain {
+  SmallVector<linalg::GenericOp> ops;
+  SmallVector<Contraction> members;
+  linalg::FillOp zeroFill;
+};
+
+/// `matches`, in program order, grouped into chains.
+SmallVector<AccumulationChain>
+collectChains(ArrayRef<std::pair<linalg::GenericOp, Contraction>> matches);
+
+} // namespace mlir::linea::mma
+
+#endif // LINEA_LIB_GPU_ACCUMULATIONCHAINS_H
