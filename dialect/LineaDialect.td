@@ -40,6 +40,10 @@ def Linea_Dialect : Dialect {
     /// Registers the attributes (defined with them, in LineaOps.cpp).
     void registerAttributes();
 
+    /// Attaches the tiling and shape models both linear-attention ops share
+    /// (LineaOps.cpp).
+    void attachLinearAttentionModels();
+
     /// The discardable attribute linea-select-forms records on the op it
     /// runs on: the target its forms were planned for (TargetAttr).
     static constexpr ::llvm::StringLiteral kTargetAttrName = "linea.target";

@@ -33,6 +33,14 @@ defvar Linea_Tileable = [
   DeclareOpInterfaceMethods<RuntimeVerifiableOpInterface>
 ];
 
+// The two linear-attention ops tile alike: TilingInterface and
+// ReifyRankedShapedTypeOpInterface come from one pair of external models for
+// both (LinearAttentionTiling and LinearAttentionShapes in LineaOps.cpp,
+// attached when the dialect loads).
+defvar Linea_TileableLinearAttention = [
+  DeclareOpInterfaceMethods<RuntimeVerifiableOpInterface>
+];
+
 // Sequence operands: f32, or f16/bf16 that accumulate in f32.
 def Linea_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
 // Recurrent states are always f32; the verifier says so naming the operand.
@@ -110,7 +118,7 @@ def Linea_LinearAttentionOp : Linea_Op<"linear_attention", !listconcat([
     Pure, AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<Linea_LinearAttentionOpInterface, ["createLike"]>,
     DeclareOpInterfaceMethods<Linea_FormOpInterface, ["getLegalForms"]>],
-    Linea_Tileable)> {
+    Linea_TileableLinearAttention)> {
   let summary = "linear attention with a none, causal or PrefixLM mask (seed 001)";
   let description = [{
     `o_i = scale * phi(q_i) @ S(i)`, with `S0` the initial state (zero when
@@ -131,7 +139,8 @@ def Linea_LinearAttentionOp : Linea_Op<"linear_attention", !listconcat([
     Forms: `none` takes `#linea.form<oneshot>` or `<quadratic>`; `causal`
     takes `<chunked, C>` or `<quadratic>` (and `<oneshot>` when `L = 1`, the
     decode step); `prefix(j)` has none until `linea-split-prefix` splits it.
-    Tiling: the iteration domain is `[B..., Dv]`, all parallel (value
+    Tiling (`TilingInterface`, an external model both linear-attention ops
+    share): the iteration domain is `[B..., Dv]`, all parallel (value
     columns are independent; the sequence is a scan and is not tiled).
 
     ```mlir
@@ -182,7 +191,7 @@ def Linea_GatedLinearAttentionOp : Linea_Op<"gated_linear_attention", !listconca
     Pure, AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<Linea_LinearAttentionOpInterface, ["createLike"]>,
     DeclareOpInterfaceMethods<Linea_FormOpInterface, ["getLegalForms"]>],
-    Linea_Tileable)> {
+    Linea_TileableLinearAttention)> {
   let summary = "linear attention with a log-space decay gate (GLA)";
   let description = [{
     `S_t = diag(exp(g_t)) S_{t-1} + k_t^T v_t` with `S_{-1} = S0`, and

@@ -15,6 +15,7 @@ void LineaDialect::initialize() {
 #define GET_OP_LIST
 #include "linea/Dialect/LineaOps.cpp.inc"
       >();
+  attachLinearAttentionModels();
 }
 
 /// `linea.sharded_dim = d`: an i64 naming a dim of the ranked tensor it is on.

@@ -256,23 +256,34 @@ LogicalResult verifyFormIsLegal(FormOpInterface op) {
 // `feature_map = elu_plus_one` (omitted when identity)
 //===----------------------------------------------------------------------===//
 
+/// The keywords of an ODS enum's cases, in the order of their values (the
+/// enums here number their cases from 0 without gaps).
+template <typename EnumT>
+static SmallVector<StringRef> enumKeywords() {
+  SmallVector<StringRef> keywords;
+  for (uint32_t value = 0;; ++value) {
+    StringRef keyword = stringifyEnum(static_cast<EnumT>(value));
+    if (keyword.empty())
+      return keywords;
+    keywords.push_back(keyword);
+  }
+}
+
 /// Parses a bare keyword naming a case of an enum; the error lists the
 /// valid keywords.
 template <typename EnumT>
-static ParseResult
-parseEnumKeyword(OpAsmParser &parser, EnumT &value, StringRef what,
-                 std::optional<EnumT> (*symbolize)(StringRef),
-                 ArrayRef<StringRef> valid) {
+static ParseResult parseEnumKeyword(OpAsmParser &parser, EnumT &value,
+                                    StringRef what) {
   SMLoc loc = parser.getCurrentLocation();
   StringRef keyword;
   if (parser.parseKeyword(&keyword))
     return failure();
-  std::optional<EnumT> parsed = symbolize(keyword);
+  std::optional<EnumT> parsed = symbolizeEnum<EnumT>(keyword);
   if (!parsed) {
     InFlightDiagnostic diag = parser.emitError(loc)
                               << "unknown " << what << " '" << keyword
                               << "'; expected ";
-    llvm::interleave(valid, diag, ", ");
+    llvm::interleave(enumKeywords<EnumT>(), diag, ", ");
     return diag;
   }
   value = *parsed;
@@ -280,8 +291,7 @@ parseEnumKeyword(OpAsmParser &parser, EnumT &value, StringRef what,
 }
 
 static ParseResult parseMaskValue(OpAsmParser &parser, Mask &mask) {
-  return parseEnumKeyword<Mask>(parser, mask, "mask", symbolizeMask,
-                                {"none", "causal", "prefix"});
+  return parseEnumKeyword<Mask>(parser, mask, "mask");
 }
 
 static ParseResult
@@ -339,9 +349,7 @@ static OptionalParseResult parseFeatureMapSpec(OpAsmParser &parser,
     return std::nullopt;
   FeatureMap parsed = FeatureMap::identity;
   if (parser.parseEqual() ||
-      parseEnumKeyword<FeatureMap>(parser, parsed, "feature map",
-                                   symbolizeFeatureMap,
-                                   {"identity", "elu_plus_one", "relu"}))
+      parseEnumKeyword<FeatureMap>(parser, parsed, "feature map"))
     return failure();
   map = FeatureMapAttr::get(parser.getContext(), parsed);
   return success();
@@ -368,10 +376,7 @@ static OptionalParseResult parseFormSpec(OpAsmParser &parser, FormAttr &form,
            << keywords << ", then ':'";
   FormKind kind = FormKind::oneshot;
   if (parser.parseEqual() ||
-      parseEnumKeyword<FormKind>(
-          parser, kind, "form", symbolizeFormKind,
-          {"oneshot", "chunked", "chunk_parallel", "quadratic", "scan",
-           "blocked_scan"}))
+      parseEnumKeyword<FormKind>(parser, kind, "form"))
     return failure();
   int64_t size = 0;
   if (succeeded(parser.parseOptionalLParen()) &&
@@ -802,6 +807,68 @@ LogicalResult reifyLinearAttention(OpBuilder &b, LinearAttentionOpInterface op,
       shapes);
 }
 
+/// The tiling of both linear-attention ops, one model for the two: the
+/// iteration domain is the batch dims and the value columns (the sequence
+/// is a scan, and each value column's state is its own), operands and
+/// results tiled as tileLinearAttention and linearAttentionResultTile say.
+template <typename OpT>
+struct LinearAttentionTiling
+    : TilingInterface::ExternalModel<LinearAttentionTiling<OpT>, OpT> {
+  SmallVector<utils::IteratorType> getLoopIteratorTypes(Operation *op) const {
+    auto la = cast<OpT>(op);
+    return SmallVector<utils::IteratorType>(
+        numBatchDims(la.getQuery().getType()) + 1,
+        utils::IteratorType::parallel);
+  }
+
+  SmallVector<Range> getIterationDomain(Operation *op, OpBuilder &b) const {
+    auto la = cast<OpT>(op);
+    return batchAndColumnsDomain(b, la.getLoc(), la.getQuery(), la.getValue());
+  }
+
+  FailureOr<TilingResult>
+  getTiledImplementation(Operation *op, OpBuilder &b,
+                         ArrayRef<OpFoldResult> offsets,
+                         ArrayRef<OpFoldResult> sizes) const {
+    auto la = cast<OpT>(op);
+    return tileLinearAttention(b, la, offsets, sizes, columnOperandsOf(la));
+  }
+
+  LogicalResult
+  getResultTilePosition(Operation *op, OpBuilder &b, unsigned number,
+                        ArrayRef<OpFoldResult> offsets,
+                        ArrayRef<OpFoldResult> sizes,
+                        SmallVector<OpFoldResult> &resultOffsets,
+                        SmallVector<OpFoldResult> &resultSizes) const {
+    linearAttentionResultTile(b, cast<OpT>(op), number, offsets, sizes,
+                              resultOffsets, resultSizes);
+    return success();
+  }
+
+  FailureOr<TilingResult>
+  generateResultTileValue(Operation *op, OpBuilder &b, unsigned number,
+                          ArrayRef<OpFoldResult> offsets,
+                          ArrayRef<OpFoldResult> sizes) const {
+    auto domain =
+        linearAttentionDomainTile(b, cast<OpT>(op), number, offsets, sizes);
+    if (!domain)
+      return failure();
+    return getTiledImplementation(op, b, domain->first, domain->second);
+  }
+};
+
+/// The result shapes of both linear-attention ops, for the destinations of
+/// tiled loops.
+template <typename OpT>
+struct LinearAttentionShapes
+    : ReifyRankedShapedTypeOpInterface::ExternalModel<
+          LinearAttentionShapes<OpT>, OpT> {
+  LogicalResult reifyResultShapes(Operation *op, OpBuilder &b,
+                                  ReifiedRankedShapedTypeDims &shapes) const {
+    return reifyLinearAttention(b, cast<OpT>(op), shapes);
+  }
+};
+
 } // namespace
 
 LogicalResult LinearAttentionOp::verify() {
@@ -818,92 +885,22 @@ SmallVector<FormKind> LinearAttentionOp::getLegalForms() {
   return legalLinearAttentionForms(*this);
 }
 
-/// The attributes of `spec` every linear-attention op shares.
-static void addSharedAttributes(OpBuilder &b, OperationState &state,
-                                const LinearAttentionSpec &spec) {
-  state.addAttribute("mask", MaskAttr::get(b.getContext(), spec.mask));
-  if (spec.prefixLength)
-    state.addAttribute("prefix_length",
-                       b.getI64IntegerAttr(*spec.prefixLength));
-  state.addAttribute("scale", b.getF32FloatAttr(spec.scale));
-  if (spec.form)
-    state.addAttribute("form", spec.form);
-}
-
-/// Operands in ODS order and their segment sizes.
-static void addOperands(OpBuilder &b, OperationState &state,
-                        ArrayRef<Value> required, Value initialState,
-                        Value prefixIndex) {
-  SmallVector<int32_t> segments(required.size(), 1);
-  state.addOperands(required);
-  for (Value optional : {initialState, prefixIndex}) {
-    segments.push_back(optional ? 1 : 0);
-    if (optional)
-      state.addOperands(optional);
-  }
-  state.addAttribute("operandSegmentSizes", b.getDenseI32ArrayAttr(segments));
-}
-
-static Operation *createFromState(OpBuilder &b, OperationState &state,
-                                  const LinearAttentionSpec &spec) {
-  state.addTypes(spec.outputType);
-  if (spec.finalStateType)
-    state.addTypes(spec.finalStateType);
-  return b.create(state);
+/// `spec`'s prefix length as the ops' optional attribute.
+static IntegerAttr prefixLengthAttr(OpBuilder &b,
+                                    const LinearAttentionSpec &spec) {
+  return spec.prefixLength ? b.getI64IntegerAttr(*spec.prefixLength)
+                           : IntegerAttr();
 }
 
 Operation *LinearAttentionOp::createLike(OpBuilder &b, Location loc,
                                          const LinearAttentionSpec &spec) {
-  OperationState state(loc, getOperationName());
-  addOperands(b, state, {spec.query, spec.key, spec.value}, spec.initialState,
-              spec.prefixIndex);
-  addSharedAttributes(b, state, spec);
-  state.addAttribute("feature_map",
-                     FeatureMapAttr::get(b.getContext(), spec.featureMap));
-  if (spec.normalize)
-    state.addAttribute("normalize", b.getUnitAttr());
-  return createFromState(b, state, spec);
-}
-
-SmallVector<utils::IteratorType> LinearAttentionOp::getLoopIteratorTypes() {
-  return SmallVector<utils::IteratorType>(
-      numBatchDims(getQuery().getType()) + 1, utils::IteratorType::parallel);
-}
-
-SmallVector<Range> LinearAttentionOp::getIterationDomain(OpBuilder &b) {
-  return batchAndColumnsDomain(b, getLoc(), getQuery(), getValue());
-}
-
-FailureOr<TilingResult>
-LinearAttentionOp::getTiledImplementation(OpBuilder &b,
-                                          ArrayRef<OpFoldResult> offsets,
-                                          ArrayRef<OpFoldResult> sizes) {
-  return tileLinearAttention(b, *this, offsets, sizes,
-                             columnOperandsOf(*this));
-}
-
-LogicalResult LinearAttentionOp::getResultTilePosition(
-    OpBuilder &b, unsigned number, ArrayRef<OpFoldResult> offsets,
-    ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
-    SmallVector<OpFoldResult> &resultSizes) {
-  linearAttentionResultTile(b, *this, number, offsets, sizes, resultOffsets,
-                            resultSizes);
-  return success();
-}
-
-FailureOr<TilingResult> LinearAttentionOp::generateResultTileValue(
-    OpBuilder &b, unsigned number, ArrayRef<OpFoldResult> offsets,
-    ArrayRef<OpFoldResult> sizes) {
-  auto domain = linearAttentionDomainTile(b, *this, number, offsets, sizes);
-  if (!domain)
-    return failure();
-  return getTiledImplementation(b, domain->first, domain->second);
-}
-
-LogicalResult
-LinearAttentionOp::reifyResultShapes(OpBuilder &b,
-                                     ReifiedRankedShapedTypeDims &shapes) {
-  return reifyLinearAttention(b, *this, shapes);
+  MLIRContext *ctx = b.getContext();
+  return LinearAttentionOp::create(
+      b, loc, spec.outputType, spec.finalStateType, spec.query, spec.key,
+      spec.value, spec.initialState, spec.prefixIndex,
+      MaskAttr::get(ctx, spec.mask), prefixLengthAttr(b, spec),
+      FeatureMapAttr::get(ctx, spec.featureMap), b.getF32FloatAttr(spec.scale),
+      spec.normalize ? b.getUnitAttr() : UnitAttr(), spec.form);
 }
 
 LogicalResult GatedLinearAttentionOp::verify() {
@@ -931,53 +928,11 @@ SmallVector<FormKind> GatedLinearAttentionOp::getLegalForms() {
 
 Operation *GatedLinearAttentionOp::createLike(OpBuilder &b, Location loc,
                                               const LinearAttentionSpec &spec) {
-  OperationState state(loc, getOperationName());
-  addOperands(b, state, {spec.query, spec.key, spec.value, spec.gate},
-              spec.initialState, spec.prefixIndex);
-  addSharedAttributes(b, state, spec);
-  return createFromState(b, state, spec);
-}
-
-SmallVector<utils::IteratorType>
-GatedLinearAttentionOp::getLoopIteratorTypes() {
-  return SmallVector<utils::IteratorType>(
-      numBatchDims(getQuery().getType()) + 1, utils::IteratorType::parallel);
-}
-
-SmallVector<Range> GatedLinearAttentionOp::getIterationDomain(OpBuilder &b) {
-  return batchAndColumnsDomain(b, getLoc(), getQuery(), getValue());
-}
-
-FailureOr<TilingResult>
-GatedLinearAttentionOp::getTiledImplementation(OpBuilder &b,
-                                               ArrayRef<OpFoldResult> offsets,
-                                               ArrayRef<OpFoldResult> sizes) {
-  return tileLinearAttention(b, *this, offsets, sizes,
-                             columnOperandsOf(*this));
-}
-
-LogicalResult GatedLinearAttentionOp::getResultTilePosition(
-    OpBuilder &b, unsigned number, ArrayRef<OpFoldResult> offsets,
-    ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
-    SmallVector<OpFoldResult> &resultSizes) {
-  linearAttentionResultTile(b, *this, number, offsets, sizes, resultOffsets,
-                            resultSizes);
-  return success();
-}
-
-FailureOr<TilingResult> GatedLinearAttentionOp::generateResultTileValue(
-    OpBuilder &b, unsigned number, ArrayRef<OpFoldResult> offsets,
-    ArrayRef<OpFoldResult> sizes) {
-  auto domain = linearAttentionDomainTile(b, *this, number, offsets, sizes);
-  if (!domain)
-    return failure();
-  return getTiledImplementation(b, domain->first, domain->second);
-}
-
-LogicalResult
-GatedLinearAttentionOp::reifyResultShapes(OpBuilder &b,
-                                          ReifiedRankedShapedTypeDims &shapes) {
-  return reifyLinearAttention(b, *this, shapes);
+  return GatedLinearAttentionOp::create(
+      b, loc, spec.outputType, spec.finalStateType, spec.query, spec.key,
+      spec.value, spec.gate, spec.initialState, spec.prefixIndex,
+      MaskAttr::get(b.getContext(), spec.mask), prefixLengthAttr(b, spec),
+      b.getF32FloatAttr(spec.scale), spec.form);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1226,3 +1181,13 @@ LogicalResult FoldedAttentionOp::verify() {
 
 #define GET_OP_CLASSES
 #include "linea/Dialect/LineaOps.cpp.inc"
+
+void LineaDialect::attachLinearAttentionModels() {
+  MLIRContext *ctx = getContext();
+  LinearAttentionOp::attachInterface<LinearAttentionTiling<LinearAttentionOp>,
+                                     LinearAttentionShapes<LinearAttentionOp>>(
+      *ctx);
+  GatedLinearAttentionOp::attachInterface<
+      LinearAttentionTiling<GatedLinearAttentionOp>,
+      LinearAttentionShapes<GatedLinearAttentionOp>>(*ctx);
+}

@@ -551,7 +551,7 @@ func.func @form_takes_no_size(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
 // -----
 
 func.func @unknown_form(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
-  // expected-error @+1 {{unknown form 'fast'; expected oneshot, chunked, chunk_parallel, quadratic, scan, blocked_scan}}
+  // expected-error @+1 {{unknown form 'fast'; expected oneshot, chunked, quadratic, scan, blocked_scan, chunk_parallel}}
   %0 = linea.linear_attention %q, %q, %q mask = none form = fast : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }
