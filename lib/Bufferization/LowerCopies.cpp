@@ -12,6 +12,8 @@ namespace mlir::linea {
 #include "linea/Bufferization/Passes.h.inc"
 } // namespace mlir::linea
 
+#define DEBUG_TYPE "linea-lower-copies"
+
 using namespace mlir;
 
 namespace {
@@ -24,7 +26,7 @@ struct CopyToLinalg : OpRewritePattern<memref::CopyOp> {
     // linalg.copy needs ranked memrefs; unranked ones keep the runtime call.
     if (!isa<MemRefType>(op.getSource().getType()) ||
         !isa<MemRefType>(op.getTarget().getType()))
-      return failure();
+      return rewriter.notifyMatchFailure(op, "an unranked memref");
     rewriter.replaceOpWithNewOp<linalg::CopyOp>(op, op.getSource(),
                                                 op.getTarget());
     return success();

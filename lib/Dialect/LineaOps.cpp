@@ -939,6 +939,8 @@ Operation *GatedLinearAttentionOp::createLike(OpBuilder &b, Location loc,
 // Canonicalization, for both linear-attention ops
 //===----------------------------------------------------------------------===//
 
+#define DEBUG_TYPE "linea-canonicalize"
+
 namespace {
 
 /// `prefix(%j)` with a constant `%j` becomes `prefix(j)`, so that the static
@@ -951,14 +953,16 @@ struct FoldConstantPrefixIndex
     Value index = op.getPrefixIndex();
     APInt value;
     if (!index || !matchPattern(index, m_ConstantInt(&value)))
-      return failure();
+      return rewriter.notifyMatchFailure(op, "no constant prefix operand");
     int64_t length = value.getSExtValue();
     RankedTensorType query = op.getQuery().getType();
     int64_t seqLen = query.getDimSize(seqDim(query));
     // An out-of-range constant stays an operand: folding it would turn a
     // runtime-checked program into one that no longer verifies.
     if (length < 0 || (!ShapedType::isDynamic(seqLen) && length > seqLen))
-      return failure();
+      return rewriter.notifyMatchFailure(
+          op, "the constant prefix is out of range (left to its run-time "
+              "check)");
     LinearAttentionSpec spec = op.getSpec();
     spec.prefixIndex = Value();
     spec.prefixLength = length;
@@ -978,7 +982,8 @@ struct SimplifyStaticPrefix
     // attribute say it.
     Mask effective = op.getEffectiveMask();
     if (op.getMask() != Mask::prefix || effective == Mask::prefix)
-      return failure();
+      return rewriter.notifyMatchFailure(
+          op, "no prefix mask that behaves as causal or none");
     LinearAttentionSpec spec = op.getSpec();
     spec.mask = effective;
     spec.prefixLength = std::nullopt;

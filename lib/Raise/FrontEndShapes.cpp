@@ -37,6 +37,8 @@
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#define DEBUG_TYPE "linea-front-end-shapes"
+
 using namespace mlir;
 
 namespace {
@@ -112,12 +114,14 @@ struct ReshapeToExpandOrCollapse : OpRewritePattern<tensor::ReshapeOp> {
     auto resultType = dyn_cast<RankedTensorType>(op.getResult().getType());
     auto sourceType = dyn_cast<RankedTensorType>(op.getSource().getType());
     if (!elements || !resultType || !sourceType)
-      return failure();
+      return rewriter.notifyMatchFailure(
+          op, "not a ranked reshape to a tensor.from_elements shape");
     SmallVector<OpFoldResult> sizes;
     for (Value element : elements.getElements()) {
       std::optional<OpFoldResult> size = shapeElement(rewriter, element);
       if (!size)
-        return failure();
+        return rewriter.notifyMatchFailure(
+          op, "a shape element is neither an index nor a constant");
       sizes.push_back(*size);
     }
     Location loc = op.getLoc();
@@ -131,7 +135,8 @@ struct ReshapeToExpandOrCollapse : OpRewritePattern<tensor::ReshapeOp> {
                                ValueBoundsConstraintSet::Variable(sizes[j]));
           });
       if (!groups)
-        return failure();
+        return rewriter.notifyMatchFailure(
+          op, "the sizes are not proved to match group by group");
       rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, resultType, source,
                                                          *groups, sizes);
       return success();
@@ -142,7 +147,8 @@ struct ReshapeToExpandOrCollapse : OpRewritePattern<tensor::ReshapeOp> {
                              {source, int64_t(j)});
         });
     if (!groups)
-      return failure();
+      return rewriter.notifyMatchFailure(
+          op, "the sizes are not proved to match group by group");
     Value collapsed = tensor::CollapseShapeOp::create(rewriter, loc,
                                                       op.getSource(), *groups);
     if (collapsed.getType() != resultType)
@@ -183,21 +189,25 @@ struct BroadcastGatherToSource : OpRewritePattern<linalg::GenericOp> {
     if (op.getNumDpsInputs() != 0 || op.getNumDpsInits() != 1 ||
         !op.hasPureTensorSemantics() ||
         !op.getIndexingMapsArray()[0].isIdentity())
-      return failure();
+      return rewriter.notifyMatchFailure(
+          op, "not a one-result generic without inputs, written in order");
     auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
     auto extract = yield.getOperand(0).getDefiningOp<tensor::ExtractOp>();
     if (!extract || extract->getBlock() != op.getBody())
-      return failure();
+      return rewriter.notifyMatchFailure(
+          op, "its body does not yield a tensor.extract");
     if (Operation *def = extract.getTensor().getDefiningOp();
         def && op->isAncestor(def))
-      return failure();
+      return rewriter.notifyMatchFailure(
+          op, "it gathers from a tensor it computes itself");
     Value source = extract.getTensor();
     Value init = op.getDpsInits()[0];
     auto sourceType = cast<RankedTensorType>(source.getType());
     auto initType = cast<RankedTensorType>(init.getType());
     if (sourceType.getRank() != initType.getRank() ||
         sourceType.getElementType() != initType.getElementType())
-      return failure();
+      return rewriter.notifyMatchFailure(
+          op, "the source differs in rank or element type");
     SmallVector<int64_t> mayBroadcast;
     for (auto [p, index] : llvm::enumerate(extract.getIndices())) {
       // A dim of size 1 on both sides, read at 0.
@@ -206,7 +216,8 @@ struct BroadcastGatherToSource : OpRewritePattern<linalg::GenericOp> {
         continue;
       std::optional<bool> asIs = readsDimAsIs(index, p);
       if (!asIs)
-        return failure();
+        return rewriter.notifyMatchFailure(
+          op, "an index is neither i_p nor select(dim == 1, 0, i_p)");
       if (*asIs)
         mayBroadcast.push_back(p);
     }
@@ -214,7 +225,8 @@ struct BroadcastGatherToSource : OpRewritePattern<linalg::GenericOp> {
     for (Operation &inner : op.getBody()->without_terminator())
       if (!isa<linalg::IndexOp, arith::CmpIOp, arith::SelectOp,
                arith::ConstantOp, tensor::ExtractOp, tensor::DimOp>(inner))
-        return failure();
+        return rewriter.notifyMatchFailure(
+          op, "its body does more than gather");
     Location loc = op.getLoc();
     for (int64_t p : mayBroadcast) {
       if (provedEqual({source, p}, {init, p}))
@@ -259,19 +271,23 @@ struct SliceOfConstantMap : OpRewritePattern<tensor::ExtractSliceOp> {
         !generic.hasPureTensorSemantics() ||
         generic.getNumLoops() != generic.getNumParallelLoops() ||
         slice.getType().getRank() != slice.getSourceType().getRank())
-      return failure();
+      return rewriter.notifyMatchFailure(
+          slice, "not a same-rank slice of an all-parallel one-result generic");
     if (!llvm::all_of(generic.getIndexingMapsArray(),
                       [](AffineMap map) { return map.isIdentity(); }))
-      return failure();
+      return rewriter.notifyMatchFailure(
+          slice, "the generic is not elementwise");
     // Elementwise over constants (or slices of them) alone, position-blind,
     // the init unread.
     if (!llvm::all_of(generic.getDpsInputs(), isConstantOrSliceOfOne))
-      return failure();
+      return rewriter.notifyMatchFailure(
+          slice, "the generic reads more than constants");
     Block *body = generic.getBody();
     if (!body->getArguments().back().use_empty() ||
         llvm::any_of(body->getOperations(),
                      [](Operation &op) { return isa<linalg::IndexOp>(op); }))
-      return failure();
+      return rewriter.notifyMatchFailure(
+          slice, "the generic reads its init or its indices");
     Location loc = slice.getLoc();
     SmallVector<Value> inputs;
     for (Value input : generic.getDpsInputs())

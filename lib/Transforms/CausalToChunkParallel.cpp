@@ -26,11 +26,14 @@
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/Debug.h"
 
 namespace mlir::linea {
 #define GEN_PASS_DEF_LINEACAUSALTOCHUNKPARALLEL
 #include "linea/Transforms/Passes.h.inc"
 } // namespace mlir::linea
+
+#define DEBUG_TYPE "linea-causal-to-chunk-parallel"
 
 using namespace mlir;
 using namespace mlir::linea;
@@ -206,9 +209,10 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
   LogicalResult matchAndRewrite(LinearAttentionOpInterface op,
                                 PatternRewriter &rewriter) const override {
     auto form = cast<FormOpInterface>(op.getOperation());
-    if (op.getEffectiveMask() != Mask::causal ||
-        !form.formAllows(FormKind::chunk_parallel))
-      return failure();
+    if (op.getEffectiveMask() != Mask::causal)
+      return rewriter.notifyMatchFailure(op, "not a causal op");
+    if (!form.formAllows(FormKind::chunk_parallel))
+      return rewriter.notifyMatchFailure(op, "its form is not chunk-parallel");
     Location loc = op.getLoc();
     int64_t chunk = kDefaultChunkSize;
     if (FormAttr attr = form.getFormAttr())
@@ -238,6 +242,11 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
     // where one fits the planned GPU's shared memory.
     bool gpu = plannedForGPU(op);
     bool chunkBlocks = g && gpu && chunkFitsBlock(op, chunks);
+    LLVM_DEBUG(llvm::dbgs() << "chunk-parallel form, chunks of " << chunk
+                            << (g ? " (gated)" : "")
+                            << (chunkBlocks ? ": a GPU block per chunk\n"
+                                : gpu       ? ": grids over every chunk\n"
+                                            : "\n"));
     Value local;
     if (chunkBlocks) {
       local = gatedLocalStatesPerChunkBlock(rewriter, loc, numBatch, scalar,

@@ -26,11 +26,14 @@
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/Debug.h"
 
 namespace mlir::linea {
 #define GEN_PASS_DEF_LINEACAUSALTOCHUNKED
 #include "linea/Transforms/Passes.h.inc"
 } // namespace mlir::linea
+
+#define DEBUG_TYPE "linea-causal-to-chunked"
 
 using namespace mlir;
 using namespace mlir::linea;
@@ -216,8 +219,10 @@ struct ToChunked : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
   LogicalResult matchAndRewrite(LinearAttentionOpInterface op,
                                 PatternRewriter &rewriter) const override {
     auto form = cast<FormOpInterface>(op.getOperation());
-    if (op.getEffectiveMask() != Mask::causal || !form.formAllows(FormKind::chunked))
-      return failure();
+    if (op.getEffectiveMask() != Mask::causal)
+      return rewriter.notifyMatchFailure(op, "not a causal op");
+    if (!form.formAllows(FormKind::chunked))
+      return rewriter.notifyMatchFailure(op, "its form is not chunked");
     Location loc = op.getLoc();
     int64_t numBatch = numBatchDims(op.getQuery().getType());
     bool scalar = op.hasScalarGate();
@@ -228,6 +233,10 @@ struct ToChunked : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
     bool inBlock = isInSequenceBlock(op);
     // The factored gated scores branch on the data: CPU code only.
     bool mayFactor = !inBlock && !plannedForGPU(op);
+    LLVM_DEBUG(llvm::dbgs()
+               << "chunked form, chunks of " << chunkSizeFor(form, chunkSize)
+               << (inBlock ? ", in a sequence block (static, padded tail)" : "")
+               << (g && mayFactor ? ", factored gated scores" : "") << "\n");
     auto step = [&](OpBuilder &b, Location l, const Chunk &c, Value s) {
       return c.g ? gatedStep(b, l, numBatch, scalar, mayFactor, c, s)
                  : plainStep(b, l, numBatch, c, s);

@@ -24,6 +24,8 @@ namespace mlir::linea {
 #include "linea/Transforms/Passes.h.inc"
 } // namespace mlir::linea
 
+#define DEBUG_TYPE "linea-prefix-to-oneshot"
+
 using namespace mlir;
 using namespace mlir::linea;
 
@@ -37,9 +39,11 @@ struct ToOneShot : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
     // The decode step (causal, L = 1) reads the state after its only token,
     // as every row of a bidirectional op does.
     auto form = cast<FormOpInterface>(op.getOperation());
-    if (!(op.isBidirectional() || op.isDecodeStep()) ||
-        !form.formAllows(FormKind::oneshot))
-      return failure();
+    if (!(op.isBidirectional() || op.isDecodeStep()))
+      return rewriter.notifyMatchFailure(
+          op, "rows see different keys (neither bidirectional nor one row)");
+    if (!form.formAllows(FormKind::oneshot))
+      return rewriter.notifyMatchFailure(op, "its form is not one-shot");
     Location loc = op.getLoc();
     int64_t numBatch = numBatchDims(op.getQuery().getType());
     auto [q, k, v, g] = prepareOperands(rewriter, loc, op);

@@ -28,6 +28,8 @@ namespace mlir::linea {
 #include "linea/Transforms/Passes.h.inc"
 } // namespace mlir::linea
 
+#define DEBUG_TYPE "linea-presum-to-scan"
+
 using namespace mlir;
 using namespace mlir::linea;
 
@@ -100,13 +102,14 @@ struct BlockedPresum : OpRewritePattern<PresumOp> {
   LogicalResult matchAndRewrite(PresumOp op,
                                 PatternRewriter &rewriter) const override {
     if (!op.formAllows(FormKind::blocked_scan))
-      return failure();
+      return rewriter.notifyMatchFailure(op, "its form is not the blocked scan");
     int64_t dim = op.getScanDim();
     int64_t staticLength = op.getInput().getType().getDimSize(dim);
     int64_t blockRows = blockSizeFor(op, staticLength, blockSize);
     // A single block is the plain scan already.
     if (!ShapedType::isDynamic(staticLength) && staticLength <= blockRows)
-      return failure();
+      return rewriter.notifyMatchFailure(
+          op, "one block holds the whole scan (the plain scan already)");
 
     Location loc = op.getLoc();
     bool exclusive = op.getExclusive(), reverse = op.getReverse();

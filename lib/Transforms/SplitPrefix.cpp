@@ -23,6 +23,8 @@ namespace mlir::linea {
 #include "linea/Transforms/Passes.h.inc"
 } // namespace mlir::linea
 
+#define DEBUG_TYPE "linea-split-prefix"
+
 using namespace mlir;
 using namespace mlir::linea;
 
@@ -107,7 +109,7 @@ struct SplitPrefix : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
   LogicalResult matchAndRewrite(LinearAttentionOpInterface op,
                                 PatternRewriter &rewriter) const override {
     if (op.getEffectiveMask() != Mask::prefix)
-      return failure();
+      return rewriter.notifyMatchFailure(op, "no prefix mask to split");
     Location loc = op.getLoc();
     SplitPoint split(rewriter, loc, op);
     LinearAttentionSpec spec = op.getSpec();
