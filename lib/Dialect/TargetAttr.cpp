@@ -76,6 +76,9 @@ TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (value < 1)
       return emitError() << "target " << name << " must be >= 1, got "
                          << value;
+  if (threads > kMaxThreadsPerBlock)
+    return emitError() << "target threads must be <= " << kMaxThreadsPerBlock
+                       << ", got " << threads;
   if (sharedMemory < 0 || valueTile < 0)
     return emitError() << "target shared_memory and value_tile must be >= 0, "
                           "got "

@@ -138,13 +138,12 @@ int64_t linea::sharedMemoryPerBlock(Operation *op) {
 
 FailureOr<int64_t> linea::threadsPerBlock(Operation *root, StringRef pass,
                                           int64_t option) {
-  if (option > 0)
+  if (option > 0 && option <= kMaxThreadsPerBlock)
     return option;
-  if (option < 0)
-    return root->emitError() << pass
-                             << " needs a block-size >= 1 (or 0: the "
-                                "target's), got "
-                             << option;
+  if (option != 0)
+    return root->emitError() << pass << " needs a block-size in [1, "
+                             << kMaxThreadsPerBlock
+                             << "] (or 0: the target's), got " << option;
   return targetFor(root, TargetKind::gpu).threadsPerBlock;
 }
 

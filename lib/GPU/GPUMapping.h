@@ -81,8 +81,9 @@ bool runsAsOneBlock(scf::ForallOp forall);
 /// The shared memory one block may use on the GPU `op` is planned for.
 int64_t sharedMemoryPerBlock(Operation *op);
 
-/// Threads per block for the GPU passes on `root`: `option` where positive,
-/// else the planned GPU's; an error naming `pass` where it is negative.
+/// Threads per block for the GPU passes on `root`: `option` where it is in
+/// [1, kMaxThreadsPerBlock], the planned GPU's where it is 0; an error
+/// naming `pass` otherwise.
 FailureOr<int64_t> threadsPerBlock(Operation *root, StringRef pass,
                                    int64_t option);
 

@@ -231,6 +231,9 @@ TargetDescription::load(const TargetDescription &base, llvm::StringRef path) {
       return fail(key + " must be an integer >= " + llvm::Twine(least));
     *field = *value;
   }
+  if (description.threadsPerBlock > kMaxThreadsPerBlock)
+    return fail("threadsPerBlock must be <= " +
+                llvm::Twine(kMaxThreadsPerBlock));
   return description;
 }
 

@@ -35,7 +35,8 @@ def test_quick_calibration_drives_the_cost_model(tmp_path):
 @pytest.mark.parametrize("text, message", [
     ('{"target": "cpu", "bytesPerSecond": 0}', "bytesPerSecond must be a positive number"),
     ('{"target": "gpu"}', "describes target 'gpu', not 'cpu'"),
-    ('{"target": "cpu", "parallelUnits": 1.5}', "parallelUnits must be a positive integer"),
+    ('{"target": "cpu", "parallelUnits": 1.5}', "parallelUnits must be an integer >= 1"),
+    ('{"target": "cpu", "valueTile": -1}', "valueTile must be an integer >= 0"),
     ('[1, 2]', "not a JSON object"),
 ])
 def test_bad_description_is_one_line_error(tmp_path, text, message):

@@ -78,5 +78,5 @@ func.func @left_alone(%q: memref<4x64x4xbf16>, %f: memref<4x64x16xf32>, %all: me
 // Bad options: one line, exit 1.
 // RUN: not linea-opt %s -linea-async-copies=block-size=-1 -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD-BLOCK
 // RUN: not linea-opt %s "-linea-contractions-to-mma=precision=bf16 block-size=-32" -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD-MMA
-// BAD-BLOCK: error: linea-async-copies needs a block-size >= 1 (or 0: the target's), got -1
-// BAD-MMA: error: linea-contractions-to-mma needs a block-size >= 1 (or 0: the target's), got -32
+// BAD-BLOCK: error: linea-async-copies needs a block-size in [1, 1024] (or 0: the target's), got -1
+// BAD-MMA: error: linea-contractions-to-mma needs a block-size in [1, 1024] (or 0: the target's), got -32

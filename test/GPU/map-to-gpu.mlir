@@ -27,7 +27,9 @@
 // LAUNCH: gpu.launch blocks(%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}} = %{{.+}}, %{{.+}} = %c1{{.*}}, %{{.+}} = %c1{{.*}}) threads(%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}} = %{{.+}}, %{{.+}} = %c1{{.*}}, %{{.+}} = %c1{{.*}})
 // LAUNCH: return %[[OUT]]
 
-// BAD: error: linea-map-to-gpu needs a block-size >= 1 (or 0: the target's), got -1
+// BAD: error: linea-map-to-gpu needs a block-size in [1, 1024] (or 0: the target's), got -1
+// RUN: not linea-opt %s -linea-map-to-gpu=block-size=2048 2>&1 | FileCheck %s --check-prefix=BIG
+// BIG: error: linea-map-to-gpu needs a block-size in [1, 1024] (or 0: the target's), got 2048
 #map = affine_map<(d0, d1, d2) -> (d0, d2)>
 #map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
 #map2 = affine_map<(d0, d1, d2) -> (d0, d1)>

@@ -29,6 +29,9 @@ enum class Precision { f32, f16, bf16 };
 /// opt-in to dynamic shared memory: 48 KiB on every NVIDIA chip.
 constexpr int64_t kStaticSharedMemoryBytes = 48 * 1024;
 
+/// The most threads a block may have on every NVIDIA chip (CUDA's limit).
+constexpr int64_t kMaxThreadsPerBlock = 1024;
+
 /// The chip a GPU description is for when none is named: an H100 (SXM).
 constexpr llvm::StringLiteral kDefaultGPUChip = "sm_90a";
 
