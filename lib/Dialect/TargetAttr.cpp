@@ -122,6 +122,11 @@ TargetAttr mlir::linea::plannedTarget(Operation *op) {
   return {};
 }
 
+bool mlir::linea::plannedForGPU(Operation *op) {
+  TargetAttr target = plannedTarget(op);
+  return target && target.getKind() == TargetKind::gpu;
+}
+
 TargetDescription mlir::linea::targetFor(Operation *op, TargetKind kind) {
   // (linea-select-forms refuses to plan one module for two kinds.)
   if (TargetAttr target = plannedTarget(op); target && target.getKind() == kind)

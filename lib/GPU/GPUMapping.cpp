@@ -124,12 +124,20 @@ SmallVector<Value> linea::parallelLoop(OpBuilder &b, Location loc,
   return ids;
 }
 
-bool linea::runsAsOneBlock(scf::ForallOp forall) {
+bool linea::runsAsOneBlock(
+    scf::ForallOp forall,
+    function_ref<void(Operation *obstacle, int64_t bytes, int64_t budget)>
+        whyNot) {
   Operation *obstacle = nullptr;
   if (!isSequenceBlockLoop(forall))
     return false;
   FailureOr<int64_t> bytes = sequenceBlockBytes(forall, obstacle);
-  return succeeded(bytes) && *bytes <= sharedMemoryPerBlock(forall);
+  int64_t budget = sharedMemoryPerBlock(forall);
+  if (succeeded(bytes) && *bytes <= budget)
+    return true;
+  if (whyNot)
+    whyNot(obstacle, succeeded(bytes) ? *bytes : 0, budget);
+  return false;
 }
 
 int64_t linea::sharedMemoryPerBlock(Operation *op) {

@@ -75,8 +75,13 @@ FailureOr<int64_t> sequenceBlockBytes(scf::ForallOp forall,
 /// memory of the GPU it is planned for (`#linea.target`): linea-map-to-gpu
 /// keeps it one GPU block (else a host loop), and the passes before it that
 /// address its temporaries as shared memory (ldmatrix, cp.async) ask the
-/// same.
-bool runsAsOneBlock(scf::ForallOp forall);
+/// same. For a sequence block that does not fit, `whyNot` (if given) is
+/// told why: the op that cannot run in one block, else the bytes of its
+/// temporaries and the shared memory they exceed.
+bool runsAsOneBlock(
+    scf::ForallOp forall,
+    function_ref<void(Operation *obstacle, int64_t bytes, int64_t budget)>
+        whyNot = nullptr);
 
 /// The shared memory one block may use on the GPU `op` is planned for.
 int64_t sharedMemoryPerBlock(Operation *op);

@@ -331,7 +331,6 @@ struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
         linea::threadsPerBlock(getOperation(), getArgument(), blockSize);
     if (failed(threads))
       return signalPassFailure();
-    sharedMemory = linea::sharedMemoryPerBlock(getOperation());
     IRRewriter rewriter(&getContext());
     if (failed(mapSequenceLoops(rewriter)))
       return signalPassFailure();
@@ -405,27 +404,20 @@ struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
     return walk.wasInterrupted();
   }
 
-  /// Whether `forall` is a sequence block whose temporaries fit in shared
-  /// memory; a remark says why a sequence block does not.
-  bool fitsInOneBlock(scf::ForallOp forall) {
-    if (!linea::isSequenceBlockLoop(forall))
-      return false;
-    Operation *obstacle = nullptr;
-    FailureOr<int64_t> bytes = linea::sequenceBlockBytes(forall, obstacle);
-    if (succeeded(bytes) && *bytes <= sharedMemory)
-      return true;
-    InFlightDiagnostic remark = mlir::emitRemark(forall.getLoc())
-                                << "sequence loop stays on the host: ";
-    if (obstacle)
-      remark << "'" << obstacle->getName() << "' cannot run in one block";
-    else
-      remark << *bytes << " bytes of temporaries exceed "
-             << sharedMemory << " bytes of shared memory";
-    return false;
+  /// Whether `forall` runs as one block (runsAsOneBlock); a remark says why
+  /// a sequence block does not.
+  static bool fitsInOneBlock(scf::ForallOp forall) {
+    return linea::runsAsOneBlock(
+        forall, [&](Operation *obstacle, int64_t bytes, int64_t budget) {
+          InFlightDiagnostic remark = mlir::emitRemark(forall.getLoc())
+                                      << "sequence loop stays on the host: ";
+          if (obstacle)
+            remark << "'" << obstacle->getName() << "' cannot run in one block";
+          else
+            remark << bytes << " bytes of temporaries exceed " << budget
+                   << " bytes of shared memory";
+        });
   }
-
-  /// The shared memory a block may use on the planned GPU.
-  int64_t sharedMemory = 0;
 };
 
 } // namespace

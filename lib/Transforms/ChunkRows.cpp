@@ -374,7 +374,3 @@ Value mlir::linea::inSequenceBlocks(
   return forall.getResult(0);
 }
 
-bool mlir::linea::plannedForGPU(Operation *op) {
-  TargetAttr target = plannedTarget(op);
-  return target && target.getKind() == TargetKind::gpu;
-}

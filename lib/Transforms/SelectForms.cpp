@@ -47,9 +47,10 @@ struct LineaSelectFormsPass
   /// pass runs on for every later pass to read.
   FailureOr<TargetDescription> planTarget() {
     Operation *root = getOperation();
-    FailureOr<TargetDescription> named = describeNamedTarget();
-    if (failed(named))
-      return failure();
+    llvm::Expected<TargetDescription> named =
+        TargetDescription::named(target, chip, targetDescription);
+    if (!named)
+      return root->emitError() << llvm::toString(named.takeError());
     TargetAttr wanted = TargetAttr::get(&getContext(), *named);
     TargetAttr planned = plannedTarget(root);
     if (!planned) {
@@ -64,14 +65,6 @@ struct LineaSelectFormsPass
            << " and cannot be re-planned for " << wanted
            << ": run one pipeline per target (linea-lower-to-nvvm runs "
               "linea-optimize{target=gpu} itself)";
-  }
-
-  FailureOr<TargetDescription> describeNamedTarget() {
-    llvm::Expected<TargetDescription> named =
-        TargetDescription::named(target, chip, targetDescription);
-    if (!named)
-      return getOperation()->emitError() << llvm::toString(named.takeError());
-    return *named;
   }
 };
 

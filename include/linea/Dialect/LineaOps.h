@@ -38,6 +38,9 @@ namespace mlir::linea {
 /// planned for: its `linea.target` attribute, or null.
 TargetAttr plannedTarget(Operation *op);
 
+/// Whether linea-select-forms planned `op`'s forms for the GPU.
+bool plannedForGPU(Operation *op);
+
 /// The numbers a pass for targets of `kind` uses on `op`: those of the
 /// target it was planned for, else the built-in description of `kind` (a
 /// pass run on its own, as in a lit test, without linea-select-forms before

@@ -102,11 +102,6 @@ struct TargetDescription {
   /// `bytesPerSecond`, `secondsPerIteration`, `contractionTile` (positive
   /// numbers), `parallelUnits`, `threadsPerBlock` (positive integers),
   /// `sharedMemoryPerBlock` and `valueTile` (integers >= 0).
-  static llvm::Expected<TargetDescription> load(TargetKind kind,
-                                                llvm::StringRef path) {
-    return load(get(kind), path);
-  }
-  /// The same, over the built-in description `base`.
   static llvm::Expected<TargetDescription> load(const TargetDescription &base,
                                                 llvm::StringRef path);
 };

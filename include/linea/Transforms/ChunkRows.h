@@ -58,10 +58,6 @@ Value inSequenceBlocks(
     OpFoldResult rows, OpFoldResult cols,
     function_ref<Value(OpBuilder &, Location, ValueRange)> build);
 
-/// Whether linea-select-forms planned `op`'s forms for the GPU (the
-/// `linea.target` it leaves on the op it ran on).
-bool plannedForGPU(Operation *op);
-
 } // namespace mlir::linea
 
 #endif // LINEA_TRANSFORMS_CHUNKROWS_H
