@@ -6,7 +6,9 @@
 // meet in a per-warp scratch area between two warp barriers. The fragment
 // layouts are PTX's (ISA 8.x, "Matrix fragments for mma.m16n8k16" and
 // "ldmatrix"), written here from the ISA, not from Linea's code generator,
-// so that the emulation checks the generator rather than repeating it.
+// so that the emulation checks the generator rather than repeating it;
+// python/tests/test_ptx_layouts.py checks these layouts against the ISA's
+// figures transcribed as data (python/tests/data/ptx_isa_layouts.txt).
 // wgmma reads its operands from shared memory through matrix descriptors:
 // those are decoded here as the ISA defines them ("Matrix Descriptor
 // Format", "Shared Memory Matrix Layout", the canonical K-major and

@@ -92,10 +92,13 @@ Value padAlong(OpBuilder &b, Location loc, Value x, int64_t dim, int64_t size) {
 
 /// One step of the chunk loop: slices rows [start, start + size), prepares
 /// them, runs the step, writes its finished rows into `out`. Returns
-/// (state, out). With `padTo`, the prepared operands are padded with zero
-/// rows to that static size: zero keys (after the feature map, which need
-/// not map 0 to 0) add nothing to the state, zero gates decay nothing, and
-/// the padded output rows are dropped.
+/// (state, out). With `padTo`, the rows are padded with zeros to that
+/// static size before they are prepared, so that every temporary of the
+/// step has a static size (a sequence block on the GPU cannot allocate a
+/// dynamic one): zero keys add nothing to the state, zero gates decay
+/// nothing, and the padded output rows are dropped. The feature map need
+/// not map 0 to 0 (elu + 1 gives 1), so the prepared keys' padding rows
+/// are zeroed again.
 std::pair<Value, Value> chunkStep(OpBuilder &b, Location loc,
                                   const ChunkLoop &form, OpFoldResult start,
                                   OpFoldResult size, std::optional<int64_t> padTo,
@@ -107,9 +110,11 @@ std::pair<Value, Value> chunkStep(OpBuilder &b, Location loc,
   auto pad = [&](Value x) -> Value {
     return x && padTo ? padAlong(b, loc, x, seq, *padTo) : x;
   };
-  Value q = slice(form.q), k = slice(form.k), v = slice(form.v);
-  Chunk prepared = form.prepare(b, loc, Chunk{q, k, v, slice(form.g)});
-  Chunk c{pad(prepared.q), pad(prepared.k), pad(prepared.v), pad(prepared.g)};
+  Chunk rowsIn{pad(slice(form.q)), pad(slice(form.k)), pad(slice(form.v)),
+               pad(slice(form.g))};
+  Chunk c = form.prepare(b, loc, rowsIn);
+  if (padTo)
+    c.k = pad(sliceAlong(b, loc, c.k, seq, b.getIndexAttr(0), size));
   auto [rows, next] = form.step(b, loc, c, state);
   if (padTo)
     rows = sliceAlong(b, loc, rows, seq, b.getIndexAttr(0), size);

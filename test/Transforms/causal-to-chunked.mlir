@@ -164,3 +164,44 @@ func.func @normalized(%q: tensor<2x?x8xf32>, %v: tensor<2x?x4xf32>) -> tensor<2x
       : tensor<2x?x8xf32>, tensor<2x?x8xf32>, tensor<2x?x4xf32> -> tensor<2x?x4xf32>
   return %o : tensor<2x?x4xf32>
 }
+
+// -----
+
+// Normalized, elu + 1, inside a sequence block: the remainder's rows are
+// padded to C before the feature map and the ones column, so that no
+// temporary of the tail has a dynamic size (a tail of [L % C, Dv + 1] values
+// kept a causal transformer's whole sequence loop on the GPU host). elu + 1
+// maps the zero rows to ones, so the keys' padding rows are zeroed again
+// before they reach the scores and the state.
+// CHECK-LABEL: func.func @normalized_in_sequence_instance
+// CHECK:   %[[REM:.+]] = arith.remui
+// CHECK:   scf.if
+// CHECK-NOT: tensor.empty(%{{.+}}) : tensor<?x5xf32>
+// CHECK:     tensor.pad %{{.+}} low[0, 0] high[%{{.+}}, 0]
+// CHECK:     } : tensor<?x8xf32> to tensor<32x8xf32>
+// CHECK:     %[[KROWS:.+]] = tensor.pad %{{.+}} low[0, 0] high[%{{.+}}, 0]
+// CHECK:     } : tensor<?x8xf32> to tensor<32x8xf32>
+// CHECK:     %[[VROWS:.+]] = tensor.pad %{{.+}} low[0, 0] high[%{{.+}}, 0]
+// CHECK:     } : tensor<?x4xf32> to tensor<32x4xf32>
+// CHECK:     %[[ELU:.+]] = linalg.generic {{.*}} ins(%[[KROWS]] : tensor<32x8xf32>)
+// CHECK:     %[[VONES:.+]] = tensor.insert_slice %[[VROWS]] into %{{.+}}[0, 0] [32, 4] [1, 1] : tensor<32x4xf32> into tensor<32x5xf32>
+// CHECK:     %[[KEPT:.+]] = tensor.extract_slice %[[ELU]][0, 0] [%[[REM]], 8] [1, 1] : tensor<32x8xf32> to tensor<?x8xf32>
+// CHECK:     %[[KEYS:.+]] = tensor.pad %[[KEPT]] low[0, 0] high[%{{.+}}, 0]
+// CHECK:     linalg.generic {{.*}} ins(%[[KEYS]], %[[VONES]] : tensor<32x8xf32>, tensor<32x5xf32>)
+// CHECK-NOT: tensor.empty(%{{.+}}) : tensor<?x5xf32>
+// CHECK:   scf.forall.in_parallel
+func.func @normalized_in_sequence_instance(%q: tensor<3x?x8xf32>, %v: tensor<3x?x4xf32>) -> tensor<3x?x4xf32> {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %q, %c1 : tensor<3x?x8xf32>
+  %empty = tensor.empty(%n) : tensor<3x?x4xf32>
+  %r = scf.forall (%b) in (3) shared_outs(%out = %empty) -> (tensor<3x?x4xf32>) {
+    %qs = tensor.extract_slice %q[%b, 0, 0] [1, %n, 8] [1, 1, 1] : tensor<3x?x8xf32> to tensor<?x8xf32>
+    %vs = tensor.extract_slice %v[%b, 0, 0] [1, %n, 4] [1, 1, 1] : tensor<3x?x4xf32> to tensor<?x4xf32>
+    %o = linea.linear_attention %qs, %qs, %vs mask = causal feature_map = elu_plus_one normalize
+        : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %o into %out[%b, 0, 0] [1, %n, 4] [1, 1, 1] : tensor<?x4xf32> into tensor<3x?x4xf32>
+    }
+  } {mapping = [#gpu.block<linear_dim_0>]}
+  return %r : tensor<3x?x4xf32>
+}

@@ -61,7 +61,7 @@ struct TargetDescription {
   /// Threads of a GPU block.
   int64_t threadsPerBlock;
   /// Shared memory one block may use (0: the target has none): the chip's
-  /// opt-in maximum (`sharedMemoryForChip`).
+  /// opt-in maximum (see `forChip`).
   int64_t sharedMemoryPerBlock;
   /// Value columns per sequence block: wider values are split into tiles
   /// of this many columns, each its own block.
@@ -113,16 +113,6 @@ struct TargetDescription {
 /// decayed queries and one 16-row key block with its diagonal block, all
 /// f32. Where it does not fit, that phase runs as grids over every chunk.
 int64_t gatedChunkBlockBytes(int64_t chunk, int64_t dk, int64_t dv);
-
-/// The SMs of an NVIDIA chip (`sm_XX`): its data-center part's count (132
-/// for sm_90, 108 for sm_80), an estimate for chips without one.
-int64_t multiprocessorsForChip(llvm::StringRef chip);
-
-/// The most shared memory one block may use on an NVIDIA chip (`sm_XX`), with
-/// the opt-in to dynamic shared memory above 48 KiB that Linea's CUDA
-/// runtime library makes at launch: 227 KiB on sm_90/sm_100, 163 KiB on
-/// sm_80/sm_87, 99 KiB on sm_86/sm_89, 48 KiB elsewhere.
-int64_t sharedMemoryForChip(llvm::StringRef chip);
 
 /// Whether an NVIDIA chip (`sm_XX`) has warpgroup MMA (wgmma): sm_90a.
 bool hasWarpgroupMMA(llvm::StringRef chip);
