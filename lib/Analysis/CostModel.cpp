@@ -26,6 +26,7 @@
 
 #include "linea/Analysis/CostModel.h"
 #include "linea/GPU/MmaShape.h"
+#include "linea/Utils/AttentionBuilders.h"
 #include "linea/Utils/SequenceBlocks.h"
 
 #include "llvm/Support/Format.h"
@@ -85,6 +86,9 @@ struct Problem {
   /// The value columns of one sequence block, and the normalizer column.
   double blockColumns = 1, extraColumn = 0;
   bool gated = false, scalarGate = false;
+  /// A feature map other than the identity (its rows are copies), and
+  /// whether it maps a zero row to zeros (identity, relu; not elu + 1).
+  bool mappedFeatures = false, featuresKeepZero = true;
   bool dynamicLength = false, dynamicBatch = false;
   bool hasInitialState = false, hasFinalState = false;
 };
@@ -98,6 +102,8 @@ Problem readProblem(LinearAttentionOpInterface op, const TargetDescription &t) {
   p.blockColumns = sequenceBlockColumns(columns, t.valueTile) + p.extraColumn;
   p.gated = static_cast<bool>(op.getGate());
   p.scalarGate = op.hasScalarGate();
+  p.mappedFeatures = op.getFeatureMap() != FeatureMap::identity;
+  p.featuresKeepZero = featureMapKeepsZero(op.getFeatureMap());
   p.hasInitialState = static_cast<bool>(op.getInitialState());
   p.hasFinalState = static_cast<bool>(op.getFinalState());
   for (int64_t i = 0; i < numBatchDims(q); ++i) {
@@ -111,21 +117,31 @@ Problem readProblem(LinearAttentionOpInterface op, const TargetDescription &t) {
   return p;
 }
 
-/// Shared memory one sequence block of the chunked form needs: the state
-/// and a chunk's scores; with gates, the chunk's decay presums and decayed
-/// keys. A remainder chunk (L % C != 0) is padded to C rows: copies of q,
-/// k, v (and g) and its own output rows.
+/// Shared memory one sequence block of the chunked form needs, as
+/// linea-map-to-gpu plans it (planSharedMemory), in f32 elements: the state
+/// and a chunk's scores; the feature-mapped rows of q and k where the map
+/// copies them; a normalized op's values with the ones column and its rows
+/// before the division; with a scalar gate the decayed keys of the state
+/// update, the decay presums and one 16-row block of decayed keys, with a
+/// gate per key column three chunk-sized decay tensors. A remainder chunk
+/// (L % C != 0) is padded to C rows: copies of q, k, v (and g), its own
+/// output rows, and the keys zeroed again after a map that does not keep
+/// zero rows. Exact for whole chunks, an upper bound by up to a quarter
+/// with a remainder, whose temporaries the planner partly shares with the
+/// loop's (checked against the planner by test_cost_model_blocks.py).
 double sequenceBlockBytes(const Problem &p, double c) {
   double dk = p.keyDim, tile = p.blockColumns;
   double decayWidth = p.scalarGate ? 1 : dk;
   double elements = c * c + dk * tile;
-  if (p.gated)
-    elements += 4 * c * decayWidth + 2 * dk;
-  if (p.dynamicLength || std::fmod(p.length, c) != 0)
-    elements += c * (2 * dk + 2 * tile + (p.gated ? decayWidth : 0));
-  // A normalized op's chunk of values, copied with the ones column.
+  if (p.mappedFeatures)
+    elements += 2 * c * dk;
   if (p.extraColumn)
-    elements += c * tile;
+    elements += 2 * c * tile;
+  if (p.gated)
+    elements += p.scalarGate ? c * dk + c + 16 * dk + 4 : 3 * (c + 1) * dk;
+  if (p.dynamicLength || std::fmod(p.length, c) != 0)
+    elements += c * (2 * dk + 2 * tile + (p.gated ? decayWidth : 0) +
+                     (p.featuresKeepZero ? 0 : dk));
   return 4 * elements;
 }
 
@@ -236,7 +252,11 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
       // On the CPU each chunk's contractions are parallel loops over the
       // batch and the chunk's rows.
       efficiency *= parallelShare(p, target, p.batch * c);
-    } else if (sequenceBlockBytes(p, c) <= target.sharedMemoryPerBlock) {
+      break;
+    }
+    e.blockBytes = sequenceBlockBytes(p, c);
+    e.oneBlock = e.blockBytes <= target.sharedMemoryPerBlock;
+    if (e.oneBlock) {
       // One block per sequence and value tile runs the chunk loop; its
       // contractions read their operands fragment by fragment.
       efficiency *=
@@ -392,9 +412,16 @@ std::string mlir::linea::describeChoice(const FormChoice &choice) {
   if (!choice.note.empty())
     os << " (" << choice.note << ")";
   os << "; weighed:";
-  for (const FormEstimate &e : choice.alternatives)
+  for (const FormEstimate &e : choice.alternatives) {
     os << " " << name(e) << " "
-       << llvm::format("%.3g FLOP %.3g B %.3g us;", e.flops, e.bytes,
+       << llvm::format("%.3g FLOP %.3g B %.3g us", e.flops, e.bytes,
                        e.seconds * 1e6);
+    // A GPU chunked form: whether its chunk loop is one block per sequence.
+    if (e.blockBytes > 0)
+      os << llvm::format(e.oneBlock ? ", a block of %.0f B"
+                                    : ", host loops (a block of %.0f B)",
+                         e.blockBytes);
+    os << ";";
+  }
   return text;
 }

@@ -68,6 +68,8 @@ struct ChunkLoop {
   int64_t chunkSize;
   /// Pad the remainder chunk to C rows (see buildChunkLoop).
   bool padTail;
+  /// Whether `prepare` keeps zero key rows zero (see chunkStep).
+  bool keysKeepZero;
   ChunkStep step;
   RowFinisher finish;
   Value outputLike;
@@ -96,9 +98,9 @@ Value padAlong(OpBuilder &b, Location loc, Value x, int64_t dim, int64_t size) {
 /// static size before they are prepared, so that every temporary of the
 /// step has a static size (a sequence block on the GPU cannot allocate a
 /// dynamic one): zero keys add nothing to the state, zero gates decay
-/// nothing, and the padded output rows are dropped. The feature map need
-/// not map 0 to 0 (elu + 1 gives 1), so the prepared keys' padding rows
-/// are zeroed again.
+/// nothing, and the padded output rows are dropped. Where the feature map
+/// does not keep zero rows (elu + 1 gives ones), the prepared keys'
+/// padding rows are zeroed again.
 std::pair<Value, Value> chunkStep(OpBuilder &b, Location loc,
                                   const ChunkLoop &form, OpFoldResult start,
                                   OpFoldResult size, std::optional<int64_t> padTo,
@@ -113,7 +115,7 @@ std::pair<Value, Value> chunkStep(OpBuilder &b, Location loc,
   Chunk rowsIn{pad(slice(form.q)), pad(slice(form.k)), pad(slice(form.v)),
                pad(slice(form.g))};
   Chunk c = form.prepare(b, loc, rowsIn);
-  if (padTo)
+  if (padTo && !form.keysKeepZero)
     c.k = pad(sliceAlong(b, loc, c.k, seq, b.getIndexAttr(0), size));
   auto [rows, next] = form.step(b, loc, c, state);
   if (padTo)
@@ -261,6 +263,7 @@ struct ToChunked : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
                    prepare,
                    chunkSizeFor(form, chunkSize),
                    /*padTail=*/inBlock,
+                   featureMapKeepsZero(op.getFeatureMap()),
                    step,
                    finish,
                    op.getValue(),

@@ -36,6 +36,10 @@ Value mlir::linea::applyFeatureMap(OpBuilder &b, Location loc, Value x,
       });
 }
 
+bool mlir::linea::featureMapKeepsZero(FeatureMap map) {
+  return map != FeatureMap::elu_plus_one;
+}
+
 Value mlir::linea::clampPrefixLength(OpBuilder &b, Location loc, Value prefix,
                                      Value length) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);

@@ -44,6 +44,10 @@ struct FormEstimate {
   FormKind kind;
   int64_t size = 0; // the chunk size of a chunked or chunk-parallel form
   double flops = 0, bytes = 0, seconds = 0;
+  /// A GPU chunked form's sequence block: the shared memory it needs, and
+  /// whether that fits one block (else its chunk loop runs on the host).
+  double blockBytes = 0;
+  bool oneBlock = false;
 };
 
 struct FormChoice {

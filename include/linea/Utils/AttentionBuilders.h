@@ -28,6 +28,10 @@ arith::FastMathFlagsAttr contractionFastMath(OpBuilder &b);
 /// phi(x) elementwise: identity, relu, or elu(x) + 1.
 Value applyFeatureMap(OpBuilder &b, Location loc, Value x, FeatureMap map);
 
+/// Whether `map` takes a zero row to zeros (identity, relu; elu + 1 gives
+/// ones): zero-padded keys then still add nothing to a state.
+bool featureMapKeepsZero(FeatureMap map);
+
 /// The body of a contraction's generic, `args[2] + args[0] * args[1]`, with
 /// contractionFastMath.
 Value multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args);
