@@ -11,7 +11,10 @@ the same module run by torch on the GPU, at L = 4096 and 16384.
     there: python3 bench/gpu_models.py --models KIT_MODELS_DIR --results GPU-MODELS.md
 
 Each row: torch's time and Linea's (CUDA events, median of 5 after a warm
-call), and Linea's error against the module in float64 on the GPU.
+call), and Linea's error against the module in float64 on the GPU; in f32
+(Linea on CUDA cores, torch's f32 matmuls) and with 16-bit tensor cores
+(Linea's `precision=bf16`: the contractions' operands rounded to bf16, f32
+accumulation; torch under `torch.autocast` bf16).
 """
 
 import argparse
@@ -30,6 +33,7 @@ EXAMPLES = ["causal_linear_transformer", "prefixlm_linear_attention", "retnet_re
             "gla_parallel_form", "causal_softmax_block", "presum_layer",
             "small_language_model"]
 LENGTHS = [4096, 16384]
+PRECISIONS = ["f32", "bf16"]
 
 
 def build(models_dir, chip):
@@ -48,7 +52,8 @@ def build(models_dir, chip):
         module, inputs, dynamic = example.example()
         text = export_torch(module.eval(), *inputs, dynamic=dynamic, weights="arguments")
         (models_dir / f"{name}.mlir").write_text(text)
-        linea.compile_library(text, target="cuda", chip=chip)
+        for precision in PRECISIONS:
+            linea.compile_library(text, target="cuda", chip=chip, precision=precision)
     print(f"gpu_models: {len(EXAMPLES)} example models exported and compiled for {chip}")
 
 
@@ -64,34 +69,43 @@ def run_example(models_dir, name, chip, profile):
     module = module.eval().cuda()
     weights = [p.detach() for p in module.parameters()]
     try:
-        kernel = linea.compile((models_dir / f"{name}.mlir").read_text(), target="cuda",
-                               chip=chip)
+        kernels = {p: linea.compile((models_dir / f"{name}.mlir").read_text(), target="cuda",
+                                    chip=chip, precision=p) for p in PRECISIONS}
     except linea.LineaError as error:
-        print("ROW " + json.dumps([name, "", "", "", f"not run: {str(error).splitlines()[0]}"]))
+        print("ROW " + json.dumps([name, "", f"not run: {str(error).splitlines()[0]}"]))
         return
+    kernel = kernels["f32"]
     for length in LENGTHS:
         torch.manual_seed(length)
         inputs = [x.cuda() for x in example.inputs(length)]
         try:
             with torch.no_grad():
-                ours = kernel(*inputs, *weights)
                 # Token ids stay integers.
                 exact = module.double()(*(x.double() if x.is_floating_point() else x
                                           for x in inputs))
                 module.float()
-                error = ((ours.double() - exact).norm() / exact.norm()).item()
-                theirs_ms = median_ms(torch, lambda: module(*inputs), 5)
-                ours_ms = median_ms(torch, lambda: kernel(*inputs, *weights), 5)
-            row = [name, length, f"{theirs_ms:.2f}", f"{ours_ms:.2f}", f"{error:.1e}"]
+                row = [name, length]
+                for precision, ours in kernels.items():
+                    error = rel_l2(ours(*inputs, *weights), exact)
+                    with torch.autocast("cuda", dtype=torch.bfloat16,
+                                        enabled=precision == "bf16"):
+                        theirs_ms = median_ms(torch, lambda: module(*inputs), 5)
+                    ours_ms = median_ms(torch, lambda: ours(*inputs, *weights), 5)
+                    row += [f"{theirs_ms:.2f}", f"{ours_ms:.2f}", f"{error:.1e}"]
         except (RuntimeError, linea.LineaError) as error:  # e.g. torch out of memory
-            row = [name, length, "", "", str(error).splitlines()[0][:100]]
+            row = [name, length, str(error).splitlines()[0][:100]]
         print("ROW " + json.dumps(row), flush=True)
         if profile and length == LENGTHS[0]:
             with torch.no_grad():
-                kernels = kernel_profile(torch, lambda: kernel(*inputs, *weights))
-                for kname, count, ms in kernels[:8]:
-                    print(f"  {name}: kernel {ms:9.3f} ms {count:6d} launches  {kname[:90]}",
-                          flush=True)
+                for precision, ours in kernels.items():
+                    listed = kernel_profile(torch, lambda: ours(*inputs, *weights))
+                    for kname, count, ms in listed[:8]:
+                        print(f"  {name} {precision}: kernel {ms:9.3f} ms {count:6d} launches  "
+                              f"{kname[:90]}", flush=True)
+
+
+def rel_l2(ours, exact):
+    return ((ours.double() - exact).norm() / exact.norm()).item()
 
 
 def run(models_dir, chip, results, profile):
@@ -105,7 +119,7 @@ def run(models_dir, chip, results, profile):
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=150)
         except subprocess.TimeoutExpired:
-            rows.append([name, "", "", "", "timed out after 150 s"])
+            rows.append([name, "", "timed out after 150 s"])
             print(rows[-1], flush=True)
             continue
         ran = [json.loads(line[4:]) for line in done.stdout.splitlines()
@@ -116,13 +130,19 @@ def run(models_dir, chip, results, profile):
             why = (f"crashed ({signal.Signals(-done.returncode).name})" if done.returncode < 0
                    else f"exit code {done.returncode}")
             print(done.stderr[-3000:], flush=True)
-            ran.append([name, "", "", "", f"{why} after {len(ran)} rows"])
+            ran.append([name, "", f"{why} after {len(ran)} rows"])
         for row in ran:
             print(tuple(row), flush=True)
         rows += ran
-    table = ["| example | L | torch (ms) | Linea (ms) | rel. L2 vs float64 |",
-             "| --- | ---: | ---: | ---: | --- |"]
-    table += [f"| {' | '.join(str(c) for c in row)} |" for row in rows]
+    columns = ["example", "L"]
+    for precision in PRECISIONS:
+        columns += [f"torch {precision} (ms)", f"Linea {precision} (ms)",
+                    f"Linea {precision} rel. L2 vs float64"]
+    table = ["| " + " | ".join(columns) + " |",
+             "| --- | ---: |" + " ---: | ---: | --- |" * len(PRECISIONS)]
+    # A row that stopped early says why after its name (and length): padded.
+    table += [f"| {' | '.join(str(c) for c in row + [''] * (len(columns) - len(row)))} |"
+              for row in rows]
     text = (f"# The example models on {torch.cuda.get_device_name()} (bench/gpu_models.py)\n\n"
             + "\n".join(table) + "\n")
     print(text)

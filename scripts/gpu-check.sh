@@ -10,6 +10,7 @@
 #   bench/gpu.py                 Linea against torch and fla
 #   bench/gpu_models.py, models/ the example models (examples/models) as
 #                                from_torch exports them, against torch
+#                                (f32, and bf16 tensor cores against autocast)
 #   run.sh                       what to run there
 # There (Python 3 with torch and numpy, a CUDA driver):
 #   bash build/gpu-kit/run.sh [OUT_DIR]
