@@ -13,8 +13,8 @@ ln -s /usr/bin/python3 "$scratch/bin/python3"   # the kit runs `python3`
 PATH="$scratch/bin:$PATH" bash "$root/build/gpu-kit/run.sh" "$scratch/out" >/dev/null 2>&1 || true
 tail -1 "$scratch/out/cases.txt"
 grep -q "^0 passed, 0 failed, [1-9][0-9]* skipped$" "$scratch/out/cases.txt"
-# The example models' libraries are in the kit's cache too, found without a
-# compiler, as the GPU machine will look for them.
+# The example models' libraries are in the kit's cache too, in f32 and bf16,
+# found without a compiler, as bench/gpu_models.py asks for them there.
 if [ -d "$root/build/gpu-kit/models" ]; then
   LINEA_CACHE_DIR="$root/build/gpu-kit/cache" LINEA_BUILD_DIR="$scratch/no-compiler" \
   PYTHONPATH="$root/build/gpu-kit/python" /usr/bin/python3 -c "
@@ -22,6 +22,7 @@ import pathlib, sys, linea
 models = sorted(pathlib.Path(sys.argv[1]).glob('*.mlir'))
 assert len(models) >= 6, models
 for path in models:
-    linea.compile_library(path.read_text(), target='cuda')
-print(f'{len(models)} example models in the kit')" "$root/build/gpu-kit/models"
+    for precision in ['f32', 'bf16']:  # bench/gpu_models.py's PRECISIONS
+        linea.compile_library(path.read_text(), target='cuda', precision=precision)
+print(f'{len(models)} example models in the kit, f32 and bf16')" "$root/build/gpu-kit/models"
 fi
