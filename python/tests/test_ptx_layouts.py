@@ -283,10 +283,19 @@ def wgmma_case(n, depth, a_major, b_major, k_step, bf16):
     a, b = small_integers(rng, (64, depth)), small_integers(rng, (n, depth))
     c = small_integers(rng, (64, n))
     strides = {"K": (16, 2048), "MN": (1024, 3072)}  # (LBO, SBO) bytes
-    operands = []
-    for matrix, major in [(a, a_major), (b, b_major)]:
+    # One block's shared memory is one window of under 256 KB, which is why
+    # the descriptor's 18 address bits name a place in it: both operands go
+    # in one arena, as in a block (two separate host buffers can alias
+    # modulo 2^18, and the emulation rightly refuses the address then).
+    layouts = [(matrix, major, lay_out(matrix, major, *strides[major], bf16))
+               for matrix, major in [(a, a_major), (b, b_major)]]
+    arena = aligned(sum(layout.nbytes for _, _, layout in layouts))
+    operands, used = [], 0
+    for _, major, layout in layouts:
         lbo, sbo = strides[major]
-        buffer = lay_out(matrix, major, lbo, sbo, bf16)
+        buffer = arena[used:used + layout.nbytes]
+        buffer[:] = layout
+        used += layout.nbytes
         # The k-th group of 16: 32 bytes on along a K-major row, two
         # 8-row groups (2 SBO) on in an MN-major one.
         start = 32 * k_step if major == "K" else 2 * sbo * k_step
