@@ -45,13 +45,15 @@ defvar Linea_TileableLinearAttention = [
 def Linea_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
 // Recurrent states are always f32; the verifier says so naming the operand.
 def Linea_StateTensor : RankedTensorOf<[F32, F16, BF16]>;
+// Packed sequences: the N + 1 offsets of N segments along the sequence dim.
+def Linea_OffsetsTensor : 1DTensorOf<[Index, I32, I64]>;
 
 //===----------------------------------------------------------------------===//
 // presum
 //===----------------------------------------------------------------------===//
 
 def Linea_PresumOp : Linea_Op<"presum", !listconcat([Pure,
-    AllTypesMatch<["input", "output"]>,
+    AttrSizedOperandSegments, AllTypesMatch<["input", "output"]>,
     DeclareOpInterfaceMethods<Linea_FormOpInterface, ["getLegalForms"]>],
     Linea_Tileable)> {
   let summary = "prefix sum along one dimension (seed 000), optionally decayed";
@@ -77,6 +79,12 @@ def Linea_PresumOp : Linea_Op<"presum", !listconcat([Pure,
     input's remaining dims. This is the gated state passing of the
     chunk-parallel form: `S_c = diag(exp(G_c)) S_{c-1} + H_c`.
 
+    Packed sequences: with `offsets(%o)` (`N + 1` non-decreasing entries,
+    `o_0 = 0`, `o_N` the size of `dim`) each segment `[o_n, o_{n+1})` is
+    summed as if it were alone: the running sum (and the exclusive sum's
+    zero, and the reverse sum's start) restarts at every boundary. Empty
+    segments are allowed. The offsets are checked at run time.
+
     Forms: `#linea.form<scan>` (sequential) or `#linea.form<blocked_scan>`
     (without `decay` only). Tiling: the iteration domain is every dim but
     `dim`, all parallel.
@@ -86,10 +94,13 @@ def Linea_PresumOp : Linea_Op<"presum", !listconcat([Pure,
     %r = linea.presum %x dim = 0 reverse : tensor<2x128x64xf32>
     %s = linea.presum %h decay(%g : tensor<8x16x64xf32>) dim = 1
            : tensor<8x16x64x64xf32>
+    %p = linea.presum %x offsets(%o) exclusive
+           : tensor<2x?x5xf32>, tensor<?xindex> -> tensor<2x?x5xf32>
     ```
   }];
   let arguments = (ins Linea_FloatTensor:$input,
                        Optional<Linea_FloatTensor>:$decay,
+                       Optional<Linea_OffsetsTensor>:$offsets,
                        OptionalAttr<I64Attr>:$dim,
                        UnitAttr:$exclusive,
                        UnitAttr:$reverse,
@@ -97,9 +108,10 @@ def Linea_PresumOp : Linea_Op<"presum", !listconcat([Pure,
   let results = (outs Linea_FloatTensor:$output);
   let assemblyFormat = [{
     $input (`decay` `(` $decay^ `:` type($decay) `)`)?
+    (`offsets` `(` $offsets^ `)`)?
     (`dim` `=` $dim^)? (`exclusive` $exclusive^)? (`reverse` $reverse^)?
     (custom<PresumForm>($form)^)?
-    attr-dict `:` type($input)
+    attr-dict `:` custom<SequenceTypes>(type($input), type($offsets))
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -91,6 +91,48 @@ def LineaSplitPrefix : Pass<"linea-split-prefix"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def LineaSplitSegments : Pass<"linea-split-segments"> {
+  let summary = "Packed sequences: an op with offsets becomes the op on each segment";
+  let description = [{
+    An op with `offsets(%o)` is defined as itself on each segment
+    `[o_n, o_{n+1})` alone. This pass writes that definition out: a parallel
+    loop (`scf.forall`) over the N segments whose body slices each operand's
+    rows of segment n, applies the op without offsets (keeping its mask,
+    form and attributes) and inserts its rows into the result. Every form
+    the optimizer has then applies to each segment, with its own (dynamic)
+    length; segments run in parallel. Exact by construction: no row reads
+    another segment's.
+
+    Runs first in `linea-optimize`, after the run-time checks of the
+    offsets (`o_0 = 0`, non-decreasing, `o_N = L`). Ops: `linea.presum`.
+    For `target=gpu` it stops with an error instead: a loop over segments
+    on the host is not what a GPU should run, and the per-segment grid is
+    not built yet.
+
+    ```mlir
+    %p = linea.presum %x offsets(%o) exclusive
+           : tensor<?x5xf32>, tensor<?xindex> -> tensor<?x5xf32>
+    // becomes
+    %p = scf.forall (%n) in (%segments) shared_outs(%out = %empty) -> (tensor<?x5xf32>) {
+      %rows = tensor.extract_slice %x[%start, 0] [%size, 5] [1, 1]
+      %sum = linea.presum %rows exclusive : tensor<?x5xf32>
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %sum into %out[%start, 0] [%size, 5] [1, 1]
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "::mlir::linea::TargetKind",
+           /*default=*/"::mlir::linea::TargetKind::cpu",
+           "The machine the segments will run on",
+           "::mlir::linea::targetKindValues()">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def LineaPrefixToOneShot : Pass<"linea-prefix-to-oneshot"> {
   let summary = "Bidirectional regions become the one-shot state: two matmuls";
   let description = [{
@@ -310,6 +352,7 @@ def LineaInsertRuntimeChecks : Pass<"linea-insert-runtime-checks"> {
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::cf::ControlFlowDialect",
+                           "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 

@@ -186,7 +186,7 @@ static Value stateProduct(OpBuilder &b, Location loc, const GateLayout &layout,
 
 static Value presum(OpBuilder &b, Location loc, Value x, int64_t seq,
                     bool exclusive, bool reverse) {
-  return PresumOp::create(b, loc, x.getType(), x, /*decay=*/Value(),
+  return PresumOp::create(b, loc, x.getType(), x, /*decay=*/Value(), /*offsets=*/Value(),
                           b.getI64IntegerAttr(seq),
                           exclusive ? b.getUnitAttr() : UnitAttr(),
                           reverse ? b.getUnitAttr() : UnitAttr(), FormAttr());

@@ -59,18 +59,24 @@ static LogicalResult adjoint(PresumOp op, OpBuilder &b, Cotangents &ct) {
   bool reverse = op.getReverse(), exclusive = op.getExclusive();
   Value dy = ct.lookupOrZeros(b, loc, y);
   UnitAttr flipped = reverse ? UnitAttr() : b.getUnitAttr();
+  // Undecayed, each segment's sum runs back over that segment alone.
   if (!decay) {
     ct.accumulate(b, loc, x,
                   PresumOp::create(b, loc, x.getType(), dy, Value(),
+                                   op.getOffsets(),
                                    op.getDimAttr(), op.getExclusiveAttr(),
                                    flipped, FormAttr()));
     return success();
   }
+  // The shifts below would carry values across a segment boundary.
+  if (op.getOffsets())
+    return op.emitOpError()
+           << "has no adjoint yet with both a decay and offsets";
   // "next" is one step against the scan's direction of travel.
   bool towardEnd = !reverse;
   Value dz = exclusive ? shiftAlong(b, loc, dy, dim, !towardEnd) : dy;
   Value nextDecay = shiftAlong(b, loc, decay, dim, !towardEnd);
-  Value g = PresumOp::create(b, loc, x.getType(), dz, nextDecay,
+  Value g = PresumOp::create(b, loc, x.getType(), dz, nextDecay, Value(),
                              op.getDimAttr(), UnitAttr(), flipped, FormAttr());
   ct.accumulate(b, loc, x, g);
   if (!ct.isActive(decay))

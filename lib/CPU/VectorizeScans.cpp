@@ -160,7 +160,7 @@ bool isVectorizable(PresumOp op) {
   Value decay = op.getDecay();
   if (!type.getElementType().isF32() ||
       (decay && !getElementTypeOrSelf(decay.getType()).isF32()) ||
-      op.getScanDim() == type.getRank() - 1)
+      op.getScanDim() == type.getRank() - 1 || op.getOffsets())
     return false;
   FormAttr form = op.getFormAttr();
   return !form || form.getKind() == FormKind::scan;

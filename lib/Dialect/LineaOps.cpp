@@ -561,6 +561,43 @@ reifyFromOperands(OpBuilder &b, Operation *op,
 
 } // namespace
 
+/// At least the first offset (`N + 1` of them for N segments): the rest is
+/// the run-time check's (a constant's too, as it is known only as folded).
+static LogicalResult verifyOffsets(Operation *op,
+                                   TypedValue<RankedTensorType> offsets) {
+  if (!offsets || offsets.getType().getDimSize(0) != 0)
+    return success();
+  return op->emitOpError()
+         << "'offsets' must have N + 1 >= 1 entries (N segments), but has 0";
+}
+
+/// The type list of an op whose result has its input's type: `INPUT`, or
+/// with offsets `INPUT, OFFSETS -> RESULT` (SPEC writes the result out, as
+/// a reader expects after two operand types).
+static ParseResult parseSequenceTypes(OpAsmParser &parser, Type &inputType,
+                                      Type &offsetsType) {
+  if (parser.parseType(inputType))
+    return failure();
+  if (failed(parser.parseOptionalComma()))
+    return success();
+  Type resultType;
+  SMLoc resultLoc;
+  if (parser.parseType(offsetsType) || parser.parseArrow() ||
+      parser.getCurrentLocation(&resultLoc) || parser.parseType(resultType))
+    return failure();
+  if (resultType != inputType)
+    return parser.emitError(resultLoc)
+           << "result type " << resultType << " must be the input's "
+           << inputType;
+  return success();
+}
+static void printSequenceTypes(OpAsmPrinter &printer, Operation *,
+                               Type inputType, Type offsetsType) {
+  printer << inputType;
+  if (offsetsType)
+    printer << ", " << offsetsType << " -> " << inputType;
+}
+
 //===----------------------------------------------------------------------===//
 // PresumOp
 //===----------------------------------------------------------------------===//
@@ -583,6 +620,8 @@ LogicalResult PresumOp::verify() {
   if (failed(checkNonEmpty(*this, Named{"input", getInput().getType()})))
     return failure();
   if (failed(verifyDecay()))
+    return failure();
+  if (failed(verifyOffsets(*this, getOffsets())))
     return failure();
   return verifyFormIsLegal(*this);
 }
@@ -664,6 +703,9 @@ PresumOp::getTiledImplementation(OpBuilder &b, ArrayRef<OpFoldResult> offsets,
     operands.push_back(decaySlice);
     slices.push_back(decaySlice);
   }
+  // Segments are along the scanned dim, which every tile keeps whole.
+  if (Value offsets = getOffsets())
+    operands.push_back(offsets);
   Operation *tiled = mlir::clone(b, *this, {slice.getType()}, operands);
   return TilingResult{{tiled}, SmallVector<Value>(tiled->getResults()),
                       slices};

@@ -11,6 +11,7 @@
 #include "linea/Dialect/LineaOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -55,6 +56,14 @@ std::string mlir::linea::describeCheckLocation(Location loc) {
   llvm::raw_string_ostream os(text);
   loc.print(os);
   return text;
+}
+
+Value mlir::linea::segmentOffset(OpBuilder &b, Location loc, Value offsets,
+                                 Value n) {
+  Value value = tensor::ExtractOp::create(b, loc, offsets, n);
+  if (value.getType().isIndex())
+    return value;
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
 }
 
 std::string mlir::linea::checkMessageAt(Location loc, StringRef text) {
@@ -132,7 +141,58 @@ public:
           {actual});
   }
 
+  /// Packed segments: `offsets` has N + 1 >= 1 entries, the first 0, the
+  /// last the length of `seq`, none smaller than the one before. Each check
+  /// runs only when the one before held, so every entry read is in range.
+  void segmentOffsets(Value offsets, const NamedDim &seq) {
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value count = b.createOrFold<tensor::DimOp>(loc, offsets, 0);
+    holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, count, one),
+          "'offsets' has {0} entries, but N segments need N + 1 >= 1",
+          {count});
+    Value first = entry(b, loc, offsets, zero);
+    holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, first, zero),
+          "'offsets' start at {0}, not 0", {first});
+    Value lastIndex = arith::SubIOp::create(b, loc, count, one);
+    Value last = entry(b, loc, offsets, lastIndex), length = size(seq);
+    holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, last,
+                                length),
+          "'offsets' end at {0}, but '" + seq.name.str() + "' " +
+              seq.what.str() + " is {1}",
+          {last, length});
+    // The first entry smaller than the one before it, else `count`.
+    auto scan = scf::ForOp::create(
+        b, loc, one, count, one, ValueRange{count},
+        [&](OpBuilder &nb, Location l, Value n, ValueRange found) {
+          Value before =
+              entry(nb, l, offsets, arith::SubIOp::create(nb, l, n, one));
+          Value decreases = arith::CmpIOp::create(
+              nb, l, arith::CmpIPredicate::slt, entry(nb, l, offsets, n),
+              before);
+          Value firstSoFar = arith::CmpIOp::create(
+              nb, l, arith::CmpIPredicate::eq, found[0], count);
+          Value take = arith::AndIOp::create(nb, l, decreases, firstSoFar);
+          scf::YieldOp::create(
+              nb, l,
+              ValueRange{arith::SelectOp::create(nb, l, take, n, found[0])});
+        });
+    Value bad = scan.getResult(0);
+    // The message's entries are read before the check (it formats them only
+    // on failure): clamped so that they are in range when nothing decreased.
+    Value at = arith::MinSIOp::create(b, loc, bad, lastIndex);
+    Value previous = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, at, one), zero);
+    holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bad, count),
+          "'offsets' decrease at entry {0}: {1} after {2}",
+          {bad, entry(b, loc, offsets, at), entry(b, loc, offsets, previous)});
+  }
+
 private:
+  static Value entry(OpBuilder &b, Location loc, Value offsets, Value n) {
+    return segmentOffset(b, loc, offsets, n);
+  }
+
   /// `a` and `ref` have equal sizes; `text` shows a's as {0}, ref's as {1}.
   /// A dynamic size of the op's own result follows its operands by
   /// construction and is not checked.
@@ -212,15 +272,19 @@ void checkFold(FoldLike op, RuntimeChecks &checks) {
 void PresumOp::generateRuntimeVerification(
     OpBuilder &b, Location loc,
     function_ref<std::string(Operation *, StringRef)> message) {
-  // The result has the input's type: only a decay can disagree.
-  Value decay = getDecay();
-  if (!decay)
-    return;
+  // The result has the input's type: only a decay and the offsets can
+  // disagree.
   RuntimeChecks checks(b, loc, *this, message);
-  for (int64_t i = 0, e = getDecay().getType().getRank(); i < e; ++i) {
-    std::string what = "dim " + std::to_string(i);
-    checks.sameSize({"decay", decay, i, what}, {"input", getInput(), i, what});
+  if (Value decay = getDecay()) {
+    for (int64_t i = 0, e = getDecay().getType().getRank(); i < e; ++i) {
+      std::string what = "dim " + std::to_string(i);
+      checks.sameSize({"decay", decay, i, what},
+                      {"input", getInput(), i, what});
+    }
   }
+  if (Value offsets = getOffsets())
+    checks.segmentOffsets(offsets,
+                          {"input", getInput(), getScanDim(), "scanned dim"});
 }
 
 void LinearAttentionOp::generateRuntimeVerification(

@@ -449,7 +449,7 @@ Value distributePresum(OpBuilder &b, ModuleOp module, const Ranks &ranks,
   Value x = presum.getInput();
   int64_t dim = presum.getScanDim();
   auto type = cast<RankedTensorType>(x.getType());
-  Value local = PresumOp::create(b, loc, type, x, /*decay=*/Value(),
+  Value local = PresumOp::create(b, loc, type, x, /*decay=*/Value(), /*offsets=*/Value(),
                                  presum.getDimAttr(),
                                  presum.getExclusiveAttr(),
                                  presum.getReverseAttr(), presum.getFormAttr());
@@ -653,6 +653,10 @@ LogicalResult FunctionDistributor::distribute(Operation *op) {
     int64_t dim = presum.getScanDim();
     if (failed(requireSharded(op, presum.getInput(), dim)))
       return failure();
+    if (presum.getOffsets())
+      return op->emitOpError()
+             << "cannot run sequence-parallel: its packed segments (offsets) "
+                "are not split across ranks yet";
     if (presum.getDecay())
       return op->emitOpError()
              << "cannot run sequence-parallel: a decayed presum's ranks would "

@@ -65,7 +65,7 @@ bool isChunkedCausal(LinearAttentionOpInterface op) {
 bool isSequentialScan(PresumOp op) {
   FormAttr form = op.getFormAttr();
   return form && form.getKind() == FormKind::scan && !isInSequenceBlock(op) &&
-         op.getInput().getType().getRank() > 1;
+         op.getInput().getType().getRank() > 1 && !op.getOffsets();
 }
 
 struct LineaDistributeSequencesPass

@@ -32,6 +32,10 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
   // Before any rewrite: the checks read the ops' operands as written.
   if (options.runtimeChecks)
     pm.addPass(createLineaInsertRuntimeChecks());
+  // Packed sequences: every pass after this one sees single sequences.
+  LineaSplitSegmentsOptions segments;
+  segments.target = options.target;
+  pm.addPass(createLineaSplitSegments(segments));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLineaExpandFoldedAttention());
   pm.addPass(createLineaFoldToLoop());

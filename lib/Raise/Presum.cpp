@@ -61,7 +61,7 @@ LogicalResult raise::raiseScan(RewriterBase &rewriter, Operation *op,
   Location loc = scan.getLoc();
   rewriter.setInsertionPoint(scan);
   auto presum = PresumOp::create(
-      rewriter, loc, type, scan.getInput(), /*decay=*/Value(),
+      rewriter, loc, type, scan.getInput(), /*decay=*/Value(), /*offsets=*/Value(),
       rewriter.getI64IntegerAttr(scan.getDimension()),
       exclusive ? rewriter.getUnitAttr() : nullptr, /*reverse=*/nullptr,
       /*form=*/nullptr);
@@ -159,7 +159,7 @@ LogicalResult raise::raiseTriangularSum(RewriterBase &rewriter, Operation *op,
   Value input = permuteTo(rewriter, loc, *x, order);
   int64_t dim = *out->position(*i);
   auto presum = PresumOp::create(
-      rewriter, loc, input.getType(), input, /*decay=*/Value(),
+      rewriter, loc, input.getType(), input, /*decay=*/Value(), /*offsets=*/Value(),
       rewriter.getI64IntegerAttr(dim),
       sum->exclusive ? rewriter.getUnitAttr() : nullptr,
       sum->reverse ? rewriter.getUnitAttr() : nullptr, /*form=*/nullptr);
@@ -202,7 +202,7 @@ LogicalResult raise::raiseScanMinusInput(RewriterBase &rewriter, Operation *op,
   Location loc = root.getLoc();
   rewriter.setInsertionPoint(root);
   auto presum = PresumOp::create(
-      rewriter, loc, type, scan.getInput(), /*decay=*/Value(),
+      rewriter, loc, type, scan.getInput(), /*decay=*/Value(), /*offsets=*/Value(),
       rewriter.getI64IntegerAttr(scan.getDimension()), rewriter.getUnitAttr(),
       /*reverse=*/nullptr, /*form=*/nullptr);
   log.raised(root, "linea.presum dim = " + Twine(scan.getDimension()) +
@@ -286,7 +286,7 @@ LogicalResult raise::raiseFlippedScan(RewriterBase &rewriter, Operation *op,
     return reject(why, "the raise takes f32 models");
   rewriter.setInsertionPoint(root);
   auto presum = PresumOp::create(
-      rewriter, root.getLoc(), type, (*input)->value, /*decay=*/Value(),
+      rewriter, root.getLoc(), type, (*input)->value, /*decay=*/Value(), /*offsets=*/Value(),
       rewriter.getI64IntegerAttr(*dim), /*exclusive=*/nullptr,
       rewriter.getUnitAttr(), /*form=*/nullptr);
   log.raised(root, "linea.presum dim = " + Twine(*dim) +

@@ -278,7 +278,7 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
     // [Dk, Dv] states (one GPU block per slice of them), not a long
     // sequence for the blocked scan to cut.
     states = PresumOp::create(
-        rewriter, loc, states.getType(), states, decay,
+        rewriter, loc, states.getType(), states, decay, /*offsets=*/Value(),
         rewriter.getI64IntegerAttr(chunkAxis),
         /*exclusive=*/UnitAttr(), /*reverse=*/UnitAttr(),
         FormAttr::get(rewriter.getContext(), FormKind::scan, 0));

@@ -103,6 +103,9 @@ struct BlockedPresum : OpRewritePattern<PresumOp> {
                                 PatternRewriter &rewriter) const override {
     if (!op.formAllows(FormKind::blocked_scan))
       return rewriter.notifyMatchFailure(op, "its form is not the blocked scan");
+    if (op.getOffsets())
+      return rewriter.notifyMatchFailure(
+          op, "packed segments: linea-split-segments makes one op of each");
     int64_t dim = op.getScanDim();
     int64_t staticLength = op.getInput().getType().getDimSize(dim);
     int64_t blockRows = blockSizeFor(op, staticLength, blockSize);

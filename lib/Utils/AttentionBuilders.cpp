@@ -384,7 +384,7 @@ Value mlir::linea::gatedStateUpdate(OpBuilder &b, Location loc,
 Value mlir::linea::gatePresum(OpBuilder &b, Location loc, Value g,
                               int64_t seq, bool suffix) {
   UnitAttr flag = suffix ? b.getUnitAttr() : UnitAttr();
-  return PresumOp::create(b, loc, g.getType(), g, /*decay=*/Value(),
+  return PresumOp::create(b, loc, g.getType(), g, /*decay=*/Value(), /*offsets=*/Value(),
                           b.getI64IntegerAttr(seq),
                           /*exclusive=*/flag, /*reverse=*/flag,
                           /*form=*/FormAttr());

@@ -38,13 +38,15 @@ def _torch():
 # The numpy storage of each tensor dtype; bf16 (no numpy dtype) travels as its
 # raw 16 bits, from and to torch.bfloat16.
 _STORAGE = {"f32": np.dtype(np.float32), "f16": np.dtype(np.float16),
-            "bf16": np.dtype(np.int16), "i32": np.dtype(np.int32), "i64": np.dtype(np.int64)}
+            "bf16": np.dtype(np.int16), "i32": np.dtype(np.int32), "i64": np.dtype(np.int64),
+            "index": np.dtype(np.int64)}
 _NAMES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "i32": "int32",
-          "i64": "int64"}
+          "i64": "int64", "index": "int64"}
 
 _DESCRIPTORS = {}
 # __cuda_array_interface__ type strings (bf16 has none: its bits as int16).
-_TYPESTR = {"f32": "<f4", "f16": "<f2", "bf16": "<i2", "i32": "<i4", "i64": "<i8"}
+_TYPESTR = {"f32": "<f4", "f16": "<f2", "bf16": "<i2", "i32": "<i4", "i64": "<i8",
+            "index": "<i8"}
 
 
 def _descriptor(rank):
@@ -292,6 +294,8 @@ class Kernel:
         if self.target == "cuda":
             return self._bind_cuda(k, spec, arg, keep)
         dtype = spec["dtype"]
+        if dtype == "index":
+            arg = self._as_index_array(k, arg)
         torch = _torch()
         if torch is not None and isinstance(arg, torch.Tensor):
             if arg.device.type != "cpu":
@@ -321,6 +325,24 @@ class Kernel:
                                  (ctypes.c_int64 * rank)(*[t // size for t in arg.strides]))
         keep.append(desc)
         return ctypes.byref(desc)
+
+    @staticmethod
+    def _as_index_array(k, arg):
+        """An index tensor (a packed sequence's offsets) from any integer
+        numpy array or CPU torch tensor: index is 64-bit on the host."""
+        torch = _torch()
+        if torch is not None and isinstance(arg, torch.Tensor):
+            if arg.device.type != "cpu":
+                raise LineaError(1, f"argument {k}: a {arg.device.type} tensor; "
+                                    "target='cpu' takes CPU tensors")
+            arg = arg.detach().numpy()
+        if not isinstance(arg, np.ndarray) or arg.dtype.kind not in "iu":
+            given = arg.dtype if isinstance(arg, np.ndarray) else type(arg).__name__
+            raise LineaError(1, f"argument {k}: expected integers for an index "
+                                f"tensor, given {given}")
+        if arg.dtype.kind == "u" and arg.size and arg.max() > np.iinfo(np.int64).max:
+            raise LineaError(1, f"argument {k}: {arg.max()} does not fit an index")
+        return arg.astype(np.int64, copy=False)
 
     @staticmethod
     def _check_shape(k, spec, shape):

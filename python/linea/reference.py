@@ -28,11 +28,22 @@ def _f64(x):
 # ----------------------------------------------------------------------------------------------
 # linea.presum
 # ----------------------------------------------------------------------------------------------
-def presum(x, dim=None, exclusive=False, reverse=False, decay=None):
+def segments(offsets, length):
+    """The (start, end) rows of each packed segment: N + 1 offsets, the first 0, never
+    decreasing, the last `length` (the SPEC's packed sequences)."""
+    o = [int(v) for v in np.asarray(offsets).reshape(-1)]
+    if not o or o[0] != 0 or o[-1] != length or any(b < a for a, b in zip(o, o[1:])):
+        raise ValueError(f"offsets {o} are not N + 1 non-decreasing entries from 0 to {length}")
+    return list(zip(o, o[1:]))
+
+
+def presum(x, dim=None, exclusive=False, reverse=False, decay=None, offsets=None):
     """Prefix sum along `dim` (default: the sequence dim, x.ndim - 2; 0 for a 1-D x).
 
     inclusive: y_i = sum_{j <= i} x_j      exclusive: y_i = sum_{j < i} x_j (y_0 = 0)
     reverse:   y_i = sum_{j >= i} x_j      (or j > i when exclusive)
+
+    With `offsets`, each segment [o_n, o_{n+1}) along `dim` is summed as if it were alone.
 
     With a log-space `decay` a (its shape: the leading dims of x, through `dim`), the running
     sum decays at every step: inclusive y_i = exp(a_i) y_{i-1} + x_i (walking from the end when
@@ -41,6 +52,14 @@ def presum(x, dim=None, exclusive=False, reverse=False, decay=None):
     x = _f64(x)
     if dim is None:
         dim = x.ndim - 2 if x.ndim >= 2 else 0
+    if offsets is not None:
+        y = np.zeros_like(x)
+        for start, end in segments(offsets, x.shape[dim]):
+            rows = (slice(None),) * dim + (slice(start, end),)
+            if end > start:
+                y[rows] = presum(x[rows], dim, exclusive, reverse,
+                                 None if decay is None else _f64(decay)[rows])
+        return y
     if decay is not None:
         return _decayed_presum(x, dim, exclusive, reverse, _f64(decay))
     x = np.moveaxis(x, dim, 0)  # work along axis 0

@@ -41,6 +41,30 @@ func.func @presum_decay_size(%h: tensor<2x5x3x4xf32>, %g: tensor<2x6xf32>) -> te
 
 // -----
 
+func.func @presum_offsets_empty(%x: tensor<4x8xf32>, %o: tensor<0xindex>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'offsets' must have N + 1 >= 1 entries (N segments), but has 0}}
+  %0 = linea.presum %x offsets(%o) : tensor<4x8xf32>, tensor<0xindex> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @presum_offsets_element_type(%x: tensor<4x8xf32>, %o: tensor<3xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{operand #1 must be 1D tensor of index or 32-bit signless integer or 64-bit signless integer values}}
+  %0 = linea.presum %x offsets(%o) : tensor<4x8xf32>, tensor<3xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @presum_offsets_result_type(%x: tensor<4x8xf32>, %o: tensor<3xindex>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{result type 'tensor<4x9xf32>' must be the input's 'tensor<4x8xf32>'}}
+  %0 = linea.presum %x offsets(%o) : tensor<4x8xf32>, tensor<3xindex> -> tensor<4x9xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
 func.func @presum_decay_blocked(%h: tensor<2x5x3xf32>, %g: tensor<2x5xf32>) -> tensor<2x5x3xf32> {
   // expected-error @+1 {{cannot take form #linea.form<blocked_scan>: its legal forms are scan}}
   %0 = linea.presum %h decay(%g : tensor<2x5xf32>) form = blocked_scan : tensor<2x5x3xf32>

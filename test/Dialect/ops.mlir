@@ -19,6 +19,19 @@ func.func @presum(%x: tensor<2x16x8xf32>, %h: tensor<?x8xf16>, %r: tensor<5xbf16
   return %0, %1, %2, %3 : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<?x8xf16>, tensor<5xbf16>
 }
 
+// Packed segments: the offsets' type follows the input's, then the result's.
+// CHECK-LABEL: func.func @packed_presum
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<2x?x5xf32>, %[[G:[a-zA-Z0-9_]+]]: tensor<2x?xf32>, %[[O:[a-zA-Z0-9_]+]]: tensor<?xindex>, %[[P:[a-zA-Z0-9_]+]]: tensor<4xi32>)
+// CHECK: linea.presum %[[X]] offsets(%[[O]]) exclusive : tensor<2x?x5xf32>, tensor<?xindex> -> tensor<2x?x5xf32>
+// CHECK: linea.presum %[[X]] decay(%[[G]] : tensor<2x?xf32>) offsets(%[[P]]) dim = 1 reverse : tensor<2x?x5xf32>, tensor<4xi32> -> tensor<2x?x5xf32>
+func.func @packed_presum(%x: tensor<2x?x5xf32>, %g: tensor<2x?xf32>, %o: tensor<?xindex>, %p: tensor<4xi32>)
+    -> (tensor<2x?x5xf32>, tensor<2x?x5xf32>) {
+  %0 = linea.presum %x offsets(%o) exclusive : tensor<2x?x5xf32>, tensor<?xindex> -> tensor<2x?x5xf32>
+  %1 = linea.presum %x decay(%g : tensor<2x?xf32>) offsets(%p) dim = 1 reverse
+      : tensor<2x?x5xf32>, tensor<4xi32> -> tensor<2x?x5xf32>
+  return %0, %1 : tensor<2x?x5xf32>, tensor<2x?x5xf32>
+}
+
 // A decayed presum: the decay is the input's leading dims.
 // CHECK-LABEL: func.func @decayed_presum
 // CHECK-SAME: (%[[H:[a-zA-Z0-9_]+]]: tensor<8x?x4x3xf32>, %[[G:[a-zA-Z0-9_]+]]: tensor<8x?x4xf32>, %[[A:[a-zA-Z0-9_]+]]: tensor<8x?xbf16>)

@@ -73,3 +73,12 @@ func.func private @bad_dim(tensor<4x8xf32> {linea.sharded_dim = 2 : i64})
 
 // expected-error @below {{unknown Linea attribute 'linea.shards' on result #0}}
 func.func private @bad_name() -> (tensor<4x8xf32> {linea.shards = 0 : i64})
+
+// -----
+
+// Packed segments are not split across ranks yet.
+func.func @packed(%x: tensor<16x8xf32>, %o: tensor<3xindex>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{cannot run sequence-parallel: its packed segments (offsets) are not split across ranks yet}}
+  %y = linea.presum %x offsets(%o) : tensor<16x8xf32>, tensor<3xindex> -> tensor<16x8xf32>
+  return %y : tensor<16x8xf32>
+}

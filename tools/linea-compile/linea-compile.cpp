@@ -201,11 +201,14 @@ std::string dtypeOf(Type type) {
 
 ValueSpec describe(Type type, const Twine &what) {
   if (auto tensor = dyn_cast<RankedTensorType>(type)) {
-    // Integer tensors are a model's token ids (an embedding's gather).
+    // Integer tensors are a model's token ids (an embedding's gather) or a
+    // packed sequence's offsets (index: 64-bit on the host).
     std::string dtype = dtypeOf(tensor.getElementType());
-    if (!llvm::is_contained({"f32", "f16", "bf16", "i32", "i64"}, dtype))
+    if (!llvm::is_contained({"f32", "f16", "bf16", "i32", "i64", "index"},
+                            dtype))
       die(what + " has type " + typeString(type) +
-          "; exported functions take f32, f16, bf16, i32 or i64 tensors");
+          "; exported functions take f32, f16, bf16, i32, i64 or index "
+          "tensors");
     return {"tensor", dtype, SmallVector<int64_t>(tensor.getShape())};
   }
   std::string dtype = dtypeOf(type);

@@ -282,13 +282,14 @@ void convertElements(linea::npy::Array &array, Type element,
   array.isHalf = true;
 }
 
-/// An i32 or i64 tensor (token ids) from an int32 or int64 file; an i32
-/// element past 32 bits is an error, never wrapped.
+/// An i32, i64 or index tensor (token ids, a packed sequence's offsets)
+/// from an int32 or int64 file; an i32 element past 32 bits is an error,
+/// never wrapped. Index is 64-bit on the host.
 void bindIntegers(BoundArg &bound, Type element, const std::string &what) {
   if (!bound.array.isInteger)
     die(what + ": expected an int32 or int64 array for " +
         typeString(element) + " elements, given floats");
-  if (element.isInteger(64)) {
+  if (element.isInteger(64) || element.isIndex()) {
     bound.slots = tensorDescriptor(bound.array.integers.data(),
                                    bound.array.shape);
     return;
@@ -304,10 +305,11 @@ void bindIntegers(BoundArg &bound, Type element, const std::string &what) {
 BoundArg bindTensor(RankedTensorType type, StringRef path, int index) {
   std::string what = ("argument " + Twine(index) + " (" + path + ")").str();
   Type element = type.getElementType();
-  bool integer = element.isSignlessInteger(32) || element.isSignlessInteger(64);
+  bool integer = element.isSignlessInteger(32) ||
+                 element.isSignlessInteger(64) || element.isIndex();
   if (!element.isF32() && !halfSemantics(element) && !integer)
-    die(what + ": linea-run binds f32, f16, bf16, i32 and i64 tensors, the "
-               "signature has " +
+    die(what + ": linea-run binds f32, f16, bf16, i32, i64 and index tensors, "
+               "the signature has " +
         typeString(type));
   auto array = linea::npy::read(path);
   if (!array)

@@ -81,6 +81,10 @@ std::string describeCheckLocation(Location loc);
 /// (the message reads `{N}` as a value; `text` may use them so).
 std::string checkMessageAt(Location loc, StringRef text);
 
+/// Entry `n` of a packed sequence's offsets (an index, i32 or i64 tensor),
+/// as an index.
+Value segmentOffset(OpBuilder &b, Location loc, Value offsets, Value n);
+
 } // namespace mlir::linea
 
 #include "linea/Dialect/LineaInterfaces.h.inc"

@@ -16,6 +16,7 @@
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Dialect/TMTensor.h"
 #include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/Segments.h"
 #include "linea/Utils/FoldBuilders.h"
 #include "linea/Utils/StructuredBuilders.h"
 
@@ -410,10 +411,27 @@ struct LowerPresum : OpRewritePattern<PresumOp> {
     Value decay;
     if (op.getDecay())
       decay = castToF32(rewriter, loc, op.getDecay());
-    Value scan = buildSequentialScan(rewriter, loc, x, op.getScanDim(),
-                                     op.getExclusive(), op.getReverse(), {},
-                                     decay);
-    rewriter.replaceOp(op, castFromF32(rewriter, loc, scan,
+    auto scan = [&](OpBuilder &b, Location l, Value rows, Value rowDecay) {
+      return buildSequentialScan(b, l, rows, op.getScanDim(),
+                                 op.getExclusive(), op.getReverse(), {},
+                                 rowDecay);
+    };
+    Value sum;
+    if (Value offsets = op.getOffsets()) {
+      SmallVector<Value> sequences{x};
+      if (decay)
+        sequences.push_back(decay);
+      sum = buildPerSegment(
+          rewriter, loc, offsets, sequences, op.getScanDim(),
+          rewriter.getF32Type(),
+          [&](OpBuilder &b, Location l, const Segment &segment) {
+            return scan(b, l, segment.slices[0],
+                        decay ? segment.slices[1] : Value());
+          });
+    } else {
+      sum = scan(rewriter, loc, x, decay);
+    }
+    rewriter.replaceOp(op, castFromF32(rewriter, loc, sum,
                                        op.getOutput().getType().getElementType()));
     return success();
   }
