@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libomp-22-dev
-  cmake ninja-build g++ python3-numpy python3-pytest python3-torch
+  cmake ninja-build g++ python3-numpy python3-pytest python3-pytest-xdist
+  python3-torch
   python3-venv python3-pip python3-setuptools
   openmpi-bin libopenmpi-dev python3-mpi4py
 )
