@@ -197,3 +197,20 @@ def test_oracle_sums_each_segment_alone():
     for bad in ([1, 5], [0, 3], [0, 4, 2, 5], []):
         with pytest.raises(ValueError, match="offsets"):
             ref.presum(x, 0, offsets=bad)
+
+
+def test_tiled_presum_keeps_each_segment(tmp_path):
+    """Tiled by an upstream transform (batch by 2, columns by 2, partial tiles),
+    every tile's presum takes the same offsets, then the optimizer runs."""
+    from test_tiling import SCRIPT
+    script = tmp_path / "tile.mlir"
+    script.write_text(SCRIPT.format(op="presum", sizes="2, 2"))
+    pipeline = (f"transform-preload-library{{transform-library-paths={script}}},"
+                "transform-interpreter,linea-optimize")
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((3, 29, 5)).astype(np.float32)
+    offsets = offsets_of([11, 0, 1, 17])
+    program = presum_program([3, 29, 5], {1}, "i64", True, True, 0)
+    (got,) = linea.run(program, [x, offsets], pipeline=pipeline)
+    want = ref.presum(x, 1, exclusive=True, reverse=True, offsets=offsets)
+    assert relative_error(got, want) <= TOLERANCE

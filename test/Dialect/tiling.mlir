@@ -122,6 +122,28 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// Packed segments lie along the scanned dim, which every tile keeps whole:
+// each tile's presum takes the same offsets.
+// CHECK-LABEL: func.func @packed_presum
+// CHECK-SAME: (%[[X:[a-z0-9_]+]]: tensor<6x?x16xf32>, %[[O:[a-z0-9_]+]]: tensor<?xi32>)
+// CHECK: scf.forall (%{{.+}}, %{{.+}}) in (3, 2)
+// CHECK:   linea.presum %{{.+}} offsets(%[[O]]) dim = 1 exclusive : tensor<2x?x8xf32>, tensor<?xi32> -> tensor<2x?x8xf32>
+func.func @packed_presum(%x: tensor<6x?x16xf32>, %o: tensor<?xi32>) -> tensor<6x?x16xf32> {
+  %y = linea.presum %x offsets(%o) dim = 1 exclusive : tensor<6x?x16xf32>, tensor<?xi32> -> tensor<6x?x16xf32>
+  return %y : tensor<6x?x16xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["linea.presum"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %loop = transform.structured.tile_using_forall %op tile_sizes [2, 8]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
 // A decayed presum tiles its decay with the input's leading dims.
 // CHECK-LABEL: func.func @decayed_presum
 // CHECK: scf.forall (%{{.+}}, %{{.+}}) in (3, 2)
