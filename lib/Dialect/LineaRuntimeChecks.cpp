@@ -151,11 +151,11 @@ public:
     holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, count, one),
           "'offsets' has {0} entries, but N segments need N + 1 >= 1",
           {count});
-    Value first = entry(b, loc, offsets, zero);
+    Value first = segmentOffset(b, loc, offsets, zero);
     holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, first, zero),
           "'offsets' start at {0}, not 0", {first});
     Value lastIndex = arith::SubIOp::create(b, loc, count, one);
-    Value last = entry(b, loc, offsets, lastIndex), length = size(seq);
+    Value last = segmentOffset(b, loc, offsets, lastIndex), length = size(seq);
     holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, last,
                                 length),
           "'offsets' end at {0}, but '" + seq.name.str() + "' " +
@@ -166,9 +166,9 @@ public:
         b, loc, one, count, one, ValueRange{count},
         [&](OpBuilder &nb, Location l, Value n, ValueRange found) {
           Value before =
-              entry(nb, l, offsets, arith::SubIOp::create(nb, l, n, one));
+              segmentOffset(nb, l, offsets, arith::SubIOp::create(nb, l, n, one));
           Value decreases = arith::CmpIOp::create(
-              nb, l, arith::CmpIPredicate::slt, entry(nb, l, offsets, n),
+              nb, l, arith::CmpIPredicate::slt, segmentOffset(nb, l, offsets, n),
               before);
           Value firstSoFar = arith::CmpIOp::create(
               nb, l, arith::CmpIPredicate::eq, found[0], count);
@@ -185,14 +185,11 @@ public:
         b, loc, arith::SubIOp::create(b, loc, at, one), zero);
     holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bad, count),
           "'offsets' decrease at entry {0}: {1} after {2}",
-          {bad, entry(b, loc, offsets, at), entry(b, loc, offsets, previous)});
+          {bad, segmentOffset(b, loc, offsets, at),
+           segmentOffset(b, loc, offsets, previous)});
   }
 
 private:
-  static Value entry(OpBuilder &b, Location loc, Value offsets, Value n) {
-    return segmentOffset(b, loc, offsets, n);
-  }
-
   /// `a` and `ref` have equal sizes; `text` shows a's as {0}, ref's as {1}.
   /// A dynamic size of the op's own result follows its operands by
   /// construction and is not checked.
