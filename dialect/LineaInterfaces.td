@@ -67,12 +67,18 @@ def Linea_LinearAttentionOpInterface : OpInterface<"LinearAttentionOpInterface">
       [{ return $_op.getValue(); }]>,
     InterfaceMethod<"The log-decay gate `[B..., L, Dk]` or `[B..., L]`; null without one.",
       "::mlir::Value", "getGate", (ins), [{ return $_op.getGate(); }]>,
-    InterfaceMethod<"The initial state `[B..., Dk, Dv]`, or null.",
+    InterfaceMethod<"The initial state `[B..., Dk, Dv]` (`[N, B..., Dk, Dv]` when packed), or null.",
       "::mlir::Value", "getInitialState", (ins),
       [{ return $_op.getInitialState(); }]>,
-    InterfaceMethod<"The dynamic prefix length, or null.",
+    InterfaceMethod<[{
+        The dynamic prefix length (an `index`, or with offsets a tensor of
+        one length per segment), or null.
+      }],
       "::mlir::Value", "getPrefixIndex", (ins),
       [{ return $_op.getPrefixIndex(); }]>,
+    InterfaceMethod<"The N + 1 offsets of a packed sequence's segments, or null.",
+      "::mlir::Value", "getOffsets", (ins),
+      [{ return $_op.getOffsets(); }]>,
     InterfaceMethod<"The output `[B..., L, Dv]`.",
       "::mlir::TypedValue<::mlir::RankedTensorType>", "getOutput", (ins),
       [{ return $_op.getOutput(); }]>,
@@ -130,6 +136,9 @@ def Linea_LinearAttentionOpInterface : OpInterface<"LinearAttentionOpInterface">
       return getEffectiveMask() == ::mlir::linea::Mask::causal &&
              q.getDimSize(q.getRank() - 2) == 1;
     }
+    /// Packed segments: the op acts on each segment alone, with one state
+    /// and one prefix length per segment.
+    bool isPacked() { return static_cast<bool>((*this).getOffsets()); }
     /// True for a gate with one decay per token (`[B..., L]`).
     bool hasScalarGate() {
       ::mlir::Value gate = (*this).getGate();
@@ -147,6 +156,7 @@ def Linea_LinearAttentionOpInterface : OpInterface<"LinearAttentionOpInterface">
       spec.gate = (*this).getGate();
       spec.initialState = (*this).getInitialState();
       spec.prefixIndex = (*this).getPrefixIndex();
+      spec.offsets = (*this).getOffsets();
       spec.mask = (*this).getMask();
       spec.prefixLength = (*this).getStaticPrefixLength();
       spec.featureMap = (*this).getFeatureMap();

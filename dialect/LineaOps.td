@@ -47,6 +47,9 @@ def Linea_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
 def Linea_StateTensor : RankedTensorOf<[F32, F16, BF16]>;
 // Packed sequences: the N + 1 offsets of N segments along the sequence dim.
 def Linea_OffsetsTensor : 1DTensorOf<[Index, I32, I64]>;
+// A dynamic prefix length: one `index`, or one per segment of a packed op.
+def Linea_PrefixLength : AnyTypeOf<[Index, Linea_OffsetsTensor],
+                                   "an index or a 1-D tensor of lengths">;
 
 //===----------------------------------------------------------------------===//
 // presum
@@ -148,9 +151,16 @@ def Linea_LinearAttentionOp : Linea_Op<"linear_attention", !listconcat([
     Operands are `q: [B..., L, Dk]`, `k: [B..., L, Dk]`, `v: [B..., L, Dv]`
     and `initial_state: [B..., Dk, Dv]` (f32).
 
+    Packed sequences: with `offsets(%o)` (`N + 1` non-decreasing entries,
+    `o_0 = 0`, `o_N = L`) each segment `[o_n, o_{n+1})` is computed as if it
+    were alone; the states are then one per segment, `[N, B..., Dk, Dv]`,
+    and `prefix(%js)` takes a `tensor<?xindex>` (or i32/i64) of N lengths,
+    `0 <= j_n <= o_{n+1} - o_n`. Offsets and lengths are checked at run time.
+
     Forms: `none` takes `#linea.form<oneshot>` or `<quadratic>`; `causal`
     takes `<chunked, C>` or `<quadratic>` (and `<oneshot>` when `L = 1`, the
-    decode step); `prefix(j)` has none until `linea-split-prefix` splits it.
+    decode step); `prefix(j)` has none until `linea-split-prefix` splits it;
+    a packed op has none until `linea-split-segments` writes it per segment.
     Tiling (`TilingInterface`, an external model both linear-attention ops
     share): the iteration domain is `[B..., Dv]`, all parallel (value
     columns are independent; the sequence is a scan and is not tiled).
@@ -163,13 +173,19 @@ def Linea_LinearAttentionOp : Linea_Op<"linear_attention", !listconcat([
     %o2, %s = linea.linear_attention %q, %k, %v init(%s0) mask = prefix(%j)
            : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x32xf32>, tensor<64x32xf32>
            -> tensor<?x32xf32>, tensor<64x32xf32>
+    %o3, %s3 = linea.linear_attention %q2, %k2, %v2 init(%s4) offsets(%o)
+           mask = prefix(%js)
+           : tensor<2x?x8xf32>, tensor<2x?x8xf32>, tensor<2x?x6xf32>,
+             tensor<?x2x8x6xf32>, tensor<?xindex>, tensor<?xindex>
+           -> tensor<2x?x6xf32>, tensor<?x2x8x6xf32>
     ```
   }];
   let arguments = (ins Linea_FloatTensor:$query,
                        Linea_FloatTensor:$key,
                        Linea_FloatTensor:$value,
                        Optional<Linea_StateTensor>:$initial_state,
-                       Optional<Index>:$prefix_index,
+                       Optional<Linea_OffsetsTensor>:$offsets,
+                       Optional<Linea_PrefixLength>:$prefix_index,
                        Linea_MaskAttr:$mask,
                        OptionalAttr<I64Attr>:$prefix_length,
                        DefaultValuedAttr<Linea_FeatureMapAttr,
@@ -181,12 +197,16 @@ def Linea_LinearAttentionOp : Linea_Op<"linear_attention", !listconcat([
                       Optional<Linea_StateTensor>:$final_state);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`init` `(` $initial_state^ `)`)?
+    (`offsets` `(` $offsets^ `)`)?
     `mask` `=` custom<MaskSpec>($mask, $prefix_length, $prefix_index)
     (custom<FeatureMapSpec>($feature_map)^)? (`scale` `=` $scale^)?
     (`normalize` $normalize^)?
     (custom<LinearAttentionForm>($form)^)?
-    attr-dict `:` type($query) `,` type($key) `,` type($value)
-    (`,` type($initial_state)^)? `->` type($output) (`,` type($final_state)^)?
+    attr-dict `:` type($query) `,` type($key) `,`
+    custom<StateAndSegmentTypes>(type($value),
+        ref($initial_state), type($initial_state), ref($offsets),
+        type($offsets), ref($prefix_index), type($prefix_index))
+    `->` type($output) (`,` type($final_state)^)?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -214,7 +234,8 @@ def Linea_GatedLinearAttentionOp : Linea_Op<"gated_linear_attention", !listconca
     per token); `g <= 0` is the caller's promise. The optional second result
     is the final state `S_{L-1}`.
 
-    Forms and tiling as for `linea.linear_attention`.
+    Packed sequences (`offsets`, per-segment states and prefix lengths),
+    forms and tiling as for `linea.linear_attention`.
 
     ```mlir
     %o, %s = linea.gated_linear_attention %q, %k, %v, %g mask = prefix(64)
@@ -227,7 +248,8 @@ def Linea_GatedLinearAttentionOp : Linea_Op<"gated_linear_attention", !listconca
                        Linea_FloatTensor:$value,
                        Linea_FloatTensor:$gate,
                        Optional<Linea_StateTensor>:$initial_state,
-                       Optional<Index>:$prefix_index,
+                       Optional<Linea_OffsetsTensor>:$offsets,
+                       Optional<Linea_PrefixLength>:$prefix_index,
                        Linea_MaskAttr:$mask,
                        OptionalAttr<I64Attr>:$prefix_length,
                        DefaultValuedAttr<F32Attr, "1.0f">:$scale,
@@ -236,11 +258,15 @@ def Linea_GatedLinearAttentionOp : Linea_Op<"gated_linear_attention", !listconca
                       Optional<Linea_StateTensor>:$final_state);
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $gate (`init` `(` $initial_state^ `)`)?
+    (`offsets` `(` $offsets^ `)`)?
     `mask` `=` custom<MaskSpec>($mask, $prefix_length, $prefix_index)
     (`scale` `=` $scale^)?
     (custom<GatedLinearAttentionForm>($form)^)?
-    attr-dict `:` type($query) `,` type($key) `,` type($value) `,` type($gate)
-    (`,` type($initial_state)^)? `->` type($output) (`,` type($final_state)^)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
+    custom<StateAndSegmentTypes>(type($gate),
+        ref($initial_state), type($initial_state), ref($offsets),
+        type($offsets), ref($prefix_index), type($prefix_index))
+    `->` type($output) (`,` type($final_state)^)?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -104,7 +104,10 @@ def LineaSplitSegments : Pass<"linea-split-segments"> {
     another segment's.
 
     Runs first in `linea-optimize`, after the run-time checks of the
-    offsets (`o_0 = 0`, non-decreasing, `o_N = L`). Ops: `linea.presum`.
+    offsets (`o_0 = 0`, non-decreasing, `o_N = L`). Ops: `linea.presum`,
+    `linea.linear_attention` and `linea.gated_linear_attention`, whose
+    segment n starts from initial state n, takes prefix length `j_n` and
+    writes final state n (states `[N, B..., Dk, Dv]`).
     For `target=gpu` it stops with an error instead: a loop over segments
     on the host is not what a GPU should run, and the per-segment grid is
     not built yet.

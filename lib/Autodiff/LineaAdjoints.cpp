@@ -668,6 +668,11 @@ mlir::linea::emitLineaAdjoint(Operation *op, OpBuilder &b,
                               Cotangents &cotangents) {
   if (auto presum = dyn_cast<PresumOp>(op))
     return adjoint(presum, b, cotangents);
+  if (auto attention = dyn_cast<LinearAttentionOpInterface>(op);
+      attention && attention.isPacked())
+    return op->emitOpError()
+           << "has no adjoint yet with offsets (packed segments): the "
+              "gradients of linear attention are built for one sequence";
   if (auto attention = dyn_cast<LinearAttentionOp>(op))
     return adjoint(attention, b, cotangents);
   if (auto attention = dyn_cast<AttentionOp>(op))

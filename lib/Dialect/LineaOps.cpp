@@ -73,11 +73,12 @@ LogicalResult checkRank(Operation *op, Named x, int64_t rank,
                            << x.type.getRank();
 }
 
-/// The leading `numBatch` dims of `x` must agree with those of `ref`.
+/// The leading `numBatch` dims of `x` (after its first `lead`) must agree
+/// with those of `ref`.
 LogicalResult checkBatchDims(Operation *op, Named x, Named ref,
-                             int64_t numBatch) {
+                             int64_t numBatch, int64_t lead = 0) {
   for (int64_t i = 0; i < numBatch; ++i) {
-    int64_t a = x.type.getDimSize(i), b = ref.type.getDimSize(i);
+    int64_t a = x.type.getDimSize(lead + i), b = ref.type.getDimSize(i);
     if (!dimsCompatible(a, b))
       return op->emitOpError()
              << "'" << x.name << "' batch dim " << i << " is " << formatDim(a)
@@ -131,18 +132,24 @@ LogicalResult checkSequenceOperand(Operation *op, Named x, Named ref,
   return success();
 }
 
-/// A state tensor `[B..., Dk, Dv]` matching q's batch dims, k's Dk and v's Dv.
-LogicalResult checkState(Operation *op, Named state, Named q, Named v) {
-  int64_t rank = q.type.getRank();
+/// A state tensor `[B..., Dk, Dv]` matching q's batch dims, k's Dk and v's
+/// Dv; on a packed op one per segment, `[N, B..., Dk, Dv]`.
+LogicalResult checkState(Operation *op, Named state, Named q, Named v,
+                         bool perSegment) {
+  int64_t rank = q.type.getRank(), lead = perSegment ? 1 : 0;
   if (!state.type.getElementType().isF32())
     return op->emitOpError() << "'" << state.name
                              << "' must have element type f32 (states "
                                 "accumulate in f32), got "
                              << state.type.getElementType();
-  if (failed(checkRank(op, state, rank, "([B..., Dk, Dv])")) ||
-      failed(checkBatchDims(op, state, q, rank - 2)) ||
-      failed(checkDim(op, state, rank - 2, q, rank - 1, "Dk")) ||
-      failed(checkDim(op, state, rank - 1, v, rank - 1, "Dv")))
+  if (failed(checkRank(op, state, rank + lead,
+                       perSegment ? "([N, B..., Dk, Dv]: one state per "
+                                    "segment of a packed op)"
+                                  : "([B..., Dk, Dv])")))
+    return failure();
+  if (failed(checkBatchDims(op, state, q, rank - 2, lead)) ||
+      failed(checkDim(op, state, lead + rank - 2, q, rank - 1, "Dk")) ||
+      failed(checkDim(op, state, lead + rank - 1, v, rank - 1, "Dv")))
     return failure();
   return success();
 }
@@ -158,6 +165,18 @@ LogicalResult checkOutput(Operation *op, Named out, Named q, Named v) {
     return failure();
   return success();
 }
+
+/// At least the first offset (`N + 1` of them for N segments): the rest is
+/// the run-time check's (a constant's too, as it is known only as folded).
+LogicalResult verifyOffsets(Operation *op,
+                            TypedValue<RankedTensorType> offsets) {
+  if (!offsets || offsets.getType().getDimSize(0) != 0)
+    return success();
+  return op->emitOpError()
+         << "'offsets' must have N + 1 >= 1 entries (N segments), but has 0";
+}
+
+LogicalResult checkSegments(LinearAttentionOpInterface op);
 
 /// The mask, the static `prefix_length` and the `index` operand must agree.
 LogicalResult checkMaskSpec(Operation *op, Mask mask,
@@ -208,21 +227,45 @@ LogicalResult verifyLinearAttentionOperands(LinearAttentionOpInterface op) {
       failed(checkDim(raw, k, featureDim(k.type), q, featureDim(q.type),
                       "feature dim (Dk)")))
     return failure();
+  bool packed = op.isPacked();
   if (Value init = op.getInitialState())
     if (failed(checkState(
             raw, Named{"initial_state", cast<RankedTensorType>(init.getType())},
-            q, v)))
+            q, v, packed)))
       return failure();
   if (Value fin = op.getFinalState())
     if (failed(checkState(
             raw, Named{"final_state", cast<RankedTensorType>(fin.getType())},
-            q, v)))
+            q, v, packed)))
       return failure();
   if (failed(checkOutput(raw, Named{"output", op.getOutput().getType()}, q,
                          v)))
     return failure();
-  return checkMaskSpec(raw, op.getMask(), op.getStaticPrefixLength(),
-                       op.getPrefixIndex(), q);
+  if (failed(checkMaskSpec(raw, op.getMask(), op.getStaticPrefixLength(),
+                           op.getPrefixIndex(), q)))
+    return failure();
+  return checkSegments(op);
+}
+
+/// A packed op's prefix lengths are one per segment (a tensor), an unpacked
+/// op's one `index`; the segment count itself is the run-time check's.
+LogicalResult checkSegments(LinearAttentionOpInterface op) {
+  auto offsets = cast_or_null<TypedValue<RankedTensorType>>(op.getOffsets());
+  if (failed(verifyOffsets(op, offsets)))
+    return failure();
+  Value prefix = op.getPrefixIndex();
+  if (op.isPacked() && op.getStaticPrefixLength())
+    return op->emitOpError()
+           << "a packed op (offsets) takes one prefix length per segment: "
+              "prefix(%js) with a tensor of N lengths, not a static prefix";
+  if (!prefix || isa<RankedTensorType>(prefix.getType()) == op.isPacked())
+    return success();
+  if (op.isPacked())
+    return op->emitOpError()
+           << "a packed op (offsets) takes one prefix length per segment: "
+              "prefix(%js) with a tensor of N lengths, not one index";
+  return op->emitOpError() << "a tensor of prefix lengths (one per segment) "
+                              "needs offsets(%o), which say the segments";
 }
 
 std::string listForms(ArrayRef<FormKind> kinds) {
@@ -243,6 +286,10 @@ LogicalResult verifyFormIsLegal(FormOpInterface op) {
     return success();
   InFlightDiagnostic diag = op->emitOpError()
                             << "cannot take form " << form << ": ";
+  auto attention = dyn_cast<LinearAttentionOpInterface>(op.getOperation());
+  if (legal.empty() && attention && attention.isPacked())
+    return diag << "a packed op (offsets) takes forms per segment, after "
+                   "linea-split-segments writes it as one op per segment";
   if (legal.empty())
     return diag << "a prefix(j) op has no single form; linea-split-prefix "
                    "splits it into a bidirectional and a causal part";
@@ -561,16 +608,6 @@ reifyFromOperands(OpBuilder &b, Operation *op,
 
 } // namespace
 
-/// At least the first offset (`N + 1` of them for N segments): the rest is
-/// the run-time check's (a constant's too, as it is known only as folded).
-static LogicalResult verifyOffsets(Operation *op,
-                                   TypedValue<RankedTensorType> offsets) {
-  if (!offsets || offsets.getType().getDimSize(0) != 0)
-    return success();
-  return op->emitOpError()
-         << "'offsets' must have N + 1 >= 1 entries (N segments), but has 0";
-}
-
 /// The type list of an op whose result has its input's type: `INPUT`, or
 /// with offsets `INPUT, OFFSETS -> RESULT` (SPEC writes the result out, as
 /// a reader expects after two operand types).
@@ -596,6 +633,42 @@ static void printSequenceTypes(OpAsmPrinter &printer, Operation *,
   printer << inputType;
   if (offsetsType)
     printer << ", " << offsetsType << " -> " << inputType;
+}
+
+/// The tail of a linear-attention op's type list, from its last sequence
+/// operand: `LAST[, INIT][, OFFSETS][, PREFIXES]`, each present when its
+/// operand is. A prefix length is an `index` (not written) or, on a packed
+/// op, a tensor of one length per segment (written).
+static ParseResult parseStateAndSegmentTypes(
+    OpAsmParser &parser, Type &lastType,
+    std::optional<OpAsmParser::UnresolvedOperand> initialState,
+    Type &initialStateType,
+    std::optional<OpAsmParser::UnresolvedOperand> offsets, Type &offsetsType,
+    std::optional<OpAsmParser::UnresolvedOperand> prefix, Type &prefixType) {
+  if (parser.parseType(lastType))
+    return failure();
+  if (initialState &&
+      (parser.parseComma() || parser.parseType(initialStateType)))
+    return failure();
+  if (offsets && (parser.parseComma() || parser.parseType(offsetsType)))
+    return failure();
+  if (!prefix)
+    return success();
+  if (succeeded(parser.parseOptionalComma()))
+    return parser.parseType(prefixType);
+  prefixType = parser.getBuilder().getIndexType();
+  return success();
+}
+static void printStateAndSegmentTypes(OpAsmPrinter &printer, Operation *,
+                                      Type lastType, Value, Type initialStateType,
+                                      Value, Type offsetsType, Value,
+                                      Type prefixType) {
+  printer << lastType;
+  for (Type type : {initialStateType, offsetsType})
+    if (type)
+      printer << ", " << type;
+  if (prefixType && !prefixType.isIndex())
+    printer << ", " << prefixType;
 }
 
 //===----------------------------------------------------------------------===//
@@ -740,6 +813,10 @@ PresumOp::reifyResultShapes(OpBuilder &b,
 namespace {
 
 SmallVector<FormKind> legalLinearAttentionForms(LinearAttentionOpInterface op) {
+  // Each segment of a packed op may take its own form (segments differ in
+  // length, hence in cost): chosen after linea-split-segments writes them.
+  if (op.isPacked())
+    return {};
   if (op.isBidirectional())
     return {FormKind::oneshot, FormKind::quadratic};
   if (op.getEffectiveMask() != Mask::causal)
@@ -758,6 +835,11 @@ tileLinearAttention(OpBuilder &b, LinearAttentionOpInterface op,
                     ArrayRef<OpFoldResult> offsets,
                     ArrayRef<OpFoldResult> sizes,
                     ArrayRef<OpOperand *> columnOperands) {
+  // A packed op's states lead with the segment dim, which the domain does
+  // not have: it is tiled as the ops linea-split-segments makes of it.
+  if (op.isPacked())
+    return op->emitOpError() << "is packed (offsets): tile the per-segment "
+                                "ops after linea-split-segments";
   Location loc = op.getLoc();
   DomainTile tile{offsets, sizes, numBatchDims(op.getQuery().getType()), true};
   if (failed(verifyStaticColumnTile(op, tile, op.getValue())))
@@ -939,7 +1021,7 @@ Operation *LinearAttentionOp::createLike(OpBuilder &b, Location loc,
   MLIRContext *ctx = b.getContext();
   return LinearAttentionOp::create(
       b, loc, spec.outputType, spec.finalStateType, spec.query, spec.key,
-      spec.value, spec.initialState, spec.prefixIndex,
+      spec.value, spec.initialState, spec.offsets, spec.prefixIndex,
       MaskAttr::get(ctx, spec.mask), prefixLengthAttr(b, spec),
       FeatureMapAttr::get(ctx, spec.featureMap), b.getF32FloatAttr(spec.scale),
       spec.normalize ? b.getUnitAttr() : UnitAttr(), spec.form);
@@ -972,7 +1054,7 @@ Operation *GatedLinearAttentionOp::createLike(OpBuilder &b, Location loc,
                                               const LinearAttentionSpec &spec) {
   return GatedLinearAttentionOp::create(
       b, loc, spec.outputType, spec.finalStateType, spec.query, spec.key,
-      spec.value, spec.gate, spec.initialState, spec.prefixIndex,
+      spec.value, spec.gate, spec.initialState, spec.offsets, spec.prefixIndex,
       MaskAttr::get(b.getContext(), spec.mask), prefixLengthAttr(b, spec),
       b.getF32FloatAttr(spec.scale), spec.form);
 }
@@ -994,7 +1076,9 @@ struct FoldConstantPrefixIndex
                                 PatternRewriter &rewriter) const override {
     Value index = op.getPrefixIndex();
     APInt value;
-    if (!index || !matchPattern(index, m_ConstantInt(&value)))
+    // (A packed op's lengths are a tensor, one per segment: never folded.)
+    if (!index || !index.getType().isIndex() ||
+        !matchPattern(index, m_ConstantInt(&value)))
       return rewriter.notifyMatchFailure(op, "no constant prefix operand");
     int64_t length = value.getSExtValue();
     RankedTensorType query = op.getQuery().getType();

@@ -88,12 +88,13 @@ public:
                    ref.what.str() + " {1}");
   }
 
-  /// The leading `count` dims of `x` match those of `ref`.
+  /// The leading `count` dims of `x` (after its first `lead`, a packed
+  /// state's segment dim) match those of `ref`.
   void sameBatch(StringRef name, Value x, StringRef refName, Value ref,
-                 int64_t count) {
+                 int64_t count, int64_t lead = 0) {
     for (int64_t i = 0; i < count; ++i) {
       std::string what = "batch dim " + std::to_string(i);
-      equalSizes({name, x, i, what}, {refName, ref, i, what},
+      equalSizes({name, x, lead + i, what}, {refName, ref, i, what},
                  "'" + name.str() + "' " + what + " is {0} but '" +
                      refName.str() + "' " + what + " is {1}");
     }
@@ -189,6 +190,78 @@ public:
            segmentOffset(b, loc, offsets, previous)});
   }
 
+  /// `x` has one entry per segment of `offsets` along `x.dim`.
+  void onePerSegment(const NamedDim &x, Value offsets) {
+    if (isResult(x) && ShapedType::isDynamic(x.staticSize()))
+      return;
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value segments = arith::SubIOp::create(
+        b, loc, b.createOrFold<tensor::DimOp>(loc, offsets, 0), one);
+    Value actual = size(x);
+    holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, actual,
+                                segments),
+          "'" + x.name.str() + "' " + x.what.str() +
+              " {0} does not match the {1} segments of 'offsets'",
+          {actual, segments});
+  }
+
+  /// Every segment's prefix length `j_n` lies in `[0, o_{n+1} - o_n]`
+  /// (after onePerSegment: `lengths` has one per segment).
+  void prefixesInSegments(Value lengths, Value offsets) {
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value count = b.createOrFold<tensor::DimOp>(loc, lengths, 0);
+    auto segmentSize = [&](OpBuilder &nb, Location l, Value n) -> Value {
+      Value next = arith::AddIOp::create(nb, l, n, one);
+      return arith::SubIOp::create(nb, l, segmentOffset(nb, l, offsets, next),
+                                   segmentOffset(nb, l, offsets, n));
+    };
+    // The first segment whose length is out of range, else `count`.
+    auto scan = scf::ForOp::create(
+        b, loc, zero, count, one, ValueRange{count},
+        [&](OpBuilder &nb, Location l, Value n, ValueRange found) {
+          Value j = segmentOffset(nb, l, lengths, n);
+          Value inRange = arith::AndIOp::create(
+              nb, l,
+              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, j, zero),
+              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle, j,
+                                    segmentSize(nb, l, n)));
+          Value firstSoFar = arith::CmpIOp::create(
+              nb, l, arith::CmpIPredicate::eq, found[0], count);
+          Value take = arith::AndIOp::create(
+              nb, l, arith::XOrIOp::create(
+                         nb, l, inRange,
+                         arith::ConstantIntOp::create(nb, l, 1, 1)),
+              firstSoFar);
+          scf::YieldOp::create(
+              nb, l,
+              ValueRange{arith::SelectOp::create(nb, l, take, n, found[0])});
+        });
+    Value bad = scan.getResult(0);
+    // The message reads entry `at`, clamped in range when all held (and 0
+    // segments have nothing to report: the check then holds).
+    Value last = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, count, one), zero);
+    Value at = arith::MinSIOp::create(b, loc, bad, last);
+    Value safe = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bad,
+                                       count);
+    auto read = scf::IfOp::create(
+        b, loc, safe,
+        [&](OpBuilder &nb, Location l) {
+          scf::YieldOp::create(nb, l, ValueRange{zero, zero});
+        },
+        [&](OpBuilder &nb, Location l) {
+          scf::YieldOp::create(
+              nb, l,
+              ValueRange{segmentOffset(nb, l, lengths, at),
+                         segmentSize(nb, l, at)});
+        });
+    holds(safe,
+          "prefix length {1} of segment {0} is outside [0, {2}], the "
+          "segment's length",
+          {bad, read.getResult(0), read.getResult(1)});
+  }
+
 private:
   /// `a` and `ref` have equal sizes; `text` shows a's as {0}, ref's as {1}.
   /// A dynamic size of the op's own result follows its operands by
@@ -241,15 +314,31 @@ void checkLinearAttention(LinearAttentionOpInterface op, RuntimeChecks &checks) 
     checks.sameSize({"gate", g, seq, "sequence length"},
                     {"query", q, seq, "sequence length"});
   }
-  if (Value init = op.getInitialState())
-    checks.sameBatch("initial_state", init, "query", q, batch);
+  Value offsets = op.getOffsets();
+  // A packed op's states lead with one entry per segment.
+  int64_t lead = offsets ? 1 : 0;
+  if (offsets)
+    checks.segmentOffsets(offsets, {"query", q, seq, "sequence length"});
+  if (Value init = op.getInitialState()) {
+    checks.sameBatch("initial_state", init, "query", q, batch, lead);
+    if (offsets)
+      checks.onePerSegment({"initial_state", init, 0, "dim 0"}, offsets);
+  }
   checks.sameBatch("output", op.getOutput(), "query", q, batch);
   checks.sameSize({"output", op.getOutput(), seq, "sequence length"},
                   {"query", q, seq, "sequence length"});
-  if (Value fin = op.getFinalState())
-    checks.sameBatch("final_state", fin, "query", q, batch);
-  if (Value length = op.getPrefixIndex())
+  if (Value fin = op.getFinalState()) {
+    checks.sameBatch("final_state", fin, "query", q, batch, lead);
+    if (offsets)
+      checks.onePerSegment({"final_state", fin, 0, "dim 0"}, offsets);
+  }
+  Value length = op.getPrefixIndex();
+  if (length && offsets) {
+    checks.onePerSegment({"prefix lengths", length, 0, "count"}, offsets);
+    checks.prefixesInSegments(length, offsets);
+  } else if (length) {
     checks.prefixInRange(length, {"query", q, seq, "sequence length"});
+  }
 }
 
 /// x, the memory and the results of fold and folded_attention.

@@ -631,6 +631,10 @@ LogicalResult FunctionDistributor::distribute(Operation *op) {
   if (!ranks && isa<LinearAttentionOpInterface, PresumOp>(op))
     ranks = buildRanks(builder, func.getLoc());
   if (auto attention = dyn_cast<LinearAttentionOpInterface>(op)) {
+    if (attention.isPacked())
+      return op->emitOpError()
+             << "cannot run sequence-parallel: its packed segments (offsets) "
+                "are not split across ranks yet";
     int64_t seq = numBatchDims(attention.getQuery().getType());
     for (Value operand :
          SmallVector<Value>{attention.getQuery(), attention.getKey(),

@@ -295,7 +295,8 @@ Value buildLinearAttention(OpBuilder &b, Location loc,
   }
   auto op = LinearAttentionOp::create(
       b, loc, outputType, /*final_state=*/Type(), q, k, v,
-      /*initial_state=*/Value(), prefixIndex, MaskAttr::get(ctx, mask),
+      /*initial_state=*/Value(), /*offsets=*/Value(), prefixIndex,
+      MaskAttr::get(ctx, mask),
       prefixLength, FeatureMapAttr::get(ctx, FeatureMap::identity),
       b.getF32FloatAttr(float(m.scale)), normalize ? b.getUnitAttr() : nullptr,
       /*form=*/nullptr);
@@ -398,7 +399,7 @@ LogicalResult raise::raiseMaskedLinearAttention(RewriterBase &rewriter,
     auto gla = GatedLinearAttentionOp::create(
         rewriter, loc, RankedTensorType::get(shape, rewriter.getF32Type()),
         /*final_state=*/Type(), q, k, v, g, /*initial_state=*/Value(),
-        /*prefix_index=*/Value(),
+        /*offsets=*/Value(), /*prefix_index=*/Value(),
         MaskAttr::get(rewriter.getContext(), Mask::causal),
         /*prefix_length=*/nullptr, rewriter.getF32FloatAttr(float(m->scale)),
         /*form=*/nullptr);
@@ -698,7 +699,7 @@ LogicalResult raise::raiseDecayedLinearAttention(RewriterBase &rewriter,
   auto gated = GatedLinearAttentionOp::create(
       rewriter, loc, RankedTensorType::get(shape, rewriter.getF32Type()),
       /*final_state=*/Type(), q, k, v, generic.getResult(0),
-      /*initial_state=*/Value(), /*prefix_index=*/Value(),
+      /*initial_state=*/Value(), /*offsets=*/Value(), /*prefix_index=*/Value(),
       MaskAttr::get(ctx, Mask::causal), /*prefix_length=*/nullptr,
       rewriter.getF32FloatAttr(float(m->scale)), /*form=*/nullptr);
   SmallVector<unsigned> loops(m->batch);

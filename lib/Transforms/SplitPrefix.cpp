@@ -110,6 +110,9 @@ struct SplitPrefix : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
                                 PatternRewriter &rewriter) const override {
     if (op.getEffectiveMask() != Mask::prefix)
       return rewriter.notifyMatchFailure(op, "no prefix mask to split");
+    // Each segment has its own prefix: split after linea-split-segments.
+    if (op.isPacked())
+      return rewriter.notifyMatchFailure(op, "packed: one prefix per segment");
     Location loc = op.getLoc();
     SplitPoint split(rewriter, loc, op);
     LinearAttentionSpec spec = op.getSpec();

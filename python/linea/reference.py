@@ -123,16 +123,49 @@ def _state_row_of(L, mask, prefix_length):
     raise ValueError(f"unknown mask {mask!r}; expected one of {MASKS}")
 
 
+def _segmentwise(op, sequences, offsets, prefix_length, initial_state, **attributes):
+    """A packed linear-attention op: `op` on each segment [o_n, o_{n+1}) of the sequence
+    dim (axis -2 of q, k, v; the gate's own sequence axis) alone, from initial state n
+    (of [N, B..., Dk, Dv]) with prefix length n; returns (o, final states [N, ...])."""
+    q = sequences[0]
+    L = q.shape[-2]
+    spans = segments(offsets, L)
+    if prefix_length is not None and len(np.asarray(prefix_length).reshape(-1)) != len(spans):
+        raise ValueError(f"{len(np.asarray(prefix_length).reshape(-1))} prefix lengths for "
+                         f"{len(spans)} segments")
+    if initial_state is not None and len(initial_state) != len(spans):
+        raise ValueError(f"{len(initial_state)} initial states for {len(spans)} segments")
+    outputs, states = [], []
+    for n, (start, end) in enumerate(spans):
+        rows = [x[..., start:end, :] if x.ndim == q.ndim else x[..., start:end]
+                for x in sequences]
+        j = None if prefix_length is None else int(np.asarray(prefix_length).reshape(-1)[n])
+        s0 = None if initial_state is None else initial_state[n]
+        o, state = op(*rows, prefix_length=j, initial_state=s0, **attributes)
+        outputs.append(o)
+        states.append(state)
+    Dk, Dv = q.shape[-1], sequences[2].shape[-1]
+    batch = np.broadcast_shapes(*[x.shape[:q.ndim - 2] for x in sequences])
+    final = np.stack(states) if states else np.zeros((0,) + batch + (Dk, Dv))
+    return np.concatenate(outputs, axis=-2) if outputs else np.zeros(batch + (0, Dv)), final
+
+
 def linear_attention(q, k, v, mask="none", prefix_length=None, feature_map="identity",
-                     scale=1.0, normalize=False, initial_state=None):
+                     scale=1.0, normalize=False, initial_state=None, offsets=None):
     """o_i = scale * phi(q_i) @ S(i), returns (o [B..., L, Dv], final_state [B..., Dk, Dv]).
 
     Recurrence: S_t = S_{t-1} + phi(k_t)^T v_t with S_{-1} = S0 (zero when absent), and
       none: S(i) = S_{L-1};  causal: S(i) = S_i;  prefix(j): S(i) = S_{j-1} if i < j else S_i.
     normalize: divide row i by phi(q_i) . z(i) + 1e-6, z_t = z_{t-1} + phi(k_t) over the same t.
     final_state = S_{L-1} (= S0 + sum_{t < L} phi(k_t)^T v_t) in every mode.
+    With `offsets` (N + 1 of them), each segment is computed alone: `initial_state` and
+    the final states are [N, B..., Dk, Dv] and `prefix_length` has one length per segment.
     """
     q, k, v = _f64(q), _f64(k), _f64(v)
+    if offsets is not None:
+        return _segmentwise(linear_attention, [q, k, v], offsets, prefix_length,
+                            initial_state, mask=mask, feature_map=feature_map,
+                            scale=scale, normalize=normalize)
     if normalize and initial_state is not None:
         raise ValueError("normalize together with initial_state is not allowed")
     phi = feature_map_fn(feature_map)
@@ -160,7 +193,7 @@ def linear_attention(q, k, v, mask="none", prefix_length=None, feature_map="iden
 
 
 def gated_linear_attention(q, k, v, g, mask="causal", prefix_length=None, scale=1.0,
-                           initial_state=None):
+                           initial_state=None, offsets=None):
     """Gated (decaying) linear attention, returns (o [B..., L, Dv], final_state [B..., Dk, Dv]).
 
     g is [B..., L, Dk] (per key dim) or [B..., L] (one scalar per token), log-space, g <= 0.
@@ -170,8 +203,12 @@ def gated_linear_attention(q, k, v, g, mask="causal", prefix_length=None, scale=
       (Linea's extension: the bidirectional head linea-split-prefix makes).
       final_state = S_{L-1}.
     No feature map, no normalize (the SPEC gives the gated op neither).
+    `offsets`: packed segments, as for linear_attention.
     """
     q, k, v, g = _f64(q), _f64(k), _f64(v), _f64(g)
+    if offsets is not None:
+        return _segmentwise(gated_linear_attention, [q, k, v, g], offsets, prefix_length,
+                            initial_state, mask=mask, scale=scale)
     L, Dk, Dv = q.shape[-2], q.shape[-1], v.shape[-1]
     if g.ndim == q.ndim - 1:  # scalar gate per token: [B..., L] -> [B..., L, 1]
         g = g[..., None]

@@ -214,3 +214,196 @@ def test_tiled_presum_keeps_each_segment(tmp_path):
     (got,) = linea.run(program, [x, offsets], pipeline=pipeline)
     want = ref.presum(x, 1, exclusive=True, reverse=True, offsets=offsets)
     assert relative_error(got, want) <= TOLERANCE
+
+
+# ---------------------------------------------------------------------------
+# linear_attention and gated_linear_attention with offsets: one state and one
+# prefix length per segment
+# ---------------------------------------------------------------------------
+
+def attention_program(op, batch, length, dk, dv, dynamic, offsets_type, mask,
+                      init, final, gate_rank=0, feature_map=None, normalize=False,
+                      prefix_type="index"):
+    """@main(q, k, v, [g,] [s0,] o, [js]) -> packed linear attention (and final states)."""
+    seq = "?" if dynamic else str(length)
+    lead = "".join(f"{b}x" for b in batch)
+    qt, vt = f"tensor<{lead}{seq}x{dk}xf32>", f"tensor<{lead}{seq}x{dv}xf32>"
+    st = f"tensor<?x{lead}{dk}x{dv}xf32>"
+    ot, jt = f"tensor<?x{offsets_type}>", f"tensor<?x{prefix_type}>"
+    args, types = ["%q", "%k", "%v"], [qt, qt, vt]
+    if op == "gated":
+        gt = qt if gate_rank == len(batch) + 2 else f"tensor<{lead}{seq}xf32>"
+        args.append("%g")
+        types.append(gt)
+    operands = ", ".join(args)
+    if init:
+        args.append("%s0")
+        types.append(st)
+        operands += " init(%s0)"
+    args.append("%o")
+    types.append(ot)
+    operands += " offsets(%o)"
+    mask_text = mask
+    if mask == "prefix":
+        args.append("%js")
+        types.append(jt)
+        mask_text = "prefix(%js)"
+    attributes = ""
+    if feature_map:
+        attributes += f" feature_map = {feature_map}"
+    if normalize:
+        attributes += " normalize"
+    results = [vt] + ([st] if final else [])
+    name = "linea.gated_linear_attention" if op == "gated" else "linea.linear_attention"
+    values = "%y, %s" if final else "%y"
+    signature = ", ".join(f"{a}: {t}" for a, t in zip(args, types))
+    return (f"func.func @main({signature}) -> ({', '.join(results)}) {{\n"
+            f"  {values} = {name} {operands} mask = {mask_text}{attributes}\n"
+            f"      : {', '.join(types)} -> {', '.join(results)}\n"
+            f"  return {values} : {', '.join(results)}\n}}\n")
+
+
+# Seeded: both ops, every mask, every segment kind (one, single tokens, empty
+# ones, one long and many short), L = 1, prime, not a multiple of a chunk
+# (64), several leading dims, per-token and per-key-dim gates down to -20,
+# prefix lengths 0, j and len per segment, states in and out, each offsets
+# type, dynamic and static L, the optimizer and the reference lowering.
+ATTENTION_CASES = []
+_rng = np.random.default_rng(3636)
+for k in range(16):
+    op = "gated" if k % 2 else "linear"
+    batch = [[], [2], [2, 3]][k % 3]
+    ATTENTION_CASES.append(dict(
+        op=op, kind=KINDS[(k // 2) % len(KINDS)], batch=batch,
+        length=[1, 7, 131, 200][k % 4] if k % 5 != 4 else 67,
+        dk=int(_rng.integers(1, 9)), dv=int(_rng.integers(1, 9)),
+        mask=["causal", "prefix", "none"][k % 3] if k != 13 else "prefix",
+        dynamic=k % 4 != 3, offsets_type=["index", "i32", "i64"][k % 3],
+        init=k % 3 != 0, final=k % 4 != 1,
+        gate_rank=len(batch) + 1 + (k // 2) % 2 if op == "gated" else 0,
+        normalize=op == "linear" and k % 3 == 0 and k % 4 == 2,
+        feature_map="elu_plus_one" if op == "linear" and k % 5 == 2 else None,
+        no_optimize=k % 4 == 2))
+
+
+def attention_id(c):
+    return (f"{c['op']}-{c['mask']}-{c['kind']}-L={c['length']}-batch={c['batch']}"
+            f"-{c['offsets_type']}" + ("-dyn" if c["dynamic"] else "")
+            + ("-init" if c["init"] else "") + ("-final" if c["final"] else "")
+            + (f"-gate{c['gate_rank']}" if c["gate_rank"] else "")
+            + ("-normalize" if c["normalize"] else "")
+            + ("-elu" if c["feature_map"] else "")
+            + ("-reference" if c["no_optimize"] else "-optimized"))
+
+
+def attention_inputs(case, rng):
+    """The program's inputs and the oracle's arguments for one case."""
+    batch, length = case["batch"], case["length"]
+    lengths = lengths_of(case["kind"], length, rng)
+    offsets = offsets_of(lengths)
+    q = rng.standard_normal(batch + [length, case["dk"]]).astype(np.float32)
+    k = rng.standard_normal(batch + [length, case["dk"]]).astype(np.float32)
+    v = rng.standard_normal(batch + [length, case["dv"]]).astype(np.float32)
+    inputs, oracle = [q, k, v], dict(mask=case["mask"], offsets=offsets)
+    if case["op"] == "gated":
+        shape = batch + [length] + ([case["dk"]] if case["gate_rank"] == len(batch) + 2 else [])
+        gate = (-20 * rng.random(shape) ** 3).astype(np.float32)  # log-decays down to -20
+        inputs.append(gate)
+    if case["init"]:
+        s0 = rng.standard_normal([len(lengths)] + batch + [case["dk"], case["dv"]])
+        inputs.append(s0.astype(np.float32))
+        oracle["initial_state"] = inputs[-1]
+    inputs.append(offsets.astype(np.int32 if case["offsets_type"] == "i32" else np.int64))
+    if case["mask"] == "prefix":
+        # 0, the whole segment, or a length between, per segment
+        js = np.array([[0, n, int(rng.integers(0, n + 1))][i % 3] for i, n in enumerate(lengths)],
+                      np.int64)
+        inputs.append(js)
+        oracle["prefix_length"] = js
+    if case["op"] == "linear":
+        oracle.update(feature_map=case["feature_map"] or "identity",
+                      normalize=case["normalize"])
+    return inputs, oracle
+
+
+@pytest.mark.parametrize("case", ATTENTION_CASES,
+                         ids=[attention_id(c) for c in ATTENTION_CASES])
+def test_linear_attention_against_oracle(case):
+    rng = np.random.default_rng(zlib.crc32(attention_id(case).encode()))
+    if case["normalize"]:
+        case = dict(case, init=False)  # (normalize takes no initial state)
+    inputs, oracle = attention_inputs(case, rng)
+    program = attention_program(case["op"], case["batch"], case["length"], case["dk"],
+                                case["dv"], case["dynamic"], case["offsets_type"],
+                                case["mask"], case["init"], case["final"], case["gate_rank"],
+                                case["feature_map"], case["normalize"])
+    got = linea.run(program, inputs, no_optimize=case["no_optimize"])
+    if case["op"] == "gated":
+        want = ref.gated_linear_attention(*inputs[:4], **oracle)
+    else:
+        want = ref.linear_attention(*inputs[:3], **oracle)
+    assert relative_error(got[0], want[0]) <= TOLERANCE
+    if case["final"]:
+        assert got[1].shape == want[1].shape
+        assert relative_error(got[1], want[1]) <= TOLERANCE
+
+
+def test_packed_attention_matches_each_segment_alone():
+    """The packed gated kernel (chunked per segment) and the unpacked one on
+    each segment's rows, state and prefix length."""
+    lengths = [130, 1, 0, 64, 105]
+    packed = linea.compile(attention_program("gated", [2], 300, 8, 4, True, "index",
+                                             "prefix", True, True, gate_rank=2))
+    alone = linea.compile(
+        "func.func @main(%q: tensor<2x?x8xf32>, %k: tensor<2x?x8xf32>, %v: tensor<2x?x4xf32>,\n"
+        "                %g: tensor<2x?xf32>, %s0: tensor<2x8x4xf32>, %j: index)\n"
+        "    -> (tensor<2x?x4xf32>, tensor<2x8x4xf32>) {\n"
+        "  %y, %s = linea.gated_linear_attention %q, %k, %v, %g init(%s0) mask = prefix(%j)\n"
+        "      : tensor<2x?x8xf32>, tensor<2x?x8xf32>, tensor<2x?x4xf32>, tensor<2x?xf32>,\n"
+        "        tensor<2x8x4xf32> -> tensor<2x?x4xf32>, tensor<2x8x4xf32>\n"
+        "  return %y, %s : tensor<2x?x4xf32>, tensor<2x8x4xf32>\n}\n")
+    rng = np.random.default_rng(4)
+    q, k = (rng.standard_normal((2, 300, 8)).astype(np.float32) for _ in range(2))
+    v = rng.standard_normal((2, 300, 4)).astype(np.float32)
+    g = (-3 * rng.random((2, 300))).astype(np.float32)
+    s0 = rng.standard_normal((5, 2, 8, 4)).astype(np.float32)
+    offsets, js = offsets_of(lengths), np.array([17, 1, 0, 64, 0])
+    y, s = packed(q, k, v, g, s0, offsets, js)
+    for n, (start, end) in enumerate(zip(offsets, offsets[1:])):
+        if end == start:  # an empty segment passes its state through
+            np.testing.assert_array_equal(s[n], s0[n])
+            continue
+        rows = slice(start, end)
+        y_n, s_n = alone(q[:, rows], k[:, rows], v[:, rows], g[:, rows], s0[n], int(js[n]))
+        np.testing.assert_allclose(y[:, rows], y_n, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(s[n], s_n, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("states, offsets, js, message", [
+    (3, [0, 4, 10], [1, 2], "'initial_state' dim 0 3 does not match the 2 segments of 'offsets'"),
+    (2, [0, 4, 10], [1, 2, 0], "'prefix lengths' count 3 does not match the 2 segments"),
+    (2, [0, 4, 10], [1, 7], "prefix length 7 of segment 1 is outside \\[0, 6\\]"),
+    (2, [0, 4, 10], [-1, 0], "prefix length -1 of segment 0 is outside \\[0, 4\\]"),
+    (2, [0, 11, 10], [1, 0], "'offsets' decrease at entry 2: 10 after 11"),
+])
+def test_bad_segments_stop_the_run(states, offsets, js, message):
+    program = attention_program("linear", [], 10, 3, 2, True, "index", "prefix", True, True)
+    x = np.ones((10, 3), np.float32)
+    inputs = [x, x, x[:, :2], np.ones((states, 3, 2), np.float32),
+              np.array(offsets, np.int64), np.array(js, np.int64)]
+    for no_optimize in (False, True):
+        with pytest.raises(LineaError, match=message):
+            linea.run(program, inputs, no_optimize=no_optimize)
+
+
+def test_attention_oracle_computes_each_segment_alone():
+    """The oracle itself against its unpacked self on each segment."""
+    rng = np.random.default_rng(5)
+    q, k, v = (rng.standard_normal((9, 2)) for _ in range(3))
+    s0 = rng.standard_normal((3, 2, 2))
+    o, s = ref.linear_attention(q, k, v, "prefix", [2, 0, 3], initial_state=s0,
+                                offsets=[0, 4, 4, 9])
+    o0, f0 = ref.linear_attention(q[:4], k[:4], v[:4], "prefix", 2, initial_state=s0[0])
+    o2, f2 = ref.linear_attention(q[4:], k[4:], v[4:], "prefix", 3, initial_state=s0[2])
+    np.testing.assert_allclose(o, np.concatenate([o0, o2]))
+    np.testing.assert_allclose(s, np.stack([f0, s0[1], f2]))

@@ -257,7 +257,7 @@ func.func @prefix_negative(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
 
 func.func @prefix_missing(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
   // expected-error @+1 {{mask = prefix needs exactly one prefix length: a static integer or an index operand}}
-  %0 = "linea.linear_attention"(%q, %q, %q) <{mask = #linea.mask<prefix>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
+  %0 = "linea.linear_attention"(%q, %q, %q) <{mask = #linea.mask<prefix>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>}> : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }
 
@@ -265,7 +265,7 @@ func.func @prefix_missing(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
 
 func.func @prefix_both(%q: tensor<16x8xf32>, %j: index) -> tensor<16x8xf32> {
   // expected-error @+1 {{mask = prefix needs exactly one prefix length: a static integer or an index operand}}
-  %0 = "linea.linear_attention"(%q, %q, %q, %j) <{mask = #linea.mask<prefix>, prefix_length = 3 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>}> : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, index) -> tensor<16x8xf32>
+  %0 = "linea.linear_attention"(%q, %q, %q, %j) <{mask = #linea.mask<prefix>, prefix_length = 3 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1>}> : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, index) -> tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }
 
@@ -273,7 +273,7 @@ func.func @prefix_both(%q: tensor<16x8xf32>, %j: index) -> tensor<16x8xf32> {
 
 func.func @prefix_length_without_prefix(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
   // expected-error @+1 {{a prefix length is only allowed with mask = prefix, not mask = causal}}
-  %0 = "linea.linear_attention"(%q, %q, %q) <{mask = #linea.mask<causal>, prefix_length = 3 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
+  %0 = "linea.linear_attention"(%q, %q, %q) <{mask = #linea.mask<causal>, prefix_length = 3 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>}> : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }
 
@@ -608,7 +608,7 @@ func.func @presum_chunked(%x: tensor<16x8xf32>) -> tensor<16x8xf32> {
 
 func.func @generic_form_checked(%q: tensor<16x8xf32>) -> tensor<16x8xf32> {
   // expected-error @+1 {{a chunked form needs a chunk size >= 1}}
-  %0 = "linea.linear_attention"(%q, %q, %q) <{mask = #linea.mask<causal>, form = #linea.form<chunked, 0>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
+  %0 = "linea.linear_attention"(%q, %q, %q) <{mask = #linea.mask<causal>, form = #linea.form<chunked, 0>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>}> : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }
 
@@ -769,4 +769,68 @@ func.func @check_of_a_float(%ok: i1, %x: f32) {
   // expected-error @+1 {{must be variadic of index or signless integer}}
   linea.check %ok, "x = {0}"(%x : f32)
   return
+}
+
+// -----
+
+func.func @packed_state_rank(%q: tensor<?x8xf32>, %s0: tensor<8x8xf32>, %o: tensor<?xindex>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{'initial_state' must have rank 3 ([N, B..., Dk, Dv]: one state per segment of a packed op), but has rank 2}}
+  %y = linea.linear_attention %q, %q, %q init(%s0) offsets(%o) mask = causal
+      : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<8x8xf32>, tensor<?xindex> -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @packed_state_batch(%q: tensor<2x?x8xf32>, %o: tensor<?xindex>) -> tensor<?x3x8x8xf32> {
+  // expected-error @+1 {{'final_state' batch dim 0 is 3 but 'query' batch dim 0 is 2}}
+  %y, %s = linea.gated_linear_attention %q, %q, %q, %q offsets(%o) mask = causal
+      : tensor<2x?x8xf32>, tensor<2x?x8xf32>, tensor<2x?x8xf32>, tensor<2x?x8xf32>, tensor<?xindex>
+      -> tensor<2x?x8xf32>, tensor<?x3x8x8xf32>
+  return %s : tensor<?x3x8x8xf32>
+}
+
+// -----
+
+func.func @packed_static_prefix(%q: tensor<?x8xf32>, %o: tensor<?xindex>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{a packed op (offsets) takes one prefix length per segment: prefix(%js) with a tensor of N lengths, not a static prefix}}
+  %y = linea.linear_attention %q, %q, %q offsets(%o) mask = prefix(4)
+      : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?xindex> -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @packed_index_prefix(%q: tensor<?x8xf32>, %o: tensor<?xindex>, %j: index) -> tensor<?x8xf32> {
+  // expected-error @+1 {{a packed op (offsets) takes one prefix length per segment: prefix(%js) with a tensor of N lengths, not one index}}
+  %y = linea.linear_attention %q, %q, %q offsets(%o) mask = prefix(%j)
+      : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?xindex> -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @prefixes_without_offsets(%q: tensor<?x8xf32>, %js: tensor<?xindex>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{a tensor of prefix lengths (one per segment) needs offsets(%o), which say the segments}}
+  %y = linea.linear_attention %q, %q, %q mask = prefix(%js)
+      : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?xindex> -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @packed_form(%q: tensor<?x8xf32>, %o: tensor<?xindex>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{cannot take form #linea.form<chunked, 64>: a packed op (offsets) takes forms per segment, after linea-split-segments writes it as one op per segment}}
+  %y = linea.linear_attention %q, %q, %q offsets(%o) mask = causal form = chunked(64)
+      : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?xindex> -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @packed_no_offsets(%q: tensor<?x8xf32>, %o: tensor<0xi64>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{'offsets' must have N + 1 >= 1 entries (N segments), but has 0}}
+  %y = linea.linear_attention %q, %q, %q offsets(%o) mask = none
+      : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<0xi64> -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
 }

@@ -32,6 +32,26 @@ func.func @packed_presum(%x: tensor<2x?x5xf32>, %g: tensor<2x?xf32>, %o: tensor<
   return %0, %1 : tensor<2x?x5xf32>, tensor<2x?x5xf32>
 }
 
+// Packed linear attention: one state per segment ([N, B..., Dk, Dv]) and
+// one prefix length per segment; the offsets' type follows the initial
+// state's, the lengths' type follows the offsets' (an index prefix is not
+// written).
+// CHECK-LABEL: func.func @packed_linear_attention
+// CHECK-SAME: (%[[Q:[a-zA-Z0-9_]+]]: tensor<2x?x8xf32>, %[[V:[a-zA-Z0-9_]+]]: tensor<2x?x6xf32>, %[[G:[a-zA-Z0-9_]+]]: tensor<2x?xf32>, %[[S:[a-zA-Z0-9_]+]]: tensor<?x2x8x6xf32>, %[[O:[a-zA-Z0-9_]+]]: tensor<?xindex>, %[[J:[a-zA-Z0-9_]+]]: tensor<?xi32>)
+// CHECK: linea.linear_attention %[[Q]], %[[Q]], %[[V]] init(%[[S]]) offsets(%[[O]]) mask = prefix(%[[J]]) : tensor<2x?x8xf32>, tensor<2x?x8xf32>, tensor<2x?x6xf32>, tensor<?x2x8x6xf32>, tensor<?xindex>, tensor<?xi32> -> tensor<2x?x6xf32>, tensor<?x2x8x6xf32>
+// CHECK: linea.gated_linear_attention %[[Q]], %[[Q]], %[[V]], %[[G]] offsets(%[[O]]) mask = causal : tensor<2x?x8xf32>, tensor<2x?x8xf32>, tensor<2x?x6xf32>, tensor<2x?xf32>, tensor<?xindex> -> tensor<2x?x6xf32>, tensor<?x2x8x6xf32>
+func.func @packed_linear_attention(%q: tensor<2x?x8xf32>, %v: tensor<2x?x6xf32>, %g: tensor<2x?xf32>,
+                                   %s0: tensor<?x2x8x6xf32>, %o: tensor<?xindex>, %js: tensor<?xi32>)
+    -> (tensor<2x?x6xf32>, tensor<?x2x8x6xf32>, tensor<?x2x8x6xf32>) {
+  %y, %s = linea.linear_attention %q, %q, %v init(%s0) offsets(%o) mask = prefix(%js)
+      : tensor<2x?x8xf32>, tensor<2x?x8xf32>, tensor<2x?x6xf32>, tensor<?x2x8x6xf32>,
+        tensor<?xindex>, tensor<?xi32> -> tensor<2x?x6xf32>, tensor<?x2x8x6xf32>
+  %z, %t = linea.gated_linear_attention %q, %q, %v, %g offsets(%o) mask = causal
+      : tensor<2x?x8xf32>, tensor<2x?x8xf32>, tensor<2x?x6xf32>, tensor<2x?xf32>, tensor<?xindex>
+      -> tensor<2x?x6xf32>, tensor<?x2x8x6xf32>
+  return %y, %s, %t : tensor<2x?x6xf32>, tensor<?x2x8x6xf32>, tensor<?x2x8x6xf32>
+}
+
 // A decayed presum: the decay is the input's leading dims.
 // CHECK-LABEL: func.func @decayed_presum
 // CHECK-SAME: (%[[H:[a-zA-Z0-9_]+]]: tensor<8x?x4x3xf32>, %[[G:[a-zA-Z0-9_]+]]: tensor<8x?x4xf32>, %[[A:[a-zA-Z0-9_]+]]: tensor<8x?xbf16>)
@@ -152,7 +172,7 @@ func.func @form_spellings(%q: tensor<2x64x8xf32>) -> (tensor<2x64x8xf32>, tensor
   // CHECK: linea.linear_attention {{.*}} mask = causal form = chunk_parallel(64) :
   %b = "linea.linear_attention"(%q, %q, %q) <{form = #linea.form<chunk_parallel, 64>,
       mask = #linea.mask<causal>, feature_map = #linea.feature_map<identity>, scale = 1.0 : f32,
-      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}>
+      operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>}>
       : (tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x64x8xf32>) -> tensor<2x64x8xf32>
   return %a, %b : tensor<2x64x8xf32>, tensor<2x64x8xf32>
 }

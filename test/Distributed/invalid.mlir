@@ -82,3 +82,12 @@ func.func @packed(%x: tensor<16x8xf32>, %o: tensor<3xindex>) -> tensor<16x8xf32>
   %y = linea.presum %x offsets(%o) : tensor<16x8xf32>, tensor<3xindex> -> tensor<16x8xf32>
   return %y : tensor<16x8xf32>
 }
+
+// -----
+
+func.func @packed_attention(%x: tensor<16x8xf32>, %o: tensor<3xindex>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{cannot run sequence-parallel: its packed segments (offsets) are not split across ranks yet}}
+  %y = linea.linear_attention %x, %x, %x offsets(%o) mask = causal
+      : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, tensor<3xindex> -> tensor<16x8xf32>
+  return %y : tensor<16x8xf32>
+}

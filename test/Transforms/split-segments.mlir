@@ -39,3 +39,50 @@ func.func @form_kept(%x: tensor<?x3xf32>, %o: tensor<?xindex>) -> (tensor<?x3xf3
   %1 = linea.presum %x exclusive : tensor<?x3xf32>
   return %0, %1 : tensor<?x3xf32>, tensor<?x3xf32>
 }
+
+// -----
+
+// Linear attention per segment: segment n's rows of q, k and v, initial
+// state n (a [B..., Dk, Dv] slice of [N, B..., Dk, Dv]) and prefix length
+// j_n; its output rows go to [o_n, o_{n+1}), its final state to entry n.
+// CHECK-LABEL: func.func @linear_attention
+// CHECK-SAME: (%[[Q:[a-z0-9_]+]]: tensor<2x?x8xf32>, %[[V:[a-z0-9_]+]]: tensor<2x?x6xf32>, %[[S0:[a-z0-9_]+]]: tensor<?x2x8x6xf32>, %[[O:[a-z0-9_]+]]: tensor<?xindex>, %[[J:[a-z0-9_]+]]: tensor<?xi64>)
+// CHECK: %[[STATES:.+]] = tensor.empty(%{{.+}}) : tensor<?x2x8x6xf32>
+// CHECK: %[[R:.+]]:2 = scf.forall (%[[I:.+]]) in (%{{.+}}) shared_outs(%[[OUT:.+]] = %{{.+}}, %[[FIN:.+]] = %[[STATES]]) -> (tensor<2x?x6xf32>, tensor<?x2x8x6xf32>)
+// CHECK:   %[[START:.+]] = tensor.extract %[[O]][%[[I]]]
+// CHECK:   %[[SIZE:.+]] = arith.subi %{{.+}}, %[[START]]
+// CHECK:   %[[VS:.+]] = tensor.extract_slice %[[V]][0, %[[START]], 0] [2, %[[SIZE]], 6]
+// CHECK:   %[[QS:.+]] = tensor.extract_slice %[[Q]][0, %[[START]], 0] [2, %[[SIZE]], 8]
+// CHECK:   %[[KS:.+]] = tensor.extract_slice %[[Q]][0, %[[START]], 0] [2, %[[SIZE]], 8]
+// CHECK:   %[[INIT:.+]] = tensor.extract_slice %[[S0]][%[[I]], 0, 0, 0] [1, 2, 8, 6] [1, 1, 1, 1] : tensor<?x2x8x6xf32> to tensor<2x8x6xf32>
+// CHECK:   %[[J64:.+]] = tensor.extract %[[J]][%[[I]]]
+// CHECK:   %[[JN:.+]] = arith.index_cast %[[J64]] : i64 to index
+// CHECK:   %[[Y:.+]], %[[S:.+]] = linea.linear_attention %[[QS]], %[[KS]], %[[VS]] init(%[[INIT]]) mask = prefix(%[[JN]]) feature_map = elu_plus_one scale = 5.000000e-01 : {{.+}} -> tensor<2x?x6xf32>, tensor<2x8x6xf32>
+// CHECK:   scf.forall.in_parallel
+// CHECK:     tensor.parallel_insert_slice %[[Y]] into %[[OUT]][0, %[[START]], 0] [2, %[[SIZE]], 6]
+// CHECK:     tensor.parallel_insert_slice %[[S]] into %[[FIN]][%[[I]], 0, 0, 0] [1, 2, 8, 6]
+// CHECK: return %[[R]]#0, %[[R]]#1
+func.func @linear_attention(%q: tensor<2x?x8xf32>, %v: tensor<2x?x6xf32>, %s0: tensor<?x2x8x6xf32>,
+                            %o: tensor<?xindex>, %js: tensor<?xi64>)
+    -> (tensor<2x?x6xf32>, tensor<?x2x8x6xf32>) {
+  %y, %s = linea.linear_attention %q, %q, %v init(%s0) offsets(%o) mask = prefix(%js)
+      feature_map = elu_plus_one scale = 0.5
+      : tensor<2x?x8xf32>, tensor<2x?x8xf32>, tensor<2x?x6xf32>, tensor<?x2x8x6xf32>,
+        tensor<?xindex>, tensor<?xi64> -> tensor<2x?x6xf32>, tensor<?x2x8x6xf32>
+  return %y, %s : tensor<2x?x6xf32>, tensor<?x2x8x6xf32>
+}
+
+// -----
+
+// The gated op: the gate's rows go with q, k and v.
+// CHECK-LABEL: func.func @gated
+// CHECK-SAME: (%[[Q:[a-z0-9_]+]]: tensor<?x4xf32>, %[[G:[a-z0-9_]+]]: tensor<?xf32>, %[[O:[a-z0-9_]+]]: tensor<?xi32>)
+// CHECK: scf.forall
+// CHECK:   %[[GS:.+]] = tensor.extract_slice %[[G]][%[[START:.+]]] [%[[SIZE:.+]]] [1] : tensor<?xf32> to tensor<?xf32>
+// CHECK:   linea.gated_linear_attention %{{.+}}, %{{.+}}, %{{.+}}, %[[GS]] mask = causal : {{.+}} -> tensor<?x4xf32>
+// CHECK-NOT: linea.gated_linear_attention
+func.func @gated(%q: tensor<?x4xf32>, %g: tensor<?xf32>, %o: tensor<?xi32>) -> tensor<?x4xf32> {
+  %y = linea.gated_linear_attention %q, %q, %q, %g offsets(%o) mask = causal
+      : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?xf32>, tensor<?xi32> -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}

@@ -62,7 +62,8 @@ struct LinearAttentionSpec {
   Value query, key, value;
   Value gate;         // null: ungated
   Value initialState; // null: zero
-  Value prefixIndex;  // the dynamic prefix length, or null
+  Value prefixIndex;  // the dynamic prefix length(s), or null
+  Value offsets;      // packed segments' offsets, or null
   Mask mask = Mask::causal;
   std::optional<int64_t> prefixLength; // the static prefix length
   FeatureMap featureMap = FeatureMap::identity;

@@ -31,8 +31,6 @@ void populateExpandFoldedAttentionPatterns(RewritePatternSet &patterns);
 void populateFoldToLoopPatterns(RewritePatternSet &patterns);
 /// prefix(j) -> bidirectional part + causal part.
 void populateSplitPrefixPatterns(RewritePatternSet &patterns);
-/// Ops with offsets -> the op on each segment (scf.forall).
-void populateSplitSegmentsPatterns(RewritePatternSet &patterns);
 /// Bidirectional regions -> one-shot state contractions.
 void populatePrefixToOneShotPatterns(RewritePatternSet &patterns);
 /// Causal regions -> chunked loops; `chunkSize` is for ops without a

@@ -230,6 +230,8 @@ struct LowerLinearAttention
 
   LogicalResult matchAndRewrite(LinearAttentionOpInterface op,
                                 PatternRewriter &rewriter) const override {
+    if (op.isPacked())
+      return rewriter.notifyMatchFailure(op, "packed: split into segments first");
     Location loc = op.getLoc();
     FeatureMap map = op.getFeatureMap();
     Value q = applyFeatureMap(rewriter, loc,
@@ -406,6 +408,8 @@ struct LowerPresum : OpRewritePattern<PresumOp> {
 
   LogicalResult matchAndRewrite(PresumOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.getOffsets())
+      return rewriter.notifyMatchFailure(op, "packed: split into segments first");
     Location loc = op.getLoc();
     Value x = castToF32(rewriter, loc, op.getInput());
     Value decay;
@@ -416,21 +420,7 @@ struct LowerPresum : OpRewritePattern<PresumOp> {
                                  op.getExclusive(), op.getReverse(), {},
                                  rowDecay);
     };
-    Value sum;
-    if (Value offsets = op.getOffsets()) {
-      SmallVector<Value> sequences{x};
-      if (decay)
-        sequences.push_back(decay);
-      sum = buildPerSegment(
-          rewriter, loc, offsets, sequences, op.getScanDim(),
-          rewriter.getF32Type(),
-          [&](OpBuilder &b, Location l, const Segment &segment) {
-            return scan(b, l, segment.slices[0],
-                        decay ? segment.slices[1] : Value());
-          });
-    } else {
-      sum = scan(rewriter, loc, x, decay);
-    }
+    Value sum = scan(rewriter, loc, x, decay);
     rewriter.replaceOp(op, castFromF32(rewriter, loc, sum,
                                        op.getOutput().getType().getElementType()));
     return success();
@@ -492,5 +482,7 @@ struct ConvertLineaToLinalgPass
 void mlir::linea::populateLineaToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerLinearAttention, LowerAttention, LowerPresum, LowerFold,
                LowerFoldedAttention>(patterns.getContext());
+  // A packed op is, by definition, the op on each segment (lowered in turn).
+  populateSplitSegmentsPatterns(patterns);
   populateScanToLoopsPatterns(patterns);
 }
