@@ -291,24 +291,35 @@ def Linea_AttentionOp : Linea_Op<"attention", !listconcat([Pure], Linea_Tileable
     queries are the last `Lq` positions. A row that sees no key is zero.
     Rows stay finite for any finite input.
 
-    Tiling: the iteration domain is `[B..., Dv]`, all parallel.
+    Packed sequences: with `offsets(%o)` (`N + 1` non-decreasing entries,
+    `o_0 = 0`, `o_N = L`, queries and keys packed alike: `Lq = Lk = L`) the
+    queries of segment `[o_n, o_{n+1})` attend to its keys only, as if it
+    were alone. The offsets are checked at run time.
+
+    Tiling: the iteration domain is `[B..., Dv]`, all parallel (the
+    sequences, and with them the segments, stay whole).
 
     ```mlir
     %o = linea.attention %q, %k, %v mask = causal
            : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>
            -> tensor<2x4x8x16xf32>
+    %p = linea.attention %q2, %q2, %q2 offsets(%offs) mask = causal
+           : tensor<4x?x16xf32>, tensor<4x?x16xf32>, tensor<4x?x16xf32>,
+             tensor<?xi32> -> tensor<4x?x16xf32>
     ```
   }];
   let arguments = (ins Linea_FloatTensor:$query,
                        Linea_FloatTensor:$key,
                        Linea_FloatTensor:$value,
+                       Optional<Linea_OffsetsTensor>:$offsets,
                        Linea_MaskAttr:$mask,
                        OptionalAttr<F32Attr>:$scale);
   let results = (outs Linea_FloatTensor:$output);
   let assemblyFormat = [{
-    $query `,` $key `,` $value `mask` `=` custom<MaskKeyword>($mask)
-    (`scale` `=` $scale^)?
-    attr-dict `:` type($query) `,` type($key) `,` type($value) `->` type($output)
+    $query `,` $key `,` $value (`offsets` `(` $offsets^ `)`)?
+    `mask` `=` custom<MaskKeyword>($mask) (`scale` `=` $scale^)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value)
+    (`,` type($offsets)^)? `->` type($output)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -235,8 +235,8 @@ LogicalResult verifyLinearAttentionOperands(LinearAttentionOpInterface op) {
       return failure();
   if (Value fin = op.getFinalState())
     if (failed(checkState(
-            raw, Named{"final_state", cast<RankedTensorType>(fin.getType())},
-            q, v, packed)))
+            raw, Named{"final_state", cast<RankedTensorType>(fin.getType())}, q,
+            v, packed)))
       return failure();
   if (failed(checkOutput(raw, Named{"output", op.getOutput().getType()}, q,
                          v)))
@@ -660,8 +660,9 @@ static ParseResult parseStateAndSegmentTypes(
   return success();
 }
 static void printStateAndSegmentTypes(OpAsmPrinter &printer, Operation *,
-                                      Type lastType, Value, Type initialStateType,
-                                      Value, Type offsetsType, Value,
+                                      Type lastType, Value,
+                                      Type initialStateType, Value,
+                                      Type offsetsType, Value,
                                       Type prefixType) {
   printer << lastType;
   for (Type type : {initialStateType, offsetsType})
@@ -1154,7 +1155,11 @@ LogicalResult AttentionOp::verify() {
   if (getMask() == Mask::prefix)
     return emitOpError() << "mask = prefix is not supported by softmax "
                             "attention; use none or causal";
-  return success();
+  // Queries and keys are packed alike: one sequence length.
+  if (getOffsets() && failed(checkDim(op, k, seqDim(k.type), q, seqDim(q.type),
+                                      "sequence length (packed)")))
+    return failure();
+  return verifyOffsets(op, getOffsets());
 }
 
 SmallVector<utils::IteratorType> AttentionOp::getLoopIteratorTypes() {
@@ -1178,8 +1183,12 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
   Value q = sliceTile(b, loc, getQuery(), tile, false, slices);
   Value k = sliceTile(b, loc, getKey(), tile, false, slices);
   Value v = sliceTile(b, loc, getValue(), tile, true, slices);
-  Operation *tiled = mlir::clone(
-      b, *this, {tiledType(getOutput().getType(), tile)}, {q, k, v});
+  SmallVector<Value> operands{q, k, v};
+  // Segments are along the sequences, which every tile keeps whole.
+  if (Value offsets = getOffsets())
+    operands.push_back(offsets);
+  Operation *tiled =
+      mlir::clone(b, *this, {tiledType(getOutput().getType(), tile)}, operands);
   return TilingResult{{tiled}, SmallVector<Value>(tiled->getResults()), slices};
 }
 

@@ -229,9 +229,9 @@ public:
           Value firstSoFar = arith::CmpIOp::create(
               nb, l, arith::CmpIPredicate::eq, found[0], count);
           Value take = arith::AndIOp::create(
-              nb, l, arith::XOrIOp::create(
-                         nb, l, inRange,
-                         arith::ConstantIntOp::create(nb, l, 1, 1)),
+              nb, l,
+              arith::XOrIOp::create(nb, l, inRange,
+                                    arith::ConstantIntOp::create(nb, l, 1, 1)),
               firstSoFar);
           scf::YieldOp::create(
               nb, l,
@@ -243,18 +243,17 @@ public:
     Value last = arith::MaxSIOp::create(
         b, loc, arith::SubIOp::create(b, loc, count, one), zero);
     Value at = arith::MinSIOp::create(b, loc, bad, last);
-    Value safe = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bad,
-                                       count);
+    Value safe =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bad, count);
     auto read = scf::IfOp::create(
         b, loc, safe,
         [&](OpBuilder &nb, Location l) {
           scf::YieldOp::create(nb, l, ValueRange{zero, zero});
         },
         [&](OpBuilder &nb, Location l) {
-          scf::YieldOp::create(
-              nb, l,
-              ValueRange{segmentOffset(nb, l, lengths, at),
-                         segmentSize(nb, l, at)});
+          scf::YieldOp::create(nb, l,
+                               ValueRange{segmentOffset(nb, l, lengths, at),
+                                          segmentSize(nb, l, at)});
         });
     holds(safe,
           "prefix length {1} of segment {0} is outside [0, {2}], the "
@@ -400,6 +399,11 @@ void AttentionOp::generateRuntimeVerification(
   checks.sameBatch("output", getOutput(), "query", q, rank - 2);
   checks.sameSize({"output", getOutput(), rank - 2, "sequence length"},
                   {"query", q, rank - 2, "sequence length"});
+  if (Value offsets = getOffsets()) {
+    checks.sameSize({"key", k, rank - 2, "sequence length"},
+                    {"query", q, rank - 2, "sequence length"});
+    checks.segmentOffsets(offsets, {"query", q, rank - 2, "sequence length"});
+  }
 }
 
 void FoldOp::generateRuntimeVerification(

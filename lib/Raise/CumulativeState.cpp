@@ -123,7 +123,8 @@ LogicalResult raise::raiseCumulativeState(RewriterBase &rewriter, Operation *op,
   auto attention = LinearAttentionOp::create(
       rewriter, loc, RankedTensorType::get(shape, rewriter.getF32Type()),
       /*final_state=*/Type(), qv, kv, vv, /*initial_state=*/Value(),
-      /*offsets=*/Value(), /*prefix_index=*/Value(), MaskAttr::get(ctx, Mask::causal),
+      /*offsets=*/Value(), /*prefix_index=*/Value(),
+      MaskAttr::get(ctx, Mask::causal),
       /*prefix_length=*/nullptr, FeatureMapAttr::get(ctx, FeatureMap::identity),
       rewriter.getF32FloatAttr(float(scale)), /*normalize=*/nullptr,
       /*form=*/nullptr);

@@ -296,8 +296,8 @@ Value buildLinearAttention(OpBuilder &b, Location loc,
   auto op = LinearAttentionOp::create(
       b, loc, outputType, /*final_state=*/Type(), q, k, v,
       /*initial_state=*/Value(), /*offsets=*/Value(), prefixIndex,
-      MaskAttr::get(ctx, mask),
-      prefixLength, FeatureMapAttr::get(ctx, FeatureMap::identity),
+      MaskAttr::get(ctx, mask), prefixLength,
+      FeatureMapAttr::get(ctx, FeatureMap::identity),
       b.getF32FloatAttr(float(m.scale)), normalize ? b.getUnitAttr() : nullptr,
       /*form=*/nullptr);
   return op.getOutput();

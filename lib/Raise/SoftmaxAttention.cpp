@@ -433,7 +433,7 @@ LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
   shape[shape.size() - 2] = qType.getDimSize(qType.getRank() - 2);
   auto attention = AttentionOp::create(
       rewriter, loc, RankedTensorType::get(shape, rewriter.getF32Type()), q, k,
-      v,
+      v, /*offsets=*/Value(),
       MaskAttr::get(ctx, maskClass.kind == MaskClass::Kind::causal
                              ? Mask::causal
                              : Mask::none),

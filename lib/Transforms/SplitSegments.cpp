@@ -34,8 +34,8 @@ struct LineaSplitSegmentsPass
         if (!isPacked(op))
           return WalkResult::advance();
         op->emitOpError() << "has packed segments (offsets), which run on the "
-                            "CPU only so far: the GPU lowering has no grid "
-                            "over segments yet";
+                             "CPU only so far: the GPU lowering has no grid "
+                             "over segments yet";
         return WalkResult::interrupt();
       });
       if (packed.wasInterrupted())

@@ -51,6 +51,9 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
 
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
+    // Each segment is its own attention: tiled after linea-split-segments.
+    if (op.getOffsets())
+      return rewriter.notifyMatchFailure(op, "packed: one op per segment");
     Location loc = op.getLoc();
     Value q = castToF32(rewriter, loc, op.getQuery());
     Value k = castToF32(rewriter, loc, op.getKey());

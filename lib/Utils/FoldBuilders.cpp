@@ -134,7 +134,7 @@ FoldOp mlir::linea::buildFoldedAttentionFold(OpBuilder &b,
   Value qh = project(op.getWq()), kh = project(op.getWk()),
         vh = project(op.getWv());
   Value attended = AttentionOp::create(
-      b, loc, qh.getType(), qh, kh, vh,
+      b, loc, qh.getType(), qh, kh, vh, /*offsets=*/Value(),
       MaskAttr::get(b.getContext(), Mask::causal), FloatAttr());
 
   // R[b, n, e] = sum_{h, c} A[b, h, n, c] * wo[h * D/h + c, e]

@@ -71,8 +71,7 @@ SmallVector<Value> mlir::linea::buildPerSegment(
   return SmallVector<Value>(forall.getResults());
 }
 
-Value mlir::linea::segmentEntry(OpBuilder &b, Location loc, Value x,
-                                Value n) {
+Value mlir::linea::segmentEntry(OpBuilder &b, Location loc, Value x, Value n) {
   auto type = cast<RankedTensorType>(x.getType());
   if (type.getRank() == 1)
     return segmentOffset(b, loc, x, n);
@@ -91,6 +90,8 @@ Value mlir::linea::segmentEntry(OpBuilder &b, Location loc, Value x,
 bool mlir::linea::isPacked(Operation *op) {
   if (auto presum = dyn_cast<PresumOp>(op))
     return static_cast<bool>(presum.getOffsets());
+  if (auto attention = dyn_cast<AttentionOp>(op))
+    return static_cast<bool>(attention.getOffsets());
   if (auto attention = dyn_cast<LinearAttentionOpInterface>(op))
     return attention.isPacked();
   return false;
@@ -178,10 +179,29 @@ linearAttentionSegmentwise(OpBuilder &b, LinearAttentionOpInterface op) {
       });
 }
 
+/// Packed softmax attention: per segment, its queries against its keys.
+static Value attentionSegmentwise(OpBuilder &b, AttentionOp op) {
+  RankedTensorType q = op.getQuery().getType();
+  // (v first: the output rows are shaped like its rows, as Lq = Lk.)
+  SmallVector<Value> sequences{op.getValue(), op.getQuery(), op.getKey()};
+  return buildPerSegment(
+      b, op.getLoc(), op.getOffsets(), sequences, seqDim(q),
+      op.getOutput().getType().getElementType(), /*perSegment=*/{},
+      [&](OpBuilder &nb, Location loc,
+          const Segment &segment) -> SmallVector<Value> {
+        return {AttentionOp::create(
+            nb, loc, segmentRowsType(op.getOutput().getType()),
+            segment.slices[1], segment.slices[2], segment.slices[0],
+            /*offsets=*/Value(), op.getMaskAttr(), op.getScaleAttr())};
+      })[0];
+}
+
 SmallVector<Value> mlir::linea::buildSegmentwise(OpBuilder &b,
                                                  Operation *packed) {
   if (auto presum = dyn_cast<PresumOp>(packed))
     return {presumSegmentwise(b, presum)};
+  if (auto attention = dyn_cast<AttentionOp>(packed))
+    return {attentionSegmentwise(b, attention)};
   return linearAttentionSegmentwise(b,
                                     cast<LinearAttentionOpInterface>(packed));
 }

@@ -230,14 +230,24 @@ def gated_linear_attention(q, k, v, g, mask="causal", prefix_length=None, scale=
 # ----------------------------------------------------------------------------------------------
 # linea.attention
 # ----------------------------------------------------------------------------------------------
-def attention(q, k, v, mask="none", scale=None):
+def attention(q, k, v, mask="none", scale=None, offsets=None):
     """o = softmax(scale * q k^T + mask) v; scale defaults to 1/sqrt(Dk).
 
     Lq may differ from Lk; with causal, query i sees keys t <= i + (Lk - Lq). The row max is
     subtracted before exp. A row that sees no key (only possible when Lq > Lk with causal)
-    outputs zeros (Linea's documented convention).
+    outputs zeros (Linea's documented convention). With `offsets` (queries and keys packed
+    alike), each segment's queries attend to its own keys only.
     """
     q, k, v = _f64(q), _f64(k), _f64(v)
+    if offsets is not None:
+        if q.shape[-2] != k.shape[-2]:
+            raise ValueError("packed attention needs Lq = Lk")
+        if scale is None:  # (the whole op's default, not a segment's)
+            scale = 1.0 / np.sqrt(q.shape[-1])
+        parts = [attention(q[..., a:b, :], k[..., a:b, :], v[..., a:b, :], mask, scale)
+                 for a, b in segments(offsets, q.shape[-2])]
+        return np.concatenate(parts, axis=-2) if parts else np.zeros(
+            q.shape[:-1] + v.shape[-1:])
     Lq, Dk, Lk = q.shape[-2], q.shape[-1], k.shape[-2]
     if scale is None:
         scale = 1.0 / np.sqrt(Dk)

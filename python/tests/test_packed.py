@@ -407,3 +407,61 @@ def test_attention_oracle_computes_each_segment_alone():
     o2, f2 = ref.linear_attention(q[4:], k[4:], v[4:], "prefix", 3, initial_state=s0[2])
     np.testing.assert_allclose(o, np.concatenate([o0, o2]))
     np.testing.assert_allclose(s, np.stack([f0, s0[1], f2]))
+
+
+# ---------------------------------------------------------------------------
+# softmax attention with offsets: each segment's queries see its keys only
+# ---------------------------------------------------------------------------
+
+def softmax_program(batch, length, d, dv, dynamic, offsets_type, mask, scale=None):
+    seq = "?" if dynamic else str(length)
+    lead = "".join(f"{b}x" for b in batch)
+    qt, vt = f"tensor<{lead}{seq}x{d}xf32>", f"tensor<{lead}{seq}x{dv}xf32>"
+    ot = f"tensor<?x{offsets_type}>"
+    scale_text = f" scale = {scale}" if scale else ""
+    return (f"func.func @main(%q: {qt}, %k: {qt}, %v: {vt}, %o: {ot}) -> {vt} {{\n"
+            f"  %y = linea.attention %q, %k, %v offsets(%o) mask = {mask}{scale_text}\n"
+            f"      : {qt}, {qt}, {vt}, {ot} -> {vt}\n"
+            f"  return %y : {vt}\n}}\n")
+
+
+# Seeded: both masks, every segment kind, L = 1, prime, past one 64-key tile
+# (200), several leading dims, each offsets type, both pipelines.
+SOFTMAX_CASES = []
+_rng = np.random.default_rng(3637)
+for k in range(10):
+    SOFTMAX_CASES.append(dict(
+        kind=KINDS[k % len(KINDS)], batch=[[], [2], [2, 3]][k % 3],
+        length=[1, 7, 131, 200, 67][k % 5], d=int(_rng.integers(1, 9)),
+        dv=int(_rng.integers(1, 9)), mask=["causal", "none"][(k // 2) % 2],
+        dynamic=k % 4 != 3, offsets_type=["index", "i32", "i64"][k % 3],
+        scale=0.25 if k % 3 == 1 else None, no_optimize=k % 4 == 2))
+
+
+def softmax_id(c):
+    return (f"{c['mask']}-{c['kind']}-L={c['length']}-batch={c['batch']}-{c['offsets_type']}"
+            + ("-dyn" if c["dynamic"] else "") + ("-scaled" if c["scale"] else "")
+            + ("-reference" if c["no_optimize"] else "-optimized"))
+
+
+@pytest.mark.parametrize("case", SOFTMAX_CASES, ids=[softmax_id(c) for c in SOFTMAX_CASES])
+def test_softmax_attention_against_oracle(case):
+    rng = np.random.default_rng(zlib.crc32(softmax_id(case).encode()))
+    batch, length = case["batch"], case["length"]
+    offsets = offsets_of(lengths_of(case["kind"], length, rng))
+    q, k = (rng.standard_normal(batch + [length, case["d"]]).astype(np.float32)
+            for _ in range(2))
+    v = rng.standard_normal(batch + [length, case["dv"]]).astype(np.float32)
+    program = softmax_program(batch, length, case["d"], case["dv"], case["dynamic"],
+                              case["offsets_type"], case["mask"], case["scale"])
+    o = offsets.astype(np.int32 if case["offsets_type"] == "i32" else np.int64)
+    (got,) = linea.run(program, [q, k, v, o], no_optimize=case["no_optimize"])
+    want = ref.attention(q, k, v, case["mask"], case["scale"], offsets=offsets)
+    assert relative_error(got, want) <= TOLERANCE
+
+
+def test_bad_softmax_offsets_stop_the_run():
+    program = softmax_program([], 10, 3, 2, True, "index", "causal")
+    x = np.ones((10, 3), np.float32)
+    with pytest.raises(LineaError, match="'offsets' end at 9, but 'query' sequence length is 10"):
+        linea.run(program, [x, x, x[:, :2], np.array([0, 4, 9])])

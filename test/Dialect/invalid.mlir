@@ -834,3 +834,12 @@ func.func @packed_no_offsets(%q: tensor<?x8xf32>, %o: tensor<0xi64>) -> tensor<?
       : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<0xi64> -> tensor<?x8xf32>
   return %y : tensor<?x8xf32>
 }
+
+// -----
+
+func.func @packed_attention_lengths(%q: tensor<8x4xf32>, %k: tensor<12x4xf32>, %o: tensor<3xindex>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{'key' sequence length (packed) 12 does not match 'query' sequence length (packed) 8}}
+  %y = linea.attention %q, %k, %k offsets(%o) mask = causal
+      : tensor<8x4xf32>, tensor<12x4xf32>, tensor<12x4xf32>, tensor<3xindex> -> tensor<8x4xf32>
+  return %y : tensor<8x4xf32>
+}

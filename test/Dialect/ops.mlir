@@ -52,6 +52,16 @@ func.func @packed_linear_attention(%q: tensor<2x?x8xf32>, %v: tensor<2x?x6xf32>,
   return %y, %s, %t : tensor<2x?x6xf32>, tensor<?x2x8x6xf32>, tensor<?x2x8x6xf32>
 }
 
+// Packed softmax attention: the offsets' type follows the value's.
+// CHECK-LABEL: func.func @packed_attention
+// CHECK-SAME: (%[[Q:[a-zA-Z0-9_]+]]: tensor<4x?x16xf32>, %[[O:[a-zA-Z0-9_]+]]: tensor<?xi32>)
+// CHECK: linea.attention %[[Q]], %[[Q]], %[[Q]] offsets(%[[O]]) mask = causal : tensor<4x?x16xf32>, tensor<4x?x16xf32>, tensor<4x?x16xf32>, tensor<?xi32> -> tensor<4x?x16xf32>
+func.func @packed_attention(%q: tensor<4x?x16xf32>, %o: tensor<?xi32>) -> tensor<4x?x16xf32> {
+  %p = linea.attention %q, %q, %q offsets(%o) mask = causal
+      : tensor<4x?x16xf32>, tensor<4x?x16xf32>, tensor<4x?x16xf32>, tensor<?xi32> -> tensor<4x?x16xf32>
+  return %p : tensor<4x?x16xf32>
+}
+
 // A decayed presum: the decay is the input's leading dims.
 // CHECK-LABEL: func.func @decayed_presum
 // CHECK-SAME: (%[[H:[a-zA-Z0-9_]+]]: tensor<8x?x4x3xf32>, %[[G:[a-zA-Z0-9_]+]]: tensor<8x?x4xf32>, %[[A:[a-zA-Z0-9_]+]]: tensor<8x?xbf16>)

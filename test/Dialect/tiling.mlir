@@ -144,6 +144,29 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// Packed softmax attention: every tile keeps the sequences, and with them
+// the segments, whole, and takes the same offsets.
+// CHECK-LABEL: func.func @packed_attention
+// CHECK-SAME: (%[[Q:[a-z0-9_]+]]: tensor<6x?x16xf32>, %[[O:[a-z0-9_]+]]: tensor<?xi64>)
+// CHECK: scf.forall (%{{.+}}, %{{.+}}) in (3, 2)
+// CHECK:   linea.attention %{{.+}}, %{{.+}}, %{{.+}} offsets(%[[O]]) mask = causal : tensor<2x?x16xf32>, tensor<2x?x16xf32>, tensor<2x?x8xf32>, tensor<?xi64> -> tensor<2x?x8xf32>
+func.func @packed_attention(%q: tensor<6x?x16xf32>, %o: tensor<?xi64>) -> tensor<6x?x16xf32> {
+  %y = linea.attention %q, %q, %q offsets(%o) mask = causal
+      : tensor<6x?x16xf32>, tensor<6x?x16xf32>, tensor<6x?x16xf32>, tensor<?xi64> -> tensor<6x?x16xf32>
+  return %y : tensor<6x?x16xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["linea.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %loop = transform.structured.tile_using_forall %op tile_sizes [2, 8]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
 // A decayed presum tiles its decay with the input's leading dims.
 // CHECK-LABEL: func.func @decayed_presum
 // CHECK: scf.forall (%{{.+}}, %{{.+}}) in (3, 2)

@@ -86,3 +86,20 @@ func.func @gated(%q: tensor<?x4xf32>, %g: tensor<?xf32>, %o: tensor<?xi32>) -> t
       : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?xf32>, tensor<?xi32> -> tensor<?x4xf32>
   return %y : tensor<?x4xf32>
 }
+
+// -----
+
+// Softmax attention per segment: its queries against its keys and values,
+// with the op's mask and scale.
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME: (%[[Q:[a-z0-9_]+]]: tensor<?x4xf32>, %[[V:[a-z0-9_]+]]: tensor<?x2xf32>, %[[O:[a-z0-9_]+]]: tensor<?xindex>)
+// CHECK: scf.forall
+// CHECK:   %[[VS:.+]] = tensor.extract_slice %[[V]][%[[START:.+]], 0] [%[[SIZE:.+]], 2]
+// CHECK:   %[[QS:.+]] = tensor.extract_slice %[[Q]][%[[START]], 0] [%[[SIZE]], 4]
+// CHECK:   %[[KS:.+]] = tensor.extract_slice %[[Q]][%[[START]], 0] [%[[SIZE]], 4]
+// CHECK:   linea.attention %[[QS]], %[[KS]], %[[VS]] mask = causal scale = 2.500000e-01 : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x2xf32> -> tensor<?x2xf32>
+func.func @softmax(%q: tensor<?x4xf32>, %v: tensor<?x2xf32>, %o: tensor<?xindex>) -> tensor<?x2xf32> {
+  %y = linea.attention %q, %q, %v offsets(%o) mask = causal scale = 0.25
+      : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x2xf32>, tensor<?xindex> -> tensor<?x2xf32>
+  return %y : tensor<?x2xf32>
+}

@@ -45,8 +45,9 @@ bool isPacked(Operation *op);
 
 /// A packed op written out as its definition: the op without offsets on
 /// each segment (buildPerSegment); the values that replace its results.
-/// For presum and both linear-attention ops: segment n of the latter starts
-/// from initial state n, takes prefix length j_n, and writes final state n.
+/// For presum, attention and both linear-attention ops: segment n of the
+/// latter starts from initial state n, takes prefix length j_n, and writes
+/// final state n.
 SmallVector<Value> buildSegmentwise(OpBuilder &b, Operation *packed);
 
 /// Every packed op -> buildSegmentwise's loop over its segments: the rewrite

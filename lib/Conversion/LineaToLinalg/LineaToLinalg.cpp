@@ -231,7 +231,8 @@ struct LowerLinearAttention
   LogicalResult matchAndRewrite(LinearAttentionOpInterface op,
                                 PatternRewriter &rewriter) const override {
     if (op.isPacked())
-      return rewriter.notifyMatchFailure(op, "packed: split into segments first");
+      return rewriter.notifyMatchFailure(op,
+                                         "packed: split into segments first");
     Location loc = op.getLoc();
     FeatureMap map = op.getFeatureMap();
     Value q = applyFeatureMap(rewriter, loc,
@@ -294,6 +295,9 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
 
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.getOffsets())
+      return rewriter.notifyMatchFailure(op,
+                                         "packed: split into segments first");
     Location loc = op.getLoc();
     Value q = castToF32(rewriter, loc, op.getQuery());
     Value k = castToF32(rewriter, loc, op.getKey());
@@ -409,7 +413,8 @@ struct LowerPresum : OpRewritePattern<PresumOp> {
   LogicalResult matchAndRewrite(PresumOp op,
                                 PatternRewriter &rewriter) const override {
     if (op.getOffsets())
-      return rewriter.notifyMatchFailure(op, "packed: split into segments first");
+      return rewriter.notifyMatchFailure(op,
+                                         "packed: split into segments first");
     Location loc = op.getLoc();
     Value x = castToF32(rewriter, loc, op.getInput());
     Value decay;
