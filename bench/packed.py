@@ -1,15 +1,19 @@
 #!/usr/bin/python3
 """Packed against padded sequences on the CPU: 64 documents of long-tailed
-lengths (mean about 512, at most 8192) summed by `linea.presum`, once packed
-into one sequence with offsets and once padded to the longest document.
+lengths (mean about 512, at most 8192), once packed into one sequence with
+offsets and once padded to the longest document, through `linea.presum`,
+causal `linea.linear_attention` and causal `linea.gated_linear_attention`
+(one head; the gate per token).
 
     /usr/bin/python3 bench/packed.py [--repeat 7] [--width 64] [--threads 1]
+                                     [--ops presum,linear,gated]
 
-Both kernels come from `linea.compile` and are timed in this process (a
-median of calls after a warm one). The padded program does the padding's
-work too: the packed one should be faster by about the padding ratio
-(padded rows / real rows), which the table prints next to the measured
-ratio. Results: bench/PACKED.md (rows of this run replace the file).
+Both kernels of each op come from `linea.compile` and are timed in this
+process (a median of calls after a warm one). The padded program does the
+padding's work too: the packed one should be faster by about the padding
+ratio (padded rows / real rows), which the table prints next to the
+measured ratio. Results: bench/PACKED.md (rows of this run replace the
+file).
 """
 
 import argparse
@@ -34,14 +38,79 @@ def document_lengths(rng):
     return lengths
 
 
-def programs(width):
+def programs(op, width):
+    """(packed, padded) sources of `op` over rows of `width` features."""
     x = f"tensor<?x{width}xf32>"
     padded = f"tensor<{DOCUMENTS}x{LONGEST}x{width}xf32>"
-    return (f"func.func @main(%x: {x}, %o: tensor<?xindex>) -> {x} {{\n"
-            f"  %y = linea.presum %x offsets(%o) : {x}, tensor<?xindex> -> {x}\n"
-            f"  return %y : {x}\n}}\n",
-            f"func.func @main(%x: {padded}) -> {padded} {{\n"
-            f"  %y = linea.presum %x : {padded}\n  return %y : {padded}\n}}\n")
+    if op == "presum":
+        return (f"func.func @main(%x: {x}, %o: tensor<?xindex>) -> {x} {{\n"
+                f"  %y = linea.presum %x offsets(%o) : {x}, tensor<?xindex> -> {x}\n"
+                f"  return %y : {x}\n}}\n",
+                f"func.func @main(%x: {padded}) -> {padded} {{\n"
+                f"  %y = linea.presum %x : {padded}\n  return %y : {padded}\n}}\n")
+    gate, gate_padded = "tensor<?xf32>", f"tensor<{DOCUMENTS}x{LONGEST}xf32>"
+    def source(t, g, offsets):
+        name = "gated_linear_attention" if op == "gated" else "linear_attention"
+        operands = "%x, %x, %x" + (", %g" if op == "gated" else "")
+        args = [f"%x: {t}"] + ([f"%g: {g}"] if op == "gated" else [])
+        types = [t, t, t] + ([g] if op == "gated" else [])
+        packing = ""
+        if offsets:
+            args.append("%o: tensor<?xindex>")
+            types.append("tensor<?xindex>")
+            packing = " offsets(%o)"
+        return (f"func.func @main({', '.join(args)}) -> {t} {{\n"
+                f"  %y = linea.{name} {operands}{packing} mask = causal scale = 0.125\n"
+                f"      : {', '.join(types)} -> {t}\n  return %y : {t}\n}}\n")
+    return source(x, gate, True), source(padded, gate_padded, False)
+
+
+def inputs(op, x, offsets, rng):
+    """(packed, padded) arguments: the documents, their gates, the offsets."""
+    import numpy as np
+    width = x.shape[-1]
+    def pad(values):
+        out = np.zeros((DOCUMENTS, LONGEST) + values.shape[1:], np.float32)
+        for n, (start, end) in enumerate(zip(offsets, offsets[1:])):
+            out[n, :end - start] = values[start:end]
+        return out
+    if op == "presum":
+        return [x, offsets], [pad(x)]
+    # Attention rows of unit size: q = k = v, scaled by 1/sqrt(width).
+    rows = x / np.sqrt(width)
+    if op == "linear":
+        return [rows, offsets], [pad(rows)]
+    gate = (-rng.random(len(x)) * 0.5).astype(np.float32)
+    return [rows, gate, offsets], [pad(rows), pad(gate)]
+
+
+def measure(op, width, repeat, rng, lengths):
+    """One op's table rows."""
+    import numpy as np
+    import linea
+    from measure import median_ms
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    rows = int(offsets[-1])
+    x = rng.standard_normal((rows, width)).astype(np.float32)
+    packed_args, padded_args = inputs(op, x, offsets, rng)
+    packed_source, padded_source = programs(op, width)
+    packed_kernel, padded_kernel = linea.compile(packed_source), linea.compile(padded_source)
+    got, want = packed_kernel(*packed_args), padded_kernel(*padded_args)
+    worst = max(float(np.max(np.abs(got[start:end] - want[n, :end - start]), initial=0.0))
+                for n, (start, end) in enumerate(zip(offsets, offsets[1:])))
+    packed_ms = median_ms(lambda: packed_kernel(*packed_args), repeat)
+    padded_ms = median_ms(lambda: padded_kernel(*padded_args), repeat)
+    ratio = DOCUMENTS * LONGEST / rows
+    mib = lambda arrays: sum(a.nbytes for a in arrays) / 2**20
+    name = {"presum": "`presum`", "linear": "causal `linear_attention`",
+            "gated": "causal `gated_linear_attention`"}[op]
+    return [
+        f"| {name} | packed (offsets) | {rows:,} | {mib(packed_args):,.1f} | {packed_ms:,.2f} | |",
+        f"| | padded to {LONGEST} | {DOCUMENTS * LONGEST:,} | {mib(padded_args):,.1f} | "
+        f"{padded_ms:,.2f} | |",
+        f"| | padded / packed | {ratio:.2f} (padding ratio) | | **{padded_ms / packed_ms:.2f}** | "
+        f"max abs. difference {worst:.1e} |",
+    ]
 
 
 def main():
@@ -49,45 +118,25 @@ def main():
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--width", type=int, default=64)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--ops", default="presum,linear,gated")
     parser.add_argument("--output", default=str(ROOT / "bench" / "PACKED.md"))
     args = parser.parse_args()
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     import numpy as np
-    import linea
-    from measure import median_ms
 
     rng = np.random.default_rng(0)
     lengths = document_lengths(rng)
-    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    rows = int(offsets[-1])
-    x = rng.standard_normal((rows, args.width)).astype(np.float32)
-    padded = np.zeros((DOCUMENTS, LONGEST, args.width), np.float32)
-    for n, (start, end) in enumerate(zip(offsets, offsets[1:])):
-        padded[n, :end - start] = x[start:end]
-
-    packed_source, padded_source = programs(args.width)
-    packed_kernel, padded_kernel = linea.compile(packed_source), linea.compile(padded_source)
-    got, want = packed_kernel(x, offsets), padded_kernel(padded)
-    worst = max(float(np.max(np.abs(got[start:end] - want[n, :end - start])))
-                for n, (start, end) in enumerate(zip(offsets, offsets[1:])))
-    packed_ms = median_ms(lambda: packed_kernel(x, offsets), args.repeat)
-    padded_ms = median_ms(lambda: padded_kernel(padded), args.repeat)
-    ratio = DOCUMENTS * LONGEST / rows
-    table = [
-        "| layout | rows | input MiB | ms | |",
-        "| --- | ---: | ---: | ---: | --- |",
-        f"| packed (offsets) | {rows:,} | {x.nbytes / 2**20:,.1f} | {packed_ms:,.2f} | |",
-        f"| padded to {LONGEST} | {DOCUMENTS * LONGEST:,} | {padded.nbytes / 2**20:,.1f} | "
-        f"{padded_ms:,.2f} | |",
-        f"| padded / packed | {ratio:.2f} (padding ratio) | | {padded_ms / packed_ms:.2f} | "
-        f"max abs. difference of the sums {worst:.1e} |",
-    ]
+    table = ["| op | layout | rows | input MiB | ms | |",
+             "| --- | --- | ---: | ---: | ---: | --- |"]
+    for op in args.ops.split(","):
+        table += measure(op, args.width, args.repeat, rng, lengths)
     text = (f"# Packed against padded sequences (CPU)\n\n`/usr/bin/python3 bench/packed.py "
-            f"--repeat {args.repeat} --width {args.width} --threads {args.threads}`: "
-            f"`linea.presum` over {DOCUMENTS} documents of long-tailed lengths (mean "
+            f"--repeat {args.repeat} --width {args.width} --threads {args.threads} "
+            f"--ops {args.ops}`: {DOCUMENTS} documents of long-tailed lengths (mean "
             f"{lengths.mean():.0f}, longest {lengths.max()}, shortest {lengths.min()}), "
-            f"width {args.width}, {args.threads} thread(s), {os.cpu_count()} cores; median of "
-            f"{args.repeat} calls after a warm one.\n\n" + "\n".join(table) + "\n")
+            f"width {args.width} (attention: q = k = v, one head, Dk = Dv = width), "
+            f"{args.threads} thread(s), {os.cpu_count()} cores; median of {args.repeat} calls "
+            f"after a warm one.\n\n" + "\n".join(table) + "\n")
     pathlib.Path(args.output).write_text(text)
     print(text)
 
