@@ -353,13 +353,8 @@ LogicalResult mlir::linea::emitGatedRecurrenceAdjoint(GatedLinearAttentionOp op,
       /*reverse=*/true, {{v, ReadSide::value}, {k, ReadSide::key}},
       backwardReads);
   Value dk = backwardReads[0], dv = backwardReads[1];
-  // g_j, or 0 at j = L: a zero row after the last.
-  SmallVector<OpFoldResult> padded = tensor::getMixedSizes(b, loc, g);
-  padded[seq] = affine::makeComposedFoldedAffineApply(
-      b, loc, getAffineSymbolExpr(0, b.getContext()) + 1, {padded[seq]});
-  Value paddedGate = insertAlong(
-      b, loc, g, buildFilled(b, loc, padded, b.getF32Type(), 0.0), seq,
-      b.getIndexAttr(0));
+  // g_j, or 0 at j = L.
+  Value paddedGate = appendZeroStep(b, loc, g, seq);
   cotangent = stepState(b, loc, layout, cotangent,
                         sliceAlong(b, loc, paddedGate, seq, j,
                                    b.getIndexAttr(1)));

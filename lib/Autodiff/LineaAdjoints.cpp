@@ -27,6 +27,7 @@
 #include "linea/Autodiff/Cotangents.h"
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/Segments.h"
 #include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -59,19 +60,13 @@ static LogicalResult adjoint(PresumOp op, OpBuilder &b, Cotangents &ct) {
   bool reverse = op.getReverse(), exclusive = op.getExclusive();
   Value dy = ct.lookupOrZeros(b, loc, y);
   UnitAttr flipped = reverse ? UnitAttr() : b.getUnitAttr();
-  // Undecayed, each segment's sum runs back over that segment alone.
   if (!decay) {
     ct.accumulate(b, loc, x,
                   PresumOp::create(b, loc, x.getType(), dy, Value(),
-                                   op.getOffsets(),
-                                   op.getDimAttr(), op.getExclusiveAttr(),
-                                   flipped, FormAttr()));
+                                   /*offsets=*/Value(), op.getDimAttr(),
+                                   op.getExclusiveAttr(), flipped, FormAttr()));
     return success();
   }
-  // The shifts below would carry values across a segment boundary.
-  if (op.getOffsets())
-    return op.emitOpError()
-           << "has no adjoint yet with both a decay and offsets";
   // "next" is one step against the scan's direction of travel.
   bool towardEnd = !reverse;
   Value dz = exclusive ? shiftAlong(b, loc, dy, dim, !towardEnd) : dy;
@@ -487,7 +482,9 @@ static LogicalResult adjoint(GatedLinearAttentionOp op, OpBuilder &b,
   if (s0)
     ct.accumulate(b, loc, s0,
                   decayState(b, loc, numBatch(q), values.finalState,
-                             stepAlong(b, loc, g, seq, b.getIndexAttr(0)),
+                             // (an empty sequence reads no gate: 0)
+                             stepAlong(b, loc, appendZeroStep(b, loc, g, seq),
+                                       seq, b.getIndexAttr(0)),
                              /*scalarGate=*/true));
   if (ct.isActive(g)) {
     auto f32 = [&](Value x) { return x ? castToF32(b, loc, x) : x; };
@@ -596,10 +593,6 @@ struct SoftmaxBackward {
 /// `dv = P^T dO`, `dS = scale P (dO v^T - rowsum(dO o))`, `dq = dS k`,
 /// `dk = dS^T q`.
 static LogicalResult adjoint(AttentionOp op, OpBuilder &b, Cotangents &ct) {
-  if (op.getOffsets())
-    return op.emitOpError()
-           << "has no adjoint yet with offsets (packed segments): the "
-              "gradient of softmax attention is built for one sequence";
   Location loc = op.getLoc();
   Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
   Value o = op.getOutput();
@@ -670,13 +663,11 @@ static LogicalResult adjoint(AttentionOp op, OpBuilder &b, Cotangents &ct) {
 std::optional<LogicalResult>
 mlir::linea::emitLineaAdjoint(Operation *op, OpBuilder &b,
                               Cotangents &cotangents) {
+  // Each segment alone: the rules below see one sequence.
+  if (isPacked(op))
+    return emitPackedAdjoint(op, b, cotangents);
   if (auto presum = dyn_cast<PresumOp>(op))
     return adjoint(presum, b, cotangents);
-  if (auto attention = dyn_cast<LinearAttentionOpInterface>(op);
-      attention && attention.isPacked())
-    return op->emitOpError()
-           << "has no adjoint yet with offsets (packed segments): the "
-              "gradients of linear attention are built for one sequence";
   if (auto attention = dyn_cast<LinearAttentionOp>(op))
     return adjoint(attention, b, cotangents);
   if (auto attention = dyn_cast<AttentionOp>(op))

@@ -2,7 +2,7 @@
 //
 // An op with offsets is, by definition, the op on each segment alone; this
 // pass writes the definition out (a parallel loop over the segments, see
-// buildPerSegment), so that every later pass sees ops without offsets.
+// buildSegmentwise), so that every later pass sees ops without offsets.
 //
 //===----------------------------------------------------------------------===//
 

@@ -139,6 +139,16 @@ Value mlir::linea::stepAlong(OpBuilder &b, Location loc, Value x, int64_t dim,
                                         strides);
 }
 
+Value mlir::linea::appendZeroStep(OpBuilder &b, Location loc, Value x,
+                                  int64_t dim) {
+  SmallVector<OpFoldResult> padded = tensor::getMixedSizes(b, loc, x);
+  padded[dim] = affine::makeComposedFoldedAffineApply(
+      b, loc, getAffineSymbolExpr(0, b.getContext()) + 1, {padded[dim]});
+  return insertAlong(
+      b, loc, x, buildFilled(b, loc, padded, getElementTypeOrSelf(x), 0.0),
+      dim, b.getIndexAttr(0));
+}
+
 Value mlir::linea::insertAlong(OpBuilder &b, Location loc, Value source,
                                Value dest, int64_t dim, OpFoldResult offset) {
   auto type = cast<RankedTensorType>(source.getType());

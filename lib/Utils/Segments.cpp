@@ -11,20 +11,22 @@
 using namespace mlir;
 using namespace mlir::linea;
 
-SmallVector<Value> mlir::linea::buildPerSegment(
+//===----------------------------------------------------------------------===//
+// The loop over segments
+//===----------------------------------------------------------------------===//
+
+SmallVector<Value> mlir::linea::buildSegmentLoop(
     OpBuilder &b, Location loc, Value offsets, ValueRange sequences,
-    int64_t dim, Type resultElementType, ValueRange perSegment,
+    int64_t dim, ValueRange rowOutputs, ValueRange entryOutputs,
     function_ref<SmallVector<Value>(OpBuilder &, Location, const Segment &)>
         body) {
-  Value like = sequences.front();
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value count = arith::SubIOp::create(
       b, loc, tensor::DimOp::create(b, loc, offsets, 0), one);
-  SmallVector<Value> inits{tensor::EmptyOp::create(
-      b, loc, tensor::getMixedSizes(b, loc, like), resultElementType)};
-  llvm::append_range(inits, perSegment);
+  SmallVector<Value> outputs(rowOutputs);
+  llvm::append_range(outputs, entryOutputs);
   auto forall = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{count},
-                                      inits, /*mapping=*/std::nullopt);
+                                      outputs, /*mapping=*/std::nullopt);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(forall.getBody());
   Segment segment;
@@ -37,11 +39,11 @@ SmallVector<Value> mlir::linea::buildPerSegment(
     segment.slices.push_back(
         sliceAlong(b, loc, x, dim, segment.start, segment.size));
   SmallVector<Value> results = body(b, loc, segment);
-  assert(results.size() == inits.size() && "one value per result");
+  assert(results.size() == outputs.size() && "one value per output");
 
-  // Where each result goes: the rows at [o_n, o_{n+1}) along `dim`, a
-  // per-segment value at entry n of dim 0. (Sizes are built before the
-  // terminator, whose body holds only the inserts.)
+  // Where each result goes: rows at [o_n, o_{n+1}) along `dim`, an entry at
+  // n of dim 0. (Sizes are built before the terminator, whose body holds
+  // only the inserts.)
   struct Insert {
     Value source;
     SmallVector<OpFoldResult> at, sizes;
@@ -50,7 +52,7 @@ SmallVector<Value> mlir::linea::buildPerSegment(
   for (auto [number, value] : llvm::enumerate(results)) {
     Insert insert{value, {}, tensor::getMixedSizes(b, loc, value)};
     int64_t rank = insert.sizes.size();
-    if (number == 0) {
+    if (number < rowOutputs.size()) {
       insert.at.assign(rank, b.getIndexAttr(0));
       insert.at[dim] = segment.start;
       insert.sizes[dim] = segment.size;
@@ -87,6 +89,10 @@ Value mlir::linea::segmentEntry(OpBuilder &b, Location loc, Value x, Value n) {
       SmallVector<OpFoldResult>(rank, b.getIndexAttr(1)));
 }
 
+//===----------------------------------------------------------------------===//
+// Packed ops, one segment at a time
+//===----------------------------------------------------------------------===//
+
 bool mlir::linea::isPacked(Operation *op) {
   if (auto presum = dyn_cast<PresumOp>(op))
     return static_cast<bool>(presum.getOffsets());
@@ -97,31 +103,89 @@ bool mlir::linea::isPacked(Operation *op) {
   return false;
 }
 
-/// presum offsets(o): per segment, the presum of its rows (and of its rows
-/// of the decay), with the op's direction, exclusivity and form.
-static Value presumSegmentwise(OpBuilder &b, PresumOp op) {
-  SmallVector<Value> sequences{op.getInput()};
-  if (Value decay = op.getDecay())
-    sequences.push_back(decay);
-  return buildPerSegment(
-      b, op.getLoc(), op.getOffsets(), sequences, op.getScanDim(),
-      op.getType().getElementType(), /*perSegment=*/{},
-      [&](OpBuilder &nb, Location loc,
-          const Segment &segment) -> SmallVector<Value> {
-        Value rows = segment.slices[0];
-        Value decay = op.getDecay() ? segment.slices[1] : Value();
-        return {PresumOp::create(nb, loc, rows.getType(), rows, decay,
-                                 /*offsets=*/Value(), op.getDimAttr(),
-                                 op.getExclusiveAttr(), op.getReverseAttr(),
-                                 op.getFormAttr())};
-      })[0];
+PackedOperands mlir::linea::packedOperandsOf(Operation *packed) {
+  PackedOperands operands;
+  if (auto presum = dyn_cast<PresumOp>(packed)) {
+    operands.sequences.push_back(presum.getInput());
+    if (Value decay = presum.getDecay())
+      operands.sequences.push_back(decay);
+    operands.offsets = presum.getOffsets();
+    operands.dim = presum.getScanDim();
+    operands.outputLike = presum.getInput();
+    return operands;
+  }
+  if (auto attention = dyn_cast<AttentionOp>(packed)) {
+    operands.sequences = {attention.getQuery(), attention.getKey(),
+                          attention.getValue()};
+    operands.offsets = attention.getOffsets();
+    operands.dim = seqDim(attention.getQuery().getType());
+    operands.outputLike = attention.getValue(); // [B..., L, Dv], Lq = Lk
+    return operands;
+  }
+  auto attention = cast<LinearAttentionOpInterface>(packed);
+  operands.sequences = {attention.getQuery(), attention.getKey(),
+                        attention.getValue()};
+  if (Value gate = attention.getGate())
+    operands.sequences.push_back(gate);
+  for (Value entry : {attention.getInitialState(), attention.getPrefixIndex()})
+    if (entry)
+      operands.entries.push_back(entry);
+  operands.offsets = attention.getOffsets();
+  operands.dim = seqDim(attention.getQuery().getType());
+  operands.outputLike = attention.getValue(); // [B..., L, Dv]
+  return operands;
 }
 
 /// A segment's rows of a packed sequence type: its length is dynamic.
-static Type segmentRowsType(RankedTensorType type) {
-  SmallVector<int64_t> shape(type.getShape());
-  shape[seqDim(type)] = ShapedType::kDynamic;
-  return type.clone(shape);
+static RankedTensorType segmentRowsType(Type type, int64_t dim) {
+  auto tensor = cast<RankedTensorType>(type);
+  SmallVector<int64_t> shape(tensor.getShape());
+  shape[dim] = ShapedType::kDynamic;
+  return tensor.clone(shape);
+}
+
+Operation *mlir::linea::buildSegmentOp(OpBuilder &b, Location loc,
+                                       Operation *packed,
+                                       const Segment &segment,
+                                       ValueRange entries) {
+  ArrayRef<Value> rows = segment.slices;
+  if (auto presum = dyn_cast<PresumOp>(packed))
+    return PresumOp::create(
+        b, loc, rows[0].getType(), rows[0],
+        presum.getDecay() ? rows[1] : Value(), /*offsets=*/Value(),
+        presum.getDimAttr(), presum.getExclusiveAttr(),
+        presum.getReverseAttr(), presum.getFormAttr());
+  int64_t dim = packedOperandsOf(packed).dim;
+  if (auto attention = dyn_cast<AttentionOp>(packed))
+    return AttentionOp::create(
+        b, loc, segmentRowsType(attention.getOutput().getType(), dim), rows[0],
+        rows[1], rows[2], /*offsets=*/Value(), attention.getMaskAttr(),
+        attention.getScaleAttr());
+  auto attention = cast<LinearAttentionOpInterface>(packed);
+  LinearAttentionSpec spec = attention.getSpec();
+  spec.offsets = Value();
+  spec.query = rows[0];
+  spec.key = rows[1];
+  spec.value = rows[2];
+  if (spec.gate)
+    spec.gate = rows[3];
+  size_t entry = 0;
+  if (spec.initialState)
+    spec.initialState = entries[entry++];
+  if (spec.prefixIndex)
+    spec.prefixIndex = entries[entry++];
+  spec.outputType = segmentRowsType(spec.outputType, dim);
+  if (spec.finalStateType) {
+    auto states = cast<RankedTensorType>(spec.finalStateType);
+    spec.finalStateType = states.clone(states.getShape().drop_front());
+  }
+  return attention.createLike(b, loc, spec);
+}
+
+/// An empty tensor of `type`'s element type, sized as `like`.
+static Value emptyLike(OpBuilder &b, Location loc, Value like, Type type) {
+  return tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, like),
+                                 cast<RankedTensorType>(type).getElementType());
 }
 
 /// `[N, B..., Dk, Dv]` to hold a packed op's final states.
@@ -139,71 +203,27 @@ static Value emptyFinalStates(OpBuilder &b, Location loc,
   return tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
 }
 
-/// A packed linear-attention op: per segment, the op on its rows of q, k,
-/// v (and the gate) from its initial state, with its prefix length.
-static SmallVector<Value>
-linearAttentionSegmentwise(OpBuilder &b, LinearAttentionOpInterface op) {
-  RankedTensorType q = op.getQuery().getType();
-  // (v first: the output rows are shaped like its rows.)
-  SmallVector<Value> sequences{op.getValue(), op.getQuery(), op.getKey()};
-  if (Value gate = op.getGate())
-    sequences.push_back(gate);
-  SmallVector<Value> finalStates;
-  if (op.getFinalState())
-    finalStates.push_back(emptyFinalStates(b, op.getLoc(), op));
-  LinearAttentionSpec packed = op.getSpec();
-  return buildPerSegment(
-      b, op.getLoc(), op.getOffsets(), sequences, seqDim(q),
-      op.getOutput().getType().getElementType(), finalStates,
-      [&](OpBuilder &nb, Location loc,
-          const Segment &segment) -> SmallVector<Value> {
-        LinearAttentionSpec spec = packed;
-        spec.offsets = Value();
-        spec.value = segment.slices[0];
-        spec.query = segment.slices[1];
-        spec.key = segment.slices[2];
-        if (spec.gate)
-          spec.gate = segment.slices[3];
-        if (spec.initialState)
-          spec.initialState =
-              segmentEntry(nb, loc, spec.initialState, segment.index);
-        if (spec.prefixIndex)
-          spec.prefixIndex =
-              segmentEntry(nb, loc, spec.prefixIndex, segment.index);
-        spec.outputType = segmentRowsType(op.getOutput().getType());
-        if (spec.finalStateType) {
-          auto states = cast<RankedTensorType>(spec.finalStateType);
-          spec.finalStateType = states.clone(states.getShape().drop_front());
-        }
-        return SmallVector<Value>(op.createLike(nb, loc, spec)->getResults());
-      });
-}
-
-/// Packed softmax attention: per segment, its queries against its keys.
-static Value attentionSegmentwise(OpBuilder &b, AttentionOp op) {
-  RankedTensorType q = op.getQuery().getType();
-  // (v first: the output rows are shaped like its rows, as Lq = Lk.)
-  SmallVector<Value> sequences{op.getValue(), op.getQuery(), op.getKey()};
-  return buildPerSegment(
-      b, op.getLoc(), op.getOffsets(), sequences, seqDim(q),
-      op.getOutput().getType().getElementType(), /*perSegment=*/{},
-      [&](OpBuilder &nb, Location loc,
-          const Segment &segment) -> SmallVector<Value> {
-        return {AttentionOp::create(
-            nb, loc, segmentRowsType(op.getOutput().getType()),
-            segment.slices[1], segment.slices[2], segment.slices[0],
-            /*offsets=*/Value(), op.getMaskAttr(), op.getScaleAttr())};
-      })[0];
-}
-
 SmallVector<Value> mlir::linea::buildSegmentwise(OpBuilder &b,
                                                  Operation *packed) {
-  if (auto presum = dyn_cast<PresumOp>(packed))
-    return {presumSegmentwise(b, presum)};
-  if (auto attention = dyn_cast<AttentionOp>(packed))
-    return {attentionSegmentwise(b, attention)};
-  return linearAttentionSegmentwise(b,
-                                    cast<LinearAttentionOpInterface>(packed));
+  Location loc = packed->getLoc();
+  PackedOperands operands = packedOperandsOf(packed);
+  SmallVector<Value> entryOutputs;
+  if (auto attention = dyn_cast<LinearAttentionOpInterface>(packed);
+      attention && attention.getFinalState())
+    entryOutputs.push_back(emptyFinalStates(b, loc, attention));
+  Value rows = emptyLike(b, loc, operands.outputLike,
+                         packed->getResult(0).getType());
+  return buildSegmentLoop(
+      b, loc, operands.offsets, operands.sequences, operands.dim, {rows},
+      entryOutputs,
+      [&](OpBuilder &nb, Location l,
+          const Segment &segment) -> SmallVector<Value> {
+        SmallVector<Value> entries;
+        for (Value entry : operands.entries)
+          entries.push_back(segmentEntry(nb, l, entry, segment.index));
+        return SmallVector<Value>(
+            buildSegmentOp(nb, l, packed, segment, entries)->getResults());
+      });
 }
 
 namespace {

@@ -465,3 +465,100 @@ def test_bad_softmax_offsets_stop_the_run():
     x = np.ones((10, 3), np.float32)
     with pytest.raises(LineaError, match="'offsets' end at 9, but 'query' sequence length is 10"):
         linea.run(program, [x, x, x[:, :2], np.array([0, 4, 9])])
+
+
+# ---------------------------------------------------------------------------
+# Gradients of packed ops: each segment's adjoint alone
+# ---------------------------------------------------------------------------
+
+def finite_difference_gradients(objective, arrays, step=1e-3):
+    """Central differences of `objective` (float64) along every entry of each array."""
+    grads = []
+    for which, array in enumerate(arrays):
+        grad = np.zeros_like(array)
+        for index in np.ndindex(array.shape):
+            def at(delta):
+                moved = [a.copy() for a in arrays]
+                moved[which][index] += delta
+                return objective(*moved)
+            grad[index] = (at(step) - at(-step)) / (2 * step)
+        grads.append(grad)
+    return grads
+
+
+# Small and seeded: every packed op, with empty and one-token segments, a
+# prefix per segment, states in and out, gates to -20.
+GRADIENT_CASES = [
+    dict(op="linear", mask="prefix", init=True, final=True, gate_rank=0),
+    dict(op="linear", mask="causal", init=False, final=False, gate_rank=0,
+         normalize=True, feature_map="elu_plus_one"),
+    dict(op="gated", mask="causal", init=True, final=True, gate_rank=1),
+    dict(op="gated", mask="prefix", init=False, final=True, gate_rank=2),
+    dict(op="softmax", mask="causal"),
+    dict(op="presum", decay=True),
+]
+
+
+def gradient_id(c):
+    return "-".join(str(v) for v in c.values())
+
+
+@pytest.mark.parametrize("case", GRADIENT_CASES, ids=[gradient_id(c) for c in GRADIENT_CASES])
+def test_packed_gradients_against_finite_differences(case):
+    rng = np.random.default_rng(zlib.crc32(gradient_id(case).encode()))
+    lengths, dk, dv = [5, 0, 1, 6], 3, 2
+    length = sum(lengths)
+    offsets = offsets_of(lengths)
+    if case["op"] == "presum":
+        source = presum_program([length, dv], {0}, "index", True, False, 1)
+        x = rng.standard_normal((length, dv))
+        a = -20 * rng.random(length) ** 3
+        floats, ints = [x, a], [offsets]
+        def forward(x, a):
+            return [ref.presum(x, 0, exclusive=True, decay=a, offsets=offsets)]
+    elif case["op"] == "softmax":
+        source = softmax_program([], length, dk, dv, True, "index", case["mask"])
+        q, k = (rng.standard_normal((length, dk)) for _ in range(2))
+        v = rng.standard_normal((length, dv))
+        floats, ints = [q, k, v], [offsets]
+        def forward(q, k, v):
+            return [ref.attention(q, k, v, case["mask"], offsets=offsets)]
+    else:
+        gated = case["op"] == "gated"
+        source = attention_program(case["op"], [], length, dk, dv, True, "index", case["mask"],
+                                   case["init"], case["final"], case["gate_rank"],
+                                   case.get("feature_map"), case.get("normalize", False))
+        q, k = (rng.standard_normal((length, dk)) for _ in range(2))
+        v = rng.standard_normal((length, dv))
+        floats = [q, k, v]
+        if gated:
+            shape = (length, dk) if case["gate_rank"] == 2 else (length,)
+            floats.append(-20 * rng.random(shape) ** 3)
+        if case["init"]:
+            floats.append(rng.standard_normal((len(lengths), dk, dv)))
+        js = np.array([2, 0, 1, 6])
+        ints = [offsets] + ([js] if case["mask"] == "prefix" else [])
+        def forward(*arrays):
+            oracle = dict(mask=case["mask"], offsets=offsets)
+            if case["init"]:
+                oracle["initial_state"] = arrays[-1]
+            if case["mask"] == "prefix":
+                oracle["prefix_length"] = js
+            if gated:
+                y, s = ref.gated_linear_attention(*arrays[:4], **oracle)
+            else:
+                y, s = ref.linear_attention(
+                    *arrays[:3], feature_map=case.get("feature_map") or "identity",
+                    normalize=case.get("normalize", False), **oracle)
+            return [y, s] if case["final"] else [y]
+    cotangents = [rng.standard_normal(y.shape) for y in forward(*floats)]
+    program = linea.differentiate(source)
+    # @main_vjp(args..., d_results...) -> d of every float argument
+    args = [f.astype(np.float32) for f in floats] + ints
+    got = linea.run(program, args + [c.astype(np.float32) for c in cotangents],
+                    entry="main_vjp")
+    def objective(*arrays):
+        return sum(np.sum(c * y) for c, y in zip(cotangents, forward(*arrays)))
+    want = finite_difference_gradients(objective, floats)
+    for name, g, w in zip("abcdefg", got, want):
+        assert relative_error(g, w) <= TOLERANCE, name

@@ -68,32 +68,3 @@ func.func @calls(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = func.call @g(%x) : (tensor<8xf32>) -> tensor<8xf32>
   return %y : tensor<8xf32>
 }
-
-// -----
-
-// A decayed presum over packed segments has no rule yet (its shifted reads
-// would cross segment boundaries); the undecayed one has.
-func.func @decayed_packed(%x: tensor<?x3xf32>, %a: tensor<?xf32>, %o: tensor<?xindex>) -> tensor<?x3xf32> {
-  // expected-error @+1 {{'linea.presum' op has no adjoint yet with both a decay and offsets}}
-  %0 = linea.presum %x decay(%a : tensor<?xf32>) offsets(%o) : tensor<?x3xf32>, tensor<?xindex> -> tensor<?x3xf32>
-  return %0 : tensor<?x3xf32>
-}
-
-// -----
-
-// Packed linear attention has no gradient rule yet.
-func.func @packed_linear_attention(%q: tensor<?x3xf32>, %o: tensor<?xindex>) -> tensor<?x3xf32> {
-  // expected-error @+1 {{'linea.linear_attention' op has no adjoint yet with offsets (packed segments): the gradients of linear attention are built for one sequence}}
-  %y = linea.linear_attention %q, %q, %q offsets(%o) mask = causal
-      : tensor<?x3xf32>, tensor<?x3xf32>, tensor<?x3xf32>, tensor<?xindex> -> tensor<?x3xf32>
-  return %y : tensor<?x3xf32>
-}
-
-// -----
-
-func.func @packed_softmax(%q: tensor<?x3xf32>, %o: tensor<?xindex>) -> tensor<?x3xf32> {
-  // expected-error @+1 {{'linea.attention' op has no adjoint yet with offsets (packed segments): the gradient of softmax attention is built for one sequence}}
-  %y = linea.attention %q, %q, %q offsets(%o) mask = causal
-      : tensor<?x3xf32>, tensor<?x3xf32>, tensor<?x3xf32>, tensor<?xindex> -> tensor<?x3xf32>
-  return %y : tensor<?x3xf32>
-}

@@ -51,9 +51,9 @@ func.func @form_kept(%x: tensor<?x3xf32>, %o: tensor<?xindex>) -> (tensor<?x3xf3
 // CHECK: %[[R:.+]]:2 = scf.forall (%[[I:.+]]) in (%{{.+}}) shared_outs(%[[OUT:.+]] = %{{.+}}, %[[FIN:.+]] = %[[STATES]]) -> (tensor<2x?x6xf32>, tensor<?x2x8x6xf32>)
 // CHECK:   %[[START:.+]] = tensor.extract %[[O]][%[[I]]]
 // CHECK:   %[[SIZE:.+]] = arith.subi %{{.+}}, %[[START]]
-// CHECK:   %[[VS:.+]] = tensor.extract_slice %[[V]][0, %[[START]], 0] [2, %[[SIZE]], 6]
 // CHECK:   %[[QS:.+]] = tensor.extract_slice %[[Q]][0, %[[START]], 0] [2, %[[SIZE]], 8]
 // CHECK:   %[[KS:.+]] = tensor.extract_slice %[[Q]][0, %[[START]], 0] [2, %[[SIZE]], 8]
+// CHECK:   %[[VS:.+]] = tensor.extract_slice %[[V]][0, %[[START]], 0] [2, %[[SIZE]], 6]
 // CHECK:   %[[INIT:.+]] = tensor.extract_slice %[[S0]][%[[I]], 0, 0, 0] [1, 2, 8, 6] [1, 1, 1, 1] : tensor<?x2x8x6xf32> to tensor<2x8x6xf32>
 // CHECK:   %[[J64:.+]] = tensor.extract %[[J]][%[[I]]]
 // CHECK:   %[[JN:.+]] = arith.index_cast %[[J64]] : i64 to index
@@ -94,9 +94,9 @@ func.func @gated(%q: tensor<?x4xf32>, %g: tensor<?xf32>, %o: tensor<?xi32>) -> t
 // CHECK-LABEL: func.func @softmax
 // CHECK-SAME: (%[[Q:[a-z0-9_]+]]: tensor<?x4xf32>, %[[V:[a-z0-9_]+]]: tensor<?x2xf32>, %[[O:[a-z0-9_]+]]: tensor<?xindex>)
 // CHECK: scf.forall
-// CHECK:   %[[VS:.+]] = tensor.extract_slice %[[V]][%[[START:.+]], 0] [%[[SIZE:.+]], 2]
-// CHECK:   %[[QS:.+]] = tensor.extract_slice %[[Q]][%[[START]], 0] [%[[SIZE]], 4]
+// CHECK:   %[[QS:.+]] = tensor.extract_slice %[[Q]][%[[START:.+]], 0] [%[[SIZE:.+]], 4]
 // CHECK:   %[[KS:.+]] = tensor.extract_slice %[[Q]][%[[START]], 0] [%[[SIZE]], 4]
+// CHECK:   %[[VS:.+]] = tensor.extract_slice %[[V]][%[[START]], 0] [%[[SIZE]], 2]
 // CHECK:   linea.attention %[[QS]], %[[KS]], %[[VS]] mask = causal scale = 2.500000e-01 : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x2xf32> -> tensor<?x2xf32>
 func.func @softmax(%q: tensor<?x4xf32>, %v: tensor<?x2xf32>, %o: tensor<?xindex>) -> tensor<?x2xf32> {
   %y = linea.attention %q, %q, %v offsets(%o) mask = causal scale = 0.25

@@ -96,6 +96,12 @@ Value causalGateCotangent(OpBuilder &b, Location loc, bool scalarGate, Value q,
 /// memories (the forward output) and sweeps the body backwards.
 LogicalResult emitFoldAdjoint(FoldOp op, OpBuilder &b, Cotangents &cotangents);
 
+/// A packed op (offsets): the adjoint of the op on each segment alone, in a
+/// parallel loop over the segments (presum, attention, both linear-attention
+/// ops).
+LogicalResult emitPackedAdjoint(Operation *op, OpBuilder &b,
+                                Cotangents &cotangents);
+
 /// Reverse mode inside one scalar region (a linalg.generic body): given the
 /// body's ops cloned at `b` with `primalOf` mapping the original body values
 /// to the clones, and the cotangents of the yielded values, returns the

@@ -70,6 +70,11 @@ Value sliceAlong(OpBuilder &b, Location loc, Value x, int64_t dim,
 Value stepAlong(OpBuilder &b, Location loc, Value x, int64_t dim,
                 OpFoldResult index);
 
+/// A float `x` with one zero step appended along `dim` (L + 1 steps): step
+/// L, one past the end, reads zeros. For a recurrence that reads a gate's
+/// step j with 0 <= j <= L (a prefix of L, an empty sequence's first).
+Value appendZeroStep(OpBuilder &b, Location loc, Value x, int64_t dim);
+
 /// Inserts `source` into `dest` at `offset` along `dim`.
 Value insertAlong(OpBuilder &b, Location loc, Value source, Value dest,
                   int64_t dim, OpFoldResult offset);

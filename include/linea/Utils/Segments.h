@@ -23,16 +23,15 @@ struct Segment {
   SmallVector<Value> slices;
 };
 
-/// Results computed segment by segment: a parallel loop over the N
-/// segments whose body gets segment n's rows `[o_n, o_{n+1})` of each of
-/// `sequences` along `dim` (all share it: it is a leading dim of each) and
-/// returns that segment's rows of the first result (shaped like
-/// `sequences[0]`, of `resultElementType`), then one value per tensor of
-/// `perSegment` (each `[N, X...]`: the body's `X...` goes to entry n). The
-/// segments are independent, so the loop is an scf.forall.
-SmallVector<Value> buildPerSegment(
+/// A parallel loop (scf.forall) over the N segments of `offsets`, whose
+/// body gets segment n's rows `[o_n, o_{n+1})` of each of `sequences` along
+/// `dim` (a leading dim of each) and returns one value per output: for each
+/// of `rowOutputs` the segment's rows of it (written at `[o_n, o_{n+1})`
+/// along `dim`), then for each of `entryOutputs` (`[N, X...]`) its entry n
+/// (`[X...]`). Returns the outputs so filled. Segments are independent.
+SmallVector<Value> buildSegmentLoop(
     OpBuilder &b, Location loc, Value offsets, ValueRange sequences,
-    int64_t dim, Type resultElementType, ValueRange perSegment,
+    int64_t dim, ValueRange rowOutputs, ValueRange entryOutputs,
     function_ref<SmallVector<Value>(OpBuilder &, Location, const Segment &)>
         body);
 
@@ -43,11 +42,26 @@ Value segmentEntry(OpBuilder &b, Location loc, Value x, Value n);
 /// Whether `op` carries packed segments (an `offsets` operand).
 bool isPacked(Operation *op);
 
-/// A packed op written out as its definition: the op without offsets on
-/// each segment (buildPerSegment); the values that replace its results.
-/// For presum, attention and both linear-attention ops: segment n of the
-/// latter starts from initial state n, takes prefix length j_n, and writes
-/// final state n.
+/// What a packed op reads of each segment: the rows of `sequences` along
+/// `dim`, and entry n of each of `entries` (one per segment: initial
+/// states, prefix lengths); its output rows are shaped as `outputLike`'s.
+struct PackedOperands {
+  Value offsets;
+  SmallVector<Value> sequences, entries;
+  int64_t dim = 0;
+  Value outputLike;
+};
+PackedOperands packedOperandsOf(Operation *packed);
+
+/// The op without offsets on one segment: on `segment.slices` and
+/// `entries` (entry n of each, in packedOperandsOf's order), its results
+/// the segment's rows of the packed op's (and entry n of a final state).
+Operation *buildSegmentOp(OpBuilder &b, Location loc, Operation *packed,
+                          const Segment &segment, ValueRange entries);
+
+/// A packed op written out as its definition, buildSegmentOp on each
+/// segment in a buildSegmentLoop: the values that replace its results. For
+/// presum, attention and both linear-attention ops.
 SmallVector<Value> buildSegmentwise(OpBuilder &b, Operation *packed);
 
 /// Every packed op -> buildSegmentwise's loop over its segments: the rewrite

@@ -1,0 +1,102 @@
+//===- PackedAdjoint.cpp - packed ops backwards, segment by segment -------===//
+//
+// A packed op is, by definition, the op on each segment alone, so its
+// adjoint is the op's adjoint on each segment alone: the same parallel loop
+// over the segments as its definition (buildSegmentLoop), whose body
+// rebuilds the unpacked op on the segment's rows (the primal: the rules read
+// its operands, and softmax attention its output) and emits that op's
+// adjoint from the segment's rows of the output cotangents (and entry n of a
+// final state's). The cotangents of the segment's operands go to its rows
+// (and entry n of an initial state's) of the packed operands' cotangents.
+// No segment reads another's rows, so no cotangent crosses a boundary.
+//
+//===----------------------------------------------------------------------===//
+
+#include "linea/Autodiff/Cotangents.h"
+#include "linea/Dialect/LineaOps.h"
+#include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/Segments.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::linea;
+
+/// An uninitialized tensor shaped as `like`: every row (and entry) of a
+/// packed operand's cotangent is written by exactly one segment, since the
+/// offsets cover `[0, L)` (checked at run time).
+static Value emptyLike(OpBuilder &b, Location loc, Value like) {
+  auto type = cast<RankedTensorType>(like.getType());
+  return tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, like),
+                                 type.getElementType());
+}
+
+LogicalResult mlir::linea::emitPackedAdjoint(Operation *op, OpBuilder &b,
+                                             Cotangents &ct) {
+  Location loc = op->getLoc();
+  PackedOperands operands = packedOperandsOf(op);
+  // The operands that take a cotangent: active sequences, and active float
+  // entries (initial states; prefix lengths are integers).
+  SmallVector<unsigned> rowOperands, entryOperands;
+  SmallVector<Value> rowOutputs, entryOutputs;
+  for (auto [i, x] : llvm::enumerate(operands.sequences))
+    if (ct.isActive(x)) {
+      rowOperands.push_back(i);
+      rowOutputs.push_back(emptyLike(b, loc, x));
+    }
+  for (auto [i, x] : llvm::enumerate(operands.entries))
+    if (ct.isActive(x) && isDifferentiableType(x.getType())) {
+      entryOperands.push_back(i);
+      entryOutputs.push_back(emptyLike(b, loc, x));
+    }
+  if (rowOutputs.empty() && entryOutputs.empty())
+    return success();
+
+  // The cotangents of the packed results, read by every segment.
+  Value dOutput = ct.lookupOrZeros(b, loc, op->getResult(0));
+  Value dFinal = op->getNumResults() > 1
+                     ? ct.lookupOrZeros(b, loc, op->getResult(1))
+                     : Value();
+  LogicalResult status = success();
+  SmallVector<Value> sums = buildSegmentLoop(
+      b, loc, operands.offsets, operands.sequences, operands.dim, rowOutputs,
+      entryOutputs,
+      [&](OpBuilder &nb, Location l,
+          const Segment &segment) -> SmallVector<Value> {
+        SmallVector<Value> entries;
+        for (Value entry : operands.entries)
+          entries.push_back(segmentEntry(nb, l, entry, segment.index));
+        Operation *alone = buildSegmentOp(nb, l, op, segment, entries);
+        Cotangents local;
+        for (unsigned i : rowOperands)
+          local.markActive(segment.slices[i]);
+        for (unsigned i : entryOperands)
+          local.markActive(entries[i]);
+        for (Value result : alone->getResults())
+          local.markActive(result);
+        local.accumulate(nb, l, alone->getResult(0),
+                         sliceAlong(nb, l, dOutput, operands.dim,
+                                    segment.start, segment.size));
+        if (dFinal)
+          local.accumulate(nb, l, alone->getResult(1),
+                           segmentEntry(nb, l, dFinal, segment.index));
+        if (failed(emitAdjoint(alone, nb, local)))
+          status = failure();
+        SmallVector<Value> contributions;
+        for (unsigned i : rowOperands)
+          contributions.push_back(
+              local.lookupOrZeros(nb, l, segment.slices[i]));
+        for (unsigned i : entryOperands)
+          contributions.push_back(local.lookupOrZeros(nb, l, entries[i]));
+        return contributions;
+      });
+  if (failed(status))
+    return failure();
+  for (auto [i, sum] : llvm::zip(rowOperands, ArrayRef(sums).take_front(
+                                                  rowOperands.size())))
+    ct.accumulate(b, loc, operands.sequences[i], sum);
+  for (auto [i, sum] : llvm::zip(entryOperands, ArrayRef(sums).drop_front(
+                                                    rowOperands.size())))
+    ct.accumulate(b, loc, operands.entries[i], sum);
+  return success();
+}
