@@ -500,6 +500,16 @@ struct DomainTile {
   ArrayRef<OpFoldResult> offsets, sizes;
   int64_t numBatch;
   bool hasColumns;
+  /// Dims before the batch dims, kept whole: a packed op's states lead
+  /// with one entry per segment.
+  int64_t lead = 0;
+
+  /// The same tile of a tensor with `count` whole dims before its batch.
+  DomainTile withLead(int64_t count) const {
+    DomainTile shifted = *this;
+    shifted.lead = count;
+    return shifted;
+  }
 
   OpFoldResult columnOffset() const { return offsets.back(); }
   OpFoldResult columnSize() const { return sizes.back(); }
@@ -526,13 +536,23 @@ void tileOf(OpBuilder &b, Location loc, Value value, const DomainTile &tile,
   sizes = tensor::getMixedSizes(b, loc, value);
   offsets.assign(sizes.size(), b.getIndexAttr(0));
   for (int64_t i = 0; i < tile.numBatch; ++i) {
-    offsets[i] = tile.offsets[i];
-    sizes[i] = tile.sizes[i];
+    offsets[tile.lead + i] = tile.offsets[i];
+    sizes[tile.lead + i] = tile.sizes[i];
   }
   if (tileColumns && tile.hasColumns) {
     offsets.back() = tile.columnOffset();
     sizes.back() = tile.columnSize();
   }
+}
+
+/// N, the number of segments of N + 1 `offsets`.
+OpFoldResult segmentCount(OpBuilder &b, Location loc, Value offsets) {
+  OpFoldResult entries = tensor::getMixedSize(b, loc, offsets, 0);
+  if (std::optional<int64_t> count = getConstantIntValue(entries))
+    return b.getIndexAttr(*count - 1);
+  return arith::SubIOp::create(b, loc, cast<Value>(entries),
+                               arith::ConstantIndexOp::create(b, loc, 1))
+      .getResult();
 }
 
 /// `value` sliced to its tile; the slice is recorded in `slices`.
@@ -554,7 +574,7 @@ RankedTensorType tiledType(RankedTensorType type, const DomainTile &tile) {
     return getConstantIntValue(size).value_or(ShapedType::kDynamic);
   };
   for (int64_t i = 0; i < tile.numBatch; ++i)
-    shape[i] = sizeOf(tile.sizes[i]);
+    shape[tile.lead + i] = sizeOf(tile.sizes[i]);
   if (tile.hasColumns)
     shape.back() = sizeOf(tile.columnSize());
   return RankedTensorType::get(shape, type.getElementType());
@@ -831,35 +851,33 @@ SmallVector<FormKind> legalLinearAttentionForms(LinearAttentionOpInterface op) {
 /// Operands and results of a linear-attention op: q, k and the gate are
 /// tiled over the batch only; `columnOperands` (v and the initial state) and
 /// the results also over the value columns (the last dim).
-FailureOr<TilingResult>
-tileLinearAttention(OpBuilder &b, LinearAttentionOpInterface op,
-                    ArrayRef<OpFoldResult> offsets,
-                    ArrayRef<OpFoldResult> sizes,
-                    ArrayRef<OpOperand *> columnOperands) {
-  // A packed op's states lead with the segment dim, which the domain does
-  // not have: it is tiled as the ops linea-split-segments makes of it.
-  if (op.isPacked())
-    return op->emitOpError() << "is packed (offsets): tile the per-segment "
-                                "ops after linea-split-segments";
+FailureOr<TilingResult> tileLinearAttention(
+    OpBuilder &b, LinearAttentionOpInterface op, ArrayRef<OpFoldResult> offsets,
+    ArrayRef<OpFoldResult> sizes, ArrayRef<OpOperand *> columnOperands) {
   Location loc = op.getLoc();
   DomainTile tile{offsets, sizes, numBatchDims(op.getQuery().getType()), true};
   if (failed(verifyStaticColumnTile(op, tile, op.getValue())))
     return failure();
+  // A packed op's states lead with one entry per segment, kept whole.
+  DomainTile stateTile = tile.withLead(op.isPacked() ? 1 : 0);
   SmallVector<Operation *> slices;
   SmallVector<Value> operands;
   // Operands are told apart by position: q, k and v may be one value.
   for (OpOperand &operand : op->getOpOperands()) {
     Value x = operand.get();
-    if (!isa<RankedTensorType>(x.getType())) {
-      operands.push_back(x); // the prefix length
+    // The prefix length(s) and the offsets: along the sequence, whole.
+    if (x == op.getPrefixIndex() || x == op.getOffsets()) {
+      operands.push_back(x);
       continue;
     }
     bool columns = llvm::is_contained(columnOperands, &operand);
-    operands.push_back(sliceTile(b, loc, x, tile, columns, slices));
+    const DomainTile &of = x == op.getInitialState() ? stateTile : tile;
+    operands.push_back(sliceTile(b, loc, x, of, columns, slices));
   }
-  SmallVector<Type> types;
-  for (Type type : op->getResultTypes())
-    types.push_back(tiledType(cast<RankedTensorType>(type), tile));
+  SmallVector<Type> types{tiledType(op.getOutput().getType(), tile)};
+  if (Value state = op.getFinalState())
+    types.push_back(
+        tiledType(cast<RankedTensorType>(state.getType()), stateTile));
   Operation *tiled = mlir::clone(b, op, types, operands);
   return TilingResult{{tiled}, SmallVector<Value>(tiled->getResults()), slices};
 }
@@ -888,8 +906,16 @@ void linearAttentionResultTile(OpBuilder &b, LinearAttentionOpInterface op,
   OpFoldResult middle =
       number == 0 ? tensor::getMixedSize(b, loc, op.getQuery(), rank - 2)
                   : tensor::getMixedSize(b, loc, op.getKey(), rank - 1);
-  resultOffsets.assign(offsets.begin(), offsets.begin() + tile.numBatch);
-  resultSizes.assign(sizes.begin(), sizes.begin() + tile.numBatch);
+  resultOffsets.clear();
+  resultSizes.clear();
+  // A packed op's final states: every segment's entry (N, from the
+  // offsets: the result itself is what the tile replaces).
+  if (number == 1 && op.isPacked()) {
+    resultOffsets.push_back(b.getIndexAttr(0));
+    resultSizes.push_back(segmentCount(b, loc, op.getOffsets()));
+  }
+  resultOffsets.append(offsets.begin(), offsets.begin() + tile.numBatch);
+  resultSizes.append(sizes.begin(), sizes.begin() + tile.numBatch);
   resultOffsets.push_back(b.getIndexAttr(0));
   resultSizes.push_back(middle);
   resultOffsets.push_back(tile.columnOffset());
@@ -904,6 +930,10 @@ linearAttentionDomainTile(OpBuilder &b, LinearAttentionOpInterface op,
                           unsigned number, ArrayRef<OpFoldResult> offsets,
                           ArrayRef<OpFoldResult> sizes) {
   int64_t rank = op.getQuery().getType().getRank();
+  // A packed op's final states: not fused through (a tile of them would
+  // have to take every segment's entry, which is not known statically).
+  if (number == 1 && op.isPacked())
+    return std::nullopt;
   bool whole = number == 0 ? coversDim(b, op.getLoc(), op.getQuery(), rank - 2,
                                        offsets[rank - 2], sizes[rank - 2])
                            : coversDim(b, op.getLoc(), op.getKey(), rank - 1,
@@ -920,16 +950,28 @@ linearAttentionDomainTile(OpBuilder &b, LinearAttentionOpInterface op,
 LogicalResult reifyLinearAttention(OpBuilder &b, LinearAttentionOpInterface op,
                                    ReifiedRankedShapedTypeDims &shapes) {
   int64_t rank = op.getQuery().getType().getRank();
-  return reifyFromOperands(
-      b, op,
-      [&](unsigned result, int64_t dim) -> std::pair<Value, int64_t> {
-        if (dim == rank - 1)
-          return {op.getValue(), dim};
-        if (dim == rank - 2 && result == 1)
-          return {op.getKey(), rank - 1};
-        return {op.getQuery(), dim};
-      },
-      shapes);
+  bool packed = op.isPacked();
+  if (failed(reifyFromOperands(
+          b, op,
+          [&](unsigned result, int64_t dim) -> std::pair<Value, int64_t> {
+            // A packed op's final states lead with one per segment (N:
+            // set below).
+            if (result == 1 && packed && dim-- == 0)
+              return {op.getOffsets(), 0};
+            if (dim == rank - 1)
+              return {op.getValue(), dim};
+            if (dim == rank - 2 && result == 1)
+              return {op.getKey(), rank - 1};
+            return {op.getQuery(), dim};
+          },
+          shapes)))
+    return failure();
+  // N segments have N + 1 offsets.
+  if (!packed || !op.getFinalState() ||
+      !cast<RankedTensorType>(op.getFinalState().getType()).isDynamicDim(0))
+    return success();
+  shapes[1][0] = segmentCount(b, op.getLoc(), op.getOffsets());
+  return success();
 }
 
 /// The tiling of both linear-attention ops, one model for the two: the

@@ -379,6 +379,32 @@ def test_packed_attention_matches_each_segment_alone():
         np.testing.assert_allclose(s[n], s_n, rtol=1e-5, atol=1e-5)
 
 
+def test_tiled_packed_attention_keeps_each_segment(tmp_path):
+    """Tiled by an upstream transform (batch by 2 with a partial tile, value
+    columns by 2): every tile takes the offsets and prefix lengths whole and
+    its tile of the per-segment states [N, B..., Dk, Dv]; then the optimizer
+    runs."""
+    from test_tiling import SCRIPT
+    script = tmp_path / "tile.mlir"
+    script.write_text(SCRIPT.format(op="gated_linear_attention", sizes="2, 2"))
+    pipeline = (f"transform-preload-library{{transform-library-paths={script}}},"
+                "transform-interpreter,linea-optimize")
+    rng = np.random.default_rng(6)
+    lengths = [11, 0, 1, 17]
+    q, k = (rng.standard_normal((3, 29, 5)).astype(np.float32) for _ in range(2))
+    v = rng.standard_normal((3, 29, 4)).astype(np.float32)
+    g = (-20 * rng.random((3, 29)) ** 3).astype(np.float32)
+    s0 = rng.standard_normal((4, 3, 5, 4)).astype(np.float32)
+    offsets, js = offsets_of(lengths), np.array([3, 0, 1, 17])
+    program = attention_program("gated", [3], 29, 5, 4, True, "i64", "prefix", True, True,
+                                gate_rank=2)
+    y, s = linea.run(program, [q, k, v, g, s0, offsets, js], pipeline=pipeline)
+    want_y, want_s = ref.gated_linear_attention(q, k, v, g, "prefix", js, initial_state=s0,
+                                                offsets=offsets)
+    assert relative_error(y, want_y) <= TOLERANCE
+    assert relative_error(s, want_s) <= TOLERANCE
+
+
 @pytest.mark.parametrize("states, offsets, js, message", [
     (3, [0, 4, 10], [1, 2], "'initial_state' dim 0 3 does not match the 2 segments of 'offsets'"),
     (2, [0, 4, 10], [1, 2, 0], "'prefix lengths' count 3 does not match the 2 segments"),

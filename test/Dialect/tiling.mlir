@@ -167,6 +167,35 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// A packed linear-attention op: the per-segment states [N, B..., Dk, Dv]
+// keep their segment dim whole and take the tile of the rest; offsets and
+// prefix lengths go to every tile whole.
+// CHECK-LABEL: func.func @packed_gated
+// CHECK-SAME: (%{{.+}}: tensor<3x?x5xf32>, %{{.+}}: tensor<3x?xf32>, %{{.+}}: tensor<3x?x4xf32>, %[[S0:[a-z0-9_]+]]: tensor<?x3x5x4xf32>, %[[O:[a-z0-9_]+]]: tensor<?xi64>, %[[J:[a-z0-9_]+]]: tensor<?xindex>)
+// CHECK: %[[N:.+]] = arith.subi %{{.+}}, %c1
+// CHECK: %[[R:.+]]:2 = scf.forall (%[[B:.+]], %[[C:.+]]) in (2, 2) shared_outs(%{{.+}}, %[[OUT:.+]] = %{{.+}}) -> (tensor<3x?x4xf32>, tensor<?x3x5x4xf32>)
+// CHECK:   %[[INIT:.+]] = tensor.extract_slice %[[S0]][0, %{{.+}}, 0, %{{.+}}] [%{{.+}}, %{{.+}}, 5, 2] [1, 1, 1, 1]
+// CHECK:   %{{.+}}, %[[S:.+]] = linea.gated_linear_attention %{{.+}} init(%[[INIT]]) offsets(%[[O]]) mask = prefix(%[[J]]) : {{.+}} -> tensor<?x?x2xf32>, tensor<?x?x5x2xf32>
+// CHECK:   tensor.parallel_insert_slice %[[S]] into %[[OUT]][0, %{{.+}}, 0, %{{.+}}] [%[[N]], %{{.+}}, 5, 2]
+func.func @packed_gated(%q: tensor<3x?x5xf32>, %g: tensor<3x?xf32>, %v: tensor<3x?x4xf32>, %s0: tensor<?x3x5x4xf32>,
+                        %o: tensor<?xi64>, %js: tensor<?xindex>) -> (tensor<3x?x4xf32>, tensor<?x3x5x4xf32>) {
+  %y, %s = linea.gated_linear_attention %q, %q, %v, %g init(%s0) offsets(%o) mask = prefix(%js)
+      : tensor<3x?x5xf32>, tensor<3x?x5xf32>, tensor<3x?x4xf32>, tensor<3x?xf32>, tensor<?x3x5x4xf32>,
+        tensor<?xi64>, tensor<?xindex> -> tensor<3x?x4xf32>, tensor<?x3x5x4xf32>
+  return %y, %s : tensor<3x?x4xf32>, tensor<?x3x5x4xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["linea.gated_linear_attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %tiled, %loop = transform.structured.tile_using_forall %op tile_sizes [2, 2]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
 // A decayed presum tiles its decay with the input's leading dims.
 // CHECK-LABEL: func.func @decayed_presum
 // CHECK: scf.forall (%{{.+}}, %{{.+}}) in (3, 2)
