@@ -63,9 +63,7 @@ LogicalResult mlir::linea::emitPackedAdjoint(Operation *op, OpBuilder &b,
       entryOutputs,
       [&](OpBuilder &nb, Location l,
           const Segment &segment) -> SmallVector<Value> {
-        SmallVector<Value> entries;
-        for (Value entry : operands.entries)
-          entries.push_back(segmentEntry(nb, l, entry, segment.index));
+        SmallVector<Value> entries = segmentEntries(nb, l, operands, segment);
         Operation *alone = buildSegmentOp(nb, l, op, segment, entries);
         Cotangents local;
         for (unsigned i : rowOperands)

@@ -136,6 +136,15 @@ PackedOperands mlir::linea::packedOperandsOf(Operation *packed) {
   return operands;
 }
 
+SmallVector<Value> mlir::linea::segmentEntries(OpBuilder &b, Location loc,
+                                               const PackedOperands &operands,
+                                               const Segment &segment) {
+  SmallVector<Value> entries;
+  for (Value entry : operands.entries)
+    entries.push_back(segmentEntry(b, loc, entry, segment.index));
+  return entries;
+}
+
 /// A segment's rows of a packed sequence type: its length is dynamic.
 static RankedTensorType segmentRowsType(Type type, int64_t dim) {
   auto tensor = cast<RankedTensorType>(type);
@@ -218,11 +227,9 @@ SmallVector<Value> mlir::linea::buildSegmentwise(OpBuilder &b,
       entryOutputs,
       [&](OpBuilder &nb, Location l,
           const Segment &segment) -> SmallVector<Value> {
-        SmallVector<Value> entries;
-        for (Value entry : operands.entries)
-          entries.push_back(segmentEntry(nb, l, entry, segment.index));
-        return SmallVector<Value>(
-            buildSegmentOp(nb, l, packed, segment, entries)->getResults());
+        Operation *alone = buildSegmentOp(
+            nb, l, packed, segment, segmentEntries(nb, l, operands, segment));
+        return SmallVector<Value>(alone->getResults());
       });
 }
 

@@ -253,12 +253,17 @@ def attention_program(op, batch, length, dk, dv, dynamic, offsets_type, mask,
         attributes += f" feature_map = {feature_map}"
     if normalize:
         attributes += " normalize"
-    results = [vt] + ([st] if final else [])
     name = "linea.gated_linear_attention" if op == "gated" else "linea.linear_attention"
-    values = "%y, %s" if final else "%y"
+    return main_function(args, types, [vt] + ([st] if final else []),
+                         f"{name} {operands} mask = {mask_text}{attributes}")
+
+
+def main_function(args, types, results, op_text):
+    """`@main(args: types) -> results` returning the results of one op."""
+    values = ", ".join(["%y", "%s"][:len(results)])
     signature = ", ".join(f"{a}: {t}" for a, t in zip(args, types))
     return (f"func.func @main({signature}) -> ({', '.join(results)}) {{\n"
-            f"  {values} = {name} {operands} mask = {mask_text}{attributes}\n"
+            f"  {values} = {op_text}\n"
             f"      : {', '.join(types)} -> {', '.join(results)}\n"
             f"  return {values} : {', '.join(results)}\n}}\n")
 
@@ -445,10 +450,8 @@ def softmax_program(batch, length, d, dv, dynamic, offsets_type, mask, scale=Non
     qt, vt = f"tensor<{lead}{seq}x{d}xf32>", f"tensor<{lead}{seq}x{dv}xf32>"
     ot = f"tensor<?x{offsets_type}>"
     scale_text = f" scale = {scale}" if scale else ""
-    return (f"func.func @main(%q: {qt}, %k: {qt}, %v: {vt}, %o: {ot}) -> {vt} {{\n"
-            f"  %y = linea.attention %q, %k, %v offsets(%o) mask = {mask}{scale_text}\n"
-            f"      : {qt}, {qt}, {vt}, {ot} -> {vt}\n"
-            f"  return %y : {vt}\n}}\n")
+    return main_function(["%q", "%k", "%v", "%o"], [qt, qt, vt, ot], [vt],
+                         f"linea.attention %q, %k, %v offsets(%o) mask = {mask}{scale_text}")
 
 
 # Seeded: both masks, every segment kind, L = 1, prime, past one 64-key tile

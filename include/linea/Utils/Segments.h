@@ -53,6 +53,11 @@ struct PackedOperands {
 };
 PackedOperands packedOperandsOf(Operation *packed);
 
+/// Entry n of each of `operands.entries` for `segment` n.
+SmallVector<Value> segmentEntries(OpBuilder &b, Location loc,
+                                  const PackedOperands &operands,
+                                  const Segment &segment);
+
 /// The op without offsets on one segment: on `segment.slices` and
 /// `entries` (entry n of each, in packedOperandsOf's order), its results
 /// the segment's rows of the packed op's (and entry n of a final state).
