@@ -12,8 +12,8 @@ Both kernels of each op come from `linea.compile` and are timed in this
 process (a median of calls after a warm one). The padded program does the
 padding's work too: the packed one should be faster by about the padding
 ratio (padded rows / real rows), which the table prints next to the
-measured ratio. Results: bench/PACKED.md (rows of this run replace the
-file).
+measured ratio; peak memory per layout comes from a process of its own.
+Results: bench/PACKED.md (rows of this run replace the file).
 """
 
 import argparse
@@ -84,7 +84,40 @@ def inputs(op, x, offsets, rng):
     return [rows, gate, offsets], [pad(rows), pad(gate)]
 
 
-def measure(op, width, repeat, rng, lengths):
+def peak_worker(op, layout, width):
+    """Run in a process of its own (`--peak OP LAYOUT`): builds one layout's
+    inputs, calls its kernel once, prints the call's time as JSON; the
+    parent reads the process's peak RSS. Layout `none` only imports."""
+    import json
+    import time
+    import numpy as np
+    import linea
+    if layout != "none":
+        rng = np.random.default_rng(0)
+        lengths = document_lengths(rng)
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        x = rng.standard_normal((int(offsets[-1]), width)).astype(np.float32)
+        packed_args, padded_args = inputs(op, x, offsets, rng)
+        args = packed_args if layout == "packed" else padded_args
+        del packed_args, padded_args, x  # (only this layout's inputs stay)
+        sources = dict(zip(("packed", "padded"), programs(op, width)))
+        kernel = linea.compile(sources[layout])
+        start = time.perf_counter()
+        kernel(*args)
+        print(json.dumps({"ms": (time.perf_counter() - start) * 1e3}))
+        return
+    print(json.dumps({"ms": 0.0}))
+
+
+def peak_mib(op, layout, width, threads):
+    """The peak RSS (MiB) of a process running one layout's kernel once."""
+    from measure import measure, thread_env
+    _, peak, status = measure([sys.executable, __file__, "--peak", op, layout,
+                               "--width", str(width)], env=thread_env(threads))
+    return peak if status == "ok" else None
+
+
+def measure(op, width, repeat, rng, lengths, threads):
     """One op's table rows."""
     import numpy as np
     import linea
@@ -102,14 +135,19 @@ def measure(op, width, repeat, rng, lengths):
     padded_ms = median_ms(lambda: padded_kernel(*padded_args), repeat)
     ratio = DOCUMENTS * LONGEST / rows
     mib = lambda arrays: sum(a.nbytes for a in arrays) / 2**20
+    base = peak_mib(op, "none", width, threads)
+    peaks = {layout: peak_mib(op, layout, width, threads) for layout in ("packed", "padded")}
+    above = {layout: "" if peak is None or base is None else f"{peak - base:,.0f}"
+             for layout, peak in peaks.items()}
     name = {"presum": "`presum`", "linear": "causal `linear_attention`",
             "gated": "causal `gated_linear_attention`"}[op]
     return [
-        f"| {name} | packed (offsets) | {rows:,} | {mib(packed_args):,.1f} | {packed_ms:,.2f} | |",
+        f"| {name} | packed (offsets) | {rows:,} | {mib(packed_args):,.1f} | {packed_ms:,.2f} | "
+        f"{above['packed']} | |",
         f"| | padded to {LONGEST} | {DOCUMENTS * LONGEST:,} | {mib(padded_args):,.1f} | "
-        f"{padded_ms:,.2f} | |",
+        f"{padded_ms:,.2f} | {above['padded']} | |",
         f"| | padded / packed | {ratio:.2f} (padding ratio) | | **{padded_ms / packed_ms:.2f}** | "
-        f"max abs. difference {worst:.1e} |",
+        f"| max abs. difference {worst:.1e} |",
     ]
 
 
@@ -120,23 +158,28 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--ops", default="presum,linear,gated")
     parser.add_argument("--output", default=str(ROOT / "bench" / "PACKED.md"))
+    parser.add_argument("--peak", nargs=2, metavar=("OP", "LAYOUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
+    if args.peak:
+        return peak_worker(*args.peak, args.width)
     import numpy as np
 
     rng = np.random.default_rng(0)
     lengths = document_lengths(rng)
-    table = ["| op | layout | rows | input MiB | ms | |",
-             "| --- | --- | ---: | ---: | ---: | --- |"]
+    table = ["| op | layout | rows | input MiB | ms | peak MiB above import | |",
+             "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
     for op in args.ops.split(","):
-        table += measure(op, args.width, args.repeat, rng, lengths)
+        table += measure(op, args.width, args.repeat, rng, lengths, args.threads)
     text = (f"# Packed against padded sequences (CPU)\n\n`/usr/bin/python3 bench/packed.py "
             f"--repeat {args.repeat} --width {args.width} --threads {args.threads} "
             f"--ops {args.ops}`: {DOCUMENTS} documents of long-tailed lengths (mean "
             f"{lengths.mean():.0f}, longest {lengths.max()}, shortest {lengths.min()}), "
             f"width {args.width} (attention: q = k = v, one head, Dk = Dv = width), "
             f"{args.threads} thread(s), {os.cpu_count()} cores; median of {args.repeat} calls "
-            f"after a warm one.\n\n" + "\n".join(table) + "\n")
+            f"after a warm one. Peak memory: the peak RSS of a process that builds one "
+            f"layout's inputs and calls its (cached) kernel once, less that of a process that "
+            f"only imports linea and numpy (/usr/bin/time).\n\n" + "\n".join(table) + "\n")
     pathlib.Path(args.output).write_text(text)
     print(text)
 
