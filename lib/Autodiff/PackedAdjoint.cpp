@@ -16,38 +16,32 @@
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Utils/AttentionBuilders.h"
 #include "linea/Utils/Segments.h"
+#include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mlir::linea;
 
-/// An uninitialized tensor shaped as `like`: every row (and entry) of a
-/// packed operand's cotangent is written by exactly one segment, since the
-/// offsets cover `[0, L)` (checked at run time).
-static Value emptyLike(OpBuilder &b, Location loc, Value like) {
-  auto type = cast<RankedTensorType>(like.getType());
-  return tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, like),
-                                 type.getElementType());
-}
-
 LogicalResult mlir::linea::emitPackedAdjoint(Operation *op, OpBuilder &b,
                                              Cotangents &ct) {
   Location loc = op->getLoc();
   PackedOperands operands = packedOperandsOf(op);
   // The operands that take a cotangent: active sequences, and active float
-  // entries (initial states; prefix lengths are integers).
+  // entries (initial states; prefix lengths are integers). Their cotangents
+  // start uninitialized: every row (and entry) is written by exactly one
+  // segment, since the offsets cover [0, L) (checked at run time).
   SmallVector<unsigned> rowOperands, entryOperands;
   SmallVector<Value> rowOutputs, entryOutputs;
   for (auto [i, x] : llvm::enumerate(operands.sequences))
     if (ct.isActive(x)) {
       rowOperands.push_back(i);
-      rowOutputs.push_back(emptyLike(b, loc, x));
+      rowOutputs.push_back(buildEmptyLike(b, loc, x));
     }
   for (auto [i, x] : llvm::enumerate(operands.entries))
     if (ct.isActive(x) && isDifferentiableType(x.getType())) {
       entryOperands.push_back(i);
-      entryOutputs.push_back(emptyLike(b, loc, x));
+      entryOutputs.push_back(buildEmptyLike(b, loc, x));
     }
   if (rowOutputs.empty() && entryOutputs.empty())
     return success();

@@ -176,8 +176,6 @@ LogicalResult verifyOffsets(Operation *op,
          << "'offsets' must have N + 1 >= 1 entries (N segments), but has 0";
 }
 
-LogicalResult checkSegments(LinearAttentionOpInterface op);
-
 /// The mask, the static `prefix_length` and the `index` operand must agree.
 LogicalResult checkMaskSpec(Operation *op, Mask mask,
                             std::optional<int64_t> prefixLength,
@@ -214,6 +212,27 @@ LogicalResult checkAtLeastRank(Operation *op, Named x, int64_t rank,
                            << x.type.getRank();
 }
 
+/// A packed op's prefix lengths are one per segment (a tensor), an unpacked
+/// op's one `index`; the segment count itself is the run-time check's.
+LogicalResult checkSegments(LinearAttentionOpInterface op) {
+  auto offsets = cast_or_null<TypedValue<RankedTensorType>>(op.getOffsets());
+  if (failed(verifyOffsets(op, offsets)))
+    return failure();
+  Value prefix = op.getPrefixIndex();
+  if (op.isPacked() && op.getStaticPrefixLength())
+    return op->emitOpError()
+           << "a packed op (offsets) takes one prefix length per segment: "
+              "prefix(%js) with a tensor of N lengths, not a static prefix";
+  if (!prefix || isa<RankedTensorType>(prefix.getType()) == op.isPacked())
+    return success();
+  if (op.isPacked())
+    return op->emitOpError()
+           << "a packed op (offsets) takes one prefix length per segment: "
+              "prefix(%js) with a tensor of N lengths, not one index";
+  return op->emitOpError() << "a tensor of prefix lengths (one per segment) "
+                              "needs offsets(%o), which say the segments";
+}
+
 /// q, k, v of linear and gated linear attention, and the optional states.
 LogicalResult verifyLinearAttentionOperands(LinearAttentionOpInterface op) {
   Operation *raw = op.getOperation();
@@ -245,27 +264,6 @@ LogicalResult verifyLinearAttentionOperands(LinearAttentionOpInterface op) {
                            op.getPrefixIndex(), q)))
     return failure();
   return checkSegments(op);
-}
-
-/// A packed op's prefix lengths are one per segment (a tensor), an unpacked
-/// op's one `index`; the segment count itself is the run-time check's.
-LogicalResult checkSegments(LinearAttentionOpInterface op) {
-  auto offsets = cast_or_null<TypedValue<RankedTensorType>>(op.getOffsets());
-  if (failed(verifyOffsets(op, offsets)))
-    return failure();
-  Value prefix = op.getPrefixIndex();
-  if (op.isPacked() && op.getStaticPrefixLength())
-    return op->emitOpError()
-           << "a packed op (offsets) takes one prefix length per segment: "
-              "prefix(%js) with a tensor of N lengths, not a static prefix";
-  if (!prefix || isa<RankedTensorType>(prefix.getType()) == op.isPacked())
-    return success();
-  if (op.isPacked())
-    return op->emitOpError()
-           << "a packed op (offsets) takes one prefix length per segment: "
-              "prefix(%js) with a tensor of N lengths, not one index";
-  return op->emitOpError() << "a tensor of prefix lengths (one per segment) "
-                              "needs offsets(%o), which say the segments";
 }
 
 std::string listForms(ArrayRef<FormKind> kinds) {
@@ -543,16 +541,6 @@ void tileOf(OpBuilder &b, Location loc, Value value, const DomainTile &tile,
     offsets.back() = tile.columnOffset();
     sizes.back() = tile.columnSize();
   }
-}
-
-/// N, the number of segments of N + 1 `offsets`.
-OpFoldResult segmentCount(OpBuilder &b, Location loc, Value offsets) {
-  OpFoldResult entries = tensor::getMixedSize(b, loc, offsets, 0);
-  if (std::optional<int64_t> count = getConstantIntValue(entries))
-    return b.getIndexAttr(*count - 1);
-  return arith::SubIOp::create(b, loc, cast<Value>(entries),
-                               arith::ConstantIndexOp::create(b, loc, 1))
-      .getResult();
 }
 
 /// `value` sliced to its tile; the slice is recorded in `slices`.

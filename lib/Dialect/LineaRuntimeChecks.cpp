@@ -11,6 +11,7 @@
 #include "linea/Dialect/LineaOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
@@ -64,6 +65,16 @@ Value mlir::linea::segmentOffset(OpBuilder &b, Location loc, Value offsets,
   if (value.getType().isIndex())
     return value;
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
+}
+
+OpFoldResult mlir::linea::segmentCount(OpBuilder &b, Location loc,
+                                       Value offsets) {
+  OpFoldResult entries = tensor::getMixedSize(b, loc, offsets, 0);
+  if (std::optional<int64_t> count = getConstantIntValue(entries))
+    return b.getIndexAttr(*count - 1);
+  return arith::SubIOp::create(b, loc, cast<Value>(entries),
+                               arith::ConstantIndexOp::create(b, loc, 1))
+      .getResult();
 }
 
 std::string mlir::linea::checkMessageAt(Location loc, StringRef text) {
@@ -194,9 +205,8 @@ public:
   void onePerSegment(const NamedDim &x, Value offsets) {
     if (isResult(x) && ShapedType::isDynamic(x.staticSize()))
       return;
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value segments = arith::SubIOp::create(
-        b, loc, b.createOrFold<tensor::DimOp>(loc, offsets, 0), one);
+    Value segments =
+        getValueOrCreateConstantIndexOp(b, loc, segmentCount(b, loc, offsets));
     Value actual = size(x);
     holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, actual,
                                 segments),

@@ -3,6 +3,7 @@
 #include "linea/Utils/Segments.h"
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -21,8 +22,7 @@ SmallVector<Value> mlir::linea::buildSegmentLoop(
     function_ref<SmallVector<Value>(OpBuilder &, Location, const Segment &)>
         body) {
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value count = arith::SubIOp::create(
-      b, loc, tensor::DimOp::create(b, loc, offsets, 0), one);
+  OpFoldResult count = segmentCount(b, loc, offsets);
   SmallVector<Value> outputs(rowOutputs);
   llvm::append_range(outputs, entryOutputs);
   auto forall = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{count},
@@ -191,20 +191,12 @@ Operation *mlir::linea::buildSegmentOp(OpBuilder &b, Location loc,
   return attention.createLike(b, loc, spec);
 }
 
-/// An empty tensor of `type`'s element type, sized as `like`.
-static Value emptyLike(OpBuilder &b, Location loc, Value like, Type type) {
-  return tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, like),
-                                 cast<RankedTensorType>(type).getElementType());
-}
-
 /// `[N, B..., Dk, Dv]` to hold a packed op's final states.
 static Value emptyFinalStates(OpBuilder &b, Location loc,
                               LinearAttentionOpInterface op) {
   auto type = cast<RankedTensorType>(op.getFinalState().getType());
   RankedTensorType q = op.getQuery().getType();
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  SmallVector<OpFoldResult> sizes{OpFoldResult(arith::SubIOp::create(
-      b, loc, tensor::DimOp::create(b, loc, op.getOffsets(), 0), one))};
+  SmallVector<OpFoldResult> sizes{segmentCount(b, loc, op.getOffsets())};
   for (int64_t i = 0; i < numBatchDims(q); ++i)
     sizes.push_back(tensor::getMixedSize(b, loc, op.getQuery(), i));
   sizes.push_back(tensor::getMixedSize(b, loc, op.getKey(), featureDim(q)));
@@ -220,8 +212,8 @@ SmallVector<Value> mlir::linea::buildSegmentwise(OpBuilder &b,
   if (auto attention = dyn_cast<LinearAttentionOpInterface>(packed);
       attention && attention.getFinalState())
     entryOutputs.push_back(emptyFinalStates(b, loc, attention));
-  Value rows = emptyLike(b, loc, operands.outputLike,
-                         packed->getResult(0).getType());
+  Value rows = buildEmptyLike(b, loc, operands.outputLike,
+                              getElementTypeOrSelf(packed->getResult(0)));
   return buildSegmentLoop(
       b, loc, operands.offsets, operands.sequences, operands.dim, {rows},
       entryOutputs,

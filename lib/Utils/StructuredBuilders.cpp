@@ -47,6 +47,13 @@ Value mlir::linea::buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
   return generic.getResult(0);
 }
 
+Value mlir::linea::buildEmptyLike(OpBuilder &b, Location loc, Value like,
+                                  Type elementType) {
+  return tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, like),
+                                 elementType ? elementType
+                                             : getElementTypeOrSelf(like));
+}
+
 Value mlir::linea::buildFilled(OpBuilder &b, Location loc,
                                ArrayRef<OpFoldResult> sizes, Type elementType,
                                double value) {

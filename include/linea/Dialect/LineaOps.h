@@ -86,6 +86,9 @@ std::string checkMessageAt(Location loc, StringRef text);
 /// as an index.
 Value segmentOffset(OpBuilder &b, Location loc, Value offsets, Value n);
 
+/// N, the number of segments of N + 1 `offsets` (static when their size is).
+OpFoldResult segmentCount(OpBuilder &b, Location loc, Value offsets);
+
 } // namespace mlir::linea
 
 #include "linea/Dialect/LineaInterfaces.h.inc"

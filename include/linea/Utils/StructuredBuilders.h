@@ -51,6 +51,10 @@ Value buildGeneric(OpBuilder &b, Location loc, ValueRange inputs, Value init,
                    ArrayRef<AffineMap> maps,
                    ArrayRef<utils::IteratorType> iterators, GenericBody body);
 
+/// tensor.empty sized as `like`, of `elementType` (default: `like`'s).
+Value buildEmptyLike(OpBuilder &b, Location loc, Value like,
+                     Type elementType = {});
+
 /// tensor.empty of `sizes` filled with `value`.
 Value buildFilled(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
                   Type elementType, double value);

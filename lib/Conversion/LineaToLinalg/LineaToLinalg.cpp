@@ -420,12 +420,9 @@ struct LowerPresum : OpRewritePattern<PresumOp> {
     Value decay;
     if (op.getDecay())
       decay = castToF32(rewriter, loc, op.getDecay());
-    auto scan = [&](OpBuilder &b, Location l, Value rows, Value rowDecay) {
-      return buildSequentialScan(b, l, rows, op.getScanDim(),
-                                 op.getExclusive(), op.getReverse(), {},
-                                 rowDecay);
-    };
-    Value sum = scan(rewriter, loc, x, decay);
+    Value sum =
+        buildSequentialScan(rewriter, loc, x, op.getScanDim(),
+                            op.getExclusive(), op.getReverse(), {}, decay);
     rewriter.replaceOp(op, castFromF32(rewriter, loc, sum,
                                        op.getOutput().getType().getElementType()));
     return success();
