@@ -57,6 +57,13 @@ def Linea_Dialect : Dialect {
     /// gradient of (a symbol reference), so a second run leaves it be.
     static constexpr ::llvm::StringLiteral kGradientOfAttrName =
         "linea.gradient_of";
+
+    /// On an `scf.if` of linea-raise whose else region is the model's IR as
+    /// written: the run-time alternative to a raise that holds only where a
+    /// condition does (packed segment ids in order). Later raises leave
+    /// that region be.
+    static constexpr ::llvm::StringLiteral kAsWrittenAttrName =
+        "linea.as_written";
   }];
 }
 

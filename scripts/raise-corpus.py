@@ -15,6 +15,7 @@ only the checked-in .mlir files.
 import os
 import sys
 
+import numpy as np
 import torch
 from torch_mlir import fx
 
@@ -46,7 +47,18 @@ def header(name, spec):
             lines.append(f"// CHECK: remark: linea-raise: not raised: {spec['remark']}")
         lines += [f"// CHECK: remark: linea-raise: raised to linea.{r}" for r in spec["raises"]]
         lines.append("// CHECK-LABEL: func.func @")
-        lines += [f"// CHECK: linea.{op}" for op in spec["ops"]]
+        if spec["ids"]:
+            # A version: where the ids run in order (one scan of them), the
+            # packed op on their runs' offsets; elsewhere the layer as written.
+            lines += ["// CHECK: %[[RUNS:.+]]:3 = scf.for",
+                      "// CHECK: %[[IN_ORDER:.+]] = arith.ori %[[RUNS]]#1, %[[RUNS]]#2 : i1",
+                      "// CHECK: scf.if %[[IN_ORDER]]",
+                      "// CHECK: scf.for"]
+            lines += [f"// CHECK: linea.{op} {{{{.*}}}} offsets(" for op in spec["ops"]]
+            lines += ["// CHECK: } else {", "// CHECK-NOT: linea.",
+                      "// CHECK: } {linea.as_written}"]
+        else:
+            lines += [f"// CHECK: linea.{op}" for op in spec["ops"]]
     else:
         lines.append(f"// CHECK: remark: linea-raise: not raised: {spec['remark']}")
         lines.append("// CHECK-LABEL: func.func @")
@@ -65,6 +77,10 @@ def export(name, spec):
     shapes = spec["shapes"](spec["L"])
     gen = torch.Generator().manual_seed(0)
     inputs = [torch.randn(*s, generator=gen) for s in shapes]
+    if spec["ids"]:
+        # A packed layer's last input: integer segment ids.
+        ids = spec["ids"][0](spec["L"], np.random.default_rng(0))
+        inputs[-1] = torch.from_numpy(ids)
     dynamic = None
     if spec["dynamic"]:
         L = torch.export.Dim("L", min=2, max=1 << 20)

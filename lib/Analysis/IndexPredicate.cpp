@@ -56,7 +56,24 @@ NodePtr atom(int64_t ai, int64_t at, int64_t c, Node::Pred pred) {
   n->ai = ai, n->at = at, n->c = c, n->pred = pred;
   return n;
 }
+bool isConstant(const NodePtr &n, bool value) {
+  return n && n->kind == Node::Kind::constant && n->value == value;
+}
 NodePtr combine(Node::Kind kind, NodePtr lhs, NodePtr rhs = nullptr) {
+  // Constants fold away (a mask part the caller fixed, `x and true`), so
+  // that what the remarks print is the predicate that is left.
+  using K = Node::Kind;
+  if (kind == K::negation && lhs->kind == K::constant)
+    return constant(!lhs->value);
+  if (kind == K::conjunction || kind == K::disjunction) {
+    bool absorbing = kind == K::disjunction;
+    for (auto [a, b] : {std::pair(lhs, rhs), std::pair(rhs, lhs)}) {
+      if (isConstant(a, absorbing))
+        return a;
+      if (isConstant(a, !absorbing))
+        return b;
+    }
+  }
   auto n = std::make_shared<Node>();
   n->kind = kind;
   n->lhs = std::move(lhs);
@@ -120,11 +137,16 @@ bool isUnsigned(arith::CmpIPredicate p) {
 
 class PredicateBuilder {
 public:
-  PredicateBuilder(unsigned row, unsigned col, unsigned numLoops, MLIRContext *ctx,
-          std::string &why)
-      : row(row), col(col), numLoops(numLoops), ctx(ctx), why(why) {}
+  PredicateBuilder(unsigned row, unsigned col, unsigned numLoops,
+                   MLIRContext *ctx, std::string &why,
+                   IndexPredicate::AtomValues given)
+      : row(row), col(col), numLoops(numLoops), ctx(ctx), why(why),
+        given(given) {}
 
   NodePtr build(const ElementExpr *e) {
+    if (given)
+      if (std::optional<bool> v = given(e))
+        return constant(*v);
     if (auto v = e->getConstantValue(); v && e->type.isInteger(1))
       return constant(*v != 0);
     if (readsTensor(e) && readsOnlyConstants(e))
@@ -376,6 +398,7 @@ private:
   unsigned row, col, numLoops;
   MLIRContext *ctx;
   std::string &why;
+  IndexPredicate::AtomValues given;
 };
 
 //===----------------------------------------------------------------------===//
@@ -476,10 +499,9 @@ witness(const Interval &ri, const Interval &rt, const Interval &rd) {
 // IndexPredicate
 //===----------------------------------------------------------------------===//
 
-FailureOr<IndexPredicate> IndexPredicate::get(const ElementExpr *mask,
-                                              unsigned row, unsigned col,
-                                              MLIRContext *ctx,
-                                              std::string &why) {
+FailureOr<IndexPredicate>
+IndexPredicate::get(const ElementExpr *mask, unsigned row, unsigned col,
+                    MLIRContext *ctx, std::string &why, AtomValues given) {
   unsigned numLoops = std::max(row, col) + 1;
   // The loops the mask's indices may name: every dim of its expressions.
   std::function<void(const ElementExpr *)> scan = [&](const ElementExpr *e) {
@@ -497,7 +519,8 @@ FailureOr<IndexPredicate> IndexPredicate::get(const ElementExpr *mask,
       scan(o);
   };
   scan(mask);
-  NodePtr root = PredicateBuilder(row, col, numLoops, ctx, why).build(mask);
+  NodePtr root =
+      PredicateBuilder(row, col, numLoops, ctx, why, given).build(mask);
   if (!root)
     return failure();
   return IndexPredicate(root);
@@ -527,13 +550,6 @@ IndexPredicate IndexPredicate::prefix(int64_t j) {
 }
 
 IndexPredicate IndexPredicate::operator&&(const IndexPredicate &other) const {
-  auto isTrue = [](const Node &n) {
-    return n.kind == Node::Kind::constant && n.value;
-  };
-  if (isTrue(*root))
-    return other;
-  if (isTrue(*other.root))
-    return *this;
   return IndexPredicate(combine(Node::Kind::conjunction, root, other.root));
 }
 

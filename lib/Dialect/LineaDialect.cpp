@@ -70,6 +70,13 @@ LogicalResult LineaDialect::verifyOperationAttribute(Operation *op,
                              << "' belongs on a function and names one";
     return success();
   }
+  if (attribute.getName() == kAsWrittenAttrName) {
+    if (op->getNumRegions() != 2 || !isa<UnitAttr>(attribute.getValue()))
+      return op->emitError() << "'" << kAsWrittenAttrName
+                             << "' is a unit attribute on an op with a "
+                                "raised and an as-written region";
+    return success();
+  }
   if (attribute.getName() != kTargetAttrName)
     return op->emitError() << "unknown Linea attribute '"
                            << attribute.getName().getValue() << "'";

@@ -18,6 +18,7 @@
 
 #include "Patterns.h"
 #include "Scores.h"
+#include "SegmentIds.h"
 
 #include "linea/Dialect/LineaOps.h"
 
@@ -66,8 +67,11 @@ struct MaskedAttention {
   /// Which scores operand is the query (indexed by i) and which the key.
   LoopView query, key;
   unsigned queryRow = 0, keyRow = 0, feature = 0;
+  /// The mask within each packed segment where the mask keeps to segments
+  /// of ids (`segments`), else the mask.
   IndexPredicate mask = IndexPredicate::always();
   MaskClass maskClass;
+  std::optional<SegmentIds> segments;
   std::optional<int64_t> length;
   double scale = 1.0;
 };
@@ -104,15 +108,25 @@ LogicalResult classifyMask(MaskedAttention &m, const Product &product,
                            Twine(*cols) + ") differ in length");
   m.length = rows ? rows : cols;
   std::string reason;
+  MLIRContext *ctx = m.op.getContext();
+  m.segments = findSegmentIds(product, m.row, m.col);
   FailureOr<IndexPredicate> mask =
-      getMask(product, m.row, m.col, m.op.getContext(), reason);
+      m.segments
+          ? maskWithinSegments(product, *m.segments, m.row, m.col, ctx, reason)
+          : getMask(product, m.row, m.col, ctx, reason);
   if (failed(mask))
     return reject(why, reason);
   m.mask = *mask;
   m.maskClass = mask->classify(m.length);
   if (m.maskClass.kind == MaskClass::Kind::other)
-    return reject(why, "mask is " + mask->str() + ": " +
-                           m.maskClass.mismatch);
+    return reject(
+        why, Twine(m.segments ? "within segments the mask is " : "mask is ") +
+                 mask->str() + ": " + m.maskClass.mismatch);
+  // A prefix counts from the row's start, not from each segment's.
+  if (m.segments && m.maskClass.kind == MaskClass::Kind::prefix)
+    return reject(why, "within segments the mask is " + mask->str() +
+                           ": a prefix of the packed row, not of each "
+                           "segment");
   return success();
 }
 
@@ -256,15 +270,21 @@ std::string describe(const MaskedAttention &m, bool normalize) {
     os << " scale = " << llvm::format("%g", m.scale);
   if (normalize)
     os << " normalize";
-  os << " (mask " << m.mask.str() << ")";
+  if (m.segments)
+    os << " offsets (mask: same segment id"
+       << (m.maskClass.kind == MaskClass::Kind::none ? ""
+                                                     : " and " + m.mask.str())
+       << ", where the ids run in order)";
+  else
+    os << " (mask " << m.mask.str() << ")";
   return s;
 }
 
 /// Builds the Linea op for `m` with values `v` (`[batch.., L, Dv]`) and
 /// returns its output, `[batch.., L, Dv]` over the root's loops
-/// `batch.., row, ` and the value column.
-Value buildLinearAttention(OpBuilder &b, Location loc,
-                           const MaskedAttention &m, Value v, bool normalize) {
+/// `batch.., row, ` and the value column; `offsets` are its segments'.
+Value buildLinearAttention(OpBuilder &b, Location loc, const MaskedAttention &m,
+                           Value v, bool normalize, Value offsets) {
   SmallVector<unsigned> queryOrder(m.scoresBatch), keyOrder(m.scoresBatch);
   queryOrder.append({m.queryRow, m.feature});
   keyOrder.append({m.keyRow, m.feature});
@@ -295,12 +315,25 @@ Value buildLinearAttention(OpBuilder &b, Location loc,
   }
   auto op = LinearAttentionOp::create(
       b, loc, outputType, /*final_state=*/Type(), q, k, v,
-      /*initial_state=*/Value(), /*offsets=*/Value(), prefixIndex,
-      MaskAttr::get(ctx, mask), prefixLength,
-      FeatureMapAttr::get(ctx, FeatureMap::identity),
+      /*initial_state=*/Value(), offsets, prefixIndex, MaskAttr::get(ctx, mask),
+      prefixLength, FeatureMapAttr::get(ctx, FeatureMap::identity),
       b.getF32FloatAttr(float(m.scale)), normalize ? b.getUnitAttr() : nullptr,
       /*form=*/nullptr);
   return op.getOutput();
+}
+
+/// Whether two matches keep to the same segment ids (or both to none):
+/// the same tensor, read along the same dim.
+bool sameSegments(const std::optional<SegmentIds> &a,
+                  const std::optional<SegmentIds> &b) {
+  if (!a || !b)
+    return !a && !b;
+  auto idDim = [](const SegmentIds &s) {
+    return llvm::find_if(s.atRow.loops,
+                         [](unsigned l) { return l != LoopView::kUnitDim; }) -
+           s.atRow.loops.begin();
+  };
+  return a->atRow.tensor == b->atRow.tensor && idDim(*a) == idDim(*b);
 }
 
 /// The values of `m` laid out `[batch.., L, Dv]`.
@@ -379,38 +412,50 @@ LogicalResult raise::raiseMaskedLinearAttention(RewriterBase &rewriter,
   if (failed(m))
     return failure();
   Location loc = op->getLoc();
-  rewriter.setInsertionPoint(op);
-  Value v = valuesInOrder(rewriter, loc, *m);
   SmallVector<unsigned> loops(m->batch);
   loops.append({m->row, *m->valueColumn});
   std::optional<GatedParallel> gated =
       m->maskClass.kind == MaskClass::Kind::causal ? matchGatedParallel(*m)
                                                    : std::nullopt;
   if (gated && gated->gate.tensor.getType() == gated->query.tensor.getType()) {
-    SmallVector<unsigned> qOrder(m->scoresBatch), kOrder(m->scoresBatch);
-    qOrder.append({m->queryRow, m->feature});
-    kOrder.append({m->keyRow, m->feature});
-    Value q = permuteTo(rewriter, loc, gated->query, qOrder);
-    Value k = permuteTo(rewriter, loc, gated->key, kOrder);
-    Value g = permuteTo(rewriter, loc, gated->gate, qOrder);
-    auto qType = cast<RankedTensorType>(q.getType());
-    SmallVector<int64_t> shape(cast<RankedTensorType>(v.getType()).getShape());
-    shape[shape.size() - 2] = qType.getDimSize(qType.getRank() - 2);
-    auto gla = GatedLinearAttentionOp::create(
-        rewriter, loc, RankedTensorType::get(shape, rewriter.getF32Type()),
-        /*final_state=*/Type(), q, k, v, g, /*initial_state=*/Value(),
-        /*offsets=*/Value(), /*prefix_index=*/Value(),
-        MaskAttr::get(rewriter.getContext(), Mask::causal),
-        /*prefix_length=*/nullptr, rewriter.getF32FloatAttr(float(m->scale)),
-        /*form=*/nullptr);
-    log.raised(op, "linea.gated_linear_attention mask = causal (GLA's parallel "
-                   "form: queries and keys decayed by exp(+-cumsum(g)))");
-    replaceRoot(rewriter, op, gla.getOutput(), loops, m->out);
+    // Within a segment exp(b_i - b_t) is the gates' product from t + 1 to
+    // i, whatever came before it: the packed op's, segment by segment.
+    log.raised(op, "linea.gated_linear_attention mask = causal" +
+                       Twine(m->segments ? " offsets" : "") +
+                       " (GLA's parallel form: queries and keys decayed by "
+                       "exp(+-cumsum(g)))");
+    replaceRootBySegments(
+        rewriter, op, m->segments, [&](OpBuilder &b, Value offsets) {
+          SmallVector<unsigned> qOrder(m->scoresBatch), kOrder(m->scoresBatch);
+          qOrder.append({m->queryRow, m->feature});
+          kOrder.append({m->keyRow, m->feature});
+          Value q = permuteTo(b, loc, gated->query, qOrder);
+          Value k = permuteTo(b, loc, gated->key, kOrder);
+          Value g = permuteTo(b, loc, gated->gate, qOrder);
+          Value v = valuesInOrder(b, loc, *m);
+          auto qType = cast<RankedTensorType>(q.getType());
+          SmallVector<int64_t> shape(
+              cast<RankedTensorType>(v.getType()).getShape());
+          shape[shape.size() - 2] = qType.getDimSize(qType.getRank() - 2);
+          auto gla = GatedLinearAttentionOp::create(
+              b, loc, RankedTensorType::get(shape, b.getF32Type()),
+              /*final_state=*/Type(), q, k, v, g, /*initial_state=*/Value(),
+              offsets, /*prefix_index=*/Value(),
+              MaskAttr::get(b.getContext(), Mask::causal),
+              /*prefix_length=*/nullptr, b.getF32FloatAttr(float(m->scale)),
+              /*form=*/nullptr);
+          return inRootLayout(b, op, gla.getOutput(), loops, m->out);
+        });
     return success();
   }
-  Value o = buildLinearAttention(rewriter, loc, *m, v, /*normalize=*/false);
   log.raised(op, describe(*m, false));
-  replaceRoot(rewriter, op, o, loops, m->out);
+  replaceRootBySegments(
+      rewriter, op, m->segments, [&](OpBuilder &b, Value offsets) {
+        Value v = valuesInOrder(b, loc, *m);
+        Value o =
+            buildLinearAttention(b, loc, *m, v, /*normalize=*/false, offsets);
+        return inRootLayout(b, op, o, loops, m->out);
+      });
   return success();
 }
 
@@ -422,32 +467,33 @@ LogicalResult raise::raiseMaskedRowSum(RewriterBase &rewriter,
   if (failed(m))
     return failure();
   Location loc = op->getLoc();
-  rewriter.setInsertionPoint(op);
-  // The values: a column of ones, [batch.., L, 1].
-  SmallVector<unsigned> keyOrder(m->scoresBatch);
-  keyOrder.push_back(m->keyRow);
-  SmallVector<OpFoldResult> sizes;
-  for (unsigned loop : keyOrder)
-    sizes.push_back(tensor::getMixedSize(rewriter, loc, m->key.tensor,
-                                         *m->key.position(loop)));
-  sizes.push_back(rewriter.getIndexAttr(1));
-  Value empty = tensor::EmptyOp::create(rewriter, loc, sizes,
-                                        rewriter.getF32Type());
-  Value one = arith::ConstantOp::create(rewriter, loc,
-                                        rewriter.getF32FloatAttr(1.0f));
-  Value ones = linalg::FillOp::create(rewriter, loc, one, empty).getResult(0);
-  Value o = buildLinearAttention(rewriter, loc, *m, ones, /*normalize=*/false);
-  // [batch.., L, 1] -> [batch.., L], then the output's layout.
-  auto oType = cast<RankedTensorType>(o.getType());
-  SmallVector<ReassociationIndices> groups;
-  for (int64_t d = 0; d + 2 < oType.getRank(); ++d)
-    groups.push_back({d});
-  groups.push_back({oType.getRank() - 2, oType.getRank() - 1});
-  Value rows = tensor::CollapseShapeOp::create(rewriter, loc, o, groups);
   SmallVector<unsigned> loops(m->batch);
   loops.push_back(m->row);
   log.raised(op, describe(*m, false) + ", values a column of ones (a row sum)");
-  replaceRoot(rewriter, op, rows, loops, m->out);
+  replaceRootBySegments(
+      rewriter, op, m->segments, [&](OpBuilder &b, Value offsets) {
+        // The values: a column of ones, [batch.., L, 1].
+        SmallVector<unsigned> keyOrder(m->scoresBatch);
+        keyOrder.push_back(m->keyRow);
+        SmallVector<OpFoldResult> sizes;
+        for (unsigned loop : keyOrder)
+          sizes.push_back(tensor::getMixedSize(b, loc, m->key.tensor,
+                                               *m->key.position(loop)));
+        sizes.push_back(b.getIndexAttr(1));
+        Value empty = tensor::EmptyOp::create(b, loc, sizes, b.getF32Type());
+        Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f));
+        Value ones = linalg::FillOp::create(b, loc, one, empty).getResult(0);
+        Value o = buildLinearAttention(b, loc, *m, ones, /*normalize=*/false,
+                                       offsets);
+        // [batch.., L, 1] -> [batch.., L], then the output's layout.
+        auto oType = cast<RankedTensorType>(o.getType());
+        SmallVector<ReassociationIndices> groups;
+        for (int64_t d = 0; d + 2 < oType.getRank(); ++d)
+          groups.push_back({d});
+        groups.push_back({oType.getRank() - 2, oType.getRank() - 1});
+        Value rows = tensor::CollapseShapeOp::create(b, loc, o, groups);
+        return inRootLayout(b, op, rows, loops, m->out);
+      });
   return success();
 }
 
@@ -519,7 +565,8 @@ LogicalResult raise::raiseNormalizedLinearAttention(RewriterBase &rewriter,
       return reject(why, "the division does not pair the rows of the output "
                          "with the rows of the row sum");
   }
-  if (!o->mask.equals(z->mask, o->length))
+  if (!o->mask.equals(z->mask, o->length) ||
+      !sameSegments(o->segments, z->segments))
     return reject(why, "the row sum's mask (" + z->mask.str() +
                            ") is not the output's (" + o->mask.str() + ")");
   if (float(eps) != kNormalizerEps)
@@ -529,9 +576,6 @@ LogicalResult raise::raiseNormalizedLinearAttention(RewriterBase &rewriter,
     return reject(why, "the row sum is scaled by " + std::to_string(z->scale) +
                            ": not the normalizer of the scores");
   Location loc = root.getLoc();
-  rewriter.setInsertionPoint(root);
-  Value v = valuesInOrder(rewriter, loc, *o);
-  Value result = buildLinearAttention(rewriter, loc, *o, v, /*normalize=*/true);
   // In the root's loops: the numerator's view of o's output.
   SmallVector<unsigned> loops;
   for (unsigned loop : o->batch)
@@ -539,7 +583,13 @@ LogicalResult raise::raiseNormalizedLinearAttention(RewriterBase &rewriter,
   loops.push_back(numeratorView->loops[*o->out.position(o->row)]);
   loops.push_back(numeratorView->loops[*o->out.position(*o->valueColumn)]);
   log.raised(root, describe(*o, true));
-  replaceRoot(rewriter, root, result, loops, *out);
+  replaceRootBySegments(
+      rewriter, root, o->segments, [&](OpBuilder &b, Value offsets) {
+        Value v = valuesInOrder(b, loc, *o);
+        Value result =
+            buildLinearAttention(b, loc, *o, v, /*normalize=*/true, offsets);
+        return inRootLayout(b, root, result, loops, *out);
+      });
   return success();
 }
 
@@ -696,21 +746,24 @@ LogicalResult raise::raiseDecayedLinearAttention(RewriterBase &rewriter,
   auto vType = cast<RankedTensorType>(v.getType());
   SmallVector<int64_t> shape(vType.getShape());
   shape[shape.size() - 2] = qType.getDimSize(rank - 2);
-  auto gated = GatedLinearAttentionOp::create(
-      rewriter, loc, RankedTensorType::get(shape, rewriter.getF32Type()),
-      /*final_state=*/Type(), q, k, v, generic.getResult(0),
-      /*initial_state=*/Value(), /*offsets=*/Value(), /*prefix_index=*/Value(),
-      MaskAttr::get(ctx, Mask::causal), /*prefix_length=*/nullptr,
-      rewriter.getF32FloatAttr(float(m->scale)), /*form=*/nullptr);
   SmallVector<unsigned> loops(m->batch);
   loops.append({m->row, *m->valueColumn});
-  log.raised(root, "linea.gated_linear_attention mask = causal, a per-token "
-                   "gate " +
-                       std::string(decay->base ? "log(" + decay->base->str() + ")"
-                                               : decay->logDecay->str()) +
-                       (m->scale != 1.0 ? " scale = " +
-                                              std::to_string(m->scale)
-                                        : ""));
-  replaceRoot(rewriter, root, gated.getOutput(), loops, m->out);
+  log.raised(
+      root,
+      "linea.gated_linear_attention mask = causal" +
+          std::string(m->segments ? " offsets" : "") + ", a per-token gate " +
+          std::string(decay->base ? "log(" + decay->base->str() + ")"
+                                  : decay->logDecay->str()) +
+          (m->scale != 1.0 ? " scale = " + std::to_string(m->scale) : ""));
+  replaceRootBySegments(
+      rewriter, root, m->segments, [&](OpBuilder &b, Value offsets) {
+        auto gated = GatedLinearAttentionOp::create(
+            b, loc, RankedTensorType::get(shape, b.getF32Type()),
+            /*final_state=*/Type(), q, k, v, generic.getResult(0),
+            /*initial_state=*/Value(), offsets, /*prefix_index=*/Value(),
+            MaskAttr::get(ctx, Mask::causal), /*prefix_length=*/nullptr,
+            b.getF32FloatAttr(float(m->scale)), /*form=*/nullptr);
+        return inRootLayout(b, root, gated.getOutput(), loops, m->out);
+      });
   return success();
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Patterns.h"
+#include "SegmentIds.h"
 
 #include "linea/Dialect/TMTensor.h"
 #include "linea/Raise/Passes.h"
@@ -52,7 +53,9 @@ void raiseAll(func::FuncOp f, RaiseLog &log) {
   });
   IRRewriter rewriter(f.getContext());
   for (Operation *root : llvm::reverse(roots)) {
-    if (root->use_empty())
+    // A root with no uses was absorbed; one in the as-written branch of a
+    // versioned raise stays as written.
+    if (root->use_empty() || isInAsWrittenBranch(root))
       continue;
     // The first pattern that recognized the root as its idiom says why.
     Rejection why;

@@ -322,11 +322,12 @@ FailureOr<Product> raise::matchPlainAccumulation(ElementTracer &tracer) {
 
 FailureOr<IndexPredicate> raise::getMask(const Product &product, unsigned row,
                                          unsigned col, MLIRContext *ctx,
-                                         std::string &why) {
+                                         std::string &why,
+                                         IndexPredicate::AtomValues given) {
   IndexPredicate mask = IndexPredicate::always();
   for (auto [expr, negated] : product.masks) {
     FailureOr<IndexPredicate> factor =
-        IndexPredicate::get(expr, row, col, ctx, why);
+        IndexPredicate::get(expr, row, col, ctx, why, given);
     if (failed(factor))
       return failure();
     mask = mask && (negated ? !*factor : *factor);
@@ -440,12 +441,16 @@ Value raise::castTo(OpBuilder &b, Location loc, Value value, Type type) {
   return tensor::CastOp::create(b, loc, type, value);
 }
 
+Value raise::inRootLayout(OpBuilder &b, Operation *root, Value value,
+                          ArrayRef<unsigned> loops, const LoopView &out) {
+  Location loc = root->getLoc();
+  Value result = relayout(b, loc, value, loops, out);
+  return castTo(b, loc, result, root->getResult(0).getType());
+}
+
 void raise::replaceRoot(RewriterBase &rewriter, Operation *root, Value value,
                         ArrayRef<unsigned> loops, const LoopView &out) {
-  Location loc = root->getLoc();
-  Value result = relayout(rewriter, loc, value, loops, out);
-  rewriter.replaceOp(root,
-                     castTo(rewriter, loc, result, root->getResult(0).getType()));
+  rewriter.replaceOp(root, inRootLayout(rewriter, root, value, loops, out));
 }
 
 linalg::LinalgOp raise::asReductionRoot(Operation *op) {

@@ -103,7 +103,8 @@ FailureOr<Product> matchPlainAccumulation(ElementTracer &tracer);
 /// `col`); failure with `why`.
 FailureOr<IndexPredicate> getMask(const Product &product, unsigned row,
                                   unsigned col, MLIRContext *ctx,
-                                  std::string &why);
+                                  std::string &why,
+                                  IndexPredicate::AtomValues given = {});
 
 /// Whether the init of `op`'s result 0 is all zeros.
 bool hasZeroInit(linalg::LinalgOp op);
@@ -122,8 +123,11 @@ Value relayout(OpBuilder &b, Location loc, Value value,
                ArrayRef<unsigned> loops, const LoopView &target);
 /// `value` as `type` (a tensor.cast where static and dynamic sizes differ).
 Value castTo(OpBuilder &b, Location loc, Value value, Type type);
-/// Replaces `root` by `value` (whose dim p is indexed by `loops[p]`) laid
-/// out as the root's output `out`.
+/// `value` (whose dim p is indexed by `loops[p]`) laid out as the root's
+/// output `out`, of the root's result type.
+Value inRootLayout(OpBuilder &b, Operation *root, Value value,
+                   ArrayRef<unsigned> loops, const LoopView &out);
+/// Replaces `root` by `value` laid out as above.
 void replaceRoot(RewriterBase &rewriter, Operation *root, Value value,
                  ArrayRef<unsigned> loops, const LoopView &out);
 

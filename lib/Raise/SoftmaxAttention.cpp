@@ -20,6 +20,7 @@
 
 #include "Patterns.h"
 #include "Scores.h"
+#include "SegmentIds.h"
 
 #include "linea/Dialect/LineaOps.h"
 
@@ -376,17 +377,23 @@ LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
                            Twine(*cols) + ") differ in length");
   Product maskProduct;
   maskProduct.masks = logits.masks;
+  std::optional<SegmentIds> segments =
+      findSegmentIds(maskProduct, rowPos, colPos);
   FailureOr<IndexPredicate> mask =
-      getMask(maskProduct, rowPos, colPos, ctx, reason);
+      segments ? maskWithinSegments(maskProduct, *segments, rowPos, colPos, ctx,
+                                    reason)
+               : getMask(maskProduct, rowPos, colPos, ctx, reason);
   if (failed(mask))
     return reject(why, reason);
   MaskClass maskClass = mask->classify(rows ? rows : cols);
   if (maskClass.kind != MaskClass::Kind::none &&
       maskClass.kind != MaskClass::Kind::causal)
-    return reject(why, "mask is " + mask->str() + ": linea.attention takes "
-                       "none or causal" +
-                       (maskClass.mismatch.empty() ? ""
-                                                   : ": " + maskClass.mismatch));
+    return reject(
+        why, (segments ? "within segments the mask is " : "mask is ") +
+                 mask->str() +
+                 ": linea.attention takes "
+                 "none or causal" +
+                 (maskClass.mismatch.empty() ? "" : ": " + maskClass.mismatch));
   if (product->scale != 1.0)
     return reject(why, "the output is scaled after the softmax");
   if (!hasZeroInit(root))
@@ -419,35 +426,41 @@ LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
   }
   double scale = logits.scale;
   Location loc = root.getLoc();
-  rewriter.setInsertionPoint(root);
-  SmallVector<unsigned> qOrder(scoresBatch), kOrder(scoresBatch),
-      vOrder(batch);
-  qOrder.append({operands.queryRow, operands.feature});
-  kOrder.append({operands.keyRow, operands.feature});
-  vOrder.append({col, valueColumn});
-  Value q = permuteTo(rewriter, loc, operands.query, qOrder);
-  Value k = permuteTo(rewriter, loc, operands.key, kOrder);
-  Value v = permuteTo(rewriter, loc, *vView, vOrder);
-  auto qType = cast<RankedTensorType>(q.getType());
-  SmallVector<int64_t> shape(cast<RankedTensorType>(v.getType()).getShape());
-  shape[shape.size() - 2] = qType.getDimSize(qType.getRank() - 2);
-  auto attention = AttentionOp::create(
-      rewriter, loc, RankedTensorType::get(shape, rewriter.getF32Type()), q, k,
-      v, /*offsets=*/Value(),
-      MaskAttr::get(ctx, maskClass.kind == MaskClass::Kind::causal
-                             ? Mask::causal
-                             : Mask::none),
-      rewriter.getF32FloatAttr(float(scale)));
   SmallVector<unsigned> loops(batch);
   loops.append({row, valueColumn});
   std::string what;
   llvm::raw_string_ostream os(what);
   os << "linea.attention mask = "
      << (maskClass.kind == MaskClass::Kind::causal ? "causal" : "none")
-     << " scale = " << llvm::format("%g", scale) << " (mask " << mask->str()
-     << (guard ? "; sdpa's guard for rows with no key never fires" : "")
-     << ")";
+     << " scale = " << llvm::format("%g", scale)
+     << (segments ? " offsets (mask: same segment id and " : " (mask ")
+     << mask->str() << (segments ? ", where the ids run in order" : "")
+     << (guard ? "; sdpa's guard for rows with no key never fires" : "") << ")";
   log.raised(root, what);
-  replaceRoot(rewriter, root, attention.getOutput(), loops, *out);
+  // Within a segment the softmax runs over that segment's keys only (the
+  // others are -inf): the packed op's, segment by segment.
+  replaceRootBySegments(
+      rewriter, root, segments, [&](OpBuilder &b, Value offsets) {
+        SmallVector<unsigned> qOrder(scoresBatch), kOrder(scoresBatch),
+            vOrder(batch);
+        qOrder.append({operands.queryRow, operands.feature});
+        kOrder.append({operands.keyRow, operands.feature});
+        vOrder.append({col, valueColumn});
+        Value q = permuteTo(b, loc, operands.query, qOrder);
+        Value k = permuteTo(b, loc, operands.key, kOrder);
+        Value v = permuteTo(b, loc, *vView, vOrder);
+        auto qType = cast<RankedTensorType>(q.getType());
+        SmallVector<int64_t> shape(
+            cast<RankedTensorType>(v.getType()).getShape());
+        shape[shape.size() - 2] = qType.getDimSize(qType.getRank() - 2);
+        auto attention = AttentionOp::create(
+            b, loc, RankedTensorType::get(shape, b.getF32Type()), q, k, v,
+            offsets,
+            MaskAttr::get(ctx, maskClass.kind == MaskClass::Kind::causal
+                                   ? Mask::causal
+                                   : Mask::none),
+            b.getF32FloatAttr(float(scale)));
+        return inRootLayout(b, root, attention.getOutput(), loops, *out);
+      });
   return success();
 }

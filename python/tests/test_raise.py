@@ -37,9 +37,14 @@ def lengths(spec):
     return DYNAMIC_LENGTHS if spec["dynamic"] else [spec["L"]]
 
 
-def inputs(spec, L, seed):
+def inputs(spec, L, seed, ids=0):
+    """Random floats; a packed layer's last input its segment ids, from the
+    corpus' maker number `ids`."""
     rng = np.random.default_rng(seed)
-    return [rng.standard_normal(shape).astype(np.float32) for shape in spec["shapes"](L)]
+    args = [rng.standard_normal(shape).astype(np.float32) for shape in spec["shapes"](L)]
+    if spec.get("ids"):
+        args[-1] = spec["ids"][ids](L, rng)
+    return args
 
 
 def expected(spec, args):
@@ -47,7 +52,8 @@ def expected(spec, args):
         return spec["reference"](*[a.astype(np.float64) for a in args])
     module = spec["module"]().double()
     with torch.no_grad():
-        out = module(*[torch.from_numpy(a).double() for a in args])
+        out = module(*[torch.from_numpy(a).double() if a.dtype.kind == "f" else torch.from_numpy(a)
+                       for a in args])
     return out.numpy()
 
 
@@ -77,6 +83,49 @@ def test_matches_the_layer_with_and_without_raising(name, L):
         got = linea.run(program, args, raising=raising)[0]
         err = reference.rel_l2(got, want)
         assert err <= TOLERANCE, f"raising={raising}: rel. L2 {err:.3g}"
+
+
+PACKED = [(name, L, ids) for name, spec in CORPUS.items() if spec.get("ids")
+          for L in lengths(spec) for ids in range(len(spec["ids"]))]
+
+
+@pytest.mark.parametrize("name,L,ids", PACKED, ids=[f"{n}-L{L}-ids{k}" for n, L, k in PACKED])
+def test_packed_layers_run_right_whatever_the_ids(name, L, ids):
+    """A raised block-diagonal mask is a version: the packed op where the
+    ids run in order (maker 0), the layer as written where they do not
+    (maker 1, ids that come back); both must match the layer."""
+    spec = CORPUS[name]
+    args = inputs(spec, L, seed=L + 1, ids=ids)
+    want = expected(spec, args)
+    got = linea.run((MODELS / f"{name}.mlir").read_text(), args)[0]
+    assert reference.rel_l2(got, want) <= TOLERANCE
+
+
+def with_branch_forced(raised, packed):
+    """The raised program with its version's condition fixed: the packed
+    branch (`packed`) or the layer as written, whatever the ids."""
+    forced, count = re.subn(r"(%\w+) = arith\.ori (%\w+)#1, \2#2 : i1",
+                            rf"\1 = arith.constant {'true' if packed else 'false'}", raised)
+    assert count == 1, "the raised program has one version"
+    return forced
+
+
+@pytest.mark.parametrize("name", ["la_packed_causal", "la_packed_normalized", "sm_packed_causal"])
+def test_each_branch_of_a_packed_version(name):
+    """The packed branch alone matches the layer where the ids run in
+    order, and differs where they do not (so the run-time test is needed
+    and is what chose); the as-written branch matches for both."""
+    spec = CORPUS[name]
+    done = subprocess.run([str(build_dir() / "bin" / "linea-opt"), str(MODELS / f"{name}.mlir"),
+                           "--linea-raise"], capture_output=True, text=True, check=True)
+    for ids in range(len(spec["ids"])):
+        args = inputs(spec, spec["L"], seed=3, ids=ids)
+        want = expected(spec, args)
+        packed = linea.run(with_branch_forced(done.stdout, True), args, raising=False)[0]
+        written = linea.run(with_branch_forced(done.stdout, False), args, raising=False)[0]
+        assert reference.rel_l2(written, want) <= TOLERANCE
+        in_order = ids == 0
+        assert (reference.rel_l2(packed, want) <= TOLERANCE) == in_order
 
 
 # ---------------------------------------------------------------------------

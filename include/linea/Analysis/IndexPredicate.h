@@ -36,12 +36,17 @@ struct MaskClass {
 
 class IndexPredicate {
 public:
+  /// Sub-expressions of a mask whose truth the caller fixes (a comparison
+  /// of data, taken as true or as false): their value, or none for the
+  /// rest.
+  using AtomValues = function_ref<std::optional<bool>(const ElementExpr *)>;
+
   /// The predicate `mask` (an i1 element expression) of the root loops
   /// `row` (i) and `col` (t); failure, with `why`, when it is not a boolean
   /// combination of comparisons of `i`, `t` and `t - i` with constants.
   static FailureOr<IndexPredicate> get(const ElementExpr *mask, unsigned row,
                                        unsigned col, MLIRContext *ctx,
-                                       std::string &why);
+                                       std::string &why, AtomValues given = {});
   /// True everywhere (no mask).
   static IndexPredicate always();
   /// The Linea masks: `t <= i`, and `t <= i or t < j`.

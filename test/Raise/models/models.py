@@ -15,6 +15,8 @@ torch 2.x (the exporter) and Debian's torch 1.13 (the tests) run it.
 
 import math
 
+import numpy as np
+
 import torch
 import torch.nn.functional as F
 
@@ -404,6 +406,100 @@ class SoftmaxWrongAxis(torch.nn.Module):
         return torch.softmax(q @ k.transpose(-1, -2), dim=-2) @ v
 
 
+# --- packed documents: a block-diagonal mask of segment ids ----------------
+#
+# Training packs documents into one row and masks attention to each
+# document with the ids of the tokens: `ids[i] == ids[t]`. Where the ids
+# run in order (0 0 0 1 1 2 ...), that is the offsets form of SPEC; where
+# they do not, the raise leaves the layer as written (a run-time test).
+
+def sorted_ids(L, rng):
+    """Document ids of a packed row: runs of random lengths, in order."""
+    cuts = np.sort(rng.choice(np.arange(1, max(L, 2)), size=min(3, max(L - 1, 0)),
+                              replace=False)) if L > 1 else np.array([], dtype=np.int64)
+    return np.searchsorted(cuts, np.arange(L), side="right").astype(np.int64)
+
+
+def interleaved_ids(L, rng):
+    """Ids that come back (0 1 0 1 ...): no offsets describe them."""
+    return (np.arange(L) % 2).astype(np.int64)
+
+
+def segment_mask(ids):
+    return ids[:, None] == ids[None, :]
+
+
+class PackedCausal(torch.nn.Module):
+    """Causal linear attention within each packed document."""
+    def forward(self, q, k, v, ids):
+        i, t = arange_mask(q.shape[-2])
+        keep = segment_mask(ids) & (t <= i)
+        return (q @ k.transpose(-1, -2)).masked_fill(~keep, 0.0) @ v
+
+
+class PackedBidirectional(torch.nn.Module):
+    """Each document sees all of itself (an encoder over packed rows)."""
+    def forward(self, q, k, v, ids):
+        return ((q @ k.transpose(-1, -2)) * segment_mask(ids).float()) @ v
+
+
+class PackedNormalized(torch.nn.Module):
+    """The linear transformer's normalized causal attention, packed."""
+    def forward(self, q, k, v, ids):
+        q, k = F.elu(q) + 1, F.elu(k) + 1
+        i, t = arange_mask(q.shape[-2])
+        a = (q @ k.transpose(-1, -2)).masked_fill(~(segment_mask(ids) & (t <= i)), 0.0)
+        return (a @ v) / (a.sum(-1, keepdim=True) + 1e-6)
+
+
+class PackedGLA(torch.nn.Module):
+    """GLA's parallel form over packed documents: within one, the decays
+    exp(b_i - b_t) are the gates' own, whatever the documents before."""
+    def forward(self, q, k, v, g, ids):
+        b = torch.cumsum(g, dim=2)
+        qd, kd = q * torch.exp(b), k * torch.exp(-b)
+        i, t = arange_mask(q.shape[-2])
+        keep = segment_mask(ids) & (t <= i)
+        return (qd @ kd.transpose(-1, -2)).masked_fill(~keep, 0.0) @ v
+
+
+class PackedRetNet(torch.nn.Module):
+    """Retention within each packed document."""
+    def forward(self, q, k, v, ids):
+        i, t = arange_mask(q.shape[-2])
+        gamma = 1 - 2.0 ** (-5.0 - torch.arange(q.shape[1], dtype=q.dtype))
+        decay = torch.where(segment_mask(ids) & (t <= i),
+                            gamma[:, None, None] ** (i - t).to(q.dtype),
+                            torch.zeros((), dtype=q.dtype))
+        return ((q @ k.transpose(-1, -2)) * decay) @ v
+
+
+class PackedSoftmax(torch.nn.Module):
+    """Causal softmax attention within each packed document."""
+    def forward(self, q, k, v, ids):
+        i, t = arange_mask(q.shape[-2])
+        keep = segment_mask(ids) & (t <= i)
+        s = (q @ k.transpose(-1, -2)) / q.shape[-1] ** 0.5
+        return torch.softmax(s.masked_fill(~keep, float("-inf")), dim=-1) @ v
+
+
+class PackedPrefix(torch.nn.Module):
+    """A prefix of global length inside documents: no per-document prefix
+    equals it, so it stays as written."""
+    def forward(self, q, k, v, ids):
+        i, t = arange_mask(q.shape[-2])
+        keep = segment_mask(ids) & ((t <= i) | (t < PREFIX))
+        return (q @ k.transpose(-1, -2)).masked_fill(~keep, 0.0) @ v
+
+
+class PackedPerRow(torch.nn.Module):
+    """Ids per batch row: the rows of a batch have different offsets, which
+    one offsets operand cannot say."""
+    def forward(self, q, k, v, ids):
+        keep = ids[:, None, :, None] == ids[:, None, None, :]
+        return (q @ k.transpose(-1, -2)).masked_fill(~keep, 0.0) @ v
+
+
 # --- near misses: must stay as written, and still run right ----------------
 
 class StrictCausal(torch.nn.Module):
@@ -445,15 +541,26 @@ class TransposedScores(torch.nn.Module):
         return torch.tril(q @ k.transpose(-1, -2)).transpose(-1, -2) @ v
 
 
-def entry(module, shapes, raises, dynamic=False, remark=None, L=16, ops=None):
+def entry(module, shapes, raises, dynamic=False, remark=None, L=16, ops=None, ids=None):
     """`raises`: the raise remarks in order; `ops`: the Linea ops of the
     raised IR in order, where they are not the raises' (a fold absorbs the
-    steps it replaced, and holds one of them)."""
+    steps it replaced, and holds one of them); `ids`: for a packed layer,
+    the makers `(L, rng) -> int64 array` of its last input, the first one
+    the exporter's."""
     return dict(module=module, shapes=shapes, raises=raises, dynamic=dynamic,
-                remark=remark, L=L, ops=ops or [r.split(" ")[0] for r in raises])
+                remark=remark, L=L, ops=ops or [r.split(" ")[0] for r in raises],
+                ids=ids)
 
 
 causal = ["linear_attention mask = causal"]
+packed_causal = ["linear_attention mask = causal offsets"]
+packed_ids = [sorted_ids, interleaved_ids]
+
+
+def packed(L):
+    return qkv(L) + [(L,)]
+
+
 CORPUS = {
     "la_causal_tril": entry(CausalTril, qkv, causal),
     "la_causal_tril_dynamic": entry(CausalTril, qkv, causal, dynamic=True),
@@ -516,6 +623,28 @@ CORPUS = {
     "nm_sliding_window": entry(SlidingWindow, qkv, [], remark="mask is"),
     "nm_argument_mask": entry(ArgumentMask, lambda L: qkv(L) + [(L, L)], [],
                               remark="the scores are multiplied by"),
-    "nm_data_mask": entry(DataMask, qkv, [], remark="the mask reads a tensor"),
+    "nm_data_mask": entry(DataMask, qkv, [], remark="the mask compares"),
     "nm_transposed_scores": entry(TransposedScores, qkv, [], remark="mask is"),
+    "la_packed_causal": entry(PackedCausal, packed, packed_causal, ids=packed_ids),
+    "la_packed_causal_dynamic": entry(PackedCausal, packed, packed_causal, dynamic=True,
+                                      ids=packed_ids),
+    "la_packed_bidirectional": entry(PackedBidirectional, packed,
+                                     ["linear_attention mask = none offsets"], ids=packed_ids),
+    "la_packed_normalized": entry(PackedNormalized, packed,
+                                  ["linear_attention mask = causal normalize offsets"],
+                                  ids=packed_ids),
+    "gla_packed_parallel_form": entry(PackedGLA, lambda L: qkv(L) + [heads(L), (L,)],
+                                      ["gated_linear_attention mask = causal offsets"],
+                                      ids=packed_ids),
+    "gla_packed_retnet": entry(PackedRetNet, packed,
+                               ["gated_linear_attention mask = causal offsets"], ids=packed_ids),
+    "sm_packed_causal": entry(PackedSoftmax, packed, ["attention mask = causal"],
+                              ids=packed_ids),
+    "sm_packed_causal_dynamic": entry(PackedSoftmax, packed, ["attention mask = causal"],
+                                      dynamic=True, ids=packed_ids),
+    "nm_packed_prefix": entry(PackedPrefix, packed, [], ids=packed_ids,
+                              remark="within segments the mask is"),
+    "nm_packed_per_row": entry(PackedPerRow, lambda L: qkv(L) + [(B, L)], [],
+                               ids=[lambda L, rng: np.stack([sorted_ids(L, rng)] * B)],
+                               remark="the mask compares"),
 }
