@@ -48,7 +48,9 @@ std::optional<int64_t> sequenceDimOf(Operation *op, Value operand) {
       return numBatchDims(attention.getQuery().getType());
     return std::nullopt;
   }
-  if (auto presum = dyn_cast<PresumOp>(op))
+  // (Offsets are positions in the whole sequence: every rank has them all.)
+  if (auto presum = dyn_cast<PresumOp>(op);
+      presum && operand == presum.getInput())
     return presum.getScanDim();
   return std::nullopt;
 }
@@ -441,6 +443,333 @@ SmallVector<Value> DistributedAttention::build() {
   return results;
 }
 
+//===----------------------------------------------------------------------===//
+// Packed segments across ranks
+//===----------------------------------------------------------------------===//
+//
+// The offsets are global (every rank has them all). On a rank, each
+// segment keeps the rows it has there: `clamp(o_n - first row, 0, rows)`
+// are this rank's offsets, with a segment that has no rows here empty. So
+// every rank runs the same N segments, and a segment's state passes from
+// rank to rank exactly as an unpacked sequence's does; one that lies on
+// one rank only receives nothing (the ranks before it add zero states).
+
+/// The global offsets checked against all ranks' rows (`total`): they
+/// start at 0, end at `total` and never decrease, each a one-line error
+/// on every rank.
+void checkGlobalOffsets(OpBuilder &b, Location loc, Operation *op,
+                        Value offsets, Value total) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value count = tensor::DimOp::create(b, loc, offsets, 0);
+  Value nonEmpty =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, count, zero);
+  std::string name = op->getName().getStringRef().str();
+  CheckOp::create(b, loc, nonEmpty,
+                  name + ": 'offsets' have no entries (N + 1 >= 1)",
+                  ValueRange{});
+  Value last = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, count, one), zero);
+  Value first = segmentOffset(b, loc, offsets, zero);
+  Value end = segmentOffset(b, loc, offsets, last);
+  Value bounds = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, first, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, end, total));
+  CheckOp::create(b, loc, bounds,
+                  name + ": 'offsets' run from {0} to {1}, not from 0 to L "
+                         "= {2} (all ranks' rows)",
+                  ValueRange{first, end, total});
+  Value yes = arith::ConstantIntOp::create(b, loc, 1, 1);
+  auto scan = scf::ForOp::create(
+      b, loc, one, count, one, ValueRange{yes},
+      [&](OpBuilder &nb, Location l, Value n, ValueRange ordered) {
+        Value before =
+            segmentOffset(nb, l, offsets, arith::SubIOp::create(nb, l, n, one));
+        Value rises =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle, before,
+                                  segmentOffset(nb, l, offsets, n));
+        scf::YieldOp::create(
+            nb, l, ValueRange{arith::AndIOp::create(nb, l, ordered[0], rises)});
+      });
+  CheckOp::create(b, loc, scan.getResult(0), name + ": 'offsets' decrease",
+                  ValueRange{});
+}
+
+/// This rank's offsets (`tensor<?xindex>`): every global offset less the
+/// rows of the ranks before, clamped to `[0, rows]`.
+Value localOffsets(OpBuilder &b, Location loc, Value offsets, Value first,
+                   Value rows) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value count = tensor::DimOp::create(b, loc, offsets, 0);
+  Value init = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{count},
+                                       b.getIndexType());
+  MLIRContext *ctx = b.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(1, ctx);
+  return buildGeneric(b, loc, ValueRange{}, init, {identity}, {kPar},
+                      [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+                        Value n = linalg::IndexOp::create(nb, l, 0);
+                        Value here = arith::SubIOp::create(
+                            nb, l, segmentOffset(nb, l, offsets, n), first);
+                        here = arith::MaxSIOp::create(nb, l, here, zero);
+                        return arith::MinSIOp::create(nb, l, here, rows);
+                      });
+}
+
+/// `sum` of `x` over each segment's rows here, along the sequence dim
+/// `seq`: `[N, x's other dims]`, zero for a segment with no rows here. The
+/// last row of each segment's inclusive packed presum, read from the presum
+/// with a zero row in front (which an empty segment reads).
+Value segmentTotals(OpBuilder &b, Location loc, Value x, Value offsets,
+                    int64_t seq) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Value scanned = PresumOp::create(
+      b, loc, type, x, /*decay=*/Value(), offsets, b.getI64IntegerAttr(seq),
+      /*exclusive=*/nullptr, /*reverse=*/nullptr, /*form=*/nullptr);
+  SmallVector<OpFoldResult> padded = tensor::getMixedSizes(b, loc, x);
+  padded[seq] = addSizes(b, loc, padded[seq], b.getIndexAttr(1));
+  Value withZeroRow = buildFilled(b, loc, padded, b.getF32Type(), 0.0);
+  withZeroRow =
+      insertAlong(b, loc, scanned, withZeroRow, seq, b.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  sizes.erase(sizes.begin() + seq);
+  sizes.insert(sizes.begin(), segmentCount(b, loc, offsets));
+  Value init = tensor::EmptyOp::create(b, loc, sizes, b.getF32Type());
+  int64_t rank = sizes.size();
+  MLIRContext *ctx = b.getContext();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  return buildGeneric(
+      b, loc, ValueRange{}, init,
+      {AffineMap::getMultiDimIdentityMap(rank, ctx)},
+      SmallVector<utils::IteratorType>(rank, kPar),
+      [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+        Value n = linalg::IndexOp::create(nb, l, 0);
+        Value start = segmentOffset(nb, l, offsets, n);
+        Value end =
+            segmentOffset(nb, l, offsets, arith::AddIOp::create(nb, l, n, one));
+        Value nonEmpty =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sgt, end, start);
+        SmallVector<Value> at;
+        for (int64_t d = 1; d < rank; ++d)
+          at.push_back(linalg::IndexOp::create(nb, l, d));
+        at.insert(at.begin() + seq,
+                  arith::SelectOp::create(nb, l, nonEmpty, end, zero));
+        return tensor::ExtractOp::create(nb, l, withZeroRow, at);
+      });
+}
+
+/// A packed linear-attention op on this rank's rows, run twice: from zero
+/// states, for what each segment's rows here add to its state; then, after
+/// one all-gather of those per-segment states, from the state each segment
+/// starts this rank with (for `none`, the other ranks' rows of it, which
+/// add up in any order). The second run repeats the first's work: what it
+/// buys is that every form, gate and feature map of the op serves as it
+/// is. Mask none with a gate and per-segment prefixes are refused.
+FailureOr<SmallVector<Value>>
+distributePackedAttention(OpBuilder &b, ModuleOp module, const Ranks &ranks,
+                          LinearAttentionOpInterface op) {
+  Location loc = op.getLoc();
+  Mask mask = op.getEffectiveMask();
+  if (mask == Mask::prefix)
+    return op->emitOpError()
+           << "cannot run sequence-parallel: per-segment prefix lengths of "
+              "packed segments are not split across ranks";
+  if (mask == Mask::none && op.getGate())
+    return op->emitOpError()
+           << "cannot run sequence-parallel: a gated op with mask none over "
+              "packed segments needs each segment's state after all its "
+              "rows on every rank, which this pass does not build";
+  int64_t numBatch = numBatchDims(op.getQuery().getType());
+  bool scalarGate = op.getGate() && op.hasScalarGate();
+  FormOperands all = prepareOperands(b, loc, op);
+  Value rows = tensor::DimOp::create(b, loc, all.q, numBatch);
+  RowSpan span = rowSpan(b, loc, module, ranks, rows);
+  checkGlobalOffsets(b, loc, op, op.getOffsets(), span.total);
+  Value offsets = localOffsets(b, loc, op.getOffsets(), span.offset, rows);
+
+  // [N, B..., Dk, Dv] (Dv with the normalizer's column).
+  auto qType = cast<RankedTensorType>(all.q.getType());
+  auto vType = cast<RankedTensorType>(all.v.getType());
+  SmallVector<int64_t> rowsShape(qType.getShape());
+  rowsShape.back() = vType.getShape().back();
+  SmallVector<int64_t> stateShape{ShapedType::kDynamic};
+  llvm::append_range(stateShape, qType.getShape().drop_back(2));
+  stateShape.push_back(qType.getShape().back());
+  stateShape.push_back(vType.getShape().back());
+  auto run = [&](Value initial) {
+    LinearAttentionSpec spec;
+    spec.query = all.q, spec.key = all.k, spec.value = all.v, spec.gate = all.g;
+    spec.initialState = initial;
+    spec.offsets = offsets;
+    spec.mask = mask;
+    spec.outputType = RankedTensorType::get(rowsShape, b.getF32Type());
+    spec.finalStateType = RankedTensorType::get(stateShape, b.getF32Type());
+    return op.createLike(b, loc, spec)->getResults();
+  };
+  Value contribution = run(Value())[1];
+
+  Records records;
+  unsigned stateAt = records.add(contribution);
+  std::optional<unsigned> logAt;
+  if (all.g)
+    logAt = records.add(segmentTotals(b, loc, all.g, offsets, numBatch));
+  records.gather(b, loc, module, ranks.size);
+
+  Value initial = op.getInitialState();
+  initial =
+      initial ? tensor::CastOp::create(b, loc, contribution.getType(), initial)
+                    .getResult()
+              : buildFilled(b, loc, tensor::getMixedSizes(b, loc, contribution),
+                            b.getF32Type(), 0.0);
+  // Segment by segment as for one sequence (the segment dim is one more
+  // batch dim of the states).
+  auto step = [&](OpBuilder &nb, Location l, Value state, Value rank) {
+    if (logAt)
+      state = decayState(nb, l, numBatch + 1, state,
+                         records.read(nb, l, rank, *logAt), scalarGate);
+    return addInto(nb, l, state, records.read(nb, l, rank, stateAt));
+  };
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value before = foldOverRanks(b, loc, zero, ranks.rank, initial, step);
+  Value startHere = before, finalState;
+  if (mask == Mask::none) {
+    // Every row sees its segment's whole state: the other ranks' rows too.
+    Value next = arith::AddIOp::create(b, loc, ranks.rank, one);
+    startHere = foldOverRanks(b, loc, next, ranks.size, before, step);
+    finalState =
+        addInto(b, loc, startHere, records.read(b, loc, ranks.rank, stateAt));
+  } else {
+    finalState = foldOverRanks(b, loc, ranks.rank, ranks.size, before, step);
+  }
+  ValueRange seeded = run(startHere);
+  SmallVector<Value> results{finishRows(b, loc, op, seeded[0])};
+  if (op.getFinalState()) {
+    if (op.getNormalize()) {
+      auto type = cast<RankedTensorType>(finalState.getType());
+      finalState =
+          sliceAlong(b, loc, finalState, type.getRank() - 1, b.getIndexAttr(0),
+                     b.getIndexAttr(type.getShape().back() - 1));
+    }
+    Type type = op.getFinalState().getType();
+    results.push_back(finalState.getType() == type
+                          ? finalState
+                          : tensor::CastOp::create(b, loc, type, finalState));
+  }
+  return results;
+}
+
+/// `rows` of `x` along `dim` (from `start`, `size` many) plus `carry` (x's
+/// shape without `dim`), written back into `x`.
+Value addToRows(OpBuilder &b, Location loc, Value x, int64_t dim, Value start,
+                Value size, Value carry) {
+  Value part = sliceAlong(b, loc, x, dim, start, size);
+  auto type = cast<RankedTensorType>(part.getType());
+  int64_t rank = type.getRank();
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> kept;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != dim)
+      kept.push_back(getAffineDimExpr(d, ctx));
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  Value sum =
+      buildGeneric(b, loc, ValueRange{carry}, part,
+                   {AffineMap::get(rank, 0, kept, ctx), identity},
+                   SmallVector<utils::IteratorType>(rank, kPar),
+                   [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                     Value c = args[0];
+                     if (c.getType() != args[1].getType())
+                       c = arith::TruncFOp::create(nb, l, args[1].getType(), c);
+                     return arith::AddFOp::create(nb, l, args[1], c);
+                   });
+  return insertAlong(b, loc, sum, x, dim, start);
+}
+
+/// A packed presum on this rank's rows: the local segmented scan, then the
+/// one segment that continues into this rank from the ranks before (after,
+/// reversed) gains their totals of it. Every other segment starts (ends)
+/// here, and the totals of it elsewhere are zero.
+Value distributePackedPresum(OpBuilder &b, ModuleOp module, const Ranks &ranks,
+                             PresumOp presum) {
+  Location loc = presum.getLoc();
+  Value x = presum.getInput();
+  int64_t dim = presum.getScanDim();
+  bool reverse = presum.getReverse();
+  Value rows = tensor::DimOp::create(b, loc, x, dim);
+  RowSpan span = rowSpan(b, loc, module, ranks, rows);
+  checkGlobalOffsets(b, loc, presum, presum.getOffsets(), span.total);
+  Value offsets = localOffsets(b, loc, presum.getOffsets(), span.offset, rows);
+  Value scanned = PresumOp::create(
+      b, loc, x.getType(), x, /*decay=*/Value(), offsets, presum.getDimAttr(),
+      presum.getExclusiveAttr(), presum.getReverseAttr(), presum.getFormAttr());
+
+  Records records;
+  unsigned totals =
+      records.add(segmentTotals(b, loc, castToF32(b, loc, x), offsets, dim));
+  records.gather(b, loc, module, ranks.size);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value mine = records.read(b, loc, ranks.rank, totals);
+  Value none = buildFilled(b, loc, tensor::getMixedSizes(b, loc, mine),
+                           b.getF32Type(), 0.0);
+  Value lo = reverse
+                 ? arith::AddIOp::create(b, loc, ranks.rank, one).getResult()
+                 : zero;
+  Value hi = reverse ? ranks.size : ranks.rank;
+  Value carry = foldOverRanks(
+      b, loc, lo, hi, none,
+      [&](OpBuilder &nb, Location l, Value sum, Value rank) {
+        return addInto(nb, l, sum, records.read(nb, l, rank, totals));
+      });
+
+  // The continuing segment n and its rows here: forward, the first with
+  // rows here (the number of segments ending at row 0); reversed, the last
+  // (the number starting before the end, less one).
+  Value segments =
+      getValueOrCreateConstantIndexOp(b, loc, segmentCount(b, loc, offsets));
+  auto count = scf::ForOp::create(
+      b, loc, zero, segments, one, ValueRange{zero},
+      [&](OpBuilder &nb, Location l, Value n, ValueRange counted) {
+        Value at = reverse ? n : arith::AddIOp::create(nb, l, n, one);
+        Value o = segmentOffset(nb, l, offsets, at);
+        Value counts = reverse ? arith::CmpIOp::create(
+                                     nb, l, arith::CmpIPredicate::slt, o, rows)
+                               : arith::CmpIOp::create(
+                                     nb, l, arith::CmpIPredicate::eq, o, zero);
+        Value next = arith::AddIOp::create(
+            nb, l, counted[0],
+            arith::SelectOp::create(nb, l, counts, one, zero));
+        scf::YieldOp::create(nb, l, ValueRange{next});
+      });
+  Value n =
+      reverse
+          ? arith::SubIOp::create(b, loc, count.getResult(0), one).getResult()
+          : count.getResult(0);
+  // No rows here, or no segments: nothing to add.
+  Value applies = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, rows, zero),
+      arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, n, zero),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, n,
+                                segments)));
+  auto result = scf::IfOp::create(
+      b, loc, applies,
+      [&](OpBuilder &nb, Location l) {
+        Value start = segmentOffset(nb, l, offsets, n);
+        Value end =
+            segmentOffset(nb, l, offsets, arith::AddIOp::create(nb, l, n, one));
+        Value size = arith::SubIOp::create(nb, l, end, start);
+        Value ofN = stepAlong(nb, l, carry, 0, n);
+        scf::YieldOp::create(nb, l,
+                             addToRows(nb, l, scanned, dim, start, size, ofN));
+      },
+      [&](OpBuilder &nb, Location l) { scf::YieldOp::create(nb, l, scanned); });
+  return result.getResult(0);
+}
+
 /// presum along the sharded dim: the local scan plus the totals of the
 /// ranks before this one (after it, when reversed).
 Value distributePresum(OpBuilder &b, ModuleOp module, const Ranks &ranks,
@@ -631,10 +960,6 @@ LogicalResult FunctionDistributor::distribute(Operation *op) {
   if (!ranks && isa<LinearAttentionOpInterface, PresumOp>(op))
     ranks = buildRanks(builder, func.getLoc());
   if (auto attention = dyn_cast<LinearAttentionOpInterface>(op)) {
-    if (attention.isPacked())
-      return op->emitOpError()
-             << "cannot run sequence-parallel: its packed segments (offsets) "
-                "are not split across ranks yet";
     int64_t seq = numBatchDims(attention.getQuery().getType());
     for (Value operand :
          SmallVector<Value>{attention.getQuery(), attention.getKey(),
@@ -646,8 +971,20 @@ LogicalResult FunctionDistributor::distribute(Operation *op) {
       if (operand && sharded.contains(operand))
         return op->emitOpError() << "reads a sequence-sharded value as its "
                                   "initial state or prefix length";
-    SmallVector<Value> results =
-        DistributedAttention(builder, module, *ranks, attention).build();
+    if (attention.getOffsets() && sharded.contains(attention.getOffsets()))
+      return op->emitOpError() << "reads a sequence-sharded value as its "
+                                  "offsets";
+    SmallVector<Value> results;
+    if (attention.isPacked()) {
+      FailureOr<SmallVector<Value>> packed =
+          distributePackedAttention(builder, module, *ranks, attention);
+      if (failed(packed))
+        return failure();
+      results = std::move(*packed);
+    } else {
+      results =
+          DistributedAttention(builder, module, *ranks, attention).build();
+    }
     sharded[results.front()] = seq;
     op->replaceAllUsesWith(results);
     op->erase();
@@ -657,10 +994,21 @@ LogicalResult FunctionDistributor::distribute(Operation *op) {
     int64_t dim = presum.getScanDim();
     if (failed(requireSharded(op, presum.getInput(), dim)))
       return failure();
-    if (presum.getOffsets())
+    if (presum.getOffsets() && presum.getDecay())
       return op->emitOpError()
-             << "cannot run sequence-parallel: its packed segments (offsets) "
-                "are not split across ranks yet";
+             << "cannot run sequence-parallel: a decayed presum over packed "
+                "segments would exchange decayed totals, which this pass "
+                "does not build";
+    if (presum.getOffsets()) {
+      if (sharded.contains(presum.getOffsets()))
+        return op->emitOpError() << "reads a sequence-sharded value as its "
+                                    "offsets";
+      Value result = distributePackedPresum(builder, module, *ranks, presum);
+      sharded[result] = dim;
+      presum.replaceAllUsesWith(result);
+      presum.erase();
+      return success();
+    }
     if (presum.getDecay())
       return op->emitOpError()
              << "cannot run sequence-parallel: a decayed presum's ranks would "

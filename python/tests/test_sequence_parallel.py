@@ -22,6 +22,7 @@ from linea.runner import build_dir, mpirun_command
 
 import programs
 import test_examples
+import test_packed
 
 pytestmark = pytest.mark.skipif(
     shutil.which("mpirun") is None
@@ -127,6 +128,87 @@ def test_bytes_sent_do_not_depend_on_length():
     # state with its log-decays, per batch: O(P Dk Dv), no rows.
     state = 2 * 8 * 4 * 4
     assert sent[64][0] == 8 + 2 * state + state + 2 * 8 * 4
+
+
+# Packed segments across ranks: segments that span ranks, ranks holding many
+# segments, empty segments and ranks with no rows, states in and out.
+PACKED_ATTENTION = [
+    (dict(op="linear", kind="random", batch=[2], length=37, mask="causal", init=True,
+          final=True), [2, 3]),
+    (dict(op="linear", kind="long_short", batch=[], length=41, mask="none", init=True,
+          final=True), [3]),
+    (dict(op="linear", kind="random", batch=[2], length=29, mask="none", normalize=True,
+          feature_map="elu_plus_one"), [2]),
+    (dict(op="gated", kind="empty", batch=[2, 3], length=61, mask="causal", init=True,
+          final=True, gate_rank=4), [4]),
+    (dict(op="gated", kind="ones", batch=[2], length=3, mask="causal", final=True,
+          gate_rank=2), [4]),
+]
+
+
+def packed_attention_case(spec, seed):
+    case = {**dict(dk=4, dv=3, dynamic=True, offsets_type="i64", init=False, final=False,
+                   gate_rank=0, feature_map=None, normalize=False, no_optimize=False), **spec}
+    rng = np.random.default_rng(seed)
+    inputs, oracle = test_packed.attention_inputs(case, rng)
+    program = test_packed.attention_program(
+        case["op"], case["batch"], case["length"], case["dk"], case["dv"], case["dynamic"],
+        case["offsets_type"], case["mask"], case["init"], case["final"], case["gate_rank"],
+        case["feature_map"], case["normalize"])
+    if case["op"] == "gated":
+        want = ref.gated_linear_attention(*inputs[:4], **oracle)
+    else:
+        want = ref.linear_attention(*inputs[:3], **oracle)
+    return program, inputs, want[:2 if case["final"] else 1]
+
+
+PACKED_PARAMS = [pytest.param(i, p, id=f"{case_id(spec)}-np{p}")
+                 for i, (spec, ranks) in enumerate(PACKED_ATTENTION) for p in ranks]
+
+
+@pytest.mark.parametrize("index,ranks", PACKED_PARAMS)
+def test_packed_attention_across_ranks(index, ranks):
+    program, inputs, want = packed_attention_case(PACKED_ATTENTION[index][0], seed=70 + index)
+    single = linea.run(program, inputs)
+    got = linea.run(program, inputs, ranks=ranks)
+    assert len(got) == len(want)
+    for g, w, s in zip(got, want, single):
+        assert ref.rel_l2(g, w) <= 1e-4
+        assert ref.rel_l2(g, s) <= SAME_AS_ONE_PROCESS
+
+
+@pytest.mark.parametrize("exclusive,reverse,ranks", [(False, False, 3), (True, True, 2),
+                                                      (True, False, 4), (False, True, 5)])
+def test_packed_presum_across_ranks(exclusive, reverse, ranks):
+    rng = np.random.default_rng(ranks)
+    x = rng.standard_normal((2, 23, 3)).astype(np.float32)
+    offsets = test_packed.offsets_of([5, 0, 9, 1, 1, 7, 0])
+    program = test_packed.presum_program([2, 23, 3], [1], "index", exclusive, reverse, 0)
+    got = linea.run(program, [x, offsets], ranks=ranks)[0]
+    want = ref.presum(x.astype(np.float64), exclusive=exclusive, reverse=reverse,
+                      offsets=offsets)
+    assert ref.rel_l2(got, want) <= 1e-5
+
+
+@pytest.mark.parametrize("mask, gated, message", [
+    ("prefix", False, "per-segment prefix lengths of packed segments are not split"),
+    ("none", True, "a gated op with mask none over packed segments"),
+])
+def test_packed_forms_not_split_are_refused(mask, gated, message):
+    spec = dict(op="gated" if gated else "linear", kind="random", batch=[2], length=17,
+                mask=mask, gate_rank=2 if gated else 0)
+    program, inputs, _ = packed_attention_case(spec, seed=1)
+    with pytest.raises(linea.LineaError, match=message):
+        linea.run(program, inputs, ranks=2)
+
+
+def test_packed_offsets_past_the_rows_stop_every_rank():
+    program, inputs, _ = packed_attention_case(
+        dict(op="linear", kind="random", batch=[2], length=17, mask="causal"), seed=2)
+    inputs[3] = np.array([0, 5, 20])
+    with pytest.raises(linea.LineaError, match=r"'offsets' run from 0 to 20, not from 0 to L "
+                                               r"= 17 \(all ranks' rows\)"):
+        linea.run(program, inputs, ranks=2)
 
 
 def test_softmax_attention_is_refused():

@@ -76,18 +76,22 @@ func.func private @bad_name() -> (tensor<4x8xf32> {linea.shards = 0 : i64})
 
 // -----
 
-// Packed segments are not split across ranks yet.
-func.func @packed(%x: tensor<16x8xf32>, %o: tensor<3xindex>) -> tensor<16x8xf32> {
-  // expected-error @+1 {{cannot run sequence-parallel: its packed segments (offsets) are not split across ranks yet}}
-  %y = linea.presum %x offsets(%o) : tensor<16x8xf32>, tensor<3xindex> -> tensor<16x8xf32>
+// Packed segments split across ranks, but not with per-segment prefixes.
+func.func @packed_prefix(%x: tensor<16x8xf32>, %o: tensor<3xindex>, %j: tensor<2xindex>)
+    -> tensor<16x8xf32> {
+  // expected-error @+1 {{cannot run sequence-parallel: per-segment prefix lengths of packed segments are not split across ranks}}
+  %y = linea.linear_attention %x, %x, %x offsets(%o) mask = prefix(%j)
+      : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, tensor<3xindex>, tensor<2xindex>
+      -> tensor<16x8xf32>
   return %y : tensor<16x8xf32>
 }
 
 // -----
 
-func.func @packed_attention(%x: tensor<16x8xf32>, %o: tensor<3xindex>) -> tensor<16x8xf32> {
-  // expected-error @+1 {{cannot run sequence-parallel: its packed segments (offsets) are not split across ranks yet}}
-  %y = linea.linear_attention %x, %x, %x offsets(%o) mask = causal
-      : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, tensor<3xindex> -> tensor<16x8xf32>
+func.func @packed_decayed_presum(%x: tensor<16x8xf32>, %o: tensor<3xindex>) -> tensor<16x8xf32> {
+  %a = arith.constant dense<0.5> : tensor<16xf32>
+  // expected-error @+1 {{cannot run sequence-parallel: a decayed presum over packed segments}}
+  %y = linea.presum %x decay(%a : tensor<16xf32>) offsets(%o)
+      : tensor<16x8xf32>, tensor<3xindex> -> tensor<16x8xf32>
   return %y : tensor<16x8xf32>
 }

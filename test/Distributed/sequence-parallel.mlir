@@ -151,3 +151,59 @@ func.func @projected(%x: tensor<40x16xf32>, %w: tensor<16x8xf32>) -> tensor<40x8
 func.func @replicated(%s: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
   return %s : tensor<2x8x4xf32>
 }
+
+// -----
+
+// Packed segments: the offsets stay whole on every rank (positions in the
+// whole sequence), checked against all ranks' rows, and become this rank's
+// (clamped to its rows: a segment with no rows here is empty). The op runs
+// from zero states for each segment's contribution, one all-gather shares
+// them, and the op runs again from the state each segment starts this rank
+// with; the final states fold every rank's.
+
+// CHECK-LABEL: func.func @packed_causal(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<2x?x8xf32> {linea.sharded_dim = 1 : i64}
+// CHECK-SAME: %[[O:[^:]*]]: tensor<?xi64>) -> (tensor<2x?x4xf32> {linea.sharded_dim = 1 : i64}, tensor<?x2x8x4xf32>)
+// CHECK: call @linea_mpi_allgather_i64(
+// CHECK: %[[TOTAL:.*]]:2 = scf.for
+// CHECK: linea.check %{{.*}}, "linea.linear_attention: 'offsets' run from {0} to {1}, not from 0 to L = {2} (all ranks' rows)"(%{{.*}}, %{{.*}}, %[[TOTAL]]#1 : index, index, index)
+// CHECK: linea.check %{{.*}}, "linea.linear_attention: 'offsets' decrease"
+// CHECK: %[[HERE:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?xindex>)
+// CHECK:   arith.maxsi
+// CHECK:   arith.minsi
+// CHECK: %{{.*}}, %[[MINE:.*]] = linea.linear_attention %[[Q]], %{{.*}}, %{{.*}} offsets(%[[HERE]]) mask = causal
+// CHECK: call @linea_mpi_allgather_f32(
+// CHECK: %[[BEFORE:.*]] = scf.for %{{.*}} iter_args(%{{.*}}) -> (tensor<?x2x8x4xf32>)
+// CHECK: %[[FINAL:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[BEFORE]]) -> (tensor<?x2x8x4xf32>)
+// CHECK: %[[Y:.*]], %{{.*}} = linea.linear_attention %[[Q]], %{{.*}}, %{{.*}} init(%[[BEFORE]]) offsets(%[[HERE]]) mask = causal
+// CHECK: return %[[Y]], %[[FINAL]]
+func.func @packed_causal(%q: tensor<2x64x8xf32>, %k: tensor<2x64x8xf32>, %v: tensor<2x64x4xf32>,
+                         %o: tensor<?xi64>) -> (tensor<2x64x4xf32>, tensor<?x2x8x4xf32>) {
+  %y, %s = linea.linear_attention %q, %k, %v offsets(%o) mask = causal
+      : tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x64x4xf32>, tensor<?xi64>
+      -> tensor<2x64x4xf32>, tensor<?x2x8x4xf32>
+  return %y, %s : tensor<2x64x4xf32>, tensor<?x2x8x4xf32>
+}
+
+// -----
+
+// A packed presum: the local segmented scan; each segment's total here
+// (the last row of its scan, zero where it has no rows), all-gathered; the
+// one segment that continues into this rank gains the totals before.
+
+// CHECK-LABEL: func.func @packed_presum(
+// CHECK: %[[HERE:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?xindex>)
+// CHECK: %[[SCAN:.*]] = linea.presum %{{.*}} offsets(%[[HERE]])
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<?x2x5xf32>)
+// CHECK:   tensor.extract
+// CHECK: call @linea_mpi_allgather_f32(
+// CHECK: %[[CONTINUING:.*]] = scf.if %{{.*}} -> (tensor<2x?x5xf32>)
+// CHECK:   linalg.generic
+// CHECK:   tensor.insert_slice %{{.*}} into %[[SCAN]]
+// CHECK: } else {
+// CHECK:   scf.yield %[[SCAN]]
+// CHECK: return %[[CONTINUING]]
+func.func @packed_presum(%x: tensor<2x13x5xf32>, %o: tensor<4xindex>) -> tensor<2x13x5xf32> {
+  %y = linea.presum %x offsets(%o) : tensor<2x13x5xf32>, tensor<4xindex> -> tensor<2x13x5xf32>
+  return %y : tensor<2x13x5xf32>
+}
