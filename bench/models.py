@@ -54,9 +54,12 @@ LAYERS = {
     "PrefixLM linear attention (j = 2048)": ("la_prefix", "heads"),
     "normalized linear attention (elu + 1)": ("la_normalized_elu", "heads"),
     "causal softmax attention": ("sm_causal", "heads"),
+    "packed causal linear attention (ids mask; 64 long-tailed docs per 65536 tokens)": (
+        "la_packed_causal", "packed"),
     "two-block linear transformer (d_model 256)": ("model_linear_transformer", "model"),
 }
-SEQUENCE_DIM = {"heads": 2, "model": 1}
+SEQUENCE_DIM = {"heads": 2, "model": 1, "packed": 2}
+DOCUMENTS = 64
 HEADS, DIM, PREFIX = 4, 64, 2048
 
 
@@ -65,17 +68,28 @@ def configure():
 
 
 def inputs(layout, L, seed=0):
-    """q, k, v of length L, or a model's input sequence."""
+    """q, k, v of length L, or a model's input sequence; packed, the
+    documents' ids of the tokens last (DOCUMENTS runs, long-tailed lengths:
+    a prefix of them is a packed row too)."""
     rng = np.random.default_rng(seed)
     if layout == "model":
         return [rng.standard_normal((1, L, HEADS * DIM)).astype(np.float32)]
-    return [rng.standard_normal((1, HEADS, L, DIM)).astype(np.float32) / DIM ** 0.25
-            for _ in range(3)]
+    qkv = [rng.standard_normal((1, HEADS, L, DIM)).astype(np.float32) / DIM ** 0.25
+           for _ in range(3)]
+    if layout == "packed":
+        weights = rng.pareto(1.5, DOCUMENTS) + 0.05
+        starts = np.unique((np.cumsum(weights) / weights.sum() * L).astype(np.int64)[:-1])
+        qkv.append(np.searchsorted(starts, np.arange(L), side="right").astype(np.int64))
+    return qkv
+
+
+def sequence_dim(a, layout):
+    return SEQUENCE_DIM[layout] if a.ndim > 1 else 0
 
 
 def first_rows(a, layout, L):
     """The first L positions of `a` along the sequence."""
-    return a[(slice(None),) * SEQUENCE_DIM[layout] + (slice(0, L),)]
+    return a[(slice(None),) * sequence_dim(a, layout) + (slice(0, L),)]
 
 
 def arg_files(args_dir):
@@ -143,10 +157,10 @@ def export(name, layout, directory):
     spec = models.CORPUS[name]
     L = torch.export.Dim("L", min=2, max=1 << 20)
     example = [torch.from_numpy(a) for a in inputs(layout, 64)]
-    dim = SEQUENCE_DIM[layout]
     mlir = fx.export_and_import(spec["module"](), *example, output_type="linalg-on-tensors",
                                 func_name="main",
-                                dynamic_shapes=tuple({dim: L} for _ in example))
+                                dynamic_shapes=tuple({sequence_dim(a.numpy(), layout): L}
+                                                     for a in example))
     path = pathlib.Path(directory) / f"{name}.mlir"
     path.write_text(str(mlir))
     return str(path)
@@ -276,7 +290,7 @@ def main():
                             check = f"{rel_l2(got, reference[L]):.1e}"
                         elif L not in reference and lengths[-1] in reference:
                             want = reference[lengths[-1]]
-                            first = want.shape[SEQUENCE_DIM[layout]]
+                            first = want.shape[sequence_dim(want, layout)]
                             check = (f"{rel_l2(first_rows(got, layout, first), want):.1e} "
                                      f"(first {first} rows)")
                     if opts.linea_only and not label.startswith("Linea"):
