@@ -994,26 +994,16 @@ LogicalResult FunctionDistributor::distribute(Operation *op) {
     int64_t dim = presum.getScanDim();
     if (failed(requireSharded(op, presum.getInput(), dim)))
       return failure();
-    if (presum.getOffsets() && presum.getDecay())
-      return op->emitOpError()
-             << "cannot run sequence-parallel: a decayed presum over packed "
-                "segments would exchange decayed totals, which this pass "
-                "does not build";
-    if (presum.getOffsets()) {
-      if (sharded.contains(presum.getOffsets()))
-        return op->emitOpError() << "reads a sequence-sharded value as its "
-                                    "offsets";
-      Value result = distributePackedPresum(builder, module, *ranks, presum);
-      sharded[result] = dim;
-      presum.replaceAllUsesWith(result);
-      presum.erase();
-      return success();
-    }
     if (presum.getDecay())
       return op->emitOpError()
              << "cannot run sequence-parallel: a decayed presum's ranks would "
                 "exchange decayed totals, which this pass does not build";
-    Value result = distributePresum(builder, module, *ranks, presum);
+    if (presum.getOffsets() && sharded.contains(presum.getOffsets()))
+      return op->emitOpError() << "reads a sequence-sharded value as its "
+                                  "offsets";
+    Value result = presum.getOffsets()
+                       ? distributePackedPresum(builder, module, *ranks, presum)
+                       : distributePresum(builder, module, *ranks, presum);
     sharded[result] = dim;
     presum.replaceAllUsesWith(result);
     presum.erase();

@@ -90,7 +90,7 @@ func.func @packed_prefix(%x: tensor<16x8xf32>, %o: tensor<3xindex>, %j: tensor<2
 
 func.func @packed_decayed_presum(%x: tensor<16x8xf32>, %o: tensor<3xindex>) -> tensor<16x8xf32> {
   %a = arith.constant dense<0.5> : tensor<16xf32>
-  // expected-error @+1 {{cannot run sequence-parallel: a decayed presum over packed segments}}
+  // expected-error @+1 {{cannot run sequence-parallel: a decayed presum's ranks would exchange decayed totals}}
   %y = linea.presum %x decay(%a : tensor<16xf32>) offsets(%o)
       : tensor<16x8xf32>, tensor<3xindex> -> tensor<16x8xf32>
   return %y : tensor<16x8xf32>
