@@ -46,6 +46,41 @@ def Linea_FormOpInterface : OpInterface<"FormOpInterface"> {
   }];
 }
 
+def Linea_PackedOpInterface : OpInterface<"PackedOpInterface"> {
+  let description = [{
+    An op that may carry packed segments: an `offsets` operand whose N + 1
+    entries cut its sequence dim into N sequences, the op being defined as
+    itself on each segment alone. The op says what it reads of a segment
+    and builds itself on one; the segment loop (linea-split-segments, the
+    reference lowering) and the adjoint read packed ops only through this.
+  }];
+  let cppNamespace = "::mlir::linea";
+  let methods = [
+    InterfaceMethod<"The offsets, or null for one sequence.",
+      "::mlir::Value", "getOffsets", (ins),
+      [{ return $_op.getOffsets(); }]>,
+    InterfaceMethod<[{
+        What the op reads of each segment: the rows of its sequences along
+        the sequence dim, entry n of its per-segment operands (initial
+        states, prefix lengths), and the operand its output rows are shaped
+        like.
+      }],
+      "::mlir::linea::PackedOperands", "getPackedOperands">,
+    InterfaceMethod<[{
+        The op without offsets on one segment: `rows` are the segment's
+        rows of getPackedOperands' sequences, `entries` entry n of its
+        entries, in their order; its results are the segment's rows of the
+        packed op's (and entry n of per-segment results).
+      }],
+      "::mlir::Operation *", "buildOnSegment",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::Location":$loc,
+           "::mlir::ValueRange":$rows, "::mlir::ValueRange":$entries)>,
+  ];
+  let extraClassDeclaration = [{
+    bool isPacked() { return static_cast<bool>((*this).getOffsets()); }
+  }];
+}
+
 def Linea_LinearAttentionOpInterface : OpInterface<"LinearAttentionOpInterface"> {
   let description = [{
     `o_i = scale * phi(q_i) @ S(i)` over sequences `[B..., L, D]`, with an

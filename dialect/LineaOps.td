@@ -56,6 +56,8 @@ def Linea_PrefixLength : AnyTypeOf<[Index, Linea_OffsetsTensor],
 //===----------------------------------------------------------------------===//
 
 def Linea_PresumOp : Linea_Op<"presum", !listconcat([Pure,
+    DeclareOpInterfaceMethods<Linea_PackedOpInterface,
+                              ["getPackedOperands", "buildOnSegment"]>,
     AttrSizedOperandSegments, AllTypesMatch<["input", "output"]>,
     DeclareOpInterfaceMethods<Linea_FormOpInterface, ["getLegalForms"]>],
     Linea_Tileable)> {
@@ -132,6 +134,8 @@ def Linea_PresumOp : Linea_Op<"presum", !listconcat([Pure,
 def Linea_LinearAttentionOp : Linea_Op<"linear_attention", !listconcat([
     Pure, AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<Linea_LinearAttentionOpInterface, ["createLike"]>,
+    DeclareOpInterfaceMethods<Linea_PackedOpInterface,
+                              ["getPackedOperands", "buildOnSegment"]>,
     DeclareOpInterfaceMethods<Linea_FormOpInterface, ["getLegalForms"]>],
     Linea_TileableLinearAttention)> {
   let summary = "linear attention with a none, causal or PrefixLM mask (seed 001)";
@@ -222,6 +226,8 @@ def Linea_LinearAttentionOp : Linea_Op<"linear_attention", !listconcat([
 def Linea_GatedLinearAttentionOp : Linea_Op<"gated_linear_attention", !listconcat([
     Pure, AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<Linea_LinearAttentionOpInterface, ["createLike"]>,
+    DeclareOpInterfaceMethods<Linea_PackedOpInterface,
+                              ["getPackedOperands", "buildOnSegment"]>,
     DeclareOpInterfaceMethods<Linea_FormOpInterface, ["getLegalForms"]>],
     Linea_TileableLinearAttention)> {
   let summary = "linear attention with a log-space decay gate (GLA)";
@@ -283,7 +289,10 @@ def Linea_GatedLinearAttentionOp : Linea_Op<"gated_linear_attention", !listconca
 // attention
 //===----------------------------------------------------------------------===//
 
-def Linea_AttentionOp : Linea_Op<"attention", !listconcat([Pure], Linea_Tileable)> {
+def Linea_AttentionOp : Linea_Op<"attention", !listconcat([Pure,
+    DeclareOpInterfaceMethods<Linea_PackedOpInterface,
+                              ["getPackedOperands", "buildOnSegment"]>],
+    Linea_Tileable)> {
   let summary = "softmax attention, bidirectional or causal";
   let description = [{
     `o = softmax(scale * q k^T + mask) v` with `scale` defaulting to

@@ -27,7 +27,6 @@
 #include "linea/Autodiff/Cotangents.h"
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Utils/AttentionBuilders.h"
-#include "linea/Utils/Segments.h"
 #include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -664,8 +663,9 @@ std::optional<LogicalResult>
 mlir::linea::emitLineaAdjoint(Operation *op, OpBuilder &b,
                               Cotangents &cotangents) {
   // Each segment alone: the rules below see one sequence.
-  if (isPacked(op))
-    return emitPackedAdjoint(op, b, cotangents);
+  if (auto packed = dyn_cast<PackedOpInterface>(op);
+      packed && packed.isPacked())
+    return emitPackedAdjoint(packed, b, cotangents);
   if (auto presum = dyn_cast<PresumOp>(op))
     return adjoint(presum, b, cotangents);
   if (auto attention = dyn_cast<LinearAttentionOp>(op))

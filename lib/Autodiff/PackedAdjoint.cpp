@@ -23,10 +23,10 @@
 using namespace mlir;
 using namespace mlir::linea;
 
-LogicalResult mlir::linea::emitPackedAdjoint(Operation *op, OpBuilder &b,
+LogicalResult mlir::linea::emitPackedAdjoint(PackedOpInterface op, OpBuilder &b,
                                              Cotangents &ct) {
   Location loc = op->getLoc();
-  PackedOperands operands = packedOperandsOf(op);
+  PackedOperands operands = op.getPackedOperands();
   // The operands that take a cotangent: active sequences, and active float
   // entries (initial states; prefix lengths are integers). Their cotangents
   // start uninitialized: every row (and entry) is written by exactly one
@@ -58,7 +58,7 @@ LogicalResult mlir::linea::emitPackedAdjoint(Operation *op, OpBuilder &b,
       [&](OpBuilder &nb, Location l,
           const Segment &segment) -> SmallVector<Value> {
         SmallVector<Value> entries = segmentEntries(nb, l, operands, segment);
-        Operation *alone = buildSegmentOp(nb, l, op, segment, entries);
+        Operation *alone = op.buildOnSegment(nb, l, segment.slices, entries);
         Cotangents local;
         for (unsigned i : rowOperands)
           local.markActive(segment.slices[i]);

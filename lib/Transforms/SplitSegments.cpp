@@ -30,8 +30,8 @@ struct LineaSplitSegmentsPass
 
   void runOnOperation() override {
     if (target == TargetKind::gpu) {
-      WalkResult packed = getOperation()->walk([](Operation *op) {
-        if (!isPacked(op))
+      WalkResult packed = getOperation()->walk([](PackedOpInterface op) {
+        if (!op.isPacked())
           return WalkResult::advance();
         op->emitOpError() << "has packed segments (offsets), which run on the "
                              "CPU only so far: the GPU lowering has no grid "

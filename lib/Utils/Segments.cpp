@@ -93,49 +93,6 @@ Value mlir::linea::segmentEntry(OpBuilder &b, Location loc, Value x, Value n) {
 // Packed ops, one segment at a time
 //===----------------------------------------------------------------------===//
 
-bool mlir::linea::isPacked(Operation *op) {
-  if (auto presum = dyn_cast<PresumOp>(op))
-    return static_cast<bool>(presum.getOffsets());
-  if (auto attention = dyn_cast<AttentionOp>(op))
-    return static_cast<bool>(attention.getOffsets());
-  if (auto attention = dyn_cast<LinearAttentionOpInterface>(op))
-    return attention.isPacked();
-  return false;
-}
-
-PackedOperands mlir::linea::packedOperandsOf(Operation *packed) {
-  PackedOperands operands;
-  if (auto presum = dyn_cast<PresumOp>(packed)) {
-    operands.sequences.push_back(presum.getInput());
-    if (Value decay = presum.getDecay())
-      operands.sequences.push_back(decay);
-    operands.offsets = presum.getOffsets();
-    operands.dim = presum.getScanDim();
-    operands.outputLike = presum.getInput();
-    return operands;
-  }
-  if (auto attention = dyn_cast<AttentionOp>(packed)) {
-    operands.sequences = {attention.getQuery(), attention.getKey(),
-                          attention.getValue()};
-    operands.offsets = attention.getOffsets();
-    operands.dim = seqDim(attention.getQuery().getType());
-    operands.outputLike = attention.getValue(); // [B..., L, Dv], Lq = Lk
-    return operands;
-  }
-  auto attention = cast<LinearAttentionOpInterface>(packed);
-  operands.sequences = {attention.getQuery(), attention.getKey(),
-                        attention.getValue()};
-  if (Value gate = attention.getGate())
-    operands.sequences.push_back(gate);
-  for (Value entry : {attention.getInitialState(), attention.getPrefixIndex()})
-    if (entry)
-      operands.entries.push_back(entry);
-  operands.offsets = attention.getOffsets();
-  operands.dim = seqDim(attention.getQuery().getType());
-  operands.outputLike = attention.getValue(); // [B..., L, Dv]
-  return operands;
-}
-
 SmallVector<Value> mlir::linea::segmentEntries(OpBuilder &b, Location loc,
                                                const PackedOperands &operands,
                                                const Segment &segment) {
@@ -143,52 +100,6 @@ SmallVector<Value> mlir::linea::segmentEntries(OpBuilder &b, Location loc,
   for (Value entry : operands.entries)
     entries.push_back(segmentEntry(b, loc, entry, segment.index));
   return entries;
-}
-
-/// A segment's rows of a packed sequence type: its length is dynamic.
-static RankedTensorType segmentRowsType(Type type, int64_t dim) {
-  auto tensor = cast<RankedTensorType>(type);
-  SmallVector<int64_t> shape(tensor.getShape());
-  shape[dim] = ShapedType::kDynamic;
-  return tensor.clone(shape);
-}
-
-Operation *mlir::linea::buildSegmentOp(OpBuilder &b, Location loc,
-                                       Operation *packed,
-                                       const Segment &segment,
-                                       ValueRange entries) {
-  ArrayRef<Value> rows = segment.slices;
-  if (auto presum = dyn_cast<PresumOp>(packed))
-    return PresumOp::create(
-        b, loc, rows[0].getType(), rows[0],
-        presum.getDecay() ? rows[1] : Value(), /*offsets=*/Value(),
-        presum.getDimAttr(), presum.getExclusiveAttr(),
-        presum.getReverseAttr(), presum.getFormAttr());
-  int64_t dim = packedOperandsOf(packed).dim;
-  if (auto attention = dyn_cast<AttentionOp>(packed))
-    return AttentionOp::create(
-        b, loc, segmentRowsType(attention.getOutput().getType(), dim), rows[0],
-        rows[1], rows[2], /*offsets=*/Value(), attention.getMaskAttr(),
-        attention.getScaleAttr());
-  auto attention = cast<LinearAttentionOpInterface>(packed);
-  LinearAttentionSpec spec = attention.getSpec();
-  spec.offsets = Value();
-  spec.query = rows[0];
-  spec.key = rows[1];
-  spec.value = rows[2];
-  if (spec.gate)
-    spec.gate = rows[3];
-  size_t entry = 0;
-  if (spec.initialState)
-    spec.initialState = entries[entry++];
-  if (spec.prefixIndex)
-    spec.prefixIndex = entries[entry++];
-  spec.outputType = segmentRowsType(spec.outputType, dim);
-  if (spec.finalStateType) {
-    auto states = cast<RankedTensorType>(spec.finalStateType);
-    spec.finalStateType = states.clone(states.getShape().drop_front());
-  }
-  return attention.createLike(b, loc, spec);
 }
 
 /// `[N, B..., Dk, Dv]` to hold a packed op's final states.
@@ -205,36 +116,36 @@ static Value emptyFinalStates(OpBuilder &b, Location loc,
 }
 
 SmallVector<Value> mlir::linea::buildSegmentwise(OpBuilder &b,
-                                                 Operation *packed) {
+                                                 PackedOpInterface packed) {
   Location loc = packed->getLoc();
-  PackedOperands operands = packedOperandsOf(packed);
+  PackedOperands operands = packed.getPackedOperands();
   SmallVector<Value> entryOutputs;
-  if (auto attention = dyn_cast<LinearAttentionOpInterface>(packed);
+  if (auto attention =
+          dyn_cast<LinearAttentionOpInterface>(packed.getOperation());
       attention && attention.getFinalState())
     entryOutputs.push_back(emptyFinalStates(b, loc, attention));
   Value rows = buildEmptyLike(b, loc, operands.outputLike,
                               getElementTypeOrSelf(packed->getResult(0)));
-  return buildSegmentLoop(
-      b, loc, operands.offsets, operands.sequences, operands.dim, {rows},
-      entryOutputs,
-      [&](OpBuilder &nb, Location l,
-          const Segment &segment) -> SmallVector<Value> {
-        Operation *alone = buildSegmentOp(
-            nb, l, packed, segment, segmentEntries(nb, l, operands, segment));
-        return SmallVector<Value>(alone->getResults());
-      });
+  return buildSegmentLoop(b, loc, operands.offsets, operands.sequences,
+                          operands.dim, {rows}, entryOutputs,
+                          [&](OpBuilder &nb, Location l,
+                              const Segment &segment) -> SmallVector<Value> {
+                            Operation *alone = packed.buildOnSegment(
+                                nb, l, segment.slices,
+                                segmentEntries(nb, l, operands, segment));
+                            return SmallVector<Value>(alone->getResults());
+                          });
 }
 
 namespace {
 
 /// A packed op -> its definition, the op without offsets on each segment.
-struct SplitPackedOp : RewritePattern {
-  SplitPackedOp(MLIRContext *context)
-      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+struct SplitPackedOp : OpInterfaceRewritePattern<PackedOpInterface> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
 
-  LogicalResult matchAndRewrite(Operation *op,
+  LogicalResult matchAndRewrite(PackedOpInterface op,
                                 PatternRewriter &rewriter) const override {
-    if (!isPacked(op))
+    if (!op.isPacked())
       return rewriter.notifyMatchFailure(op, "one sequence: no offsets");
     rewriter.replaceOp(op, buildSegmentwise(rewriter, op));
     return success();

@@ -99,7 +99,7 @@ LogicalResult emitFoldAdjoint(FoldOp op, OpBuilder &b, Cotangents &cotangents);
 /// A packed op (offsets): the adjoint of the op on each segment alone, in a
 /// parallel loop over the segments (presum, attention, both linear-attention
 /// ops).
-LogicalResult emitPackedAdjoint(Operation *op, OpBuilder &b,
+LogicalResult emitPackedAdjoint(PackedOpInterface op, OpBuilder &b,
                                 Cotangents &cotangents);
 
 /// Reverse mode inside one scalar region (a linalg.generic body): given the

@@ -58,6 +58,17 @@ inline constexpr int64_t kMaxFormSize = int64_t(1) << 24;
 
 /// Everything that defines a linear-attention op, gated or not: what
 /// LinearAttentionOpInterface::getSpec reads and createLike builds from.
+/// What a packed op reads of each segment (PackedOpInterface): the rows of
+/// `sequences` along `dim`, entry n of each of `entries` (one per segment:
+/// initial states, prefix lengths); its output rows are shaped as
+/// `outputLike`'s.
+struct PackedOperands {
+  Value offsets;
+  SmallVector<Value> sequences, entries;
+  int64_t dim = 0;
+  Value outputLike;
+};
+
 struct LinearAttentionSpec {
   Value query, key, value;
   Value gate;         // null: ungated

@@ -11,6 +11,8 @@
 #ifndef LINEA_UTILS_SEGMENTS_H
 #define LINEA_UTILS_SEGMENTS_H
 
+#include "linea/Dialect/LineaOps.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -39,35 +41,15 @@ SmallVector<Value> buildSegmentLoop(
 /// `[X...]` slice of `[N, X...]`, or an index from a 1-D integer tensor.
 Value segmentEntry(OpBuilder &b, Location loc, Value x, Value n);
 
-/// Whether `op` carries packed segments (an `offsets` operand).
-bool isPacked(Operation *op);
-
-/// What a packed op reads of each segment: the rows of `sequences` along
-/// `dim`, and entry n of each of `entries` (one per segment: initial
-/// states, prefix lengths); its output rows are shaped as `outputLike`'s.
-struct PackedOperands {
-  Value offsets;
-  SmallVector<Value> sequences, entries;
-  int64_t dim = 0;
-  Value outputLike;
-};
-PackedOperands packedOperandsOf(Operation *packed);
-
 /// Entry n of each of `operands.entries` for `segment` n.
 SmallVector<Value> segmentEntries(OpBuilder &b, Location loc,
                                   const PackedOperands &operands,
                                   const Segment &segment);
 
-/// The op without offsets on one segment: on `segment.slices` and
-/// `entries` (entry n of each, in packedOperandsOf's order), its results
-/// the segment's rows of the packed op's (and entry n of a final state).
-Operation *buildSegmentOp(OpBuilder &b, Location loc, Operation *packed,
-                          const Segment &segment, ValueRange entries);
-
-/// A packed op written out as its definition, buildSegmentOp on each
-/// segment in a buildSegmentLoop: the values that replace its results. For
-/// presum, attention and both linear-attention ops.
-SmallVector<Value> buildSegmentwise(OpBuilder &b, Operation *packed);
+/// A packed op written out as its definition, the op on each segment
+/// (PackedOpInterface::buildOnSegment) in a buildSegmentLoop: the values
+/// that replace its results.
+SmallVector<Value> buildSegmentwise(OpBuilder &b, PackedOpInterface packed);
 
 /// Every packed op -> buildSegmentwise's loop over its segments: the rewrite
 /// of linea-split-segments, and how the reference lowering takes them.
