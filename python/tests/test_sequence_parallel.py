@@ -177,6 +177,22 @@ def test_packed_attention_across_ranks(index, ranks):
         assert ref.rel_l2(g, s) <= SAME_AS_ONE_PROCESS
 
 
+def test_packed_bytes_sent_do_not_depend_on_length():
+    """Packed: row counts and each segment's state (N x Dk x Dv), whatever L."""
+    sent = {}
+    for L in (40, 400):
+        program = test_packed.attention_program("linear", [2], L, 4, 3, True, "i64", "causal",
+                                                False, True)
+        rng = np.random.default_rng(L)
+        q, k = (rng.standard_normal((2, L, 4)).astype(np.float32) for _ in range(2))
+        v = rng.standard_normal((2, L, 3)).astype(np.float32)
+        offsets = test_packed.offsets_of([L // 4, L // 2, L - L // 4 - L // 2])
+        _, sent[L] = linea.run(program, [q, k, v, offsets], ranks=3, stats=True)
+    assert sent[40] == sent[400]
+    segments, state = 3, 2 * 4 * 3 * 4
+    assert sent[40][0] == 8 + segments * state
+
+
 @pytest.mark.parametrize("exclusive,reverse,ranks", [(False, False, 3), (True, True, 2),
                                                       (True, False, 4), (False, True, 5)])
 def test_packed_presum_across_ranks(exclusive, reverse, ranks):
