@@ -108,9 +108,16 @@ def LineaSplitSegments : Pass<"linea-split-segments"> {
     `linea.linear_attention` and `linea.gated_linear_attention`, whose
     segment n starts from initial state n, takes prefix length `j_n` and
     writes final state n (states `[N, B..., Dk, Dv]`).
-    For `target=gpu` it stops with an error instead: a loop over segments
-    on the host is not what a GPU should run, and the per-segment grid is
-    not built yet.
+    For `target=gpu` the loop also runs over every dim before the sequence
+    dim, and is mapped to GPU blocks (`#gpu.block<linear_dim_k>`): each
+    segment of each sequence is one sequence block, whose op the later
+    passes lower inside it (a causal op's chunk loop, a bidirectional op's
+    state, a presum's scan), and every segment is one launch, whatever N is.
+    The offsets are read in the kernel; the run-time checks read a staged
+    copy (`linea-stage-host-reads`). Ops whose form on one segment needs
+    temporaries as long as the segment (softmax attention, a prefix mask, a
+    gated, normalized or feature-mapped bidirectional op) are refused with an error
+    naming them, as are more than 9 dims before the sequence dim.
 
     ```mlir
     %p = linea.presum %x offsets(%o) exclusive
@@ -132,6 +139,7 @@ def LineaSplitSegments : Pass<"linea-split-segments"> {
            "::mlir::linea::targetKindValues()">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
 }

@@ -223,6 +223,36 @@ def LineaAsyncLaunches : Pass<"linea-async-launches", "::mlir::ModuleOp"> {
 }
 
 
+def LineaStageHostReads : Pass<"linea-stage-host-reads", "::mlir::ModuleOp"> {
+  let summary = "Copy the caller's tensors that host code reads into host-readable buffers";
+  let description = [{
+    On buffers, before `linea-map-to-gpu`: the caller's tensors (a public
+    function's buffer arguments) are device memory, yet a packed op's
+    run-time checks read its offsets and prefix lengths on the host. Each
+    argument that a `memref.load` outside every linalg op, `scf.forall` and
+    `scf.parallel` reads is copied once at the function's start into a new
+    buffer (`linalg.copy`, which becomes a kernel; the buffer becomes
+    managed memory, and the host waits for the copy before reading it), and
+    those loads read the copy. Loads of views of an argument, or inside
+    loops that later stay on the host, are left to
+    `linea-check-host-code`'s error.
+
+    ```mlir
+    func.func @f(%o: memref<?xindex>) {
+      %first = memref.load %o[%c0] : memref<?xindex>
+    // becomes
+      %n = memref.dim %o, %c0 : memref<?xindex>
+      %staged = memref.alloc(%n) : memref<?xindex>
+      linalg.copy ins(%o : memref<?xindex>) outs(%staged : memref<?xindex>)
+      %first = memref.load %staged[%c0] : memref<?xindex>
+      ...
+      memref.dealloc %staged : memref<?xindex>
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def LineaCheckHostCode : Pass<"linea-check-host-code"> {
   let summary = "Refuse device instructions left in host code";
   let description = [{

@@ -34,6 +34,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 using namespace mlir;
 using namespace mlir::linea;
@@ -363,6 +364,33 @@ FormChoice choosePresumForm(PresumOp op, const TargetDescription &target,
   return pick(std::move(alternatives), forced);
 }
 
+/// An op inside a sequence block (a packed op's segment on the GPU) is the
+/// program of one block: only forms whose temporaries fit its shared memory
+/// keep it one, the chunk-parallel form's grids never do, and the quadratic
+/// form's L x L scores have no static size with L dynamic. The others would
+/// turn the whole loop of blocks into a host loop of launches; where none
+/// fits, every form stays and linea-map-to-gpu says why the loop is on the
+/// host.
+void keepThoseThatRunInOneBlock(SmallVector<FormEstimate> &alternatives,
+                                const Problem &p,
+                                const TargetDescription &target) {
+  auto runsInOneBlock = [&](const FormEstimate &e) {
+    switch (e.kind) {
+    case FormKind::oneshot:
+      return true;
+    case FormKind::quadratic:
+      return !p.dynamicLength &&
+             4 * p.length * p.length <= target.sharedMemoryPerBlock;
+    case FormKind::chunked:
+      return e.oneBlock;
+    default:
+      return false;
+    }
+  };
+  if (llvm::any_of(alternatives, runsInOneBlock))
+    llvm::erase_if(alternatives, std::not_fn(runsInOneBlock));
+}
+
 FormChoice chooseLinearAttentionForm(LinearAttentionOpInterface op,
                                      ArrayRef<FormKind> legal,
                                      const TargetDescription &target,
@@ -381,6 +409,8 @@ FormChoice chooseLinearAttentionForm(LinearAttentionOpInterface op,
     for (int64_t chunk : chunks)
       alternatives.push_back(estimate(problem, target, kind, chunk));
   }
+  if (isInSequenceBlock(op))
+    keepThoseThatRunInOneBlock(alternatives, problem, target);
   return pick(std::move(alternatives), forced);
 }
 

@@ -1,5 +1,4 @@
-//===- PackedOps.cpp - each packed op on one segment
-//-----------------------===//
+//===- PackedOps.cpp - each packed op on one segment ----------------------===//
 //
 // PackedOpInterface for presum, attention and both linear-attention ops:
 // what each reads of a segment and the op without offsets on one. The
@@ -12,11 +11,25 @@
 using namespace mlir;
 using namespace mlir::linea;
 
-/// A segment's rows of a packed sequence type: its length is dynamic.
-static RankedTensorType segmentRowsType(Type type, int64_t dim) {
+/// A segment's rows of a packed sequence type `[B..., L, X...]`: its length
+/// is dynamic, and the dims before `dim` are those of the rows the segment
+/// loop sliced (`rows`; all of them, or one sequence on the GPU).
+static RankedTensorType segmentRowsType(Type type, Value rows, int64_t dim) {
   auto tensor = cast<RankedTensorType>(type);
   SmallVector<int64_t> shape(tensor.getShape());
+  llvm::copy(cast<RankedTensorType>(rows.getType()).getShape().take_front(dim),
+             shape.begin());
   shape[dim] = ShapedType::kDynamic;
+  return tensor.clone(shape);
+}
+
+/// One segment's entry of a per-segment type `[N, B..., X...]`, with the
+/// dims before the sequence dim of `rows`.
+static RankedTensorType segmentEntryType(Type type, Value rows, int64_t dim) {
+  auto tensor = cast<RankedTensorType>(type);
+  SmallVector<int64_t> shape(tensor.getShape().drop_front());
+  llvm::copy(cast<RankedTensorType>(rows.getType()).getShape().take_front(dim),
+             shape.begin());
   return tensor.clone(shape);
 }
 
@@ -60,8 +73,8 @@ Operation *AttentionOp::buildOnSegment(OpBuilder &b, Location loc,
                                        ValueRange rows, ValueRange) {
   int64_t dim = seqDim(getQuery().getType());
   return AttentionOp::create(
-      b, loc, segmentRowsType(getOutput().getType(), dim), rows[0], rows[1],
-      rows[2], /*offsets=*/Value(), getMaskAttr(), getScaleAttr());
+      b, loc, segmentRowsType(getOutput().getType(), rows[0], dim), rows[0],
+      rows[1], rows[2], /*offsets=*/Value(), getMaskAttr(), getScaleAttr());
 }
 
 //===----------------------------------------------------------------------===//
@@ -101,12 +114,10 @@ static Operation *buildLinearAttentionOnSegment(LinearAttentionOpInterface op,
     spec.initialState = entries[entry++];
   if (spec.prefixIndex)
     spec.prefixIndex = entries[entry++];
-  spec.outputType =
-      segmentRowsType(spec.outputType, seqDim(op.getQuery().getType()));
-  if (spec.finalStateType) {
-    auto states = cast<RankedTensorType>(spec.finalStateType);
-    spec.finalStateType = states.clone(states.getShape().drop_front());
-  }
+  int64_t dim = seqDim(op.getQuery().getType());
+  spec.outputType = segmentRowsType(spec.outputType, rows[0], dim);
+  if (spec.finalStateType)
+    spec.finalStateType = segmentEntryType(spec.finalStateType, rows[0], dim);
   return op.createLike(b, loc, spec);
 }
 

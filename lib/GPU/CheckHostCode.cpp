@@ -40,42 +40,6 @@ bool isDeviceInstruction(Operation *op) {
           !isa<nvgpu::TmaCreateDescriptorOp>(op));
 }
 
-/// The function arguments that hold the caller's tensors: every buffer
-/// argument of a public function, and the arguments of private ones (the
-/// ops linea-outline-ops made functions) that some call passes one of those
-/// to, or a view of one. Other arguments are Linea's own allocations
-/// (managed memory) or host bookkeeping (the deallocation helper's tables).
-DenseSet<Value> callerBuffers(ModuleOp module) {
-  DenseSet<Value> device;
-  SmallVector<Value> worklist;
-  auto mark = [&](Value v) {
-    if (isa<BaseMemRefType>(v.getType()) && device.insert(v).second)
-      worklist.push_back(v);
-  };
-  module.walk([&](FunctionOpInterface f) {
-    if (f.isPublic() && !f.isExternal())
-      for (BlockArgument arg : f.getArguments())
-        mark(arg);
-  });
-  SymbolTableCollection symbols;
-  SmallVector<CallOpInterface> calls;
-  module.walk([&](CallOpInterface call) { calls.push_back(call); });
-  while (!worklist.empty()) {
-    worklist.clear();
-    for (CallOpInterface call : calls) {
-      auto callee = dyn_cast_or_null<FunctionOpInterface>(
-          call.resolveCallableInTable(&symbols));
-      if (!callee || callee.isExternal())
-        continue;
-      for (auto [k, operand] : llvm::enumerate(call.getArgOperands()))
-        if (k < callee.getNumArguments() &&
-            device.contains(linea::viewRoot(operand)))
-          mark(callee.getArgument(k));
-    }
-  }
-  return device;
-}
-
 /// The caller's buffer `op` reads or writes elements of, if any.
 Value accessedCallerBuffer(Operation *op, const DenseSet<Value> &device) {
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
@@ -99,7 +63,8 @@ struct LineaCheckHostCodePass
   void runOnOperation() override {
     bool clean = true;
     auto module = dyn_cast<ModuleOp>(getOperation());
-    DenseSet<Value> device = module ? callerBuffers(module) : DenseSet<Value>();
+    DenseSet<Value> device =
+        module ? linea::callerBuffers(module) : DenseSet<Value>();
     getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (isa<gpu::LaunchOp, gpu::GPUModuleOp>(op))
         return WalkResult::skip();

@@ -31,9 +31,6 @@ using namespace mlir::linea;
 
 namespace {
 
-/// The GPU block mapping names at most this many loops (linear_dim_0..9).
-constexpr unsigned kMaxBlockLoops = 10;
-
 /// The largest divisor of `size` that is at most `bound`.
 int64_t largestDivisorUpTo(int64_t size, int64_t bound) {
   for (int64_t d = std::min(size, bound); d > 1; --d)
@@ -157,9 +154,9 @@ struct LineaDistributeSequencesPass
                                unsigned numLoops) {
     if (numLoops == 0)
       return success(); // one sequence, one tile: nothing to distribute
-    if (numLoops > kMaxBlockLoops) {
+    if (numLoops > kMaxSequenceBlockLoops) {
       op->emitRemark() << "not distributed over sequence blocks: " << numLoops
-                       << " loops exceed the " << kMaxBlockLoops
+                       << " loops exceed the " << kMaxSequenceBlockLoops
                        << " linear block dims";
       return success();
     }

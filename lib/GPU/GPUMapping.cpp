@@ -7,8 +7,11 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
@@ -59,6 +62,32 @@ LogicalResult planBlock(Block &block, int64_t base, linea::SharedMemoryPlan &pla
   return success();
 }
 
+/// Whether some op in `forall` writes to `root` or a view of it.
+bool writesTo(scf::ForallOp forall, Value root) {
+  WalkResult walk = forall.getBody()->walk([&](MemoryEffectOpInterface op) {
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    op.getEffects(effects);
+    for (const MemoryEffects::EffectInstance &effect : effects)
+      if (isa<MemoryEffects::Write>(effect.getEffect()) && effect.getValue() &&
+          linea::viewRoot(effect.getValue()) == root)
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return walk.wasInterrupted();
+}
+
+/// A scalar load of a buffer from outside the block (a packed op's segment
+/// offsets) that no thread of the block writes: every thread reads the same
+/// element, and no barrier is needed.
+bool readsOutsideTheBlock(Operation *op, scf::ForallOp forall) {
+  auto load = dyn_cast<memref::LoadOp>(op);
+  if (!load)
+    return false;
+  Value root = linea::viewRoot(load.getMemRef());
+  return !forall->isAncestor(root.getParentBlock()->getParentOp()) &&
+         !writesTo(forall, root);
+}
+
 } // namespace
 
 FailureOr<linea::SharedMemoryPlan>
@@ -79,7 +108,7 @@ FailureOr<int64_t> linea::sequenceBlockBytes(scf::ForallOp forall,
                 scf::ParallelOp>(op))
           return WalkResult::skip();
         if (isa<scf::ForOp, scf::IfOp, scf::YieldOp, scf::InParallelOp>(op) ||
-            isPure(op))
+            isPure(op) || readsOutsideTheBlock(op, forall))
           return WalkResult::advance();
         obstacle = op;
         return WalkResult::interrupt();
@@ -268,4 +297,40 @@ void linea::forEachHostAccess(
         access(op, viewRoot(value));
     return WalkResult::advance();
   });
+}
+
+/// The function arguments that hold the caller's tensors: every buffer
+/// argument of a public function, and the arguments of private ones (the
+/// ops linea-outline-ops made functions) that some call passes one of those
+/// to, or a view of one. Other arguments are Linea's own allocations
+/// (managed memory) or host bookkeeping (the deallocation helper's tables).
+DenseSet<Value> linea::callerBuffers(ModuleOp module) {
+  DenseSet<Value> device;
+  SmallVector<Value> worklist;
+  auto mark = [&](Value v) {
+    if (isa<BaseMemRefType>(v.getType()) && device.insert(v).second)
+      worklist.push_back(v);
+  };
+  module.walk([&](FunctionOpInterface f) {
+    if (f.isPublic() && !f.isExternal())
+      for (BlockArgument arg : f.getArguments())
+        mark(arg);
+  });
+  SymbolTableCollection symbols;
+  SmallVector<CallOpInterface> calls;
+  module.walk([&](CallOpInterface call) { calls.push_back(call); });
+  while (!worklist.empty()) {
+    worklist.clear();
+    for (CallOpInterface call : calls) {
+      auto callee = dyn_cast_or_null<FunctionOpInterface>(
+          call.resolveCallableInTable(&symbols));
+      if (!callee || callee.isExternal())
+        continue;
+      for (auto [k, operand] : llvm::enumerate(call.getArgOperands()))
+        if (k < callee.getNumArguments() &&
+            device.contains(linea::viewRoot(operand)))
+          mark(callee.getArgument(k));
+    }
+  }
+  return device;
 }

@@ -13,7 +13,9 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::linea {
 
@@ -38,6 +40,11 @@ bool isMappedTo(scf::ParallelOp loop, gpu::Processor processor);
 /// The allocation or argument `memref` is a view of (through every
 /// ViewLikeOpInterface op): two memrefs with different roots do not alias.
 Value viewRoot(Value memref);
+
+/// The function arguments that hold the caller's tensors (device memory):
+/// every buffer argument of a public function, and the arguments of private
+/// ones that some call passes one of those to, or a view of one.
+DenseSet<Value> callerBuffers(ModuleOp module);
 
 /// Calls `access(op, root)` for each host op under `root` (outside every
 /// kernel) that may read or write elements of a buffer, with the buffer's

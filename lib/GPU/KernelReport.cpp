@@ -44,6 +44,9 @@ struct Cost {
 };
 
 double elementBytes(Type type) {
+  // (An index, such as a packed op's segment offset, is 64 bits on NVVM.)
+  if (type.isIndex())
+    return 8;
   return std::max<double>(1, type.getIntOrFloatBitWidth() / 8.0);
 }
 

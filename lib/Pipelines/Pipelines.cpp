@@ -208,6 +208,7 @@ static void buildLaunches(OpPassManager &pm,
   linea::LineaAsyncCopiesOptions async;
   async.blockSize = options.blockSize;
   pm.addPass(linea::createLineaAsyncCopies(async));
+  pm.addPass(linea::createLineaStageHostReads());
   linea::LineaMapToGPUOptions map;
   map.blockSize = options.blockSize;
   pm.addPass(linea::createLineaMapToGPU(map));

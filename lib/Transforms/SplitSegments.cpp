@@ -2,13 +2,18 @@
 //
 // An op with offsets is, by definition, the op on each segment alone; this
 // pass writes the definition out (a parallel loop over the segments, see
-// buildSegmentwise), so that every later pass sees ops without offsets.
+// buildSegmentwise), so that every later pass sees ops without offsets. For
+// the GPU the loop also runs over the sequences, and each (segment,
+// sequence) pair is one sequence block: the op on one segment of one
+// sequence is one block's program, like a chunked op's sequence, and every
+// segment of every sequence is one launch.
 //
 //===----------------------------------------------------------------------===//
 
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Transforms/Passes.h"
 #include "linea/Utils/Segments.h"
+#include "linea/Utils/SequenceBlocks.h"
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -29,22 +34,61 @@ struct LineaSplitSegmentsPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (target == TargetKind::gpu) {
-      WalkResult packed = getOperation()->walk([](PackedOpInterface op) {
-        if (!op.isPacked())
-          return WalkResult::advance();
-        op->emitOpError() << "has packed segments (offsets), which run on the "
-                             "CPU only so far: the GPU lowering has no grid "
-                             "over segments yet";
-        return WalkResult::interrupt();
-      });
-      if (packed.wasInterrupted())
-        return signalPassFailure();
-    }
+    SegmentLoopKind kind = target == TargetKind::gpu
+                               ? SegmentLoopKind::perSegmentBlock
+                               : SegmentLoopKind::perSegment;
+    if (kind == SegmentLoopKind::perSegmentBlock && failed(checkSegmentBlocks()))
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
-    populateSplitSegmentsPatterns(patterns);
+    populateSplitSegmentsPatterns(patterns, kind);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
+  }
+
+  /// Each (segment, sequence) pair is one GPU block, named by one linear
+  /// block dim per loop, and its op must be a program one block runs.
+  LogicalResult checkSegmentBlocks() {
+    WalkResult walk = getOperation()->walk([](PackedOpInterface op) {
+      if (!op.isPacked())
+        return WalkResult::advance();
+      if (std::optional<StringRef> why = whyNotOneBlock(op)) {
+        op->emitOpError() << "has packed segments (offsets), and on the GPU "
+                             "each segment of each sequence runs as one "
+                             "block, which "
+                          << *why << " does not yet";
+        return WalkResult::interrupt();
+      }
+      if (1 + op.getPackedOperands().dim <= int64_t(kMaxSequenceBlockLoops))
+        return WalkResult::advance();
+      op->emitOpError() << "has " << op.getPackedOperands().dim
+                        << " dims before its sequence dim: with the segments "
+                           "that is more than the "
+                        << kMaxSequenceBlockLoops << " linear GPU block dims";
+      return WalkResult::interrupt();
+    });
+    return failure(walk.wasInterrupted());
+  }
+
+  /// The ops whose form on a segment of dynamic length has temporaries of
+  /// static size (a block's shared memory): a presum's sequential scan, a
+  /// causal op's chunks, an ungated bidirectional op's state. The others
+  /// keep a buffer as long as the segment (seen as linea-map-to-gpu's
+  /// "'memref.alloc' cannot run in one block"), so their blocks would
+  /// become a host loop, which cannot read the offsets in device memory.
+  static std::optional<StringRef> whyNotOneBlock(PackedOpInterface op) {
+    if (isa<AttentionOp>(op.getOperation()))
+      return StringRef("softmax attention");
+    auto attention = dyn_cast<LinearAttentionOpInterface>(op.getOperation());
+    if (!attention)
+      return std::nullopt;
+    Mask mask = attention.getEffectiveMask();
+    if (mask == Mask::prefix)
+      return StringRef("a prefix mask");
+    if (mask == Mask::none &&
+        (attention.getGate() || attention.getNormalize() ||
+         attention.getFeatureMap() != FeatureMap::identity))
+      return StringRef("a gated, normalized or feature-mapped bidirectional op");
+    return std::nullopt;
   }
 };
 

@@ -3,6 +3,7 @@
 #include "linea/Utils/Segments.h"
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/SequenceBlocks.h"
 #include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -16,34 +17,72 @@ using namespace mlir::linea;
 // The loop over segments
 //===----------------------------------------------------------------------===//
 
+/// The rows `[start, start + size)` along `dim` of `x`; with `sequence`
+/// indices, of those sequences only (size 1 in each dim before `dim`).
+static Value sliceOfSegment(OpBuilder &b, Location loc, Value x, int64_t dim,
+                            const Segment &segment) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  for (auto [d, index] : llvm::enumerate(segment.sequence)) {
+    offsets[d] = index;
+    sizes[d] = b.getIndexAttr(1);
+  }
+  offsets[dim] = segment.start;
+  sizes[dim] = segment.size;
+  return tensor::ExtractSliceOp::create(
+      b, loc, x, offsets, sizes,
+      SmallVector<OpFoldResult>(type.getRank(), b.getIndexAttr(1)));
+}
+
+/// The loop's dims: the segments, then (per block) each dim before `dim` of
+/// the first sequence.
+static SmallVector<OpFoldResult> segmentLoopSizes(OpBuilder &b, Location loc,
+                                                  Value offsets, Value sequence,
+                                                  int64_t dim,
+                                                  SegmentLoopKind kind) {
+  SmallVector<OpFoldResult> sizes{segmentCount(b, loc, offsets)};
+  if (kind == SegmentLoopKind::perSegmentBlock)
+    for (int64_t d = 0; d < dim; ++d)
+      sizes.push_back(tensor::getMixedSize(b, loc, sequence, d));
+  return sizes;
+}
+
 SmallVector<Value> mlir::linea::buildSegmentLoop(
     OpBuilder &b, Location loc, Value offsets, ValueRange sequences,
     int64_t dim, ValueRange rowOutputs, ValueRange entryOutputs,
     function_ref<SmallVector<Value>(OpBuilder &, Location, const Segment &)>
-        body) {
+        body,
+    SegmentLoopKind kind) {
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  OpFoldResult count = segmentCount(b, loc, offsets);
+  SmallVector<OpFoldResult> sizes =
+      segmentLoopSizes(b, loc, offsets, sequences.front(), dim, kind);
   SmallVector<Value> outputs(rowOutputs);
   llvm::append_range(outputs, entryOutputs);
-  auto forall = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{count},
-                                      outputs, /*mapping=*/std::nullopt);
+  std::optional<ArrayAttr> mapping;
+  if (kind == SegmentLoopKind::perSegmentBlock)
+    mapping =
+        b.getArrayAttr(sequenceBlockMapping(b.getContext(), sizes.size()));
+  auto forall = scf::ForallOp::create(b, loc, sizes, outputs, mapping);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(forall.getBody());
   Segment segment;
-  segment.index = forall.getInductionVars()[0];
+  ValueRange indices = forall.getInductionVars();
+  segment.index = indices.front();
+  segment.sequence.assign(indices.begin() + 1, indices.end());
   segment.start = segmentOffset(b, loc, offsets, segment.index);
   Value end = segmentOffset(
       b, loc, offsets, arith::AddIOp::create(b, loc, segment.index, one));
   segment.size = arith::SubIOp::create(b, loc, end, segment.start);
   for (Value x : sequences)
-    segment.slices.push_back(
-        sliceAlong(b, loc, x, dim, segment.start, segment.size));
+    segment.slices.push_back(sliceOfSegment(b, loc, x, dim, segment));
   SmallVector<Value> results = body(b, loc, segment);
   assert(results.size() == outputs.size() && "one value per output");
 
-  // Where each result goes: rows at [o_n, o_{n+1}) along `dim`, an entry at
-  // n of dim 0. (Sizes are built before the terminator, whose body holds
-  // only the inserts.)
+  // Where each result goes: rows at [o_n, o_{n+1}) along `dim` (and at the
+  // sequence's indices before it), an entry at n of dim 0 (and at the
+  // sequence's indices after it). (Sizes are built before the terminator,
+  // whose body holds only the inserts.)
   struct Insert {
     Value source;
     SmallVector<OpFoldResult> at, sizes;
@@ -52,12 +91,14 @@ SmallVector<Value> mlir::linea::buildSegmentLoop(
   for (auto [number, value] : llvm::enumerate(results)) {
     Insert insert{value, {}, tensor::getMixedSizes(b, loc, value)};
     int64_t rank = insert.sizes.size();
-    if (number < rowOutputs.size()) {
-      insert.at.assign(rank, b.getIndexAttr(0));
+    bool rows = number < rowOutputs.size();
+    insert.at.assign(rows ? rank : rank + 1, b.getIndexAttr(0));
+    for (auto [d, index] : llvm::enumerate(segment.sequence))
+      insert.at[rows ? d : d + 1] = index;
+    if (rows) {
       insert.at[dim] = segment.start;
       insert.sizes[dim] = segment.size;
     } else {
-      insert.at.assign(rank + 1, b.getIndexAttr(0));
       insert.at[0] = segment.index;
       insert.sizes.insert(insert.sizes.begin(), b.getIndexAttr(1));
     }
@@ -73,7 +114,8 @@ SmallVector<Value> mlir::linea::buildSegmentLoop(
   return SmallVector<Value>(forall.getResults());
 }
 
-Value mlir::linea::segmentEntry(OpBuilder &b, Location loc, Value x, Value n) {
+Value mlir::linea::segmentEntry(OpBuilder &b, Location loc, Value x, Value n,
+                                ValueRange sequence) {
   auto type = cast<RankedTensorType>(x.getType());
   if (type.getRank() == 1)
     return segmentOffset(b, loc, x, n);
@@ -82,8 +124,13 @@ Value mlir::linea::segmentEntry(OpBuilder &b, Location loc, Value x, Value n) {
   at[0] = n;
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
   sizes[0] = b.getIndexAttr(1);
-  auto entryType = RankedTensorType::get(type.getShape().drop_front(),
-                                         type.getElementType());
+  SmallVector<int64_t> shape(type.getShape().drop_front());
+  for (auto [d, index] : llvm::enumerate(sequence)) {
+    at[d + 1] = index;
+    sizes[d + 1] = b.getIndexAttr(1);
+    shape[d] = 1;
+  }
+  auto entryType = RankedTensorType::get(shape, type.getElementType());
   return tensor::ExtractSliceOp::create(
       b, loc, entryType, x, at, sizes,
       SmallVector<OpFoldResult>(rank, b.getIndexAttr(1)));
@@ -98,7 +145,8 @@ SmallVector<Value> mlir::linea::segmentEntries(OpBuilder &b, Location loc,
                                                const Segment &segment) {
   SmallVector<Value> entries;
   for (Value entry : operands.entries)
-    entries.push_back(segmentEntry(b, loc, entry, segment.index));
+    entries.push_back(
+        segmentEntry(b, loc, entry, segment.index, segment.sequence));
   return entries;
 }
 
@@ -116,7 +164,8 @@ static Value emptyFinalStates(OpBuilder &b, Location loc,
 }
 
 SmallVector<Value> mlir::linea::buildSegmentwise(OpBuilder &b,
-                                                 PackedOpInterface packed) {
+                                                 PackedOpInterface packed,
+                                                 SegmentLoopKind kind) {
   Location loc = packed->getLoc();
   PackedOperands operands = packed.getPackedOperands();
   SmallVector<Value> entryOutputs;
@@ -126,34 +175,39 @@ SmallVector<Value> mlir::linea::buildSegmentwise(OpBuilder &b,
     entryOutputs.push_back(emptyFinalStates(b, loc, attention));
   Value rows = buildEmptyLike(b, loc, operands.outputLike,
                               getElementTypeOrSelf(packed->getResult(0)));
-  return buildSegmentLoop(b, loc, operands.offsets, operands.sequences,
-                          operands.dim, {rows}, entryOutputs,
-                          [&](OpBuilder &nb, Location l,
-                              const Segment &segment) -> SmallVector<Value> {
-                            Operation *alone = packed.buildOnSegment(
-                                nb, l, segment.slices,
-                                segmentEntries(nb, l, operands, segment));
-                            return SmallVector<Value>(alone->getResults());
-                          });
+  return buildSegmentLoop(
+      b, loc, operands.offsets, operands.sequences, operands.dim, {rows},
+      entryOutputs,
+      [&](OpBuilder &nb, Location l,
+          const Segment &segment) -> SmallVector<Value> {
+        Operation *alone = packed.buildOnSegment(
+            nb, l, segment.slices, segmentEntries(nb, l, operands, segment));
+        return SmallVector<Value>(alone->getResults());
+      },
+      kind);
 }
 
 namespace {
 
 /// A packed op -> its definition, the op without offsets on each segment.
 struct SplitPackedOp : OpInterfaceRewritePattern<PackedOpInterface> {
-  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  SplitPackedOp(MLIRContext *context, SegmentLoopKind kind)
+      : OpInterfaceRewritePattern(context), kind(kind) {}
 
   LogicalResult matchAndRewrite(PackedOpInterface op,
                                 PatternRewriter &rewriter) const override {
     if (!op.isPacked())
       return rewriter.notifyMatchFailure(op, "one sequence: no offsets");
-    rewriter.replaceOp(op, buildSegmentwise(rewriter, op));
+    rewriter.replaceOp(op, buildSegmentwise(rewriter, op, kind));
     return success();
   }
+
+  SegmentLoopKind kind;
 };
 
 } // namespace
 
-void mlir::linea::populateSplitSegmentsPatterns(RewritePatternSet &patterns) {
-  patterns.add<SplitPackedOp>(patterns.getContext());
+void mlir::linea::populateSplitSegmentsPatterns(RewritePatternSet &patterns,
+                                                SegmentLoopKind kind) {
+  patterns.add<SplitPackedOp>(patterns.getContext(), kind);
 }

@@ -161,11 +161,56 @@ def run_stream():
     assert err <= programs.TOLERANCE, f"rel. L2 error {err:.3g}"
 
 
+PACKED = """func.func @main(%q: tensor<2x?x64xf32>, %k: tensor<2x?x64xf32>, %v: tensor<2x?x64xf32>,
+                %g: tensor<2x?x64xf32>, %s0: tensor<?x2x64x64xf32>, %o: tensor<?xindex>)
+    -> (tensor<2x?x64xf32>, tensor<?x2x64x64xf32>) {
+  %y, %s = linea.gated_linear_attention %q, %k, %v, %g init(%s0) offsets(%o) mask = causal
+      : tensor<2x?x64xf32>, tensor<2x?x64xf32>, tensor<2x?x64xf32>, tensor<2x?x64xf32>,
+        tensor<?x2x64x64xf32>, tensor<?xindex> -> tensor<2x?x64xf32>, tensor<?x2x64x64xf32>
+  return %y, %s : tensor<2x?x64xf32>, tensor<?x2x64x64xf32>
+}
+"""
+
+
+def run_packed():
+    """Packed documents: each segment of each sequence one block of one
+    launch, from its initial state to its final state (segments of 1, 0,
+    below, at and past a chunk, gates down to -20), against the oracle; then
+    offsets that do not end at L stop the call with the run-time check's
+    LineaError, read by the host from its staged copy."""
+    library = linea.compile_library(PACKED, target="cuda", chip=CHIP)
+    torch = _torch_with_gpu()
+    kernel = linea.Kernel(library)
+    rng = np.random.default_rng(36)
+    offsets = np.cumsum([0, 1, 0, 63, 64, 200, 700])
+    length, n = int(offsets[-1]), len(offsets) - 1
+    q, k, v = (rng.standard_normal((2, length, 64)) for _ in range(3))
+    g = -20.0 * rng.random((2, length, 64)) ** 4
+    s0 = rng.standard_normal((n, 2, 64, 64))
+    cuda = [torch.from_numpy(a.astype(np.float32)).cuda() for a in (q, k, v, g, s0)]
+    o = torch.from_numpy(offsets.astype(np.int64)).cuda()
+    got = kernel(*cuda, o)
+    torch.cuda.synchronize()
+    want = reference.gated_linear_attention(q, k, v, g, mask="causal", initial_state=s0,
+                                            offsets=offsets)
+    for k_, (result, expected) in enumerate(zip(got, want)):
+        err = reference.rel_l2(result.double().cpu().numpy(), expected)
+        assert err <= programs.TOLERANCE, f"result {k_}: rel. L2 error {err:.3g}"
+    bad = o.clone()
+    bad[-1] -= 1
+    try:
+        kernel(*cuda, bad)
+    except linea.LineaError as error:
+        assert "'offsets' end at" in str(error), str(error)
+    else:
+        raise AssertionError("no LineaError for offsets that end before L")
+
+
 def main():
     """Runs every case; prints one line per case and `N passed, N failed`."""
     checks = [(f"case {name}", lambda i=i: run_case(i))
               for i, (name, _, _) in enumerate(gpu_cases())]
-    checks += [("errors", run_errors), ("stream", run_stream)]
+    checks += [("errors", run_errors), ("stream", run_stream), ("packed", run_packed)]
     passed = failed = skipped = 0
     for name, check in checks:
         start = time.perf_counter()

@@ -41,3 +41,7 @@ def test_bad_calls_raise():
 
 def test_current_stream():
     run(gpu_cases.run_stream)
+
+
+def test_packed_segments():
+    run(gpu_cases.run_packed)

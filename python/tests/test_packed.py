@@ -5,6 +5,7 @@ optimizer, against the unpacked kernel run on each segment, with offsets as
 index, i32 and i64 tensors; bad offsets stop the run with a one-line error;
 the gradient against central finite differences."""
 
+import subprocess
 import zlib
 
 import numpy as np
@@ -12,6 +13,7 @@ import pytest
 
 import linea
 from linea import LineaError, reference as ref
+from linea.runner import build_dir
 
 TOLERANCE = 1e-4  # SPEC: relative L2 error for f32 against float64
 
@@ -591,3 +593,103 @@ def test_packed_gradients_against_finite_differences(case):
     want = finite_difference_gradients(objective, floats)
     for name, g, w in zip("abcdefg", got, want):
         assert relative_error(g, w) <= TOLERANCE, name
+
+
+# ---------------------------------------------------------------------------
+# On the GPU: one block per segment of each sequence, run by the emulation
+# ---------------------------------------------------------------------------
+
+GPU_EMULATION = "linea-gpu-mapped-to-cpu{chip=sm_90a}"
+
+
+def runs_as_segment_blocks(case):
+    """What linea-split-segments{target=gpu} takes: causal ops, and
+    bidirectional ones that are ungated and unmapped (see whyNotOneBlock)."""
+    return case["mask"] == "causal" or (
+        case["mask"] == "none" and case["op"] == "linear" and not case["feature_map"]
+        and not case["normalize"])
+
+
+GPU_CASES = [c for c in ATTENTION_CASES if runs_as_segment_blocks(c)]
+
+
+@pytest.mark.parametrize("case", GPU_CASES, ids=[attention_id(c) for c in GPU_CASES])
+def test_packed_attention_on_gpu_blocks(case):
+    """The GPU code of a packed op (each segment of each sequence one block
+    running its chunk loop or one-shot state, the offsets read in the
+    kernel, the run-time checks on a staged copy of them) against the
+    oracle, through the CPU emulation of its launches."""
+    rng = np.random.default_rng(zlib.crc32(("gpu" + attention_id(case)).encode()))
+    if case["normalize"]:
+        case = dict(case, init=False)
+    inputs, oracle = attention_inputs(case, rng)
+    program = attention_program(case["op"], case["batch"], case["length"], case["dk"],
+                                case["dv"], case["dynamic"], case["offsets_type"],
+                                case["mask"], case["init"], case["final"], case["gate_rank"],
+                                case["feature_map"], case["normalize"])
+    got = linea.run(program, inputs, pipeline=GPU_EMULATION)
+    if case["op"] == "gated":
+        want = ref.gated_linear_attention(*inputs[:4], **oracle)
+    else:
+        want = ref.linear_attention(*inputs[:3], **oracle)
+    assert relative_error(got[0], want[0]) <= TOLERANCE
+    if case["final"]:
+        assert relative_error(got[1], want[1]) <= TOLERANCE
+
+
+def test_packed_attention_on_gpu_tensor_cores():
+    """With precision=bf16 each block's chunk contractions run on the
+    emulated mma.sync: a packed gated op with 64-wide heads (segments
+    shorter than, equal to and longer than a chunk, an empty one) against
+    the oracle, within bf16's compute error."""
+    rng = np.random.default_rng(36)
+    lengths = [1, 64, 0, 150, 40]
+    offsets = offsets_of(lengths)
+    q, k, v = (rng.standard_normal((2, 255, 64)).astype(np.float32) for _ in range(3))
+    g = (-20 * rng.random((2, 255, 64)) ** 4).astype(np.float32)
+    program = attention_program("gated", [2], 255, 64, 64, True, "index", "causal",
+                                False, False, 3)
+    (got,) = linea.run(program, [q, k, v, g, offsets.astype(np.int64)],
+                       pipeline="linea-gpu-mapped-to-cpu{chip=sm_90a precision=bf16}")
+    want = ref.gated_linear_attention(q, k, v, g, mask="causal", offsets=offsets)[0]
+    assert relative_error(got, want) <= 1e-2  # bf16 operands, f32 accumulation
+
+
+@pytest.mark.parametrize("kind, decayed", [("random", False), ("empty", True), ("ones", False)])
+def test_packed_presum_on_gpu_blocks(kind, decayed):
+    rng = np.random.default_rng(zlib.crc32(kind.encode()))
+    offsets = offsets_of(lengths_of(kind, 97, rng))
+    x = rng.standard_normal((2, 97, 5)).astype(np.float32)
+    decay = (-20 * rng.random((2, 97)) ** 3).astype(np.float32) if decayed else None
+    inputs = [x] + ([decay] if decayed else []) + [offsets.astype(np.int64)]
+    program = presum_program([2, 97, 5], {1}, "i64", True, False, 2 if decayed else 0)
+    (got,) = linea.run(program, inputs, pipeline=GPU_EMULATION)
+    want = ref.presum(x, 1, True, False, decay, offsets)
+    assert relative_error(got, want) <= TOLERANCE
+
+
+def lower_to_nvvm(program):
+    return subprocess.run(
+        [str(build_dir() / "bin" / "linea-opt"), "-", "--linea-lower-to-nvvm=chip=sm_90a "
+         "format=isa report=1"], input=program, capture_output=True, text=True)
+
+
+def test_packed_gpu_code_is_two_launches_whatever_the_segments():
+    """A packed gated op with states in and out: one launch copies the
+    offsets for the host's checks, one runs every (segment, sequence) block;
+    no host loop (whose kernels the report would count per trip)."""
+    lowered = lower_to_nvvm(attention_program("gated", [2, 3], 0, 8, 4, True, "index",
+                                              "causal", True, True, 3))
+    assert lowered.returncode == 0, lowered.stderr
+    assert lowered.stdout.count("gpu.launch_func") == 2
+    assert "host loop" not in lowered.stderr and "stays on the host" not in lowered.stderr
+
+
+@pytest.mark.parametrize("program, message", [
+    (softmax_program([2], 0, 4, 4, True, "index", "causal"), "which softmax attention does not"),
+    (attention_program("linear", [2], 0, 4, 4, True, "index", "prefix", False, False),
+     "which a prefix mask does not"),
+])
+def test_packed_ops_the_gpu_does_not_take_yet(program, message):
+    lowered = lower_to_nvvm(program)
+    assert lowered.returncode == 1 and message in lowered.stderr, lowered.stderr

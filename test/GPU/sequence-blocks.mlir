@@ -129,3 +129,45 @@ func.func @unmapped(%x: memref<4x8xf32>, %y: memref<4x8xf32>) {
   }
   return
 }
+
+// -----
+
+// A block reads its segment's bounds from the caller's offsets: scalar
+// loads of a buffer from outside that the block never writes need no
+// barrier, and the forall stays one block per iteration.
+// CHECK-LABEL: func.func @segment_bounds
+// CHECK: scf.forall
+// CHECK:   memref.load %{{.+}} : memref<?xindex>
+// CHECK: {mapping = [#gpu.block<linear_dim_0>]}
+// LAUNCH-LABEL: func.func @segment_bounds
+// LAUNCH: gpu.launch
+func.func @segment_bounds(%o: memref<?xindex>, %x: memref<?xf32>, %y: memref<?xf32>) {
+  %c1 = arith.constant 1 : index
+  scf.forall (%n) in (4) {
+    %start = memref.load %o[%n] : memref<?xindex>
+    %next = arith.addi %n, %c1 : index
+    %end = memref.load %o[%next] : memref<?xindex>
+    %size = arith.subi %end, %start : index
+    %xs = memref.subview %x[%start] [%size] [1] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+    %ys = memref.subview %y[%start] [%size] [1] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+    linalg.copy ins(%xs : memref<?xf32, strided<[1], offset: ?>>) outs(%ys : memref<?xf32, strided<[1], offset: ?>>)
+  } {mapping = [#gpu.block<linear_dim_0>]}
+  return
+}
+
+// -----
+
+// A scalar load of a buffer the block also writes would race with the
+// write without a barrier: the loop stays on the host.
+// CHECK-LABEL: func.func @reads_what_it_writes
+// CHECK-NOT: scf.forall
+// LAUNCH-LABEL: func.func @reads_what_it_writes
+func.func @reads_what_it_writes(%x: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  // expected-remark @below {{sequence loop stays on the host: 'memref.load' cannot run in one block}}
+  scf.forall (%n) in (4) {
+    %v = memref.load %x[%c0] : memref<4xf32>
+    memref.store %v, %x[%n] : memref<4xf32>
+  } {mapping = [#gpu.block<linear_dim_0>]}
+  return
+}

@@ -19,11 +19,20 @@
 namespace mlir::linea {
 
 /// The rows of one segment along the sequence dim, as slices of the
-/// operands the caller named.
+/// operands the caller named. In a loop over segments and sequences,
+/// `sequence` holds the index of each dim before the sequence dim (the
+/// slices then have size 1 there); over segments alone it is empty.
 struct Segment {
   Value index, start, size;
+  SmallVector<Value> sequence;
   SmallVector<Value> slices;
 };
+
+/// What one iteration of a loop over segments takes: a whole segment (every
+/// sequence of the batch), or one segment of one sequence, each iteration a
+/// GPU sequence block (`#gpu.block` mapping): one launch for every segment
+/// of every sequence, whatever their number.
+enum class SegmentLoopKind { perSegment, perSegmentBlock };
 
 /// A parallel loop (scf.forall) over the N segments of `offsets`, whose
 /// body gets segment n's rows `[o_n, o_{n+1})` of each of `sequences` along
@@ -31,15 +40,21 @@ struct Segment {
 /// of `rowOutputs` the segment's rows of it (written at `[o_n, o_{n+1})`
 /// along `dim`), then for each of `entryOutputs` (`[N, X...]`) its entry n
 /// (`[X...]`). Returns the outputs so filled. Segments are independent.
+/// With `perSegmentBlock`, the loop also runs over every dim before `dim`
+/// (`[N, B...]`), and entries `[N, B..., X...]` are written at `[n, b...]`.
 SmallVector<Value> buildSegmentLoop(
     OpBuilder &b, Location loc, Value offsets, ValueRange sequences,
     int64_t dim, ValueRange rowOutputs, ValueRange entryOutputs,
     function_ref<SmallVector<Value>(OpBuilder &, Location, const Segment &)>
-        body);
+        body,
+    SegmentLoopKind kind = SegmentLoopKind::perSegment);
 
 /// Entry `n` of a tensor with one entry per segment along its dim 0: a
 /// `[X...]` slice of `[N, X...]`, or an index from a 1-D integer tensor.
-Value segmentEntry(OpBuilder &b, Location loc, Value x, Value n);
+/// With `sequence` indices, only those sequences' entries of `[N, B..., X...]`
+/// (`[1..., X...]`).
+Value segmentEntry(OpBuilder &b, Location loc, Value x, Value n,
+                   ValueRange sequence = {});
 
 /// Entry n of each of `operands.entries` for `segment` n.
 SmallVector<Value> segmentEntries(OpBuilder &b, Location loc,
@@ -49,11 +64,16 @@ SmallVector<Value> segmentEntries(OpBuilder &b, Location loc,
 /// A packed op written out as its definition, the op on each segment
 /// (PackedOpInterface::buildOnSegment) in a buildSegmentLoop: the values
 /// that replace its results.
-SmallVector<Value> buildSegmentwise(OpBuilder &b, PackedOpInterface packed);
+SmallVector<Value>
+buildSegmentwise(OpBuilder &b, PackedOpInterface packed,
+                 SegmentLoopKind kind = SegmentLoopKind::perSegment);
 
-/// Every packed op -> buildSegmentwise's loop over its segments: the rewrite
-/// of linea-split-segments, and how the reference lowering takes them.
-void populateSplitSegmentsPatterns(RewritePatternSet &patterns);
+/// Every packed op -> buildSegmentwise's loop of `kind`: the rewrite of
+/// linea-split-segments (`perSegmentBlock` for the GPU), and how the
+/// reference lowering takes them.
+void populateSplitSegmentsPatterns(
+    RewritePatternSet &patterns,
+    SegmentLoopKind kind = SegmentLoopKind::perSegment);
 
 } // namespace mlir::linea
 

@@ -18,6 +18,9 @@
 
 namespace mlir::linea {
 
+/// The GPU block mapping names at most this many loops (linear_dim_0..9).
+constexpr unsigned kMaxSequenceBlockLoops = 10;
+
 /// The mapping of an `scf.forall` of `numLoops` dims whose iterations are
 /// GPU blocks (linear block dims, so any number of loops).
 SmallVector<Attribute> sequenceBlockMapping(MLIRContext *ctx,
