@@ -81,6 +81,54 @@ std::string mlir::linea::checkMessageAt(Location loc, StringRef text) {
   return escapeBraces(describeCheckLocation(loc)) + ": " + text.str();
 }
 
+void mlir::linea::checkSegmentOffsets(OpBuilder &b, Location loc,
+                                      StringRef prefix, Value offsets,
+                                      Value length, StringRef lengthName) {
+  auto holds = [&](Value condition, const std::string &text,
+                   ValueRange values) {
+    CheckOp::create(b, loc, condition, prefix.str() + text, values);
+  };
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value count = b.createOrFold<tensor::DimOp>(loc, offsets, 0);
+  holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, count, one),
+        "'offsets' has {0} entries, but N segments need N + 1 >= 1", {count});
+  Value first = segmentOffset(b, loc, offsets, zero);
+  holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, first, zero),
+        "'offsets' start at {0}, not 0", {first});
+  Value lastIndex = arith::SubIOp::create(b, loc, count, one);
+  Value last = segmentOffset(b, loc, offsets, lastIndex);
+  holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, last, length),
+        "'offsets' end at {0}, but " + lengthName.str() + " is {1}",
+        {last, length});
+  // The first entry smaller than the one before it, else `count`.
+  auto scan = scf::ForOp::create(
+      b, loc, one, count, one, ValueRange{count},
+      [&](OpBuilder &nb, Location l, Value n, ValueRange found) {
+        Value before =
+            segmentOffset(nb, l, offsets, arith::SubIOp::create(nb, l, n, one));
+        Value decreases =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
+                                  segmentOffset(nb, l, offsets, n), before);
+        Value firstSoFar = arith::CmpIOp::create(
+            nb, l, arith::CmpIPredicate::eq, found[0], count);
+        Value take = arith::AndIOp::create(nb, l, decreases, firstSoFar);
+        scf::YieldOp::create(
+            nb, l,
+            ValueRange{arith::SelectOp::create(nb, l, take, n, found[0])});
+      });
+  Value bad = scan.getResult(0);
+  // The message's entries are read before the check (it formats them only
+  // on failure): clamped so that they are in range when nothing decreased.
+  Value at = arith::MinSIOp::create(b, loc, bad, lastIndex);
+  Value previous = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, at, one), zero);
+  holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bad, count),
+        "'offsets' decrease at entry {0}: {1} after {2}",
+        {bad, segmentOffset(b, loc, offsets, at),
+         segmentOffset(b, loc, offsets, previous)});
+}
+
 namespace {
 
 /// Emits the checks of one op, each with the op's one-line message and the
@@ -153,52 +201,10 @@ public:
           {actual});
   }
 
-  /// Packed segments: `offsets` has N + 1 >= 1 entries, the first 0, the
-  /// last the length of `seq`, none smaller than the one before. Each check
-  /// runs only when the one before held, so every entry read is in range.
+  /// Packed segments: checkSegmentOffsets against `seq`'s length.
   void segmentOffsets(Value offsets, const NamedDim &seq) {
-    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value count = b.createOrFold<tensor::DimOp>(loc, offsets, 0);
-    holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, count, one),
-          "'offsets' has {0} entries, but N segments need N + 1 >= 1",
-          {count});
-    Value first = segmentOffset(b, loc, offsets, zero);
-    holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, first, zero),
-          "'offsets' start at {0}, not 0", {first});
-    Value lastIndex = arith::SubIOp::create(b, loc, count, one);
-    Value last = segmentOffset(b, loc, offsets, lastIndex), length = size(seq);
-    holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, last,
-                                length),
-          "'offsets' end at {0}, but '" + seq.name.str() + "' " +
-              seq.what.str() + " is {1}",
-          {last, length});
-    // The first entry smaller than the one before it, else `count`.
-    auto scan = scf::ForOp::create(
-        b, loc, one, count, one, ValueRange{count},
-        [&](OpBuilder &nb, Location l, Value n, ValueRange found) {
-          Value before =
-              segmentOffset(nb, l, offsets, arith::SubIOp::create(nb, l, n, one));
-          Value decreases = arith::CmpIOp::create(
-              nb, l, arith::CmpIPredicate::slt, segmentOffset(nb, l, offsets, n),
-              before);
-          Value firstSoFar = arith::CmpIOp::create(
-              nb, l, arith::CmpIPredicate::eq, found[0], count);
-          Value take = arith::AndIOp::create(nb, l, decreases, firstSoFar);
-          scf::YieldOp::create(
-              nb, l,
-              ValueRange{arith::SelectOp::create(nb, l, take, n, found[0])});
-        });
-    Value bad = scan.getResult(0);
-    // The message's entries are read before the check (it formats them only
-    // on failure): clamped so that they are in range when nothing decreased.
-    Value at = arith::MinSIOp::create(b, loc, bad, lastIndex);
-    Value previous = arith::MaxSIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, at, one), zero);
-    holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bad, count),
-          "'offsets' decrease at entry {0}: {1} after {2}",
-          {bad, segmentOffset(b, loc, offsets, at),
-           segmentOffset(b, loc, offsets, previous)});
+    checkSegmentOffsets(b, loc, prefix, offsets, size(seq),
+                        "'" + seq.name.str() + "' " + seq.what.str());
   }
 
   /// `x` has one entry per segment of `offsets` along `x.dim`.

@@ -454,46 +454,13 @@ SmallVector<Value> DistributedAttention::build() {
 // rank to rank exactly as an unpacked sequence's does; one that lies on
 // one rank only receives nothing (the ranks before it add zero states).
 
-/// The global offsets checked against all ranks' rows (`total`): they
-/// start at 0, end at `total` and never decrease, each a one-line error
-/// on every rank.
+/// The run-time checks of the op's offsets, against all ranks' rows.
 void checkGlobalOffsets(OpBuilder &b, Location loc, Operation *op,
                         Value offsets, Value total) {
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value count = tensor::DimOp::create(b, loc, offsets, 0);
-  Value nonEmpty =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, count, zero);
-  std::string name = op->getName().getStringRef().str();
-  CheckOp::create(b, loc, nonEmpty,
-                  name + ": 'offsets' have no entries (N + 1 >= 1)",
-                  ValueRange{});
-  Value last = arith::MaxSIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, count, one), zero);
-  Value first = segmentOffset(b, loc, offsets, zero);
-  Value end = segmentOffset(b, loc, offsets, last);
-  Value bounds = arith::AndIOp::create(
+  checkSegmentOffsets(
       b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, first, zero),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, end, total));
-  CheckOp::create(b, loc, bounds,
-                  name + ": 'offsets' run from {0} to {1}, not from 0 to L "
-                         "= {2} (all ranks' rows)",
-                  ValueRange{first, end, total});
-  Value yes = arith::ConstantIntOp::create(b, loc, 1, 1);
-  auto scan = scf::ForOp::create(
-      b, loc, one, count, one, ValueRange{yes},
-      [&](OpBuilder &nb, Location l, Value n, ValueRange ordered) {
-        Value before =
-            segmentOffset(nb, l, offsets, arith::SubIOp::create(nb, l, n, one));
-        Value rises =
-            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle, before,
-                                  segmentOffset(nb, l, offsets, n));
-        scf::YieldOp::create(
-            nb, l, ValueRange{arith::AndIOp::create(nb, l, ordered[0], rises)});
-      });
-  CheckOp::create(b, loc, scan.getResult(0), name + ": 'offsets' decrease",
-                  ValueRange{});
+      checkMessageAt(op->getLoc(), op->getName().getStringRef().str() + ": "),
+      offsets, total, "L (all ranks' rows)");
 }
 
 /// This rank's offsets (`tensor<?xindex>`): every global offset less the

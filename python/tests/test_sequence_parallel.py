@@ -222,8 +222,8 @@ def test_packed_offsets_past_the_rows_stop_every_rank():
     program, inputs, _ = packed_attention_case(
         dict(op="linear", kind="random", batch=[2], length=17, mask="causal"), seed=2)
     inputs[3] = np.array([0, 5, 20])
-    with pytest.raises(linea.LineaError, match=r"'offsets' run from 0 to 20, not from 0 to L "
-                                               r"= 17 \(all ranks' rows\)"):
+    with pytest.raises(linea.LineaError, match=r"'offsets' end at 20, but L \(all ranks' "
+                                               r"rows\) is 17"):
         linea.run(program, inputs, ranks=2)
 
 

@@ -166,8 +166,9 @@ func.func @replicated(%s: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
 // CHECK-SAME: %[[O:[^:]*]]: tensor<?xi64>) -> (tensor<2x?x4xf32> {linea.sharded_dim = 1 : i64}, tensor<?x2x8x4xf32>)
 // CHECK: call @linea_mpi_allgather_i64(
 // CHECK: %[[TOTAL:.*]]:2 = scf.for
-// CHECK: linea.check %{{.*}}, "linea.linear_attention: 'offsets' run from {0} to {1}, not from 0 to L = {2} (all ranks' rows)"(%{{.*}}, %{{.*}}, %[[TOTAL]]#1 : index, index, index)
-// CHECK: linea.check %{{.*}}, "linea.linear_attention: 'offsets' decrease"
+// CHECK: linea.check %{{.*}}, "{{.*}}sequence-parallel.mlir:{{[0-9]+}}:{{[0-9]+}}: linea.linear_attention: 'offsets' start at {0}, not 0"
+// CHECK: linea.check %{{.*}}, "{{.*}}: linea.linear_attention: 'offsets' end at {0}, but L (all ranks' rows) is {1}"(%{{.*}}, %[[TOTAL]]#1 : index, index)
+// CHECK: linea.check %{{.*}}, "{{.*}}: linea.linear_attention: 'offsets' decrease at entry {0}: {1} after {2}"
 // CHECK: %[[HERE:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?xindex>)
 // CHECK:   arith.maxsi
 // CHECK:   arith.minsi

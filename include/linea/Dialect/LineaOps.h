@@ -100,6 +100,16 @@ Value segmentOffset(OpBuilder &b, Location loc, Value offsets, Value n);
 /// N, the number of segments of N + 1 `offsets` (static when their size is).
 OpFoldResult segmentCount(OpBuilder &b, Location loc, Value offsets);
 
+/// The run-time checks of packed segments' `offsets` into a sequence of
+/// `length` rows (`lengthName`, such as `'query' sequence length`): N + 1 >=
+/// 1 entries, the first 0, the last `length`, none smaller than the one
+/// before. Each is a `linea.check` whose message starts with `prefix` (braces
+/// already doubled) and runs only when the one before held, so every entry
+/// read is in range. The op's own checks and sequence parallelism's (against
+/// all ranks' rows) are these.
+void checkSegmentOffsets(OpBuilder &b, Location loc, StringRef prefix,
+                         Value offsets, Value length, StringRef lengthName);
+
 } // namespace mlir::linea
 
 #include "linea/Dialect/LineaInterfaces.h.inc"
