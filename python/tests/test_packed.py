@@ -333,10 +333,10 @@ def attention_inputs(case, rng):
     return inputs, oracle
 
 
-@pytest.mark.parametrize("case", ATTENTION_CASES,
-                         ids=[attention_id(c) for c in ATTENTION_CASES])
-def test_linear_attention_against_oracle(case):
-    rng = np.random.default_rng(zlib.crc32(attention_id(case).encode()))
+def check_attention_case(case, seed, **run_options):
+    """Runs the case's program (linea.run with `run_options`) on seeded
+    inputs and compares its output and final states with the oracle's."""
+    rng = np.random.default_rng(zlib.crc32(seed.encode()))
     if case["normalize"]:
         case = dict(case, init=False)  # (normalize takes no initial state)
     inputs, oracle = attention_inputs(case, rng)
@@ -344,7 +344,7 @@ def test_linear_attention_against_oracle(case):
                                 case["dv"], case["dynamic"], case["offsets_type"],
                                 case["mask"], case["init"], case["final"], case["gate_rank"],
                                 case["feature_map"], case["normalize"])
-    got = linea.run(program, inputs, no_optimize=case["no_optimize"])
+    got = linea.run(program, inputs, **run_options)
     if case["op"] == "gated":
         want = ref.gated_linear_attention(*inputs[:4], **oracle)
     else:
@@ -353,6 +353,12 @@ def test_linear_attention_against_oracle(case):
     if case["final"]:
         assert got[1].shape == want[1].shape
         assert relative_error(got[1], want[1]) <= TOLERANCE
+
+
+@pytest.mark.parametrize("case", ATTENTION_CASES,
+                         ids=[attention_id(c) for c in ATTENTION_CASES])
+def test_linear_attention_against_oracle(case):
+    check_attention_case(case, attention_id(case), no_optimize=case["no_optimize"])
 
 
 def test_packed_attention_matches_each_segment_alone():
@@ -619,22 +625,7 @@ def test_packed_attention_on_gpu_blocks(case):
     running its chunk loop or one-shot state, the offsets read in the
     kernel, the run-time checks on a staged copy of them) against the
     oracle, through the CPU emulation of its launches."""
-    rng = np.random.default_rng(zlib.crc32(("gpu" + attention_id(case)).encode()))
-    if case["normalize"]:
-        case = dict(case, init=False)
-    inputs, oracle = attention_inputs(case, rng)
-    program = attention_program(case["op"], case["batch"], case["length"], case["dk"],
-                                case["dv"], case["dynamic"], case["offsets_type"],
-                                case["mask"], case["init"], case["final"], case["gate_rank"],
-                                case["feature_map"], case["normalize"])
-    got = linea.run(program, inputs, pipeline=GPU_EMULATION)
-    if case["op"] == "gated":
-        want = ref.gated_linear_attention(*inputs[:4], **oracle)
-    else:
-        want = ref.linear_attention(*inputs[:3], **oracle)
-    assert relative_error(got[0], want[0]) <= TOLERANCE
-    if case["final"]:
-        assert relative_error(got[1], want[1]) <= TOLERANCE
+    check_attention_case(case, "gpu" + attention_id(case), pipeline=GPU_EMULATION)
 
 
 def test_packed_attention_on_gpu_tensor_cores():
