@@ -108,7 +108,11 @@ def LineaSplitSegments : Pass<"linea-split-segments"> {
     `linea.linear_attention` and `linea.gated_linear_attention`, whose
     segment n starts from initial state n, takes prefix length `j_n` and
     writes final state n (states `[N, B..., Dk, Dv]`).
-    For `target=gpu` the loop also runs over every dim before the sequence
+    The machine is the module's `#linea.target` where one is recorded (the
+    options must agree with it), else the one the options name, which this
+    pass records as linea-select-forms does (`planTarget`): in
+    `linea-optimize` it is the first pass that needs the machine.
+    For a GPU target the loop also runs over every dim before the sequence
     dim, and is mapped to GPU blocks (`#gpu.block<linear_dim_k>`): each
     segment of each sequence is one sequence block, whose op the later
     passes lower inside it (a causal op's chunk loop, a bidirectional op's
@@ -136,7 +140,14 @@ def LineaSplitSegments : Pass<"linea-split-segments"> {
     Option<"target", "target", "::mlir::linea::TargetKind",
            /*default=*/"::mlir::linea::TargetKind::cpu",
            "The machine the segments will run on",
-           "::mlir::linea::targetKindValues()">
+           "::mlir::linea::targetKindValues()">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "The NVIDIA chip (target=gpu; empty: the module's planned "
+           "target, else sm_90a)">,
+    Option<"targetDescription", "target-description", "std::string",
+           /*default=*/"\"\"",
+           "A JSON file with the target's measured rates (as "
+           "linea-select-forms takes it)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",

@@ -1,8 +1,8 @@
 //===- TargetAttr.cpp - #linea.target, the machine a module is for --------===//
 //
-// The one place a pass learns the machine's numbers: the attribute
-// linea-select-forms records on the module, or the built-in description
-// where none was recorded.
+// The one place a pass learns the machine's numbers: the attribute the
+// first pass that needs the machine records on the module (planTarget), or
+// the built-in description where none was recorded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -125,6 +125,29 @@ TargetAttr mlir::linea::plannedTarget(Operation *op) {
 bool mlir::linea::plannedForGPU(Operation *op) {
   TargetAttr target = plannedTarget(op);
   return target && target.getKind() == TargetKind::gpu;
+}
+
+FailureOr<TargetDescription>
+mlir::linea::planTarget(Operation *root, TargetKind kind, StringRef chip,
+                        StringRef descriptionPath) {
+  llvm::Expected<TargetDescription> named =
+      TargetDescription::named(kind, chip, descriptionPath);
+  if (!named)
+    return root->emitError() << llvm::toString(named.takeError());
+  TargetAttr wanted = TargetAttr::get(root->getContext(), *named);
+  TargetAttr planned = plannedTarget(root);
+  if (!planned) {
+    root->setAttr(LineaDialect::kTargetAttrName, wanted);
+    return *named;
+  }
+  bool namesMachine = !chip.empty() || !descriptionPath.empty();
+  if (planned.getKind() == kind && (!namesMachine || planned == wanted))
+    return planned.getDescription();
+  return root->emitError()
+         << "the forms here were planned for " << planned
+         << " and cannot be re-planned for " << wanted
+         << ": run one pipeline per target (linea-lower-to-nvvm runs "
+            "linea-optimize{target=gpu} itself)";
 }
 
 TargetDescription mlir::linea::targetFor(Operation *op, TargetKind kind) {

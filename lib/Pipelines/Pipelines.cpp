@@ -35,6 +35,8 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
   // Packed sequences: every pass after this one sees single sequences.
   LineaSplitSegmentsOptions segments;
   segments.target = options.target;
+  segments.chip = options.chip;
+  segments.targetDescription = options.targetDescription;
   pm.addPass(createLineaSplitSegments(segments));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLineaExpandFoldedAttention());

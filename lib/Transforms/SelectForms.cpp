@@ -23,7 +23,8 @@ struct LineaSelectFormsPass
   void runOnOperation() override {
     if (failed(verifyFormSizeOption(getOperation(), "chunk-size", chunkSize)))
       return signalPassFailure();
-    FailureOr<TargetDescription> description = planTarget();
+    FailureOr<TargetDescription> description =
+        planTarget(getOperation(), target, chip, targetDescription);
     if (failed(description))
       return signalPassFailure();
     std::optional<FormKind> forced = forcedForm(form);
@@ -40,31 +41,6 @@ struct LineaSelectFormsPass
       if (explain)
         op->emitRemark() << describeChoice(*choice);
     });
-  }
-
-  /// The target the forms are planned for: the one the module was already
-  /// planned for, or the one the options name, recorded on the op this
-  /// pass runs on for every later pass to read.
-  FailureOr<TargetDescription> planTarget() {
-    Operation *root = getOperation();
-    llvm::Expected<TargetDescription> named =
-        TargetDescription::named(target, chip, targetDescription);
-    if (!named)
-      return root->emitError() << llvm::toString(named.takeError());
-    TargetAttr wanted = TargetAttr::get(&getContext(), *named);
-    TargetAttr planned = plannedTarget(root);
-    if (!planned) {
-      root->setAttr(LineaDialect::kTargetAttrName, wanted);
-      return *named;
-    }
-    bool namesMachine = !chip.empty() || !targetDescription.empty();
-    if (planned.getKind() == target && (!namesMachine || planned == wanted))
-      return planned.getDescription();
-    return root->emitError()
-           << "the forms here were planned for " << planned
-           << " and cannot be re-planned for " << wanted
-           << ": run one pipeline per target (linea-lower-to-nvvm runs "
-              "linea-optimize{target=gpu} itself)";
   }
 };
 

@@ -34,7 +34,11 @@ struct LineaSplitSegmentsPass
   using Base::Base;
 
   void runOnOperation() override {
-    SegmentLoopKind kind = target == TargetKind::gpu
+    FailureOr<TargetDescription> machine =
+        planTarget(getOperation(), target, chip, targetDescription);
+    if (failed(machine))
+      return signalPassFailure();
+    SegmentLoopKind kind = machine->kind == TargetKind::gpu
                                ? SegmentLoopKind::perSegmentBlock
                                : SegmentLoopKind::perSegment;
     if (kind == SegmentLoopKind::perSegmentBlock && failed(checkSegmentBlocks()))

@@ -41,6 +41,16 @@ TargetAttr plannedTarget(Operation *op);
 /// Whether linea-select-forms planned `op`'s forms for the GPU.
 bool plannedForGPU(Operation *op);
 
+/// The target `root` is planned for: the one already recorded on it (or an
+/// enclosing op), which the options must agree with, else the one the
+/// options name (`chip` and the calibrated `descriptionPath` may be empty),
+/// recorded on `root` for every later pass to read. The first pass of a
+/// pipeline that needs the machine plans it; an error on `root` where the
+/// options name another machine than the one recorded.
+FailureOr<TargetDescription> planTarget(Operation *root, TargetKind kind,
+                                        StringRef chip,
+                                        StringRef descriptionPath);
+
 /// The numbers a pass for targets of `kind` uses on `op`: those of the
 /// target it was planned for, else the built-in description of `kind` (a
 /// pass run on its own, as in a lit test, without linea-select-forms before
