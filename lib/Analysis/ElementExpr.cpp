@@ -47,11 +47,14 @@ std::optional<double> ElementExpr::getConstantValue() const {
     std::optional<double> v = operands[0]->getConstantValue();
     if (!v)
       return std::nullopt;
-    if (type.isF32())
-      return double(float(*v));
-    if (type.isF64())
-      return v;
-    return std::nullopt;
+    auto floatType = dyn_cast<FloatType>(type);
+    if (!floatType)
+      return std::nullopt;
+    llvm::APFloat rounded(*v);
+    bool losesInfo = false;
+    rounded.convert(floatType.getFloatSemantics(),
+                    llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+    return rounded.convertToDouble();
   }
   if (kind != Kind::Constant)
     return std::nullopt;

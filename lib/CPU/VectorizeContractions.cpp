@@ -87,7 +87,7 @@ FailureOr<ContractionLayout> matchContraction(linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics())
     return failure();
   FailureOr<linea::MaskedContraction> c = linea::matchMaskedContraction(op);
-  if (failed(c))
+  if (failed(c) || c->widens)
     return failure();
   for (AffineMap map : op.getIndexingMapsArray())
     if (!map.isProjectedPermutation(/*allowZeroInResults=*/false) ||

@@ -111,7 +111,7 @@ std::optional<Contraction> mma::matchContraction(linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics())
     return std::nullopt;
   FailureOr<linea::MaskedContraction> masked = linea::matchMaskedContraction(op);
-  if (failed(masked))
+  if (failed(masked) || masked->widens)
     return std::nullopt;
   Value mask = masked->visible;
   SmallVector<Value> operands{op.getDpsInputs()[0], op.getDpsInputs()[1],

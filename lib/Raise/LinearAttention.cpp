@@ -38,9 +38,18 @@ namespace {
 /// SPEC's normalizer offset.
 constexpr float kNormalizerEps = 1e-6f;
 
-bool isF32Tensor(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  return type && type.getElementType().isF32();
+Type elementTypeOf(Value tensor) {
+  return cast<ShapedType>(tensor.getType()).getElementType();
+}
+
+/// A float scalar as f32 (widened or rounded).
+Value toF32(OpBuilder &b, Location loc, Value x) {
+  Type f32 = b.getF32Type();
+  if (x.getType() == f32)
+    return x;
+  if (cast<FloatType>(x.getType()).getWidth() < 32)
+    return arith::ExtFOp::create(b, loc, f32, x);
+  return arith::TruncFOp::create(b, loc, f32, x);
 }
 
 /// `O[b.., i, e] = c * sum_t (A .* M)[b.., i, t] V[b.., t, e]` (or, for a
@@ -233,17 +242,18 @@ FailureOr<MaskedAttention> matchMaskedAttention(Operation *op,
   if (!hasZeroInit(root))
     return reject(why, "the output accumulates onto a tensor that is not "
                        "zero");
-  for (Value v : {m.query.tensor, m.key.tensor, Value(root->getResult(0))})
-    if (!isF32Tensor(v))
-      return reject(why, "element type " +
-                             Twine(cast<ShapedType>(v.getType())
-                                       .getElementType()
-                                       .isF16()
-                                       ? "f16"
-                                       : "other than f32") +
-                             ": the raise takes f32 models");
-  if (m.values && !isF32Tensor(m.values->tensor))
-    return reject(why, "the values are not f32");
+  // One element type in: the op's output has the values' (rounded once;
+  // a 16-bit model's f32 accumulator is widened from it).
+  Type element = elementTypeOf(m.query.tensor);
+  if (!isOpElementType(element))
+    return reject(why, "the queries' element type is not f32, f16 or bf16");
+  if (elementTypeOf(m.key.tensor) != element ||
+      (m.values && elementTypeOf(m.values->tensor) != element))
+    return reject(why, "the queries, keys and values differ in element type");
+  Type output = elementTypeOf(root->getResult(0));
+  if (output != element && !output.isF32())
+    return reject(why, "the output's element type is neither the inputs' "
+                       "nor an f32 accumulator");
   // Linea's ops take static feature and value dims.
   if (!hasStaticDim(m.query, m.feature) || !hasStaticDim(m.key, m.feature) ||
       (m.values && !hasStaticDim(*m.values, *m.valueColumn)))
@@ -294,7 +304,7 @@ Value buildLinearAttention(OpBuilder &b, Location loc, const MaskedAttention &m,
   auto vType = cast<RankedTensorType>(v.getType());
   SmallVector<int64_t> shape(vType.getShape());
   shape[shape.size() - 2] = qType.getDimSize(qType.getRank() - 2);
-  auto outputType = RankedTensorType::get(shape, b.getF32Type());
+  auto outputType = RankedTensorType::get(shape, vType.getElementType());
   MLIRContext *ctx = b.getContext();
   Mask mask = m.maskClass.kind == MaskClass::Kind::none     ? Mask::none
               : m.maskClass.kind == MaskClass::Kind::causal ? Mask::causal
@@ -417,7 +427,9 @@ LogicalResult raise::raiseMaskedLinearAttention(RewriterBase &rewriter,
   std::optional<GatedParallel> gated =
       m->maskClass.kind == MaskClass::Kind::causal ? matchGatedParallel(*m)
                                                    : std::nullopt;
-  if (gated && gated->gate.tensor.getType() == gated->query.tensor.getType()) {
+  // (16-bit GLA keeps its decayed queries and keys as written.)
+  if (gated && gated->gate.tensor.getType() == gated->query.tensor.getType() &&
+      elementTypeOf(gated->query.tensor).isF32()) {
     // Within a segment exp(b_i - b_t) is the gates' product from t + 1 to
     // i, whatever came before it: the packed op's, segment by segment.
     log.raised(op, "linea.gated_linear_attention mask = causal" +
@@ -480,8 +492,11 @@ LogicalResult raise::raiseMaskedRowSum(RewriterBase &rewriter,
           sizes.push_back(tensor::getMixedSize(b, loc, m->key.tensor,
                                                *m->key.position(loop)));
         sizes.push_back(b.getIndexAttr(1));
-        Value empty = tensor::EmptyOp::create(b, loc, sizes, b.getF32Type());
-        Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f));
+        // In the keys' element type, as the op takes its values.
+        Type element = elementTypeOf(m->key.tensor);
+        Value empty = tensor::EmptyOp::create(b, loc, sizes, element);
+        Value one =
+            arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 1.0));
         Value ones = linalg::FillOp::create(b, loc, one, empty).getResult(0);
         Value o = buildLinearAttention(b, loc, *m, ones, /*normalize=*/false,
                                        offsets);
@@ -728,9 +743,7 @@ LogicalResult raise::raiseDecayedLinearAttention(RewriterBase &rewriter,
             b, l, decay->base ? decay->base : decay->logDecay, loops);
         Value g;
         if (succeeded(value)) {
-          g = *value;
-          if (!g.getType().isF32())
-            g = arith::TruncFOp::create(b, l, b.getF32Type(), g);
+          g = toF32(b, l, *value);
           if (decay->base)
             g = math::LogOp::create(b, l, g);
         } else {
@@ -758,7 +771,7 @@ LogicalResult raise::raiseDecayedLinearAttention(RewriterBase &rewriter,
   replaceRootBySegments(
       rewriter, root, m->segments, [&](OpBuilder &b, Value offsets) {
         auto gated = GatedLinearAttentionOp::create(
-            b, loc, RankedTensorType::get(shape, b.getF32Type()),
+            b, loc, RankedTensorType::get(shape, vType.getElementType()),
             /*final_state=*/Type(), q, k, v, generic.getResult(0),
             /*initial_state=*/Value(), offsets, /*prefix_index=*/Value(),
             MaskAttr::get(ctx, Mask::causal), /*prefix_length=*/nullptr,

@@ -4,6 +4,7 @@
 
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Dialect/TMTensor.h"
+#include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -107,6 +108,31 @@ static bool isIndicatorTable(Value tensor) {
                            [](double v) { return v == 0.0 || v == 1.0; });
 }
 
+bool raise::isRounding(Operation *op) {
+  return isa_and_nonnull<arith::ExtFOp, arith::TruncFOp>(op);
+}
+
+Value raise::throughRoundings(Value tensor) {
+  while (auto op = tensor.getDefiningOp<linalg::GenericOp>()) {
+    if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+        op.getNumLoops() != op.getNumParallelLoops() ||
+        !llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); }))
+      break;
+    Value yielded = op.getBody()->getTerminator()->getOperand(0);
+    Operation *rounding = yielded.getDefiningOp();
+    if (!isRounding(rounding) ||
+        rounding->getOperand(0) != op.getBody()->getArgument(0))
+      break;
+    tensor = op.getDpsInputs()[0];
+  }
+  return tensor;
+}
+
+bool raise::isOpElementType(Type type) {
+  return type.isF32() || type.isF16() || type.isBF16();
+}
+
 static void collectFactors(const ElementExpr *e, Product &product) {
   if (std::optional<double> v = e->getConstantValue();
       v && isa<FloatType>(e->type)) {
@@ -137,6 +163,10 @@ static void collectFactors(const ElementExpr *e, Product &product) {
   }
   if (e->getOp<arith::NegFOp>()) {
     product.scale = -product.scale;
+    collectFactors(e->operands[0], product);
+    return;
+  }
+  if (isRounding(e->op)) {
     collectFactors(e->operands[0], product);
     return;
   }
@@ -210,6 +240,10 @@ void collectBodyFactors(Value v, linalg::LinalgOp root, BodyFactors &f) {
   if (auto neg = dyn_cast_or_null<arith::NegFOp>(op)) {
     f.scale = -f.scale;
     collectBodyFactors(neg.getOperand(), root, f);
+    return;
+  }
+  if (isRounding(op)) {
+    collectBodyFactors(op->getOperand(0), root, f);
     return;
   }
   if (auto select = dyn_cast_or_null<arith::SelectOp>(op);
@@ -438,6 +472,14 @@ Value raise::relayout(OpBuilder &b, Location loc, Value value,
 Value raise::castTo(OpBuilder &b, Location loc, Value value, Type type) {
   if (value.getType() == type)
     return value;
+  // A 16-bit op's output where the model kept its f32 accumulator.
+  Type element = cast<ShapedType>(type).getElementType();
+  if (cast<ShapedType>(value.getType()).getElementType() != element) {
+    value = castToF32(b, loc, value);
+    value = castFromF32(b, loc, value, element);
+    if (value.getType() == type)
+      return value;
+  }
   return tensor::CastOp::create(b, loc, type, value);
 }
 

@@ -121,8 +121,26 @@ Value permuteTo(OpBuilder &b, Location loc, const LoopView &view,
 /// gives in place of the op it replaces.
 Value relayout(OpBuilder &b, Location loc, Value value,
                ArrayRef<unsigned> loops, const LoopView &target);
-/// `value` as `type` (a tensor.cast where static and dynamic sizes differ).
+/// `value` as `type` (a tensor.cast where static and dynamic sizes differ;
+/// a float conversion where a 16-bit op's output replaces an f32
+/// accumulator).
 Value castTo(OpBuilder &b, Location loc, Value value, Type type);
+
+/// A change of float type (`arith.extf`, `arith.truncf`): in real
+/// arithmetic the identity. Front ends print a half-precision model with
+/// 16-bit operands widened to f32 accumulators and results rounded back to
+/// 16 bits; the raised op keeps those intermediates in f32 (SPEC: 16-bit
+/// operands accumulate in f32) and rounds once, at its output, so the
+/// raise reads its factors through their roundings. (Checked: the raised
+/// 16-bit layers of the corpus are closer to the float64 layer than the
+/// same IR as written.)
+bool isRounding(Operation *op);
+/// `tensor` before elementwise ops that only round it (a `linalg.generic`
+/// yielding `truncf`/`extf` of its one input, identity maps).
+Value throughRoundings(Value tensor);
+/// The element types Linea's ops take: f32, and 16-bit floats (accumulated
+/// in f32).
+bool isOpElementType(Type type);
 /// `value` (whose dim p is indexed by `loops[p]`) laid out as the root's
 /// output `out`, of the root's result type.
 Value inRootLayout(OpBuilder &b, Operation *root, Value value,

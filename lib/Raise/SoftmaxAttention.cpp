@@ -67,6 +67,15 @@ linalg::GenericOp elementwiseProducer(Value v) {
   return op;
 }
 
+/// The element an elementwise `op` yields, before it is rounded to the
+/// model's type (see isRounding).
+Value normalizedElement(linalg::GenericOp op) {
+  Value y = op.getBody()->getTerminator()->getOperand(0);
+  while (isRounding(y.getDefiningOp()))
+    y = y.getDefiningOp()->getOperand(0);
+  return y;
+}
+
 /// The input operand of `op` whose block argument is `arg`, read with the
 /// identity map (a tensor of the op's full rank), or null.
 OpOperand *fullRankInput(linalg::GenericOp op, Value arg) {
@@ -197,6 +206,8 @@ struct Logits {
 /// `x + B` with `B` a constant table of 0 and -inf, `x * c`, `x / c`: masks
 /// and scale around the scores.
 bool collectLogits(const ElementExpr *e, Logits &logits) {
+  if (isRounding(e->op))
+    return collectLogits(e->operands[0], logits);
   if (e->isa(ElementExpr::Kind::Read)) {
     if (logits.scores)
       return false;
@@ -276,9 +287,9 @@ LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
   const ElementExpr *wRead = nullptr, *vRead = nullptr;
   linalg::GenericOp normalize;
   for (const ElementExpr *read : product->reads)
-    if (auto op = elementwiseProducer(read->value); op && !normalize) {
-      Block *body = op.getBody();
-      Value y = body->getTerminator()->getOperand(0);
+    if (auto op = elementwiseProducer(throughRoundings(read->value));
+        op && !normalize) {
+      Value y = normalizedElement(op);
       if (auto sel = y.getDefiningOp<arith::SelectOp>())
         y = sel.getFalseValue();
       if (y.getDefiningOp<arith::DivFOp>()) {
@@ -307,8 +318,7 @@ LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
   unsigned colPos = *wView->position(col), rowPos = *wView->position(row);
 
   // W = P / Z, or sdpa's select(all -inf, 0, P / Z).
-  Block *wBody = normalize.getBody();
-  Value w = wBody->getTerminator()->getOperand(0);
+  Value w = normalizedElement(normalize);
   OpOperand *guard = nullptr;
   if (auto sel = w.getDefiningOp<arith::SelectOp>()) {
     FloatAttr zero;
@@ -398,10 +408,18 @@ LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
     return reject(why, "the output is scaled after the softmax");
   if (!hasZeroInit(root))
     return reject(why, "the output accumulates onto a tensor that is not zero");
-  for (Value t : {operands.query.tensor, operands.key.tensor, vView->tensor,
-                  Value(root->getResult(0))})
-    if (!cast<ShapedType>(t.getType()).getElementType().isF32())
-      return reject(why, "the raise takes f32 models");
+  // One element type in; the output that or an f32 accumulator.
+  auto elementTypeOf = [](Value t) {
+    return cast<ShapedType>(t.getType()).getElementType();
+  };
+  Type element = elementTypeOf(operands.query.tensor);
+  Type output = elementTypeOf(root->getResult(0));
+  if (!isOpElementType(element) ||
+      elementTypeOf(operands.key.tensor) != element ||
+      elementTypeOf(vView->tensor) != element ||
+      (output != element && !output.isF32()))
+    return reject(why, "the queries, keys and values are not of one element "
+                       "type f32, f16 or bf16 (with the output that or f32)");
 
   if (!hasStaticDim(operands.query, operands.feature) ||
       !hasStaticDim(operands.key, operands.feature) ||
@@ -454,8 +472,7 @@ LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
             cast<RankedTensorType>(v.getType()).getShape());
         shape[shape.size() - 2] = qType.getDimSize(qType.getRank() - 2);
         auto attention = AttentionOp::create(
-            b, loc, RankedTensorType::get(shape, b.getF32Type()), q, k, v,
-            offsets,
+            b, loc, RankedTensorType::get(shape, element), q, k, v, offsets,
             MaskAttr::get(ctx, maskClass.kind == MaskClass::Kind::causal
                                    ? Mask::causal
                                    : Mask::none),

@@ -103,11 +103,24 @@ mlir::linea::matchMaskedContraction(linalg::LinalgOp op) {
     chain.push_back(select);
   }
   auto mul = term.getDefiningOp<arith::MulFOp>();
-  Value a = body.getArgument(0), b = body.getArgument(1);
-  if (!mul || !((mul.getLhs() == a && mul.getRhs() == b) ||
-                (mul.getLhs() == b && mul.getRhs() == a)))
+  if (!mul)
     return failure();
   chain.push_back(mul);
+  // A factor is an operand's element, maybe widened to the accumulator's
+  // type.
+  auto element = [&](Value factor) -> Value {
+    if (auto widen = factor.getDefiningOp<arith::ExtFOp>();
+        widen && widen->getBlock() == &body) {
+      chain.push_back(widen);
+      c.widens = true;
+      return widen.getIn();
+    }
+    return factor;
+  };
+  Value x = element(mul.getLhs()), y = element(mul.getRhs());
+  Value a = body.getArgument(0), b = body.getArgument(1);
+  if (!((x == a && y == b) || (x == b && y == a)))
+    return failure();
   if (c.visible) {
     FailureOr<SmallVector<Operation *>> predicate =
         indexPredicate(c.visible, body, c.dims.k);

@@ -31,6 +31,16 @@ CORPUS = {**models.CORPUS, **onnx_models.CORPUS}
 
 TOLERANCE = 1e-4
 DYNAMIC_LENGTHS = [1, 17, 67]
+# A half-precision layer's results are rounded to 16 bits: its unit
+# roundoff bounds the error of one rounding of the exact result.
+UNIT_ROUNDOFF = {"float16": 2.0 ** -11, "bfloat16": 2.0 ** -8}
+
+
+def tolerance(spec):
+    """Between two runs of one layer: SPEC's for f32; for a 16-bit layer
+    four of its roundings (the raised op rounds once, the layer as written
+    at each product)."""
+    return 4 * UNIT_ROUNDOFF[spec["dtype"]] if spec.get("dtype") in UNIT_ROUNDOFF else TOLERANCE
 
 
 def lengths(spec):
@@ -42,6 +52,11 @@ def inputs(spec, L, seed, ids=0):
     corpus' maker number `ids`."""
     rng = np.random.default_rng(seed)
     args = [rng.standard_normal(shape).astype(np.float32) for shape in spec["shapes"](L)]
+    if spec.get("dtype") == "float16":
+        args = [a.astype(np.float16) for a in args]
+    elif spec.get("dtype") == "bfloat16":
+        # float32 arrays of bf16 values (linea.run rounds them, exactly).
+        args = [torch.from_numpy(a).bfloat16().float().numpy() for a in args]
     if spec.get("ids"):
         args[-1] = spec["ids"][ids](L, rng)
     return args
@@ -79,9 +94,21 @@ def test_matches_the_layer_with_and_without_raising(name, L):
     program = (MODELS / f"{name}.mlir").read_text()
     args = inputs(spec, L, seed=L)
     want = expected(spec, args)
+    errors = {}
     for raising in (True, False):
         got = linea.run(program, args, raising=raising)[0]
-        err = reference.rel_l2(got, want)
+        errors[raising] = reference.rel_l2(got.astype(np.float64), want)
+    if spec.get("dtype") in UNIT_ROUNDOFF:
+        # Half precision: the raised op keeps the layer's intermediates in
+        # f32 and rounds its result once (at most twice where a raise is two
+        # ops), so it is within two roundings of the float64 layer and at
+        # least as close to it as the layer as written.
+        u = UNIT_ROUNDOFF[spec["dtype"]]
+        assert errors[True] <= 2 * u, f"raised: rel. L2 {errors[True]:.3g}"
+        assert errors[True] <= 1.01 * errors[False], errors
+        assert errors[False] <= 4 * u, f"as written: rel. L2 {errors[False]:.3g}"
+        return
+    for raising, err in errors.items():
         assert err <= TOLERANCE, f"raising={raising}: rel. L2 {err:.3g}"
 
 
@@ -181,4 +208,4 @@ def test_mutants_never_crash_and_raise_exactly(name, seed, tmp_path):
     for a, b in zip(raised, plain):
         assert a.shape == b.shape
         if np.all(np.isfinite(b)) and np.linalg.norm(b) > 0:
-            assert reference.rel_l2(a, b) <= TOLERANCE
+            assert reference.rel_l2(a.astype(np.float64), b) <= tolerance(spec)

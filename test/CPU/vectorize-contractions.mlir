@@ -280,3 +280,19 @@ func.func @integer_matmul(%a: memref<4x4xi32>, %b: memref<4x4xi32>, %c: memref<4
   linalg.matmul ins(%a, %b : memref<4x4xi32>, memref<4x4xi32>) outs(%c : memref<4x4xi32>)
   return
 }
+
+// -----
+
+// A contraction that widens an operand (16 bits into an f32 accumulator, as
+// front ends print half precision) is one the shared matcher reads
+// (`widens`), but the kernels take one element type: left to the loops.
+
+// CHECK-LABEL: func.func @widened_matmul
+// CHECK: linalg.generic
+// CHECK: arith.extf
+// CHECK-NOT: vector.
+// CHECK: return
+func.func @widened_matmul(%a: memref<8x8xf32>, %b: memref<8x8xf16>, %c: memref<8x8xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x8xf32>, memref<8x8xf16>) outs(%c : memref<8x8xf32>)
+  return
+}

@@ -36,10 +36,15 @@ struct MaskedContraction {
   Value visible;
   /// The body ops that compute `visible`, in order (an index predicate).
   SmallVector<Operation *> predicate;
+  /// Whether the body widens an operand's elements (`arith.extf`) to the
+  /// accumulator's type: a 16-bit product accumulated in f32, as front ends
+  /// print a half-precision matmul. The kernels take one element type.
+  bool widens = false;
 };
 
 /// `op` (two inputs, one init) as a masked contraction: the body is
-/// `out + lhs * rhs` or `out + select(visible, lhs * rhs, 0)` with
+/// `out + lhs * rhs` or `out + select(visible, lhs * rhs, 0)` (either
+/// operand maybe widened by `arith.extf`, see `widens`) with
 /// `visible` computed in the body from `linalg.index` of loops that are not
 /// reduced, constants and values from above (nothing else in the body but
 /// constants), and the dims as inferMaskedContractionDims names them, one

@@ -541,15 +541,17 @@ class TransposedScores(torch.nn.Module):
         return torch.tril(q @ k.transpose(-1, -2)).transpose(-1, -2) @ v
 
 
-def entry(module, shapes, raises, dynamic=False, remark=None, L=16, ops=None, ids=None):
+def entry(module, shapes, raises, dynamic=False, remark=None, L=16, ops=None, ids=None,
+          dtype="float32"):
     """`raises`: the raise remarks in order; `ops`: the Linea ops of the
     raised IR in order, where they are not the raises' (a fold absorbs the
     steps it replaced, and holds one of them); `ids`: for a packed layer,
     the makers `(L, rng) -> int64 array` of its last input, the first one
-    the exporter's."""
+    the exporter's; `dtype`: the torch dtype name the layer is exported in
+    (float16, bfloat16: a half-precision model)."""
     return dict(module=module, shapes=shapes, raises=raises, dynamic=dynamic,
                 remark=remark, L=L, ops=ops or [r.split(" ")[0] for r in raises],
-                ids=ids)
+                ids=ids, dtype=dtype)
 
 
 causal = ["linear_attention mask = causal"]
@@ -566,6 +568,21 @@ CORPUS = {
     "la_causal_tril_dynamic": entry(CausalTril, qkv, causal, dynamic=True),
     "la_causal_tril_dynamic_batch1": entry(
         CausalTril, lambda L: [(1, H, L, D), (1, H, L, D), (1, H, L, DV)], causal, dynamic=True),
+    # Half precision: torch-mlir widens 16-bit products into f32
+    # accumulators and rounds each result back; the raised op rounds once.
+    "la_causal_tril_f16": entry(CausalTril, qkv, causal, dtype="float16"),
+    "la_causal_tril_bf16": entry(CausalTril, qkv, causal, dtype="bfloat16"),
+    "la_prefix_dynamic_bf16": entry(PrefixLM, qkv, ["linear_attention mask = prefix("],
+                                    dynamic=True, dtype="bfloat16"),
+    # SPEC's eps 1e-6 is not an f16 number: the normalizer's rounded eps
+    # makes it the exact two-op form (attention over its row sum + eps).
+    "la_normalized_elu_f16": entry(NormalizedElu, qkv, ["linear_attention mask = causal"] * 2,
+                                   dtype="float16"),
+    "gla_retnet_f16": entry(RetNet, qkv, ["gated_linear_attention mask = causal"],
+                            dtype="float16"),
+    "sm_causal_f16": entry(SoftmaxCausal, qkv, ["attention mask = causal"], dtype="float16"),
+    "sm_causal_bf16_dynamic": entry(SoftmaxCausal, qkv, ["attention mask = causal"],
+                                    dynamic=True, dtype="bfloat16"),
     "la_causal_masked_fill": entry(CausalMaskedFill, qkv, causal),
     "la_causal_arange_multiply": entry(CausalArangeMultiply, qkv, causal),
     "la_causal_where": entry(CausalWhere, qkv, causal),
@@ -603,6 +620,7 @@ CORPUS = {
     "nm_decay_window": entry(DecayWindow, qkv, [], remark="mask is t <= i and t >= i - 3"),
     "ps_cumsum": entry(CumSum, seq, ["presum dim = 1"]),
     "ps_cumsum_dynamic": entry(CumSum, seq, ["presum dim = 1"], dynamic=True),
+    "ps_cumsum_f16": entry(CumSum, seq, ["presum dim = 1"], dtype="float16"),
     "ps_cumsum_minus_x": entry(ExclusiveCumSum, seq, ["presum dim = 1 exclusive"]),
     "ps_tril_ones": entry(TrilOnesMatmul, seq, ["presum dim = 1"]),
     "ps_triu_ones_strict": entry(StrictUpperOnesMatmul, seq, ["presum dim = 1 exclusive reverse"]),
