@@ -330,7 +330,11 @@ def LineaTileAttention : Pass<"linea-tile-attention"> {
     for each tile `s = scale * q k_tile^T` (masked), `m' = max(m, rowmax(s))`,
     `p = exp(s - m')`, `l = exp(m - m') l + rowsum(p)`,
     `acc = exp(m - m') acc + p v_tile`; finally `o = acc / l`. No
-    `Lq x Lk` matrix is built: the live data is `Lq x tile`.
+    `Lq x Lk` matrix is built: the live data is `Lq x tile`. Under a causal
+    mask on the CPU a tile works only on the rows that see one of its keys
+    (from `max(0, start - (Lk - Lq))` on; the others would add `exp(-inf)`):
+    half the work of a causal op. Planned for the GPU, every tile keeps
+    every row, so that a block's tiles have static sizes.
 
     ```mlir
     %o = linea.attention %q, %k, %v mask = causal : ...

@@ -83,9 +83,25 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
               b, l, tile, arith::SubIOp::create(b, l, keys, start));
           Value kt = sliceAlong(b, l, k, nb, start, size);
           Value vt = sliceAlong(b, l, v, nb, start, size);
-          Value s = tileScores(b, l, op, nb, q, kt, start, offset);
-          auto [m, runningSum, out] =
-              std::make_tuple(carried[0], carried[1], carried[2]);
+          // The rows that see a key of this tile: under a causal mask on
+          // the CPU, rows from max(0, start - offset) on (the others would
+          // add exp(-inf) = 0: half the causal work). The GPU keeps every
+          // row, so that a block's tiles have static sizes.
+          Value first, count;
+          if (skipsHiddenRows(op)) {
+            Value all = getValueOrCreateConstantIndexOp(b, l, rows);
+            first = firstSeeingRow(b, l, start, offset, all);
+            count = arith::SubIOp::create(b, l, all, first);
+          }
+          auto rowsOf = [&](Value x) {
+            return first ? sliceAlong(b, l, x, nb, first, count) : x;
+          };
+          Value rowOffset =
+              first ? arith::AddIOp::create(b, l, offset, first).getResult()
+                    : offset;
+          Value s = tileScores(b, l, op, nb, rowsOf(q), kt, start, rowOffset);
+          auto [m, runningSum, out] = std::make_tuple(
+              rowsOf(carried[0]), rowsOf(carried[1]), rowsOf(carried[2]));
           Value newMax = maxWith(b, l, nb, m, rowMax(b, l, nb, s));
           Value alpha = rescale(b, l, nb, m, newMax);
           Value p = shiftedExp(b, l, nb, s, newMax);
@@ -93,13 +109,45 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
           Value newOut = matmulAccumulate(b, l, nb, p, vt,
                                           scaleRows(b, l, nb, alpha, out));
           Value keptMax = linalg::CopyOp::create(b, l, newMax, m).getResult(0);
-          scf::YieldOp::create(b, l, ValueRange{keptMax, newSum, newOut});
+          SmallVector<Value> next{keptMax, newSum, newOut};
+          if (first)
+            for (auto [part, whole] : llvm::zip(next, carried))
+              part = insertAlong(b, l, part, whole, nb, first, count);
+          scf::YieldOp::create(b, l, next);
         });
 
     rewriter.replaceOp(op, normalize(rewriter, loc, nb, loop.getResult(2),
                                      loop.getResult(1),
                                      op.getOutput().getType().getElementType()));
     return success();
+  }
+
+  /// Whether the tiles skip the rows that see none of their keys.
+  static bool skipsHiddenRows(AttentionOp op) {
+    return op.getMask() == Mask::causal && !plannedForGPU(op);
+  }
+
+  /// The first row that sees key `start` (row i sees t <= i + offset),
+  /// clamped to [0, rows].
+  static Value firstSeeingRow(OpBuilder &b, Location loc, Value start,
+                              Value offset, Value rows) {
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value first = arith::SubIOp::create(b, loc, start, offset);
+    first = arith::MaxSIOp::create(b, loc, first, zero);
+    return arith::MinSIOp::create(b, loc, first, rows);
+  }
+
+  /// `part` (`size` long along `dim`) written into `whole` from `offset`.
+  static Value insertAlong(OpBuilder &b, Location loc, Value part, Value whole,
+                           int64_t dim, Value offset, Value size) {
+    int64_t rank = cast<RankedTensorType>(whole.getType()).getRank();
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+    offsets[dim] = offset;
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, whole);
+    sizes[dim] = size;
+    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+    return tensor::InsertSliceOp::create(b, loc, part, whole, offsets, sizes,
+                                         strides);
   }
 
   /// `scale * q k^T`, -inf where key `start + t` is not visible from row i.
