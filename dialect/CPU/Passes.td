@@ -141,6 +141,29 @@ def LineaApproximateExp : Pass<"linea-approximate-exp"> {
                            "::mlir::math::MathDialect"];
 }
 
+def LineaNarrowTruncations : Pass<"linea-narrow-truncations"> {
+  let summary = "f64 -> 16-bit truncations as a folded constant or through f32";
+  let description = [{
+    Front ends print a model's float literals as f64 constants truncated in
+    the body (`arith.truncf %cst : f64 to bf16`); upstream folds no inexact
+    truncation, and `arith-expand` expands only f32 -> bf16, so LLVM called
+    compiler-rt's `__truncdfbf2` / `__truncsfbf2`, which libgcc does not
+    define: a bf16 model with a literal such as an eps did not link. A
+    truncation of a constant becomes the constant rounded to nearest even
+    (APFloat, exact); any other f64 -> f16/bf16 truncation becomes f64 -> f32
+    -> the 16-bit type (two roundings: the result may differ from one
+    rounding by one unit in the last place where the first rounding makes a
+    tie). Part of `linea-lower-to-cpu`, before `arith-expand`.
+
+    ```mlir
+    %t = arith.truncf %cst : f64 to bf16   // %cst = 1.0e-6
+    // becomes
+    %t = arith.constant 9.983778e-07 : bf16
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def LineaEmulateGpuThreads : Pass<"linea-emulate-gpu-threads", "::mlir::ModuleOp"> {
   let summary = "Run GPU launches, warp instructions included, on CPU threads";
   let description = [{

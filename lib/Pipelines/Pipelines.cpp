@@ -11,19 +11,20 @@
 #include "linea/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
-#include "llvm/Support/FileSystem.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
 
 using namespace mlir;
 
@@ -260,6 +261,14 @@ static void buildBuffersToLLVM(OpPassManager &pm, unsigned threads = 1,
   pm.addPass(createSCFToControlFlowPass());
   // Math LLVM has no intrinsic for (erf in GELU, tanh, atan) calls libm;
   // vectors of it are unrolled into vector ops, so before their lowering.
+  // Arithmetic on 16-bit floats the host has no instructions for runs in
+  // f32, one rounding per op as written (LLVM would call compiler-rt's
+  // conversions, which libgcc lacks for bf16).
+  math::MathExtendToSupportedTypesOptions extendMath;
+  pm.addPass(math::createMathExtendToSupportedTypes(extendMath));
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertVectorToLLVMPass());
@@ -268,6 +277,8 @@ static void buildBuffersToLLVM(OpPassManager &pm, unsigned threads = 1,
   // bf16 conversions as integer arithmetic: LLVM would otherwise call
   // compiler-rt's __truncsfbf2, which libgcc does not define, and a
   // compiled library would depend on its host process to provide it.
+  // (f64 -> bf16, a model's literal, first through f32.)
+  pm.addPass(linea::createLineaNarrowTruncations());
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));

@@ -279,6 +279,43 @@ def test_linea_run_half_precision(dtype):
     np.testing.assert_array_equal(got.astype(np.float32), compiled)
 
 
+ELEMENTWISE_HALF = """#id = affine_map<(d0) -> (d0)>
+func.func @main(%x: tensor<?xDT>) -> tensor<?xDT> {
+  %eps = arith.constant 1.0e-06 : f64
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xDT>
+  %e = tensor.empty(%n) : tensor<?xDT>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<?xDT>) outs(%e : tensor<?xDT>) {
+  ^bb0(%a: DT, %o: DT):
+    %ex = math.exp %a : DT
+    %sq = arith.mulf %a, %a : DT
+    %ep = arith.truncf %eps : f64 to DT
+    %d = arith.addf %sq, %ep : DT
+    %r = arith.divf %ex, %d : DT
+    linalg.yield %r : DT
+  } -> tensor<?xDT>
+  return %y : tensor<?xDT>
+}
+"""
+
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+def test_half_precision_model_ir(dtype):
+    """16-bit arithmetic and math as front ends print a model (a Python
+    literal as an f64 constant truncated in the body) compiles into a
+    library that links on its own (bf16 arithmetic used to call compiler-rt's
+    __truncsfbf2, which libgcc lacks) and computes within a few roundings."""
+    torch = pytest.importorskip("torch")
+    kernel = linea.compile(ELEMENTWISE_HALF.replace("DT", dtype))
+    tdtype = torch.float16 if dtype == "f16" else torch.bfloat16
+    x = torch.tensor(np.random.default_rng(6).uniform(0.5, 2.0, 101), dtype=tdtype)
+    got = kernel(x)
+    assert got.dtype == tdtype
+    exact = np.exp(x.double().numpy()) / (x.double().numpy() ** 2 + 1e-6)
+    assert reference.rel_l2(got.double().numpy(), exact) <= HALF_TOLERANCE[dtype]
+
+
 def test_version_matches_the_tools():
     done = subprocess.run([str(build_dir() / "bin" / "linea-compile"), "--version"],
                           capture_output=True, text=True, check=True)
