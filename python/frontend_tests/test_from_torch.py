@@ -57,6 +57,37 @@ def test_causal_normalized_layer_every_length():
     assert "test_from_torch.py:" in model.report()  # the model's source line
 
 
+class CausalSoftmax(torch.nn.Module):
+    def forward(self, q, k, v):
+        n = q.shape[-2]
+        keep = torch.ones(n, n, dtype=torch.bool).tril()
+        scores = (q @ k.transpose(-1, -2)) / 8 ** 0.5
+        return torch.softmax(scores.masked_fill(~keep, float("-inf")), dim=-1) @ v
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["f16", "bf16"])
+@pytest.mark.parametrize("module,raised", [(NormalizedCausal, "linear_attention mask = causal"),
+                                           (CausalSoftmax, "attention mask = causal")],
+                         ids=["normalized", "softmax"])
+def test_half_precision_module(dtype, module, raised):
+    """A module run in 16 bits raises like an f32 one; the raised op rounds
+    once, so its result is within two roundings of the float64 module and
+    comes back in the module's dtype."""
+    unit = {torch.float16: 2.0 ** -11, torch.bfloat16: 2.0 ** -8}[dtype]
+
+    def make(length):
+        return tuple(x.to(dtype) for x in heads(length))
+    model = linea.from_torch(module(), *make(16), dynamic=DYNAMIC3)
+    assert "raised to linea." + raised in model.report(), model.report()
+    for length in (1, 7, 67):
+        inputs = make(length)
+        with torch.no_grad():
+            exact = module().double()(*(x.double() for x in inputs))
+        out = model(*inputs)
+        assert out.dtype == dtype and out.shape == exact.shape
+        assert rel_l2(out, exact) <= 2 * unit, (length, rel_l2(out, exact))
+
+
 class PrefixLM(torch.nn.Module):
     def forward(self, q, k, v):
         n = q.shape[-2]
