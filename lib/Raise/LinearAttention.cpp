@@ -242,18 +242,13 @@ FailureOr<MaskedAttention> matchMaskedAttention(Operation *op,
   if (!hasZeroInit(root))
     return reject(why, "the output accumulates onto a tensor that is not "
                        "zero");
-  // One element type in: the op's output has the values' (rounded once;
-  // a 16-bit model's f32 accumulator is widened from it).
-  Type element = elementTypeOf(m.query.tensor);
-  if (!isOpElementType(element))
-    return reject(why, "the queries' element type is not f32, f16 or bf16");
-  if (elementTypeOf(m.key.tensor) != element ||
-      (m.values && elementTypeOf(m.values->tensor) != element))
-    return reject(why, "the queries, keys and values differ in element type");
-  Type output = elementTypeOf(root->getResult(0));
-  if (output != element && !output.isF32())
-    return reject(why, "the output's element type is neither the inputs' "
-                       "nor an f32 accumulator");
+  // The op's output has the values' type (rounded once; a 16-bit model's
+  // f32 accumulator is widened from it).
+  SmallVector<Value> inputs{m.query.tensor, m.key.tensor};
+  if (m.values)
+    inputs.push_back(m.values->tensor);
+  if (failed(raisedElementType(inputs, root->getResult(0), reason)))
+    return reject(why, reason);
   // Linea's ops take static feature and value dims.
   if (!hasStaticDim(m.query, m.feature) || !hasStaticDim(m.key, m.feature) ||
       (m.values && !hasStaticDim(*m.values, *m.valueColumn)))

@@ -37,8 +37,7 @@ LogicalResult raise::raiseScan(RewriterBase &rewriter, Operation *op,
   Operation *combiner = scan.getCommutativeCombiner();
   if (!combiner || !isa<arith::AddFOp>(combiner))
     return reject(why, "the scan does not add (a linea.presum adds)");
-  if (!type.getElementType().isF32() && !type.getElementType().isF16() &&
-      !type.getElementType().isBF16())
+  if (!isOpElementType(type.getElementType()))
     return reject(why, "the scan adds values other than f32, f16 or bf16");
   // The output's initial value is overwritten row by row; an exclusive
   // scan starts from its accumulator, which must be zero.

@@ -133,6 +133,23 @@ bool raise::isOpElementType(Type type) {
   return type.isF32() || type.isF16() || type.isBF16();
 }
 
+FailureOr<Type> raise::raisedElementType(ArrayRef<Value> inputs, Value output,
+                                         std::string &why) {
+  Type element = getElementTypeOrSelf(inputs.front().getType());
+  Type result = getElementTypeOrSelf(output.getType());
+  if (!isOpElementType(element) ||
+      llvm::any_of(inputs,
+                   [&](Value v) {
+                     return getElementTypeOrSelf(v.getType()) != element;
+                   }) ||
+      (result != element && !result.isF32())) {
+    why = "the queries, keys and values are not of one element type f32, "
+          "f16 or bf16 (with the output that or f32)";
+    return failure();
+  }
+  return element;
+}
+
 static void collectFactors(const ElementExpr *e, Product &product) {
   if (std::optional<double> v = e->getConstantValue();
       v && isa<FloatType>(e->type)) {

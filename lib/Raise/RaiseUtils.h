@@ -141,6 +141,12 @@ Value throughRoundings(Value tensor);
 /// The element types Linea's ops take: f32, and 16-bit floats (accumulated
 /// in f32).
 bool isOpElementType(Type type);
+/// The element type of the Linea op raised from `inputs` (its queries, keys
+/// and values) in place of a root whose result is `output`: the inputs' one
+/// type, if Linea's ops take it and `output` has it or is an f32
+/// accumulator (a 16-bit model's). Failure with `why` otherwise.
+FailureOr<Type> raisedElementType(ArrayRef<Value> inputs, Value output,
+                                  std::string &why);
 /// `value` (whose dim p is indexed by `loops[p]`) laid out as the root's
 /// output `out`, of the root's result type.
 Value inRootLayout(OpBuilder &b, Operation *root, Value value,

@@ -408,18 +408,11 @@ LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
     return reject(why, "the output is scaled after the softmax");
   if (!hasZeroInit(root))
     return reject(why, "the output accumulates onto a tensor that is not zero");
-  // One element type in; the output that or an f32 accumulator.
-  auto elementTypeOf = [](Value t) {
-    return cast<ShapedType>(t.getType()).getElementType();
-  };
-  Type element = elementTypeOf(operands.query.tensor);
-  Type output = elementTypeOf(root->getResult(0));
-  if (!isOpElementType(element) ||
-      elementTypeOf(operands.key.tensor) != element ||
-      elementTypeOf(vView->tensor) != element ||
-      (output != element && !output.isF32()))
-    return reject(why, "the queries, keys and values are not of one element "
-                       "type f32, f16 or bf16 (with the output that or f32)");
+  FailureOr<Type> element = raisedElementType(
+      {operands.query.tensor, operands.key.tensor, vView->tensor},
+      root->getResult(0), reason);
+  if (failed(element))
+    return reject(why, reason);
 
   if (!hasStaticDim(operands.query, operands.feature) ||
       !hasStaticDim(operands.key, operands.feature) ||
@@ -472,7 +465,7 @@ LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
             cast<RankedTensorType>(v.getType()).getShape());
         shape[shape.size() - 2] = qType.getDimSize(qType.getRank() - 2);
         auto attention = AttentionOp::create(
-            b, loc, RankedTensorType::get(shape, element), q, k, v, offsets,
+            b, loc, RankedTensorType::get(shape, *element), q, k, v, offsets,
             MaskAttr::get(ctx, maskClass.kind == MaskClass::Kind::causal
                                    ? Mask::causal
                                    : Mask::none),
