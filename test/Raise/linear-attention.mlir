@@ -620,3 +620,89 @@ func.func @prefix_byte_table(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: t
   } -> tensor<2x4x4xf32>
   return %o : tensor<2x4x4xf32>
 }
+
+// -----
+
+// f64: not an element type of Linea's ops, a near miss (it still runs as
+// written).
+// CHECK-LABEL: func.func @causal_f64
+// CHECK-NOT: linea.
+func.func @causal_f64(%q: tensor<2x16x8xf64>, %k: tensor<2x16x8xf64>, %v: tensor<2x16x4xf64>) -> tensor<2x16x4xf64> {
+  %c0 = arith.constant 0.0 : f64
+  %e0 = tensor.empty() : tensor<2x16x16xf64>
+  %z0 = linalg.fill ins(%c0 : f64) outs(%e0 : tensor<2x16x16xf64>) -> tensor<2x16x16xf64>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>, affine_map<(b, i, t, d) -> (b, t, d)>, affine_map<(b, i, t, d) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x16x8xf64>, tensor<2x16x8xf64>) outs(%z0 : tensor<2x16x16xf64>) {
+  ^bb0(%x: f64, %y: f64, %acc: f64):
+    %p = arith.mulf %x, %y : f64
+    %r = arith.addf %acc, %p : f64
+    linalg.yield %r : f64
+  } -> tensor<2x16x16xf64>
+  %e1 = tensor.empty() : tensor<2x16x4xf64>
+  %z1 = linalg.fill ins(%c0 : f64) outs(%e1 : tensor<2x16x4xf64>) -> tensor<2x16x4xf64>
+  // expected-remark @below {{linea-raise: not raised: the queries, keys and values are not of one element type f32, f16 or bf16 (with the output that or f32)}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, e, t) -> (b, i, t)>, affine_map<(b, i, e, t) -> (b, t, e)>, affine_map<(b, i, e, t) -> (b, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s, %v : tensor<2x16x16xf64>, tensor<2x16x4xf64>) outs(%z1 : tensor<2x16x4xf64>) {
+  ^bb0(%a: f64, %x: f64, %acc: f64):
+    %i = linalg.index 1 : index
+    %t = linalg.index 3 : index
+    %m = arith.cmpi sle, %t, %i : index
+    %p = arith.mulf %a, %x : f64
+    %z = arith.select %m, %p, %c0 : f64
+    %r = arith.addf %acc, %z : f64
+    linalg.yield %r : f64
+  } -> tensor<2x16x4xf64>
+  return %o : tensor<2x16x4xf64>
+}
+
+// -----
+
+// Half precision as front ends print it: 16-bit operands widened into f32
+// accumulators, the scores rounded back to f16. The raise reads through the
+// roundings; the op takes the f16 tensors and its f16 output is widened to
+// the f32 accumulator the model kept.
+// CHECK-LABEL: func.func @causal_f16
+// CHECK: %[[O:.+]] = linea.linear_attention %arg0, %arg1, %arg2 mask = causal : tensor<2x16x8xf16>, tensor<2x16x8xf16>, tensor<2x16x4xf16> -> tensor<2x16x4xf16>
+// CHECK: %[[W:.+]] = linalg.generic
+// CHECK-SAME: ins(%[[O]] : tensor<2x16x4xf16>)
+// CHECK: arith.extf
+// CHECK: return %[[W]] : tensor<2x16x4xf32>
+func.func @causal_f16(%q: tensor<2x16x8xf16>, %k: tensor<2x16x8xf16>, %v: tensor<2x16x4xf16>) -> tensor<2x16x4xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %h0 = arith.constant 0.0 : f16
+  %e0 = tensor.empty() : tensor<2x16x16xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, i, t, d) -> (b, i, d)>, affine_map<(b, i, t, d) -> (b, t, d)>, affine_map<(b, i, t, d) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x16x8xf16>, tensor<2x16x8xf16>) outs(%z0 : tensor<2x16x16xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xw = arith.extf %x : f16 to f32
+    %yw = arith.extf %y : f16 to f32
+    %p = arith.mulf %xw, %yw : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %eh = tensor.empty() : tensor<2x16x16xf16>
+  %sh = linalg.generic {indexing_maps = [affine_map<(b, i, t) -> (b, i, t)>, affine_map<(b, i, t) -> (b, i, t)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x16x16xf32>) outs(%eh : tensor<2x16x16xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %n = arith.truncf %a : f32 to f16
+    linalg.yield %n : f16
+  } -> tensor<2x16x16xf16>
+  %e1 = tensor.empty() : tensor<2x16x4xf32>
+  %z1 = linalg.fill ins(%c0 : f32) outs(%e1 : tensor<2x16x4xf32>) -> tensor<2x16x4xf32>
+  // expected-remark @below {{linea-raise: raised to linea.linear_attention mask = causal (mask t <= i)}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, e, t) -> (b, i, t)>, affine_map<(b, i, e, t) -> (b, t, e)>, affine_map<(b, i, e, t) -> (b, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%sh, %v : tensor<2x16x16xf16>, tensor<2x16x4xf16>) outs(%z1 : tensor<2x16x4xf32>) {
+  ^bb0(%a: f16, %x: f16, %acc: f32):
+    %i = linalg.index 1 : index
+    %t = linalg.index 3 : index
+    %m = arith.cmpi sle, %t, %i : index
+    %aw = arith.extf %a : f16 to f32
+    %xw = arith.extf %x : f16 to f32
+    %p = arith.mulf %aw, %xw : f32
+    %z = arith.select %m, %p, %c0 : f32
+    %r = arith.addf %acc, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x4xf32>
+  return %o : tensor<2x16x4xf32>
+}
