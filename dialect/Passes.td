@@ -64,6 +64,49 @@ def LineaFoldToLoop : Pass<"linea-fold-to-loop"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def LineaComputeKeptSlices : Pass<"linea-compute-kept-slices"> {
+  let summary = "Producers compute only the part of their result a slice keeps";
+  let description = [{
+    A `tensor.extract_slice` that is its producer's one use moves above the
+    producer: the producer is rebuilt on the slice's part of its iteration
+    space, reading only the parts of its operands that part needs, so values
+    nobody reads are never computed. Each step is exact for every index:
+
+    - structured ops (linalg, and Linea's tileable ops) are rebuilt through
+      their `TilingInterface`, which offsets `linalg.index` and keeps
+      reductions whole;
+    - reshapes (`tensor.expand_shape`, `tensor.collapse_shape`) pass the
+      slice to their source (upstream's patterns);
+    - `linea.attention`'s query rows `[a, a + n)` are the attention of those
+      queries (batch dims and value columns sliced alike); under `causal`
+      (query `i` sees keys `t <= i + Lk - Lq`) over the first
+      `max(0, a + n + Lk - Lq)` keys, which keeps every row's visible keys
+      and no others.
+
+    The case it is for: a folded layer's step computes all `2l` rows of its
+    window and keeps the last `l` (`linea-fold-to-loop`), so the output
+    projection, the residual and the attention's queries of the memory's
+    rows are dead work. Model IR that keeps part of a sequence (the last
+    token's logits) gains the same way.
+
+    ```mlir
+    %a = linea.attention %q, %k, %v mask = causal
+        : tensor<4x128x64xf32>, tensor<4x128x64xf32>, tensor<4x128x64xf32>
+        -> tensor<4x128x64xf32>
+    %r = tensor.extract_slice %a[0, 64, 0] [4, 64, 64] [1, 1, 1]
+    // becomes
+    %q1 = tensor.extract_slice %q[0, 64, 0] [4, 64, 64] [1, 1, 1]
+    %r = linea.attention %q1, %k, %v mask = causal
+        : tensor<4x64x64xf32>, tensor<4x128x64xf32>, tensor<4x128x64xf32>
+        -> tensor<4x64x64xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def LineaSplitPrefix : Pass<"linea-split-prefix"> {
   let summary = "Split a PrefixLM op into a bidirectional and a causal part";
   let description = [{

@@ -42,6 +42,8 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLineaExpandFoldedAttention());
   pm.addPass(createLineaFoldToLoop());
+  // The window rows a fold's step does not keep are never computed.
+  pm.addPass(createLineaComputeKeptSlices());
   pm.addPass(createLineaSplitPrefix());
   pm.addPass(createCanonicalizerPass());
   LineaSelectFormsOptions select;

@@ -23,10 +23,11 @@ func.func @prefix_lm(%q: tensor<16x4096x64xf32>, %j: index) -> tensor<16x4096x64
 
 // folded_attention: a loop over segments; inside, the attention is the
 // tiled online softmax (a loop over the 128 keys of the window in tiles of
-// 64), never a 128 x 128 score matrix.
+// 64), never a 128 x 128 score matrix, and only for the 64 query rows the
+// step keeps (linea-compute-kept-slices).
 // CHECK-LABEL: func.func @folded
 // CHECK: scf.for {{.*}} -> (tensor<2x64x32xf32>, tensor<2x256x32xf32>)
-// CHECK:   scf.for {{.*}} -> (tensor<2x4x128xf32>, tensor<2x4x128xf32>, tensor<2x4x128x8xf32>)
+// CHECK:   scf.for %{{.*}} = %{{.*}} to %c128 step %c64 {{.*}} -> (tensor<2x4x64xf32>, tensor<2x4x64xf32>, tensor<2x4x64x8xf32>)
 // CHECK-NOT: tensor<2x4x128x128xf32>
 // CHECK-NOT: linea.
 func.func @folded(%x: tensor<2x256x32xf32>, %m: tensor<2x64x32xf32>, %w: tensor<32x32xf32>)

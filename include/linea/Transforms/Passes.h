@@ -29,6 +29,8 @@ namespace linea {
 void populateExpandFoldedAttentionPatterns(RewritePatternSet &patterns);
 /// fold -> scf.for over segments.
 void populateFoldToLoopPatterns(RewritePatternSet &patterns);
+/// extract_slice of a one-use producer -> the producer on the slice.
+void populateComputeKeptSlicesPatterns(RewritePatternSet &patterns);
 /// prefix(j) -> bidirectional part + causal part.
 void populateSplitPrefixPatterns(RewritePatternSet &patterns);
 /// Bidirectional regions -> one-shot state contractions.
