@@ -79,8 +79,12 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
     auto loop = scf::ForOp::create(
         rewriter, loc, zero, keys, tile, ValueRange{max, sum, acc},
         [&](OpBuilder &b, Location l, Value start, ValueRange carried) {
-          Value size = arith::MinSIOp::create(
-              b, l, tile, arith::SubIOp::create(b, l, keys, start));
+          // Whole tiles where the keys divide into them: static shapes.
+          OpFoldResult size =
+              dividesKeys(op, nb)
+                  ? OpFoldResult(b.getIndexAttr(tileSize))
+                  : OpFoldResult(arith::MinSIOp::create(
+                        b, l, tile, arith::SubIOp::create(b, l, keys, start)));
           Value kt = sliceAlong(b, l, k, nb, start, size);
           Value vt = sliceAlong(b, l, v, nb, start, size);
           // The rows that see a key of this tile: under a causal mask on
@@ -88,7 +92,7 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
           // add exp(-inf) = 0: half the causal work). The GPU keeps every
           // row, so that a block's tiles have static sizes.
           Value first, count;
-          if (skipsHiddenRows(op)) {
+          if (skipsHiddenRows(op, nb)) {
             Value all = getValueOrCreateConstantIndexOp(b, l, rows);
             first = firstSeeingRow(b, l, start, offset, all);
             count = arith::SubIOp::create(b, l, all, first);
@@ -122,9 +126,26 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
     return success();
   }
 
-  /// Whether the tiles skip the rows that see none of their keys.
-  static bool skipsHiddenRows(AttentionOp op) {
-    return op.getMask() == Mask::causal && !plannedForGPU(op);
+  /// Whether the key count is static and a multiple of the tile.
+  bool dividesKeys(AttentionOp op, int64_t nb) const {
+    int64_t keys = cast<ShapedType>(op.getKey().getType()).getDimSize(nb);
+    return !ShapedType::isDynamic(keys) && keys % tileSize == 0;
+  }
+
+  /// Whether the tiles skip the rows that see none of their keys: causal,
+  /// on the CPU, unless static sizes show that every row sees the first key
+  /// of every tile (the last tile starts at most Lk - Lq: nothing to skip,
+  /// and the rows keep their static count).
+  bool skipsHiddenRows(AttentionOp op, int64_t nb) const {
+    if (op.getMask() != Mask::causal || plannedForGPU(op))
+      return false;
+    int64_t queries = cast<ShapedType>(op.getQuery().getType()).getDimSize(nb);
+    int64_t keys = cast<ShapedType>(op.getKey().getType()).getDimSize(nb);
+    if (ShapedType::isDynamic(queries) || ShapedType::isDynamic(keys) ||
+        keys == 0)
+      return true;
+    int64_t lastStart = (keys - 1) / tileSize * tileSize;
+    return lastStart > keys - queries;
   }
 
   /// The first row that sees key `start` (row i sees t <= i + offset),

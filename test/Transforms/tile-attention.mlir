@@ -63,3 +63,19 @@ module attributes {linea.target = #linea.target<kind = gpu, chip = "sm_90a", uni
     return %o : tensor<2x40x4xf32>
   }
 }
+
+// -----
+
+// Static sizes: 32 keys in whole tiles of 16 (no partial tile, static key
+// slices), and 16 queries that are the last of the 32 positions see the
+// first key of both tiles: no row to skip, the rows keep their static count.
+// CHECK-LABEL: func.func @static_whole_tiles
+// CHECK-NOT: arith.minsi
+// CHECK: scf.for {{.*}} -> (tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16x4xf32>)
+// CHECK: tensor.extract_slice %{{.*}} : tensor<2x32x8xf32> to tensor<2x16x8xf32>
+// CHECK-NOT: tensor.insert_slice
+// CHECK: scf.yield
+func.func @static_whole_tiles(%q: tensor<2x16x8xf32>, %k: tensor<2x32x8xf32>, %v: tensor<2x32x4xf32>) -> tensor<2x16x4xf32> {
+  %o = linea.attention %q, %k, %v mask = causal : tensor<2x16x8xf32>, tensor<2x32x8xf32>, tensor<2x32x4xf32> -> tensor<2x16x4xf32>
+  return %o : tensor<2x16x4xf32>
+}
