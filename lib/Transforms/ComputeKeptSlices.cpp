@@ -75,9 +75,31 @@ Value castToSliceType(PatternRewriter &rewriter, tensor::ExtractSliceOp slice,
                                 value);
 }
 
-/// A slice of a linalg op's result: the op on its tile, through linalg's
-/// TilingInterface (exact for every op: reductions stay whole, and
+/// Whether a slice of `producer`'s result is the op on a tile of its loops:
+/// one tensor result whose every element is one iteration of the parallel
+/// loops (checked before the tiling creates any op).
+bool tilesBySlices(linalg::LinalgOp producer) {
+  return producer.hasPureTensorSemantics() && producer.getNumDpsInits() == 1 &&
+         producer.getMatchingIndexingMap(producer.getDpsInitOperand(0))
+             .isProjectedPermutation();
+}
+
+/// `slice` of a linalg op's result becomes the op on its tile, through
+/// linalg's TilingInterface (exact for every op: reductions stay whole, and
 /// `linalg.index` is offset to the tile's position).
+LogicalResult replaceByTile(PatternRewriter &rewriter,
+                            tensor::ExtractSliceOp slice) {
+  rewriter.setInsertionPoint(slice);
+  FailureOr<TilingResult> tile = tensor::replaceExtractSliceWithTiledProducer(
+      rewriter, slice, cast<OpResult>(slice.getSource()));
+  if (failed(tile))
+    return rewriter.notifyMatchFailure(slice, "producer does not tile");
+  rewriter.replaceOp(
+      slice, castToSliceType(rewriter, slice, tile->tiledValues.front()));
+  return success();
+}
+
+/// A slice of a linalg op's result, its one use: the op on the slice.
 struct SliceOfStructuredOp : OpRewritePattern<tensor::ExtractSliceOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -86,26 +108,65 @@ struct SliceOfStructuredOp : OpRewritePattern<tensor::ExtractSliceOp> {
     auto producer = slice.getSource().getDefiningOp<linalg::LinalgOp>();
     if (failed(checkMovableSlice(slice, producer, rewriter)))
       return failure();
-    if (!producer.hasPureTensorSemantics() || producer.getNumDpsInits() != 1)
-      return rewriter.notifyMatchFailure(slice, "not one tensor result");
-    // Each result element one iteration of the parallel loops: the tile of
-    // the loops is the slice's (checked before the tiling creates any op).
-    if (!producer.getMatchingIndexingMap(producer.getDpsInitOperand(0))
-             .isProjectedPermutation())
-      return rewriter.notifyMatchFailure(slice, "result map not a permutation");
-    FailureOr<TilingResult> tile = tensor::replaceExtractSliceWithTiledProducer(
-        rewriter, slice, cast<OpResult>(slice.getSource()));
-    if (failed(tile))
-      return rewriter.notifyMatchFailure(slice, "producer does not tile");
-    rewriter.replaceOp(
-        slice, castToSliceType(rewriter, slice, tile->tiledValues.front()));
+    if (!tilesBySlices(producer))
+      return rewriter.notifyMatchFailure(slice, "not tiled by its result");
+    return replaceByTile(rewriter, slice);
+  }
+};
+
+/// A linalg op read only through static slices that together are no larger
+/// than its result (the q, k and v column blocks of one projection): one op
+/// per slice. No element is computed more often than before, and each part
+/// is then open to its own consumers' slices (the queries of the rows a
+/// fold step keeps, where k and v need every row).
+struct SlicesOfStructuredOp : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp producer,
+                                PatternRewriter &rewriter) const override {
+    if (!tilesBySlices(producer))
+      return rewriter.notifyMatchFailure(producer, "not tiled by its result");
+    Value result = producer->getResult(0);
+    auto type = cast<RankedTensorType>(result.getType());
+    SmallVector<tensor::ExtractSliceOp> slices;
+    int64_t kept = 0;
+    for (Operation *user : result.getUsers()) {
+      auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+      if (!slice || !slice.hasUnitStride() ||
+          slice.getType().getRank() != type.getRank() ||
+          !slice.getType().hasStaticShape())
+        return rewriter.notifyMatchFailure(producer, "a use is not a slice");
+      slices.push_back(slice);
+      kept += slice.getType().getNumElements();
+    }
+    if (slices.size() < 2 || !type.hasStaticShape() ||
+        kept > type.getNumElements())
+      return rewriter.notifyMatchFailure(producer, "no disjoint static parts");
+    for (tensor::ExtractSliceOp slice : slices)
+      if (failed(replaceByTile(rewriter, slice)))
+        return failure();
     return success();
   }
 };
 
+/// The one dim of a collapsed group that is not statically 1 (a batch of
+/// one collapsed into the rows), or -1.
+int64_t onlyNonUnitDim(RankedTensorType source, ArrayRef<int64_t> group) {
+  int64_t found = -1;
+  for (int64_t dim : group) {
+    if (source.getDimSize(dim) == 1)
+      continue;
+    if (found >= 0)
+      return -1;
+    found = dim;
+  }
+  return found;
+}
+
 /// A slice of a `tensor.collapse_shape` that keeps each group of more than
-/// one dim whole: the collapse of the same slice of its source (a group of
-/// one dim takes the slice's range). Upstream's reshape patterns take the
+/// one dim whole, or cuts only the group's one dim that is not 1: the
+/// collapse of the same slice of its source (a group of one dim, or that one
+/// dim, takes the slice's range). Upstream's reshape patterns take the
 /// expand_shape side.
 struct SliceOfCollapse : OpRewritePattern<tensor::ExtractSliceOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -117,22 +178,28 @@ struct SliceOfCollapse : OpRewritePattern<tensor::ExtractSliceOp> {
       return failure();
     Location loc = slice.getLoc();
     Value source = collapse.getSrc();
+    auto sourceType = cast<RankedTensorType>(source.getType());
     auto groups = collapse.getReassociationIndices();
+    auto keepsWhole = [&](int64_t dim) {
+      return isZeroInteger(slice.getMixedOffsets()[dim]) &&
+             isWholeDim(collapse.getResult(), dim, slice.getMixedSizes()[dim]);
+    };
     for (auto [dim, group] : llvm::enumerate(groups))
-      if (group.size() > 1 &&
-          !(isZeroInteger(slice.getMixedOffsets()[dim]) &&
-            isWholeDim(collapse.getResult(), dim, slice.getMixedSizes()[dim])))
+      if (group.size() > 1 && !keepsWhole(dim) &&
+          onlyNonUnitDim(sourceType, group) < 0)
         return rewriter.notifyMatchFailure(slice, "cuts a collapsed group");
     SmallVector<OpFoldResult> offsets, sizes;
     for (auto [dim, group] : llvm::enumerate(groups)) {
-      if (group.size() == 1) {
-        offsets.push_back(slice.getMixedOffsets()[dim]);
-        sizes.push_back(slice.getMixedSizes()[dim]);
-        continue;
-      }
+      int64_t cut = group.size() == 1 ? group.front()
+                    : keepsWhole(dim) ? -1
+                                      : onlyNonUnitDim(sourceType, group);
       for (int64_t sourceDim : group) {
-        offsets.push_back(rewriter.getIndexAttr(0));
-        sizes.push_back(tensor::getMixedSize(rewriter, loc, source, sourceDim));
+        bool sliced = sourceDim == cut;
+        offsets.push_back(sliced ? slice.getMixedOffsets()[dim]
+                                 : rewriter.getIndexAttr(0));
+        sizes.push_back(
+            sliced ? slice.getMixedSizes()[dim]
+                   : tensor::getMixedSize(rewriter, loc, source, sourceDim));
       }
     }
     SmallVector<OpFoldResult> strides(offsets.size(), rewriter.getIndexAttr(1));
@@ -245,8 +312,15 @@ struct LineaComputeKeptSlicesPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateComputeKeptSlicesPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // A producer's split waits for its users to have become slices, which
+    // a sweep may not revisit it for: a chain of layers takes many sweeps.
+    GreedyRewriteConfig config;
+    config.setMaxIterations(64);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     config))) {
+      getOperation()->emitError("linea-compute-kept-slices did not converge");
       signalPassFailure();
+    }
   }
 };
 
@@ -254,7 +328,7 @@ struct LineaComputeKeptSlicesPass
 
 void mlir::linea::populateComputeKeptSlicesPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<SliceOfStructuredOp, SliceOfCollapse, SliceOfAttention>(
-      patterns.getContext());
+  patterns.add<SliceOfStructuredOp, SlicesOfStructuredOp, SliceOfCollapse,
+               SliceOfAttention>(patterns.getContext());
   tensor::populateBubbleUpExtractSliceOpPatterns(patterns);
 }

@@ -59,6 +59,46 @@ func.func @matmul_rows(%a: tensor<128x256xf32>, %w: tensor<256x256xf32>) -> tens
 
 // -----
 
+// One projection read as its q, k and v column blocks: a matmul per block,
+// and the queries' then narrow to the rows they keep.
+// CHECK-LABEL: func.func @projection_blocks
+// CHECK-SAME: (%[[X:.*]]: tensor<128x256xf32>, %[[W:.*]]: tensor<256x768xf32>)
+// CHECK-DAG: %[[XQ:.*]] = tensor.extract_slice %[[X]][64, 0] [64, 256] [1, 1]
+// CHECK-DAG: %[[WQ:.*]] = tensor.extract_slice %[[W]][0, 0] [256, 256] [1, 1]
+// CHECK-DAG: %[[WK:.*]] = tensor.extract_slice %[[W]][0, 256] [256, 256] [1, 1]
+// CHECK-DAG: %[[Q:.*]] = linalg.matmul ins(%[[XQ]], %[[WQ]] : tensor<64x256xf32>, tensor<256x256xf32>)
+// CHECK-DAG: %[[K:.*]] = linalg.matmul ins(%[[X]], %[[WK]] : tensor<128x256xf32>, tensor<256x256xf32>)
+// CHECK: return %[[Q]], %[[K]]
+func.func @projection_blocks(%x: tensor<128x256xf32>, %w: tensor<256x768xf32>) -> (tensor<64x256xf32>, tensor<128x256xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<128x768xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<128x768xf32>) -> tensor<128x768xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<128x256xf32>, tensor<256x768xf32>) outs(%f : tensor<128x768xf32>) -> tensor<128x768xf32>
+  %q = tensor.extract_slice %m[0, 0] [128, 256] [1, 1] : tensor<128x768xf32> to tensor<128x256xf32>
+  %k = tensor.extract_slice %m[0, 256] [128, 256] [1, 1] : tensor<128x768xf32> to tensor<128x256xf32>
+  %q1 = tensor.extract_slice %q[64, 0] [64, 256] [1, 1] : tensor<128x256xf32> to tensor<64x256xf32>
+  return %q1, %k : tensor<64x256xf32>, tensor<128x256xf32>
+}
+
+// -----
+
+// Near miss: overlapping blocks would compute their overlap twice.
+// CHECK-LABEL: func.func @overlapping_blocks
+// CHECK: %[[M:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<128x256xf32>, tensor<256x768xf32>)
+// CHECK-DAG: tensor.extract_slice %[[M]][0, 0] [128, 512] [1, 1]
+// CHECK-DAG: tensor.extract_slice %[[M]][0, 256] [128, 512] [1, 1]
+func.func @overlapping_blocks(%x: tensor<128x256xf32>, %w: tensor<256x768xf32>) -> (tensor<128x512xf32>, tensor<128x512xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<128x768xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<128x768xf32>) -> tensor<128x768xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<128x256xf32>, tensor<256x768xf32>) outs(%f : tensor<128x768xf32>) -> tensor<128x768xf32>
+  %a = tensor.extract_slice %m[0, 0] [128, 512] [1, 1] : tensor<128x768xf32> to tensor<128x512xf32>
+  %b = tensor.extract_slice %m[0, 256] [128, 512] [1, 1] : tensor<128x768xf32> to tensor<128x512xf32>
+  return %a, %b : tensor<128x512xf32>, tensor<128x512xf32>
+}
+
+// -----
+
 // Heads collapsed into the model dim, kept whole: the slice takes the rows
 // before the collapse.
 // CHECK-LABEL: func.func @collapse_keeps_group
