@@ -17,12 +17,15 @@ what happened), and every peer for the presum layer, which is linear as
 written. Each run is a process of its own under the memory cap of
 bench/measure.py; outputs are checked against torch eager's at the same L,
 and at 65536 Linea's first 16384 positions against torch's at 16384 (every
-layer here is causal: a position never sees later ones).
+layer here is causal: a position never sees later ones). The folded
+attention is exported once per length (its loop over segments unrolls at the
+input's length; Linea raises the unrolled steps back to one `linea.fold`),
+and every peer runs it at 65536 too: as written it is linear in L.
 
 With --threads N every implementation runs on N threads (IREE: local-task).
 
     .deps/frontend/bin/python bench/frontends.py [--quick] [--threads N] [--examples NAME...]
-        [--results bench/FRONTENDS.md]
+        [--lengths L...] [--results bench/FRONTENDS.md]
 """
 
 import argparse
@@ -49,9 +52,10 @@ EXAMPLES = {
     "causal softmax attention block (d_model 256)": "causal_softmax_block",
     "presum layer (d_model 256)": "presum_layer",
     "small language model (embeddings, 2 blocks, vocabulary 1000)": "small_language_model",
+    "folded attention (segments of 64, d_model 256)": "folded_attention",
 }
-# As written, the layers whose peers keep an L x L matrix (all but the presum).
-QUADRATIC = set(EXAMPLES.values()) - {"presum_layer"}
+# As written, the layers whose peers keep an L x L matrix.
+QUADRATIC = set(EXAMPLES.values()) - {"presum_layer", "folded_attention"}
 QUADRATIC_PEERS = ("torch.compile (inductor)", "IREE llvm-cpu")
 
 
@@ -93,19 +97,22 @@ def worker(impl, name, mlir, args_dir, out, repeat):
     print(json.dumps({"ms": ms}))
 
 
-def export(name, directory):
-    """The layer's linalg IR with its dynamic length, as from_torch makes it;
-    its Linea library compiled into the cache (a compile is not a call)."""
+def export(name, directory, length):
+    """The layer's linalg IR as from_torch makes it: with its dynamic length,
+    or at `length` where the example has none; its Linea library compiled
+    into the cache (a compile is not a call)."""
     import torch
     import linea
     from linea.frontend import export_torch
     torch.manual_seed(0)
     module, example, dynamic = _build(name)
-    text = export_torch(module, *example.inputs(64), dynamic=dynamic)
-    path = pathlib.Path(directory) / f"{name}.mlir"
-    path.write_text(text)
-    linea.compile(text)
-    return str(path), example, dynamic
+    path = pathlib.Path(directory) / (f"{name}.mlir" if dynamic else f"{name}-{length}.mlir")
+    if not path.exists():
+        text = export_torch(module, *example.inputs(length if not dynamic else 64),
+                            dynamic=dynamic)
+        path.write_text(text)
+        linea.compile(text)
+    return str(path)
 
 
 def sliced(arrays, dynamic, length):
@@ -134,6 +141,8 @@ def main():
                         help="only these examples (e.g. retnet_retention)")
     parser.add_argument("--threads", type=int, default=1,
                         help="threads of every implementation (IREE: local-task above 1)")
+    parser.add_argument("--lengths", type=int, nargs="+", metavar="L",
+                        help="only these lengths (the longest is the one peers may skip)")
     opts = parser.parse_args()
     if opts.worker:
         worker(*opts.worker, opts.repeat)
@@ -141,6 +150,8 @@ def main():
     import torch
     lengths = [1024, 4096] if opts.quick else [4096, 16384]
     longest = 4096 if opts.quick else 65536
+    if opts.lengths:
+        lengths, longest = sorted(opts.lengths), max(opts.lengths)
     env = thread_env(opts.threads)
     rows = []
     with tempfile.TemporaryDirectory(prefix="linea-frontends-") as tmp:
@@ -148,14 +159,15 @@ def main():
         for title, name in EXAMPLES.items():
             if opts.examples and name not in opts.examples:
                 continue
-            mlir, example, dynamic = export(name, tmp)
+            _, example, dynamic = _build(name)
             torch.manual_seed(1)
             full = [x.numpy() for x in example.inputs(longest)]
             reference = {}
             for L in sorted(set(lengths + [longest])):
+                mlir = export(name, tmp, L)
                 args_dir = tmp / f"{name}-args{L}"
                 args_dir.mkdir(exist_ok=True)
-                for k, a in enumerate(sliced(full, dynamic, L)):
+                for k, a in enumerate(sliced(full, dynamic or example.SEQUENCE, L)):
                     np.save(args_dir / f"arg{k}.npy", a)
                 repeat = opts.repeat if L <= 4096 else 1
                 runs = []

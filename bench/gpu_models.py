@@ -31,14 +31,24 @@ from gpu import kernel_profile, median_ms  # (bench/gpu.py, beside this file her
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXAMPLES = ["causal_linear_transformer", "prefixlm_linear_attention", "retnet_retention",
             "gla_parallel_form", "causal_softmax_block", "presum_layer",
-            "small_language_model"]
+            "small_language_model", "folded_attention"]
 LENGTHS = [4096, 16384]
 PRECISIONS = ["f32", "bf16"]
 
 
+def exports(example):
+    """The lengths of the example's exports: one export serving every length
+    (None) where its sequence dim is dynamic, else one per length."""
+    return [None] if example.DYNAMIC else LENGTHS
+
+
+def ir_path(models_dir, name, length):
+    return models_dir / (f"{name}.mlir" if length is None else f"{name}-{length}.mlir")
+
+
 def build(models_dir, chip):
-    """Here: each example's IR (weights as arguments, dynamic L) and its CUDA
-    library in the cache."""
+    """Here: each example's IR (weights as arguments, dynamic L, or one per
+    length) and its CUDA libraries in the cache."""
     sys.path.insert(0, str(ROOT / "examples" / "models"))
     import torch
     import linea
@@ -50,10 +60,13 @@ def build(models_dir, chip):
         torch.manual_seed(0)
         example = __import__(name)
         module, inputs, dynamic = example.example()
-        text = export_torch(module.eval(), *inputs, dynamic=dynamic, weights="arguments")
-        (models_dir / f"{name}.mlir").write_text(text)
-        for precision in PRECISIONS:
-            linea.compile_library(text, target="cuda", chip=chip, precision=precision)
+        for length in exports(example):
+            if length is not None:
+                inputs = example.inputs(length)
+            text = export_torch(module.eval(), *inputs, dynamic=dynamic, weights="arguments")
+            ir_path(models_dir, name, length).write_text(text)
+            for precision in PRECISIONS:
+                linea.compile_library(text, target="cuda", chip=chip, precision=precision)
     print(f"gpu_models: {len(EXAMPLES)} example models exported and compiled for {chip}")
 
 
@@ -68,13 +81,16 @@ def run_example(models_dir, name, chip, profile):
     module, _, _ = example.example()
     module = module.eval().cuda()
     weights = [p.detach() for p in module.parameters()]
-    try:
-        kernels = {p: linea.compile((models_dir / f"{name}.mlir").read_text(), target="cuda",
-                                    chip=chip, precision=p) for p in PRECISIONS}
-    except linea.LineaError as error:
-        print("ROW " + json.dumps([name, "", f"not run: {str(error).splitlines()[0]}"]))
-        return
-    kernel = kernels["f32"]
+    kernels = {}
+    for length in exports(example):
+        text = ir_path(models_dir, name, length).read_text()
+        try:
+            kernels[length] = {p: linea.compile(text, target="cuda", chip=chip, precision=p)
+                               for p in PRECISIONS}
+        except linea.LineaError as error:
+            print("ROW " + json.dumps([name, length or "", "not run: "
+                                       + str(error).splitlines()[0]]))
+            return
     for length in LENGTHS:
         torch.manual_seed(length)
         inputs = [x.cuda() for x in example.inputs(length)]
@@ -85,7 +101,7 @@ def run_example(models_dir, name, chip, profile):
                                           for x in inputs))
                 module.float()
                 row = [name, length]
-                for precision, ours in kernels.items():
+                for precision, ours in kernels.get(length, kernels.get(None)).items():
                     error = rel_l2(ours(*inputs, *weights), exact)
                     with torch.autocast("cuda", dtype=torch.bfloat16,
                                         enabled=precision == "bf16"):
@@ -97,7 +113,7 @@ def run_example(models_dir, name, chip, profile):
         print("ROW " + json.dumps(row), flush=True)
         if profile and length == LENGTHS[0]:
             with torch.no_grad():
-                for precision, ours in kernels.items():
+                for precision, ours in kernels.get(length, kernels.get(None)).items():
                     listed = kernel_profile(torch, lambda: ours(*inputs, *weights))
                     for kname, count, ms in listed[:8]:
                         print(f"  {name} {precision}: kernel {ms:9.3f} ms {count:6d} launches  "

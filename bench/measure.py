@@ -155,7 +155,11 @@ def write_results(path, title, text, table, rerun=None):
             lines[at[0]] = row
             continue
         layer = [i for i, line in enumerate(lines) if key(line) and key(line)[0] == key(row)[0]]
-        rows = [i for i, line in enumerate(lines) if key(line)]
-        after = layer[-1] if layer else (rows[-1] if rows else len(lines) - 1)
+        # A new layer goes to the end of the table of its thread count (the
+        # implementations of a many-thread table end in "N threads").
+        threaded = key(row)[2].endswith(" threads")
+        table_rows = [i for i, line in enumerate(lines)
+                      if key(line) and key(line)[2].endswith(" threads") == threaded]
+        after = layer[-1] if layer else (table_rows[-1] if table_rows else len(lines) - 1)
         lines.insert(after + 1, row)
     path.write_text("\n".join(lines) + "\n")
