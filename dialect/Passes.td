@@ -72,11 +72,13 @@ def LineaComputeKeptSlices : Pass<"linea-compute-kept-slices"> {
     space, reading only the parts of its operands that part needs, so values
     nobody reads are never computed. Each step is exact for every index:
 
-    - structured ops (linalg, and Linea's tileable ops) are rebuilt through
-      their `TilingInterface`, which offsets `linalg.index` and keeps
-      reductions whole;
-    - reshapes (`tensor.expand_shape`, `tensor.collapse_shape`) pass the
-      slice to their source (upstream's patterns);
+    - linalg ops are rebuilt through their `TilingInterface`, which offsets
+      `linalg.index` and keeps reductions whole; one read only through
+      static slices no larger together than its result (the q, k and v
+      column blocks of one projection) becomes one op per slice;
+    - reshapes pass the slice to their source: `tensor.expand_shape`
+      (upstream's patterns), `tensor.collapse_shape` where each collapsed
+      group is kept whole or cut in its one dim that is not 1;
     - `linea.attention`'s query rows `[a, a + n)` are the attention of those
       queries (batch dims and value columns sliced alike); under `causal`
       (query `i` sees keys `t <= i + Lk - Lq`) over the first
