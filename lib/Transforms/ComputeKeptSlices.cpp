@@ -228,8 +228,7 @@ struct SliceOfAttention : OpRewritePattern<tensor::ExtractSliceOp> {
       return failure();
     if (op.getOffsets())
       return rewriter.notifyMatchFailure(slice, "packed: rows are segments'");
-    if (op.getMask() != Mask::none && op.getMask() != Mask::causal)
-      return rewriter.notifyMatchFailure(slice, "prefix mask");
+    // (The verifier allows attention no mask but none and causal.)
 
     Location loc = slice.getLoc();
     auto type = cast<RankedTensorType>(op.getQuery().getType());
