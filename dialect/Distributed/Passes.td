@@ -48,6 +48,13 @@ def LineaSequenceParallel : Pass<"linea-sequence-parallel", "ModuleOp"> {
       `normalize` carries its normalizer as an extra state column.
     - `presum` along its `dim`: the local scan plus the sum of the totals of
       the ranks before (after, when `reverse`), from an all-gather.
+    - Packed ops (`offsets`, positions in the whole sequence, replicated):
+      each rank clamps the offsets to its rows, so every rank runs the same
+      N segments and a segment's state passes from rank to rank as one
+      sequence's does (`O(P N Dk Dv)` floats). Where a segment's rows read
+      its state after a prefix (per-segment prefix lengths; a gated op with
+      mask `none`), a rank splits each segment at its prefix: 2N segments,
+      the prefix rows' states folded over every rank.
     - `attention`, `fold` and `folded_attention` read every key: with a
       sharded operand they are an error; with replicated operands they run
       replicated. Any other op reading a sharded value (a reduction over the

@@ -129,6 +129,73 @@ void mlir::linea::checkSegmentOffsets(OpBuilder &b, Location loc,
          segmentOffset(b, loc, offsets, previous)});
 }
 
+void mlir::linea::checkSegmentPrefixLengths(OpBuilder &b, Location loc,
+                                            StringRef prefix, Value lengths,
+                                            Value offsets) {
+  auto holds = [&](Value condition, const std::string &text,
+                   ValueRange values) {
+    CheckOp::create(b, loc, condition, prefix.str() + text, values);
+  };
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value count = b.createOrFold<tensor::DimOp>(loc, lengths, 0);
+  Value segments =
+      getValueOrCreateConstantIndexOp(b, loc, segmentCount(b, loc, offsets));
+  holds(
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count, segments),
+      "'prefix lengths' count {0} does not match the {1} segments of "
+      "'offsets'",
+      {count, segments});
+  auto segmentSize = [&](OpBuilder &nb, Location l, Value n) -> Value {
+    Value next = arith::AddIOp::create(nb, l, n, one);
+    return arith::SubIOp::create(nb, l, segmentOffset(nb, l, offsets, next),
+                                 segmentOffset(nb, l, offsets, n));
+  };
+  // The first segment whose length is out of range, else `count`.
+  auto scan = scf::ForOp::create(
+      b, loc, zero, count, one, ValueRange{count},
+      [&](OpBuilder &nb, Location l, Value n, ValueRange found) {
+        Value j = segmentOffset(nb, l, lengths, n);
+        Value inRange = arith::AndIOp::create(
+            nb, l,
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, j, zero),
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle, j,
+                                  segmentSize(nb, l, n)));
+        Value firstSoFar = arith::CmpIOp::create(
+            nb, l, arith::CmpIPredicate::eq, found[0], count);
+        Value take = arith::AndIOp::create(
+            nb, l,
+            arith::XOrIOp::create(nb, l, inRange,
+                                  arith::ConstantIntOp::create(nb, l, 1, 1)),
+            firstSoFar);
+        scf::YieldOp::create(
+            nb, l,
+            ValueRange{arith::SelectOp::create(nb, l, take, n, found[0])});
+      });
+  Value bad = scan.getResult(0);
+  // The message reads entry `at`, clamped in range when all held (and 0
+  // segments have nothing to report: the check then holds).
+  Value last = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, count, one), zero);
+  Value at = arith::MinSIOp::create(b, loc, bad, last);
+  Value safe =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bad, count);
+  auto read = scf::IfOp::create(
+      b, loc, safe,
+      [&](OpBuilder &nb, Location l) {
+        scf::YieldOp::create(nb, l, ValueRange{zero, zero});
+      },
+      [&](OpBuilder &nb, Location l) {
+        scf::YieldOp::create(nb, l,
+                             ValueRange{segmentOffset(nb, l, lengths, at),
+                                        segmentSize(nb, l, at)});
+      });
+  holds(safe,
+        "prefix length {1} of segment {0} is outside [0, {2}], the "
+        "segment's length",
+        {bad, read.getResult(0), read.getResult(1)});
+}
+
 namespace {
 
 /// Emits the checks of one op, each with the op's one-line message and the
@@ -207,6 +274,11 @@ public:
                         "'" + seq.name.str() + "' " + seq.what.str());
   }
 
+  /// Packed prefix lengths: checkSegmentPrefixLengths.
+  void prefixLengthsInSegments(Value lengths, Value offsets) {
+    checkSegmentPrefixLengths(b, loc, prefix, lengths, offsets);
+  }
+
   /// `x` has one entry per segment of `offsets` along `x.dim`.
   void onePerSegment(const NamedDim &x, Value offsets) {
     if (isResult(x) && ShapedType::isDynamic(x.staticSize()))
@@ -219,62 +291,6 @@ public:
           "'" + x.name.str() + "' " + x.what.str() +
               " {0} does not match the {1} segments of 'offsets'",
           {actual, segments});
-  }
-
-  /// Every segment's prefix length `j_n` lies in `[0, o_{n+1} - o_n]`
-  /// (after onePerSegment: `lengths` has one per segment).
-  void prefixesInSegments(Value lengths, Value offsets) {
-    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value count = b.createOrFold<tensor::DimOp>(loc, lengths, 0);
-    auto segmentSize = [&](OpBuilder &nb, Location l, Value n) -> Value {
-      Value next = arith::AddIOp::create(nb, l, n, one);
-      return arith::SubIOp::create(nb, l, segmentOffset(nb, l, offsets, next),
-                                   segmentOffset(nb, l, offsets, n));
-    };
-    // The first segment whose length is out of range, else `count`.
-    auto scan = scf::ForOp::create(
-        b, loc, zero, count, one, ValueRange{count},
-        [&](OpBuilder &nb, Location l, Value n, ValueRange found) {
-          Value j = segmentOffset(nb, l, lengths, n);
-          Value inRange = arith::AndIOp::create(
-              nb, l,
-              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, j, zero),
-              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle, j,
-                                    segmentSize(nb, l, n)));
-          Value firstSoFar = arith::CmpIOp::create(
-              nb, l, arith::CmpIPredicate::eq, found[0], count);
-          Value take = arith::AndIOp::create(
-              nb, l,
-              arith::XOrIOp::create(nb, l, inRange,
-                                    arith::ConstantIntOp::create(nb, l, 1, 1)),
-              firstSoFar);
-          scf::YieldOp::create(
-              nb, l,
-              ValueRange{arith::SelectOp::create(nb, l, take, n, found[0])});
-        });
-    Value bad = scan.getResult(0);
-    // The message reads entry `at`, clamped in range when all held (and 0
-    // segments have nothing to report: the check then holds).
-    Value last = arith::MaxSIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, count, one), zero);
-    Value at = arith::MinSIOp::create(b, loc, bad, last);
-    Value safe =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bad, count);
-    auto read = scf::IfOp::create(
-        b, loc, safe,
-        [&](OpBuilder &nb, Location l) {
-          scf::YieldOp::create(nb, l, ValueRange{zero, zero});
-        },
-        [&](OpBuilder &nb, Location l) {
-          scf::YieldOp::create(nb, l,
-                               ValueRange{segmentOffset(nb, l, lengths, at),
-                                          segmentSize(nb, l, at)});
-        });
-    holds(safe,
-          "prefix length {1} of segment {0} is outside [0, {2}], the "
-          "segment's length",
-          {bad, read.getResult(0), read.getResult(1)});
   }
 
 private:
@@ -349,8 +365,7 @@ void checkLinearAttention(LinearAttentionOpInterface op, RuntimeChecks &checks) 
   }
   Value length = op.getPrefixIndex();
   if (length && offsets) {
-    checks.onePerSegment({"prefix lengths", length, 0, "count"}, offsets);
-    checks.prefixesInSegments(length, offsets);
+    checks.prefixLengthsInSegments(length, offsets);
   } else if (length) {
     checks.prefixInRange(length, {"query", q, seq, "sequence length"});
   }

@@ -20,6 +20,7 @@
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Transforms/FormUtils.h"
 #include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/Segments.h"
 #include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -526,27 +527,245 @@ Value segmentTotals(OpBuilder &b, Location loc, Value x, Value offsets,
       });
 }
 
+/// One rank's step of a fold over per-segment states `[N, B..., Dk, Dv]`,
+/// segment by segment as for one sequence (the segment dim is one more
+/// batch dim of the states): decayed by the rank's log-decay sums (part
+/// `logAt` of its record, with a gate), plus what its rows add (part
+/// `stateAt`).
+struct SegmentStatesStep {
+  const Records &records;
+  int64_t numBatch;
+  bool scalarGate;
+  unsigned stateAt;
+  std::optional<unsigned> logAt;
+
+  Value operator()(OpBuilder &b, Location loc, Value state, Value rank) const {
+    if (logAt)
+      state = decayState(b, loc, numBatch + 1, state,
+                         records.read(b, loc, rank, *logAt), scalarGate);
+    return addInto(b, loc, state, records.read(b, loc, rank, stateAt));
+  }
+};
+
+/// This rank's bounds of each segment's prefix and of its rest, interleaved
+/// (`tensor<2N+1 x index>`): entries 2n and 2n + 1 are where segment n and
+/// the rows after its prefix start here, the last is `rows`. So segment 2n
+/// of these offsets is segment n's prefix rows here, segment 2n + 1 the
+/// rest. `prefixLengths` null: every row is in the prefix (mask none).
+Value localPrefixBounds(OpBuilder &b, Location loc, Value offsets,
+                        Value prefixLengths, Value first, Value rows) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value two = arith::ConstantIndexOp::create(b, loc, 2);
+  Value segments =
+      getValueOrCreateConstantIndexOp(b, loc, segmentCount(b, loc, offsets));
+  Value count = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, segments, two), one);
+  Value init = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{count},
+                                       b.getIndexType());
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(1, b.getContext());
+  return buildGeneric(
+      b, loc, ValueRange{}, init, {identity}, {kPar},
+      [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+        Value m = linalg::IndexOp::create(nb, l, 0);
+        Value n = arith::DivUIOp::create(nb, l, m, two);
+        Value isPrefixEnd =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                  arith::RemUIOp::create(nb, l, m, two), one);
+        // The prefix's end is read only for odd m (n < N), through an
+        // scf.if: an even m may be 2N, past the lengths.
+        auto global = scf::IfOp::create(
+            nb, l, isPrefixEnd,
+            [&](OpBuilder &tb, Location tl) {
+              Value end =
+                  prefixLengths
+                      ? arith::AddIOp::create(
+                            tb, tl, segmentOffset(tb, tl, offsets, n),
+                            segmentOffset(tb, tl, prefixLengths, n))
+                            .getResult()
+                      : segmentOffset(tb, tl, offsets,
+                                      arith::AddIOp::create(tb, tl, n, one));
+              scf::YieldOp::create(tb, tl, end);
+            },
+            [&](OpBuilder &eb, Location el) {
+              scf::YieldOp::create(eb, el, segmentOffset(eb, el, offsets, n));
+            });
+        Value here = arith::SubIOp::create(nb, l, global.getResult(0), first);
+        here = arith::MaxSIOp::create(nb, l, here, zero);
+        return arith::MinSIOp::create(nb, l, here, rows);
+      });
+}
+
+/// Entries 2n + `parity` of `[2N, X...]`: `[N, X...]`.
+Value everyOther(OpBuilder &b, Location loc, Value x, int64_t parity) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  offsets[0] = b.getIndexAttr(parity);
+  strides[0] = b.getIndexAttr(2);
+  Value two = arith::ConstantIndexOp::create(b, loc, 2);
+  sizes[0] =
+      arith::DivUIOp::create(b, loc, index(b, loc, sizes[0]), two).getResult();
+  return tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
+}
+
+/// `[2N, X...]` with entry 2n + 1 from `odd[n]` and the even ones zero.
+Value interleaveAfterZeros(OpBuilder &b, Location loc, Value odd) {
+  auto type = cast<RankedTensorType>(odd.getType());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, odd);
+  Value two = arith::ConstantIndexOp::create(b, loc, 2);
+  sizes[0] =
+      arith::MulIOp::create(b, loc, index(b, loc, sizes[0]), two).getResult();
+  Value all = buildFilled(b, loc, sizes, b.getF32Type(), 0.0);
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  offsets[0] = b.getIndexAttr(1);
+  strides[0] = b.getIndexAttr(2);
+  return tensor::InsertSliceOp::create(
+      b, loc, odd, all, offsets, tensor::getMixedSizes(b, loc, odd), strides);
+}
+
+/// `rows` with each segment n's prefix rows here (`[bounds[2n],
+/// bounds[2n+1])`) replaced by `q` of those rows times `states[n]`: a
+/// prefix row reads its segment's state after the whole prefix.
+Value prefixRowsFromStates(OpBuilder &b, Location loc, int64_t numBatch,
+                           Value q, Value states, Value bounds, Value rows) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value two = arith::ConstantIndexOp::create(b, loc, 2);
+  Value segments = tensor::DimOp::create(b, loc, states, 0);
+  auto loop = scf::ForOp::create(
+      b, loc, zero, segments, one, ValueRange{rows},
+      [&](OpBuilder &nb, Location l, Value n, ValueRange iter) {
+        Value at = arith::MulIOp::create(nb, l, n, two);
+        Value start = segmentOffset(nb, l, bounds, at);
+        Value end =
+            segmentOffset(nb, l, bounds, arith::AddIOp::create(nb, l, at, one));
+        Value size = arith::SubIOp::create(nb, l, end, start);
+        Value prefixRows = queryTimesState(
+            nb, l, numBatch, sliceAlong(nb, l, q, numBatch, start, size),
+            segmentEntry(nb, l, states, n));
+        scf::YieldOp::create(
+            nb, l, insertAlong(nb, l, prefixRows, iter[0], numBatch, start));
+      });
+  return loop.getResult(0);
+}
+
+/// A packed op whose rows read their segment's state after its prefix
+/// (per-segment prefix lengths; mask none with a gate, where the prefix is
+/// the whole segment). On this rank each segment n is two segments, its
+/// prefix rows here and the rest (localPrefixBounds), run as one causal
+/// packed op from zero states: their final states and log-decay sums are
+/// the rank's record. After one all-gather each segment's prefix state is
+/// the fold of every rank's prefix parts onto its initial state, and the
+/// rest continues from it through the ranks before this one, as an
+/// unpacked sequence does. The rest's rows are the causal op run again from
+/// those states; a prefix row is `q` times its segment's prefix state.
+FailureOr<SmallVector<Value>>
+distributePackedPrefixes(OpBuilder &b, ModuleOp module, const Ranks &ranks,
+                         LinearAttentionOpInterface op) {
+  Location loc = op.getLoc();
+  int64_t numBatch = numBatchDims(op.getQuery().getType());
+  bool scalarGate = op.getGate() && op.hasScalarGate();
+  FormOperands all = prepareOperands(b, loc, op);
+  Value rows = tensor::DimOp::create(b, loc, all.q, numBatch);
+  RowSpan span = rowSpan(b, loc, module, ranks, rows);
+  checkGlobalOffsets(b, loc, op, op.getOffsets(), span.total);
+  Value prefixLengths =
+      op.getEffectiveMask() == Mask::prefix ? op.getPrefixIndex() : Value();
+  if (prefixLengths)
+    checkSegmentPrefixLengths(
+        b, loc,
+        checkMessageAt(op->getLoc(), op->getName().getStringRef().str() + ": "),
+        prefixLengths, op.getOffsets());
+  Value bounds = localPrefixBounds(b, loc, op.getOffsets(), prefixLengths,
+                                   span.offset, rows);
+
+  // [2N, B..., Dk, Dv] (Dv with the normalizer's column).
+  auto qType = cast<RankedTensorType>(all.q.getType());
+  auto vType = cast<RankedTensorType>(all.v.getType());
+  SmallVector<int64_t> rowsShape(qType.getShape());
+  rowsShape.back() = vType.getShape().back();
+  SmallVector<int64_t> stateShape{ShapedType::kDynamic};
+  llvm::append_range(stateShape, qType.getShape().drop_back(2));
+  stateShape.push_back(qType.getShape().back());
+  stateShape.push_back(vType.getShape().back());
+  auto runCausal = [&](Value initial) {
+    LinearAttentionSpec spec;
+    spec.query = all.q, spec.key = all.k, spec.value = all.v, spec.gate = all.g;
+    spec.initialState = initial;
+    spec.offsets = bounds;
+    spec.mask = Mask::causal;
+    spec.outputType = RankedTensorType::get(rowsShape, b.getF32Type());
+    spec.finalStateType = RankedTensorType::get(stateShape, b.getF32Type());
+    return op.createLike(b, loc, spec)->getResults();
+  };
+  Value contribution = runCausal(Value())[1];
+
+  Records records;
+  unsigned prefixAt = records.add(everyOther(b, loc, contribution, 0));
+  unsigned restAt = records.add(everyOther(b, loc, contribution, 1));
+  std::optional<unsigned> prefixLogAt, restLogAt;
+  if (all.g) {
+    Value logs = segmentTotals(b, loc, all.g, bounds, numBatch);
+    prefixLogAt = records.add(everyOther(b, loc, logs, 0));
+    restLogAt = records.add(everyOther(b, loc, logs, 1));
+  }
+  records.gather(b, loc, module, ranks.size);
+
+  auto stepOver = [&](unsigned stateAt, std::optional<unsigned> logAt) {
+    return SegmentStatesStep{records, numBatch, scalarGate, stateAt, logAt};
+  };
+  Value mine = records.read(b, loc, ranks.rank, prefixAt);
+  Value initial = op.getInitialState();
+  initial =
+      initial
+          ? tensor::CastOp::create(b, loc, mine.getType(), initial).getResult()
+          : buildFilled(b, loc, tensor::getMixedSizes(b, loc, mine),
+                        b.getF32Type(), 0.0);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value prefixState = foldOverRanks(b, loc, zero, ranks.size, initial,
+                                    stepOver(prefixAt, prefixLogAt));
+  Value restHere = foldOverRanks(b, loc, zero, ranks.rank, prefixState,
+                                 stepOver(restAt, restLogAt));
+  Value finalState = foldOverRanks(b, loc, ranks.rank, ranks.size, restHere,
+                                   stepOver(restAt, restLogAt));
+
+  Value restRows = runCausal(interleaveAfterZeros(b, loc, restHere))[0];
+  Value out = prefixRowsFromStates(b, loc, numBatch, all.q, prefixState, bounds,
+                                   restRows);
+  SmallVector<Value> results{finishRows(b, loc, op, out)};
+  if (op.getFinalState()) {
+    if (op.getNormalize()) {
+      auto type = cast<RankedTensorType>(finalState.getType());
+      finalState =
+          sliceAlong(b, loc, finalState, type.getRank() - 1, b.getIndexAttr(0),
+                     b.getIndexAttr(type.getShape().back() - 1));
+    }
+    Type type = op.getFinalState().getType();
+    results.push_back(finalState.getType() == type
+                          ? finalState
+                          : tensor::CastOp::create(b, loc, type, finalState));
+  }
+  return results;
+}
+
 /// A packed linear-attention op on this rank's rows, run twice: from zero
 /// states, for what each segment's rows here add to its state; then, after
 /// one all-gather of those per-segment states, from the state each segment
 /// starts this rank with (for `none`, the other ranks' rows of it, which
 /// add up in any order). The second run repeats the first's work: what it
 /// buys is that every form, gate and feature map of the op serves as it
-/// is. Mask none with a gate and per-segment prefixes are refused.
+/// is. Per-segment prefixes and a gated op with mask none take
+/// distributePackedPrefixes.
 FailureOr<SmallVector<Value>>
 distributePackedAttention(OpBuilder &b, ModuleOp module, const Ranks &ranks,
                           LinearAttentionOpInterface op) {
   Location loc = op.getLoc();
   Mask mask = op.getEffectiveMask();
-  if (mask == Mask::prefix)
-    return op->emitOpError()
-           << "cannot run sequence-parallel: per-segment prefix lengths of "
-              "packed segments are not split across ranks";
-  if (mask == Mask::none && op.getGate())
-    return op->emitOpError()
-           << "cannot run sequence-parallel: a gated op with mask none over "
-              "packed segments needs each segment's state after all its "
-              "rows on every rank, which this pass does not build";
+  if (mask == Mask::prefix || (mask == Mask::none && op.getGate()))
+    return distributePackedPrefixes(b, module, ranks, op);
   int64_t numBatch = numBatchDims(op.getQuery().getType());
   bool scalarGate = op.getGate() && op.hasScalarGate();
   FormOperands all = prepareOperands(b, loc, op);
@@ -589,14 +808,7 @@ distributePackedAttention(OpBuilder &b, ModuleOp module, const Ranks &ranks,
                     .getResult()
               : buildFilled(b, loc, tensor::getMixedSizes(b, loc, contribution),
                             b.getF32Type(), 0.0);
-  // Segment by segment as for one sequence (the segment dim is one more
-  // batch dim of the states).
-  auto step = [&](OpBuilder &nb, Location l, Value state, Value rank) {
-    if (logAt)
-      state = decayState(nb, l, numBatch + 1, state,
-                         records.read(nb, l, rank, *logAt), scalarGate);
-    return addInto(nb, l, state, records.read(nb, l, rank, stateAt));
-  };
+  SegmentStatesStep step{records, numBatch, scalarGate, stateAt, logAt};
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value before = foldOverRanks(b, loc, zero, ranks.rank, initial, step);

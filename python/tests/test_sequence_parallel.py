@@ -143,6 +143,19 @@ PACKED_ATTENTION = [
           final=True, gate_rank=4), [4]),
     (dict(op="gated", kind="ones", batch=[2], length=3, mask="causal", final=True,
           gate_rank=2), [4]),
+    # Per-segment prefixes (0, the whole segment, one between, in turn) and
+    # gated bidirectional segments: each segment's prefix state is folded
+    # over every rank's prefix rows.
+    (dict(op="linear", kind="random", batch=[2], length=37, mask="prefix", init=True,
+          final=True), [2, 3]),
+    (dict(op="gated", kind="long_short", batch=[], length=41, mask="prefix", init=True,
+          final=True, gate_rank=2), [3]),
+    (dict(op="linear", kind="empty", batch=[2], length=29, mask="prefix", normalize=True,
+          feature_map="elu_plus_one"), [2]),
+    (dict(op="gated", kind="empty", batch=[2], length=33, mask="none", init=True,
+          final=True, gate_rank=3), [2, 4]),
+    (dict(op="gated", kind="ones", batch=[2], length=3, mask="prefix", final=True,
+          gate_rank=2), [4]),
 ]
 
 
@@ -206,15 +219,16 @@ def test_packed_presum_across_ranks(exclusive, reverse, ranks):
     assert ref.rel_l2(got, want) <= 1e-5
 
 
-@pytest.mark.parametrize("mask, gated, message", [
-    ("prefix", False, "per-segment prefix lengths of packed segments are not split"),
-    ("none", True, "a gated op with mask none over packed segments"),
-])
-def test_packed_forms_not_split_are_refused(mask, gated, message):
-    spec = dict(op="gated" if gated else "linear", kind="random", batch=[2], length=17,
-                mask=mask, gate_rank=2 if gated else 0)
-    program, inputs, _ = packed_attention_case(spec, seed=1)
-    with pytest.raises(linea.LineaError, match=message):
+def test_packed_prefix_past_its_segment_stops_every_rank():
+    program, inputs, _ = packed_attention_case(
+        dict(op="linear", kind="random", batch=[2], length=17, mask="prefix"), seed=1)
+    offsets = inputs[3]
+    js = np.zeros(len(offsets) - 1, np.int64)
+    js[-1] = offsets[-1] - offsets[-2] + 1
+    inputs[4] = js
+    with pytest.raises(linea.LineaError,
+                       match=rf"prefix length {js[-1]} of segment {len(js) - 1} is outside "
+                             rf"\[0, {js[-1] - 1}\], the segment's length"):
         linea.run(program, inputs, ranks=2)
 
 

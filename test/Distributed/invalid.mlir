@@ -76,18 +76,6 @@ func.func private @bad_name() -> (tensor<4x8xf32> {linea.shards = 0 : i64})
 
 // -----
 
-// Packed segments split across ranks, but not with per-segment prefixes.
-func.func @packed_prefix(%x: tensor<16x8xf32>, %o: tensor<3xindex>, %j: tensor<2xindex>)
-    -> tensor<16x8xf32> {
-  // expected-error @+1 {{cannot run sequence-parallel: per-segment prefix lengths of packed segments are not split across ranks}}
-  %y = linea.linear_attention %x, %x, %x offsets(%o) mask = prefix(%j)
-      : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, tensor<3xindex>, tensor<2xindex>
-      -> tensor<16x8xf32>
-  return %y : tensor<16x8xf32>
-}
-
-// -----
-
 func.func @packed_decayed_presum(%x: tensor<16x8xf32>, %o: tensor<3xindex>) -> tensor<16x8xf32> {
   %a = arith.constant dense<0.5> : tensor<16xf32>
   // expected-error @+1 {{cannot run sequence-parallel: a decayed presum's ranks would exchange decayed totals}}

@@ -188,6 +188,49 @@ func.func @packed_causal(%q: tensor<2x64x8xf32>, %k: tensor<2x64x8xf32>, %v: ten
 
 // -----
 
+// Per-segment prefixes: on a rank each segment is two, its prefix rows here
+// and the rest (2N + 1 interleaved offsets, clamped to the rank's rows), run
+// as one causal op from zero states. Each segment's prefix state folds every
+// rank's prefix parts (decayed), the rest continues from it through the
+// ranks before; the rest's rows are the causal op again from those states,
+// each segment's prefix rows q times its prefix state.
+
+// CHECK-LABEL: func.func @packed_prefix(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<2x?x8xf32> {linea.sharded_dim = 1 : i64}
+// CHECK-SAME: %[[O:[^:]*]]: tensor<?xi64>, %[[JS:[^:]*]]: tensor<?xindex>)
+// CHECK: linea.check %{{.*}}, "{{.*}}: linea.gated_linear_attention: 'offsets' decrease at entry {0}: {1} after {2}"
+// CHECK: linea.check %{{.*}}, "{{.*}}: linea.gated_linear_attention: 'prefix lengths' count {0} does not match the {1} segments of 'offsets'"
+// CHECK: linea.check %{{.*}}, "{{.*}}: linea.gated_linear_attention: prefix length {1} of segment {0} is outside [0, {2}], the segment's length"
+// CHECK: %[[TWICE:.*]] = arith.muli %{{.*}}, %c2
+// CHECK: %[[COUNT:.*]] = arith.addi %[[TWICE]], %c1
+// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[COUNT]]) : tensor<?xindex>
+// CHECK: %[[BOUNDS:.*]] = linalg.generic {{.*}} outs(%[[EMPTY]] : tensor<?xindex>)
+// CHECK:   scf.if
+// CHECK:     tensor.extract %[[JS]]
+// CHECK: %{{.*}}, %[[MINE:.*]] = linea.gated_linear_attention %[[Q]], %{{.*}} offsets(%[[BOUNDS]]) mask = causal
+// CHECK: tensor.extract_slice %[[MINE]][0, 0, 0, 0] [%{{.*}}, 2, 8, 4] [2, 1, 1, 1]
+// CHECK: tensor.extract_slice %[[MINE]][1, 0, 0, 0] [%{{.*}}, 2, 8, 4] [2, 1, 1, 1]
+// CHECK: call @linea_mpi_allgather_f32(
+// CHECK: %[[PREFIX:.*]] = scf.for %{{.*}} = %c0{{.*}} to %{{.*}} iter_args
+// CHECK: %[[HERE:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[PREFIX]])
+// CHECK: %[[FINAL:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[HERE]])
+// CHECK: %[[INIT:.*]] = tensor.insert_slice %[[HERE]] into %{{.*}}[1, 0, 0, 0] [%{{.*}}, 2, 8, 4] [2, 1, 1, 1]
+// CHECK: %[[REST:.*]], %{{.*}} = linea.gated_linear_attention %[[Q]], %{{.*}} init(%[[INIT]]) offsets(%[[BOUNDS]]) mask = causal
+// CHECK: %[[Y:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[REST]])
+// CHECK:   tensor.extract_slice %[[PREFIX]]
+// CHECK:   linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x?x8xf32>, tensor<2x8x4xf32>)
+// CHECK: return %[[Y]], %[[FINAL]]
+func.func @packed_prefix(%q: tensor<2x64x8xf32>, %k: tensor<2x64x8xf32>, %v: tensor<2x64x4xf32>,
+                         %g: tensor<2x64xf32>, %o: tensor<?xi64>, %js: tensor<?xindex>)
+    -> (tensor<2x64x4xf32>, tensor<?x2x8x4xf32>) {
+  %y, %s = linea.gated_linear_attention %q, %k, %v, %g offsets(%o) mask = prefix(%js)
+      : tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x64x4xf32>, tensor<2x64xf32>,
+        tensor<?xi64>, tensor<?xindex> -> tensor<2x64x4xf32>, tensor<?x2x8x4xf32>
+  return %y, %s : tensor<2x64x4xf32>, tensor<?x2x8x4xf32>
+}
+
+// -----
+
 // A packed presum: the local segmented scan; each segment's total here
 // (the last row of its scan, zero where it has no rows), all-gathered; the
 // one segment that continues into this rank gains the totals before.

@@ -120,6 +120,14 @@ OpFoldResult segmentCount(OpBuilder &b, Location loc, Value offsets);
 void checkSegmentOffsets(OpBuilder &b, Location loc, StringRef prefix,
                          Value offsets, Value length, StringRef lengthName);
 
+/// The run-time checks of a packed op's prefix `lengths`: one per segment
+/// of `offsets` (checked first), each `j_n` in `[0, o_{n+1} - o_n]`, the
+/// first out of range named with its segment. Messages start with `prefix`
+/// as checkSegmentOffsets' do; the op's own checks and sequence
+/// parallelism's are these.
+void checkSegmentPrefixLengths(OpBuilder &b, Location loc, StringRef prefix,
+                               Value lengths, Value offsets);
+
 } // namespace mlir::linea
 
 #include "linea/Dialect/LineaInterfaces.h.inc"
