@@ -219,6 +219,14 @@ def LineaPrefixToOneShot : Pass<"linea-prefix-to-oneshot"> {
     overflows for gates down to -20 per step. The data-dependent gate does
     not force the chunked algorithm on the prefix.
 
+    Inside a GPU sequence block (an op on one segment of a packed batch)
+    no temporary may be as long as the sequence, and the one-shot form of
+    a gated, normalized or feature-mapped op copies the rows (`phi(K)`, the
+    ones column, the decayed keys). There it runs over chunks of 64 rows,
+    the last padded with zeros: one loop adds each chunk to the state
+    (decaying it first when gated), a second multiplies each chunk's
+    queries by the final state. The same values, two passes over the rows.
+
     ```mlir
     %o = linea.linear_attention %q, %k, %v mask = none : ...
     // becomes
@@ -227,9 +235,11 @@ def LineaPrefixToOneShot : Pass<"linea-prefix-to-oneshot"> {
     ```
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect",
-                           "::mlir::math::MathDialect"];
+                           "::mlir::math::MathDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
 }
 
 def LineaCausalToChunked : Pass<"linea-causal-to-chunked"> {
@@ -264,6 +274,10 @@ def LineaCausalToChunked : Pass<"linea-causal-to-chunked"> {
     mapped to GPU blocks, see `linea-distribute-sequences`) every temporary
     gets a static size, for the block's shared memory: the remainder chunk
     is padded to `C` rows with zeros, and the state gets a buffer of its own.
+    There the remainder step runs whether or not rows are left (none: a
+    chunk of zeros, which changes nothing): behind an `scf.if` its rows
+    could not be bufferized in place where the output is inserted with
+    `tensor.insert_slice` (a prefix's causal rows into its segment's).
 
     ```mlir
     %o = linea.linear_attention %q, %k, %v mask = causal : ...

@@ -38,6 +38,43 @@ def LineaUnshareFills : Pass<"linea-unshare-fills"> {
 }
 
 
+def LineaEliminateEmptyOuterFirst : Pass<"linea-eliminate-empty-outer-first", "ModuleOp"> {
+  let summary = "Empty-tensor elimination, the outermost insertion first";
+  let description = [{
+    Upstream's `eliminate-empty-tensors` replaces a `tensor.empty` whose
+    value is inserted somewhere (`tensor.insert_slice`,
+    `tensor.parallel_insert_slice`) by the destination's subset, so the
+    value is computed in place. It visits the insertions in program order,
+    replacing only the use on each one's chain. Where two parts are joined
+    into an empty tensor that is then inserted further out (a PrefixLM op
+    on one segment: its bidirectional rows and its causal rows written into
+    one tensor, which a GPU sequence block inserts into the output), the
+    inner insertions go first and point their parts at the join's empty
+    tensor; the outer one then replaces only its own use of it, and the
+    join stays a buffer of its own: in a sequence block, a dynamic
+    allocation that keeps the block from being one (the loop stays on the
+    host). This pass runs the same upstream rewrite
+    (`bufferization::eliminateEmptyTensors`, on one one-shot analysis of
+    the module) one insertion at a time, the last in program order first,
+    so each part lands in the outermost destination. (The pipelines run
+    upstream's pass after it as before.)
+
+    ```mlir
+    %e = tensor.empty(%n) : tensor<1x?x4xf32>
+    %h = tensor.empty(%j) : tensor<1x?x4xf32>
+    %head = linalg.generic ... outs(%h : tensor<1x?x4xf32>)
+    %0 = tensor.insert_slice %head into %e[0, 0, 0] [1, %j, 4] [1, 1, 1]
+    ...
+    tensor.parallel_insert_slice %1 into %out[%b, %start, 0] [1, %n, 4] [1, 1, 1]
+    // becomes: %e is %out's slice, %h the slice of it
+    %e = tensor.extract_slice %out[%b, %start, 0] [1, %n, 4] [1, 1, 1]
+    %h = tensor.extract_slice %e[0, 0, 0] [1, %j, 4] [1, 1, 1]
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def LineaLowerCopies : Pass<"linea-lower-copies"> {
   let summary = "memref.copy becomes linalg.copy (compiled loops, not a runtime call)";
   let description = [{

@@ -99,6 +99,7 @@ static void buildReferenceToBuffers(OpPassManager &pm, bool runtimeChecks) {
   // Accumulators computed in their consumers' memory: a chunk's rows in
   // the output, a sequence's output in its slice of the whole.
   pm.addPass(createLineaUnshareFills());
+  pm.addPass(createLineaEliminateEmptyOuterFirst());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
 
   bufferization::OneShotBufferizePassOptions bufferize;

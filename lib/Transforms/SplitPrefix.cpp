@@ -84,6 +84,23 @@ RankedTensorType stateType(Value q, Value v) {
   return RankedTensorType::get(shape, Float32Type::get(q.getContext()));
 }
 
+/// `rows` written into `dest` at `offset` along `dim`, `size` of them: the
+/// size is the split's, not read off `rows`, so that it is known before the
+/// part that computes them (a GPU sequence block then writes each part
+/// straight into its output: empty-tensor elimination needs the sizes
+/// first).
+Value insertRows(OpBuilder &b, Location loc, Value rows, Value dest,
+                 int64_t dim, OpFoldResult offset, OpFoldResult size) {
+  auto type = cast<RankedTensorType>(rows.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, rows);
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  offsets[dim] = offset;
+  sizes[dim] = size;
+  return tensor::InsertSliceOp::create(b, loc, rows, dest, offsets, sizes,
+                                       strides);
+}
+
 /// Writes the two parts' outputs into one `[B..., L, Dv]` tensor shaped
 /// like `query` but for the last dim.
 Value joinRows(OpBuilder &b, Location loc, const SplitPoint &split,
@@ -92,8 +109,9 @@ Value joinRows(OpBuilder &b, Location loc, const SplitPoint &split,
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, query);
   sizes.back() = tensor::getMixedSize(b, loc, head, type.getRank() - 1);
   Value out = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
-  out = insertAlong(b, loc, head, out, split.seq, b.getIndexAttr(0));
-  return insertAlong(b, loc, tail, out, split.seq, split.prefix);
+  out =
+      insertRows(b, loc, head, out, split.seq, b.getIndexAttr(0), split.prefix);
+  return insertRows(b, loc, tail, out, split.seq, split.prefix, split.rest);
 }
 
 Value dropLastColumn(OpBuilder &b, Location loc, Value x) {

@@ -75,23 +75,21 @@ struct LineaSplitSegmentsPass
 
   /// The ops whose form on a segment of dynamic length has temporaries of
   /// static size (a block's shared memory): a presum's sequential scan, a
-  /// causal op's chunks, an ungated bidirectional op's state. The others
-  /// keep a buffer as long as the segment (seen as linea-map-to-gpu's
-  /// "'memref.alloc' cannot run in one block"), so their blocks would
-  /// become a host loop, which cannot read the offsets in device memory.
+  /// causal op's chunks, a bidirectional op's state (over chunks where its
+  /// rows need a copy), a prefix's two parts of those. The others keep rows
+  /// as long as the segment (seen as linea-map-to-gpu's "'memref.alloc'
+  /// cannot run in one block"), so their blocks would become a host loop,
+  /// which cannot read the offsets in device memory: softmax attention's
+  /// tiled form, and a normalized prefix, whose split appends the
+  /// normalizer's ones column to all of the segment's values and divides
+  /// all of its joined rows.
   static std::optional<StringRef> whyNotOneBlock(PackedOpInterface op) {
     if (isa<AttentionOp>(op.getOperation()))
       return StringRef("softmax attention");
     auto attention = dyn_cast<LinearAttentionOpInterface>(op.getOperation());
-    if (!attention)
-      return std::nullopt;
-    Mask mask = attention.getEffectiveMask();
-    if (mask == Mask::prefix)
-      return StringRef("a prefix mask");
-    if (mask == Mask::none &&
-        (attention.getGate() || attention.getNormalize() ||
-         attention.getFeatureMap() != FeatureMap::identity))
-      return StringRef("a gated, normalized or feature-mapped bidirectional op");
+    if (attention && attention.getNormalize() &&
+        attention.getEffectiveMask() == Mask::prefix)
+      return StringRef("a normalized op with a prefix mask");
     return std::nullopt;
   }
 };

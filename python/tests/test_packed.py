@@ -609,11 +609,9 @@ GPU_EMULATION = "linea-gpu-mapped-to-cpu{chip=sm_90a}"
 
 
 def runs_as_segment_blocks(case):
-    """What linea-split-segments{target=gpu} takes: causal ops, and
-    bidirectional ones that are ungated and unmapped (see whyNotOneBlock)."""
-    return case["mask"] == "causal" or (
-        case["mask"] == "none" and case["op"] == "linear" and not case["feature_map"]
-        and not case["normalize"])
+    """What linea-split-segments{target=gpu} takes (see whyNotOneBlock):
+    every linear attention case but a normalized prefix."""
+    return not (case["normalize"] and case["mask"] == "prefix")
 
 
 GPU_CASES = [c for c in ATTENTION_CASES if runs_as_segment_blocks(c)]
@@ -622,9 +620,10 @@ GPU_CASES = [c for c in ATTENTION_CASES if runs_as_segment_blocks(c)]
 @pytest.mark.parametrize("case", GPU_CASES, ids=[attention_id(c) for c in GPU_CASES])
 def test_packed_attention_on_gpu_blocks(case):
     """The GPU code of a packed op (each segment of each sequence one block
-    running its chunk loop or one-shot state, the offsets read in the
-    kernel, the run-time checks on a staged copy of them) against the
-    oracle, through the CPU emulation of its launches."""
+    running its chunk loop, its one-shot state (over chunks where the rows
+    need a copy: gated, normalized, feature-mapped) or a prefix's both, the
+    offsets read in the kernel, the run-time checks on a staged copy of
+    them) against the oracle, through the CPU emulation of its launches."""
     check_attention_case(case, "gpu" + attention_id(case), pipeline=GPU_EMULATION)
 
 
@@ -644,6 +643,62 @@ def test_packed_attention_on_gpu_tensor_cores():
                        pipeline="linea-gpu-mapped-to-cpu{chip=sm_90a precision=bf16}")
     want = ref.gated_linear_attention(q, k, v, g, mask="causal", offsets=offsets)[0]
     assert relative_error(got, want) <= 1e-2  # bf16 operands, f32 accumulation
+
+
+# (op, mask, gate rank, feature map, normalize, dynamic L)
+GPU_BIDIRECTIONAL = [
+    ("linear", "prefix", 0, None, False, True),
+    ("linear", "prefix", 0, None, False, False),
+    ("gated", "prefix", 3, None, False, True),
+    ("gated", "none", 2, None, False, True),
+    ("linear", "prefix", 0, "elu_plus_one", False, True),
+    ("linear", "none", 0, "elu_plus_one", True, True),
+    ("linear", "none", 0, "relu", False, False),
+]
+
+
+@pytest.mark.parametrize("op, mask, gate_rank, feature_map, normalize, dynamic",
+                         GPU_BIDIRECTIONAL)
+def test_bidirectional_segments_on_gpu_blocks(op, mask, gate_rank, feature_map, normalize,
+                                              dynamic):
+    """Per-segment prefixes and bidirectional segments on the GPU: each
+    (segment, sequence) block runs its prefix's one-shot state (over padded
+    chunks where its rows need a copy: a gate, a feature map, the
+    normalizer) and the rest's chunk loop, from initial state n to final
+    state n: empty segments, length 1, prefix 0, the whole segment and
+    between, segments past a chunk, gates to -20, against the oracle
+    through the emulation."""
+    rng = np.random.default_rng(137 + gate_rank)
+    lengths = [0, 1, 70, 200, 5, 0, 130, 1]
+    js = np.array([0, 1, 0, 77, 5, 0, 129, 0], np.int64)
+    offsets = offsets_of(lengths)
+    L = int(offsets[-1])
+    q, k = (rng.standard_normal((2, L, 8)).astype(np.float32) for _ in range(2))
+    v = rng.standard_normal((2, L, 6)).astype(np.float32)
+    inputs = [q, k, v]
+    if op == "gated":
+        shape = (2, L, 8) if gate_rank == 3 else (2, L)
+        inputs.append((-20 * rng.random(shape) ** 3).astype(np.float32))
+    init = not normalize
+    if init:
+        inputs.append(rng.standard_normal((len(lengths), 2, 8, 6)).astype(np.float32))
+    inputs.append(offsets)
+    if mask == "prefix":
+        inputs.append(js.astype(np.int32))
+    program = attention_program(op, [2], L, 8, 6, dynamic, "i64", mask, init, True, gate_rank,
+                                feature_map, normalize, prefix_type="i32")
+    got = linea.run(program, inputs, pipeline=GPU_EMULATION)
+    oracle = dict(mask=mask, offsets=offsets, initial_state=inputs[4 if op == "gated" else 3]
+                  if init else None)
+    if mask == "prefix":
+        oracle["prefix_length"] = js
+    if op == "gated":
+        want = ref.gated_linear_attention(*inputs[:4], **oracle)
+    else:
+        want = ref.linear_attention(*inputs[:3], feature_map=feature_map or "identity",
+                                    normalize=normalize, **oracle)
+    assert relative_error(got[0], want[0]) <= TOLERANCE
+    assert relative_error(got[1], want[1]) <= TOLERANCE
 
 
 @pytest.mark.parametrize("kind, decayed", [("random", False), ("empty", True), ("ones", False)])
@@ -676,10 +731,22 @@ def test_packed_gpu_code_is_two_launches_whatever_the_segments():
     assert "host loop" not in lowered.stderr and "stays on the host" not in lowered.stderr
 
 
+def test_packed_prefix_gpu_code_is_three_launches_whatever_the_segments():
+    """Per-segment prefixes: the offsets and the prefix lengths each copied
+    once for the host's checks, then every (segment, sequence) block, its
+    prefix part and its causal part in one program; no host loop."""
+    lowered = lower_to_nvvm(attention_program("linear", [2, 3], 0, 8, 4, True, "index",
+                                              "prefix", True, True))
+    assert lowered.returncode == 0, lowered.stderr
+    assert lowered.stdout.count("gpu.launch_func") == 3
+    assert "host loop" not in lowered.stderr and "stays on the host" not in lowered.stderr
+
+
 @pytest.mark.parametrize("program, message", [
     (softmax_program([2], 0, 4, 4, True, "index", "causal"), "which softmax attention does not"),
-    (attention_program("linear", [2], 0, 4, 4, True, "index", "prefix", False, False),
-     "which a prefix mask does not"),
+    (attention_program("linear", [2], 0, 4, 4, True, "index", "prefix", False, False,
+                       feature_map="elu_plus_one", normalize=True),
+     "which a normalized op with a prefix mask does not"),
 ])
 def test_packed_ops_the_gpu_does_not_take_yet(program, message):
     lowered = lower_to_nvvm(program)

@@ -67,3 +67,44 @@ func.func @left_alone(%q: tensor<6x8xf32>, %g: tensor<6xf32>) -> (tensor<6x8xf32
       : tensor<6x8xf32>, tensor<6x8xf32>, tensor<6x8xf32> -> tensor<6x8xf32>
   return %o, %p : tensor<6x8xf32>, tensor<6x8xf32>
 }
+
+// -----
+
+// Inside a sequence block a gated op's one-shot form would decay all of the
+// segment's keys into a copy as long as the segment: it runs over chunks of
+// 64 rows instead (the remainder padded to 64). The first loop decays the
+// state by each chunk's gate sum and adds the chunk's decayed keys times
+// its values; the second multiplies each chunk's queries by the final
+// state, straight into the output.
+// CHECK-LABEL: func.func @gated_in_sequence_block
+// CHECK: scf.forall
+// CHECK:   %[[OWN:.+]] = bufferization.alloc_tensor() : tensor<8x4xf32>
+// CHECK:   %[[S0:.+]] = linalg.fill {{.*}} outs(%[[OWN]] : tensor<8x4xf32>)
+// CHECK:   %[[ADDED:.+]]:2 = scf.for {{.*}} step %c64 iter_args(%{{.+}} = %[[S0]], %{{.+}} = %{{.+}})
+// CHECK:     linea.presum %{{.+}} dim = 0 exclusive reverse : tensor<64xf32>
+// CHECK:     scf.yield
+// CHECK:   } : tensor<?x8xf32> to tensor<64x8xf32>
+// CHECK:   %[[FINAL:.+]] = linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : tensor<64x8xf32>, tensor<64x4xf32>) outs(%{{.+}} : tensor<8x4xf32>)
+// CHECK:   %[[ROWS:.+]]:2 = scf.for {{.*}} step %c64 iter_args(%[[S:.+]] = %[[FINAL]], %[[OUT:.+]] = %{{.+}})
+// CHECK:     %[[CHUNK:.+]] = linalg.generic {{.*}} ins(%{{.+}}, %[[S]] : tensor<64x8xf32>, tensor<8x4xf32>)
+// CHECK:     tensor.insert_slice %[[CHUNK]] into %[[OUT]]
+// CHECK:     scf.yield %[[S]]
+// CHECK:   linalg.generic {{.*}} ins(%{{.+}}, %[[ROWS]]#0 : tensor<64x8xf32>, tensor<8x4xf32>)
+// CHECK:   tensor.insert_slice %{{.+}} into %[[ROWS]]#1
+// CHECK:   scf.forall.in_parallel
+func.func @gated_in_sequence_block(%q: tensor<3x?x8xf32>, %v: tensor<3x?x4xf32>, %g: tensor<3x?xf32>) -> tensor<3x?x4xf32> {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %q, %c1 : tensor<3x?x8xf32>
+  %empty = tensor.empty(%n) : tensor<3x?x4xf32>
+  %r = scf.forall (%b) in (3) shared_outs(%out = %empty) -> (tensor<3x?x4xf32>) {
+    %qs = tensor.extract_slice %q[%b, 0, 0] [1, %n, 8] [1, 1, 1] : tensor<3x?x8xf32> to tensor<?x8xf32>
+    %vs = tensor.extract_slice %v[%b, 0, 0] [1, %n, 4] [1, 1, 1] : tensor<3x?x4xf32> to tensor<?x4xf32>
+    %gs = tensor.extract_slice %g[%b, 0] [1, %n] [1, 1] : tensor<3x?xf32> to tensor<?xf32>
+    %o = linea.gated_linear_attention %qs, %qs, %vs, %gs mask = none
+        : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x4xf32>, tensor<?xf32> -> tensor<?x4xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %o into %out[%b, 0, 0] [1, %n, 4] [1, 1, 1] : tensor<?x4xf32> into tensor<3x?x4xf32>
+    }
+  } {mapping = [#gpu.block<linear_dim_0>]}
+  return %r : tensor<3x?x4xf32>
+}

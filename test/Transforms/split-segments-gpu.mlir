@@ -58,8 +58,14 @@ func.func @softmax_on_gpu(%q: tensor<?x4xf32>, %o: tensor<?xindex>) -> tensor<?x
 
 // -----
 
+// A per-segment prefix: each block takes its segment's prefix length.
+// CHECK-LABEL: func.func @prefix_on_gpu
+// CHECK-SAME: %[[JS:[a-z0-9_]+]]: tensor<?xindex>)
+// CHECK: scf.forall (%[[N:[a-z0-9_]+]]) in (%{{.+}}) shared_outs
+// CHECK:   %[[J:.+]] = tensor.extract %[[JS]][%[[N]]]
+// CHECK:   linea.linear_attention {{.+}} mask = prefix(%[[J]])
+// CHECK: } {mapping = [#gpu.block<linear_dim_0>]}
 func.func @prefix_on_gpu(%q: tensor<?x4xf32>, %o: tensor<?xindex>, %js: tensor<?xindex>) -> tensor<?x4xf32> {
-  // expected-error @+1 {{which a prefix mask does not yet}}
   %y = linea.linear_attention %q, %q, %q offsets(%o) mask = prefix(%js)
       : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?xindex>, tensor<?xindex> -> tensor<?x4xf32>
   return %y : tensor<?x4xf32>
@@ -67,9 +73,35 @@ func.func @prefix_on_gpu(%q: tensor<?x4xf32>, %o: tensor<?xindex>, %js: tensor<?
 
 // -----
 
+// A gated bidirectional segment and a gated prefix: blocks too (the
+// one-shot part over chunks, linea-prefix-to-oneshot).
+// CHECK-LABEL: func.func @gated_bidirectional_on_gpu
+// CHECK: scf.forall
+// CHECK:   linea.gated_linear_attention {{.+}} mask = none
+// CHECK: } {mapping = [#gpu.block<linear_dim_0>]}
 func.func @gated_bidirectional_on_gpu(%q: tensor<?x4xf32>, %g: tensor<?xf32>, %o: tensor<?xindex>) -> tensor<?x4xf32> {
-  // expected-error @+1 {{which a gated, normalized or feature-mapped bidirectional op does not yet}}
   %y = linea.gated_linear_attention %q, %q, %q, %g offsets(%o) mask = none
       : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?xf32>, tensor<?xindex> -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @gated_prefix_on_gpu
+// CHECK: scf.forall
+// CHECK:   linea.gated_linear_attention {{.+}} mask = prefix(
+// CHECK: } {mapping = [#gpu.block<linear_dim_0>]}
+func.func @gated_prefix_on_gpu(%q: tensor<?x4xf32>, %g: tensor<?xf32>, %o: tensor<?xindex>, %js: tensor<?xindex>) -> tensor<?x4xf32> {
+  %y = linea.gated_linear_attention %q, %q, %q, %g offsets(%o) mask = prefix(%js)
+      : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?xf32>, tensor<?xindex>, tensor<?xindex> -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @normalized_prefix_on_gpu(%q: tensor<?x4xf32>, %o: tensor<?xindex>, %js: tensor<?xindex>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{which a normalized op with a prefix mask does not yet}}
+  %y = linea.linear_attention %q, %q, %q offsets(%o) mask = prefix(%js) feature_map = elu_plus_one normalize
+      : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?xindex>, tensor<?xindex> -> tensor<?x4xf32>
   return %y : tensor<?x4xf32>
 }
