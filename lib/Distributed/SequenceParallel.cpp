@@ -547,6 +547,47 @@ struct SegmentStatesStep {
   }
 };
 
+/// `op` on this rank's rows as a packed op over `offsets` with `mask`, on
+/// its prepared f32 operands `all`, from `initial` (null: zero states):
+/// the unscaled rows and the final states `[N, B..., Dk, Dv]` (Dv with the
+/// normalizer's column).
+ResultRange runPackedHere(OpBuilder &b, Location loc,
+                          LinearAttentionOpInterface op,
+                          const FormOperands &all, Value offsets, Mask mask,
+                          Value initial) {
+  auto qType = cast<RankedTensorType>(all.q.getType());
+  auto vType = cast<RankedTensorType>(all.v.getType());
+  SmallVector<int64_t> rowsShape(qType.getShape());
+  rowsShape.back() = vType.getShape().back();
+  SmallVector<int64_t> stateShape{ShapedType::kDynamic};
+  llvm::append_range(stateShape, qType.getShape().drop_back(2));
+  stateShape.push_back(qType.getShape().back());
+  stateShape.push_back(vType.getShape().back());
+  LinearAttentionSpec spec;
+  spec.query = all.q, spec.key = all.k, spec.value = all.v, spec.gate = all.g;
+  spec.initialState = initial;
+  spec.offsets = offsets;
+  spec.mask = mask;
+  spec.outputType = RankedTensorType::get(rowsShape, b.getF32Type());
+  spec.finalStateType = RankedTensorType::get(stateShape, b.getF32Type());
+  return op.createLike(b, loc, spec)->getResults();
+}
+
+/// The op's final-states result from the folded states: the normalizer's
+/// column dropped, cast to the result's type.
+Value finalStatesResult(OpBuilder &b, Location loc,
+                        LinearAttentionOpInterface op, Value states) {
+  if (op.getNormalize()) {
+    auto type = cast<RankedTensorType>(states.getType());
+    states = sliceAlong(b, loc, states, type.getRank() - 1, b.getIndexAttr(0),
+                        b.getIndexAttr(type.getShape().back() - 1));
+  }
+  Type type = op.getFinalState().getType();
+  return states.getType() == type
+             ? states
+             : tensor::CastOp::create(b, loc, type, states).getResult();
+}
+
 /// This rank's bounds of each segment's prefix and of its rest, interleaved
 /// (`tensor<2N+1 x index>`): entries 2n and 2n + 1 are where segment n and
 /// the rows after its prefix start here, the last is `rows`. So segment 2n
@@ -682,24 +723,8 @@ distributePackedPrefixes(OpBuilder &b, ModuleOp module, const Ranks &ranks,
   Value bounds = localPrefixBounds(b, loc, op.getOffsets(), prefixLengths,
                                    span.offset, rows);
 
-  // [2N, B..., Dk, Dv] (Dv with the normalizer's column).
-  auto qType = cast<RankedTensorType>(all.q.getType());
-  auto vType = cast<RankedTensorType>(all.v.getType());
-  SmallVector<int64_t> rowsShape(qType.getShape());
-  rowsShape.back() = vType.getShape().back();
-  SmallVector<int64_t> stateShape{ShapedType::kDynamic};
-  llvm::append_range(stateShape, qType.getShape().drop_back(2));
-  stateShape.push_back(qType.getShape().back());
-  stateShape.push_back(vType.getShape().back());
   auto runCausal = [&](Value initial) {
-    LinearAttentionSpec spec;
-    spec.query = all.q, spec.key = all.k, spec.value = all.v, spec.gate = all.g;
-    spec.initialState = initial;
-    spec.offsets = bounds;
-    spec.mask = Mask::causal;
-    spec.outputType = RankedTensorType::get(rowsShape, b.getF32Type());
-    spec.finalStateType = RankedTensorType::get(stateShape, b.getF32Type());
-    return op.createLike(b, loc, spec)->getResults();
+    return runPackedHere(b, loc, op, all, bounds, Mask::causal, initial);
   };
   Value contribution = runCausal(Value())[1];
 
@@ -736,18 +761,8 @@ distributePackedPrefixes(OpBuilder &b, ModuleOp module, const Ranks &ranks,
   Value out = prefixRowsFromStates(b, loc, numBatch, all.q, prefixState, bounds,
                                    restRows);
   SmallVector<Value> results{finishRows(b, loc, op, out)};
-  if (op.getFinalState()) {
-    if (op.getNormalize()) {
-      auto type = cast<RankedTensorType>(finalState.getType());
-      finalState =
-          sliceAlong(b, loc, finalState, type.getRank() - 1, b.getIndexAttr(0),
-                     b.getIndexAttr(type.getShape().back() - 1));
-    }
-    Type type = op.getFinalState().getType();
-    results.push_back(finalState.getType() == type
-                          ? finalState
-                          : tensor::CastOp::create(b, loc, type, finalState));
-  }
+  if (op.getFinalState())
+    results.push_back(finalStatesResult(b, loc, op, finalState));
   return results;
 }
 
@@ -774,24 +789,8 @@ distributePackedAttention(OpBuilder &b, ModuleOp module, const Ranks &ranks,
   checkGlobalOffsets(b, loc, op, op.getOffsets(), span.total);
   Value offsets = localOffsets(b, loc, op.getOffsets(), span.offset, rows);
 
-  // [N, B..., Dk, Dv] (Dv with the normalizer's column).
-  auto qType = cast<RankedTensorType>(all.q.getType());
-  auto vType = cast<RankedTensorType>(all.v.getType());
-  SmallVector<int64_t> rowsShape(qType.getShape());
-  rowsShape.back() = vType.getShape().back();
-  SmallVector<int64_t> stateShape{ShapedType::kDynamic};
-  llvm::append_range(stateShape, qType.getShape().drop_back(2));
-  stateShape.push_back(qType.getShape().back());
-  stateShape.push_back(vType.getShape().back());
   auto run = [&](Value initial) {
-    LinearAttentionSpec spec;
-    spec.query = all.q, spec.key = all.k, spec.value = all.v, spec.gate = all.g;
-    spec.initialState = initial;
-    spec.offsets = offsets;
-    spec.mask = mask;
-    spec.outputType = RankedTensorType::get(rowsShape, b.getF32Type());
-    spec.finalStateType = RankedTensorType::get(stateShape, b.getF32Type());
-    return op.createLike(b, loc, spec)->getResults();
+    return runPackedHere(b, loc, op, all, offsets, mask, initial);
   };
   Value contribution = run(Value())[1];
 
@@ -824,18 +823,8 @@ distributePackedAttention(OpBuilder &b, ModuleOp module, const Ranks &ranks,
   }
   ValueRange seeded = run(startHere);
   SmallVector<Value> results{finishRows(b, loc, op, seeded[0])};
-  if (op.getFinalState()) {
-    if (op.getNormalize()) {
-      auto type = cast<RankedTensorType>(finalState.getType());
-      finalState =
-          sliceAlong(b, loc, finalState, type.getRank() - 1, b.getIndexAttr(0),
-                     b.getIndexAttr(type.getShape().back() - 1));
-    }
-    Type type = op.getFinalState().getType();
-    results.push_back(finalState.getType() == type
-                          ? finalState
-                          : tensor::CastOp::create(b, loc, type, finalState));
-  }
+  if (op.getFinalState())
+    results.push_back(finalStatesResult(b, loc, op, finalState));
   return results;
 }
 
