@@ -161,12 +161,12 @@ def LineaSplitSegments : Pass<"linea-split-segments"> {
     dim, and is mapped to GPU blocks (`#gpu.block<linear_dim_k>`): each
     segment of each sequence is one sequence block, whose op the later
     passes lower inside it (a causal op's chunk loop, a bidirectional op's
-    state, a presum's scan), and every segment is one launch, whatever N is.
+    state, a prefix's both, a presum's scan, softmax attention's query tiles
+    over key tiles), and every segment is one launch, whatever N is.
     The offsets are read in the kernel; the run-time checks read a staged
-    copy (`linea-stage-host-reads`). Ops whose form on one segment needs
-    temporaries as long as the segment (softmax attention, a prefix mask, a
-    gated, normalized or feature-mapped bidirectional op) are refused with an error
-    naming them, as are more than 9 dims before the sequence dim.
+    copy (`linea-stage-host-reads`). A normalized op with a prefix mask,
+    whose split needs temporaries as long as the segment, is refused with an
+    error naming it, as are more than 9 dims before the sequence dim.
 
     ```mlir
     %p = linea.presum %x offsets(%o) exclusive
@@ -392,8 +392,18 @@ def LineaTileAttention : Pass<"linea-tile-attention"> {
     `Lq x Lk` matrix is built: the live data is `Lq x tile`. Under a causal
     mask on the CPU a tile works only on the rows that see one of its keys
     (from `max(0, start - (Lk - Lq))` on; the others would add `exp(-inf)`):
-    half the work of a causal op. Planned for the GPU, every tile keeps
-    every row, so that a block's tiles have static sizes.
+    half the work of a causal op.
+
+    Planned for the GPU, the queries go in tiles of `tile-size` rows too,
+    each a sequence block (an `scf.forall` over the batch dims and the
+    query tiles, mapped to GPU blocks: flash attention's grid, one launch)
+    running the key tiles it sees (under a causal mask none past its last
+    row's) in a loop. A block's temporaries need static sizes (its shared
+    memory), so both tiles are padded to `tile-size` rows, the padded keys
+    masked to `-inf`, the padded rows dropped, and the running statistics
+    get buffers of their own (`bufferization.alloc_tensor`). Inside a
+    sequence block already (a packed segment's attention, see
+    `linea-split-segments`) the block runs its query tiles in a loop.
 
     ```mlir
     %o = linea.attention %q, %k, %v mask = causal : ...
@@ -402,13 +412,15 @@ def LineaTileAttention : Pass<"linea-tile-attention"> {
   }];
   let options = [
     Option<"tileSize", "tile-size", "int64_t", /*default=*/"64",
-           "Keys per tile">
+           "Keys per tile (and queries per tile on the GPU)">
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect",
-                           "::mlir::math::MathDialect"];
+                           "::mlir::math::MathDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::gpu::GPUDialect"];
 }
 
 def LineaInsertRuntimeChecks : Pass<"linea-insert-runtime-checks"> {

@@ -9,28 +9,11 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Tensor/Utils/Utils.h"
 
 using namespace mlir;
 using namespace mlir::linea;
 
 namespace {
-
-/// `x` padded with zeros along `dim` to `size` rows.
-Value padAlong(OpBuilder &b, Location loc, Value x, int64_t dim, int64_t size) {
-  auto type = cast<RankedTensorType>(x.getType());
-  SmallVector<int64_t> shape(type.getShape());
-  shape[dim] = size;
-  Value zero =
-      arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
-  SmallVector<Value> dynamicSizes;
-  for (int64_t i = 0; i < type.getRank(); ++i)
-    if (ShapedType::isDynamic(shape[i]))
-      dynamicSizes.push_back(tensor::DimOp::create(b, loc, x, i));
-  return tensor::createPadHighOp(
-      RankedTensorType::get(shape, type.getElementType()), x, zero,
-      /*nofold=*/false, loc, b, dynamicSizes);
-}
 
 /// One step of the chunk loop: slices rows [start, start + size), prepares
 /// them, runs the step, writes its finished rows into `out`. Returns

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "linea/Transforms/SplitPrefix.h"
+
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Transforms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"
@@ -84,23 +86,6 @@ RankedTensorType stateType(Value q, Value v) {
   return RankedTensorType::get(shape, Float32Type::get(q.getContext()));
 }
 
-/// `rows` written into `dest` at `offset` along `dim`, `size` of them: the
-/// size is the split's, not read off `rows`, so that it is known before the
-/// part that computes them (a GPU sequence block then writes each part
-/// straight into its output: empty-tensor elimination needs the sizes
-/// first).
-Value insertRows(OpBuilder &b, Location loc, Value rows, Value dest,
-                 int64_t dim, OpFoldResult offset, OpFoldResult size) {
-  auto type = cast<RankedTensorType>(rows.getType());
-  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, rows);
-  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
-  offsets[dim] = offset;
-  sizes[dim] = size;
-  return tensor::InsertSliceOp::create(b, loc, rows, dest, offsets, sizes,
-                                       strides);
-}
-
 /// Writes the two parts' outputs into one `[B..., L, Dv]` tensor shaped
 /// like `query` but for the last dim.
 Value joinRows(OpBuilder &b, Location loc, const SplitPoint &split,
@@ -109,9 +94,11 @@ Value joinRows(OpBuilder &b, Location loc, const SplitPoint &split,
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, query);
   sizes.back() = tensor::getMixedSize(b, loc, head, type.getRank() - 1);
   Value out = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
-  out =
-      insertRows(b, loc, head, out, split.seq, b.getIndexAttr(0), split.prefix);
-  return insertRows(b, loc, tail, out, split.seq, split.prefix, split.rest);
+  // Each part's size is the split's, not read off the part: a GPU sequence
+  // block then computes each part straight into its rows of the output.
+  out = insertAlong(b, loc, head, out, split.seq, b.getIndexAttr(0),
+                    split.prefix);
+  return insertAlong(b, loc, tail, out, split.seq, split.prefix, split.rest);
 }
 
 Value dropLastColumn(OpBuilder &b, Location loc, Value x) {
@@ -137,7 +124,7 @@ struct SplitPrefix : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
     // The normalizer z = sum phi(k) crosses the split as an extra state
     // column: a ones column appended to v; the parts neither normalize nor
     // scale, the joined rows do both.
-    if (spec.normalize) {
+    if (splitPrefixCopiesRows(op)) {
       spec.query = castToF32(rewriter, loc, spec.query);
       spec.key = castToF32(rewriter, loc, spec.key);
       spec.value =
@@ -207,6 +194,10 @@ struct LineaSplitPrefixPass
 };
 
 } // namespace
+
+bool mlir::linea::splitPrefixCopiesRows(LinearAttentionOpInterface op) {
+  return op.getNormalize();
+}
 
 void mlir::linea::populateSplitPrefixPatterns(RewritePatternSet &patterns) {
   patterns.add<SplitPrefix>(patterns.getContext());

@@ -12,6 +12,7 @@
 
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Transforms/Passes.h"
+#include "linea/Transforms/SplitPrefix.h"
 #include "linea/Utils/Segments.h"
 #include "linea/Utils/SequenceBlocks.h"
 
@@ -76,19 +77,16 @@ struct LineaSplitSegmentsPass
   /// The ops whose form on a segment of dynamic length has temporaries of
   /// static size (a block's shared memory): a presum's sequential scan, a
   /// causal op's chunks, a bidirectional op's state (over chunks where its
-  /// rows need a copy), a prefix's two parts of those. The others keep rows
-  /// as long as the segment (seen as linea-map-to-gpu's "'memref.alloc'
-  /// cannot run in one block"), so their blocks would become a host loop,
-  /// which cannot read the offsets in device memory: softmax attention's
-  /// tiled form, and a normalized prefix, whose split appends the
-  /// normalizer's ones column to all of the segment's values and divides
-  /// all of its joined rows.
+  /// rows need a copy), a prefix's two parts of those, softmax attention's
+  /// query tiles over key tiles. A prefix split that copies all of the
+  /// segment's rows would need a buffer as long as the segment (seen as
+  /// linea-map-to-gpu's "'memref.alloc' cannot run in one block"), and its
+  /// blocks would become a host loop, which cannot read the offsets in
+  /// device memory.
   static std::optional<StringRef> whyNotOneBlock(PackedOpInterface op) {
-    if (isa<AttentionOp>(op.getOperation()))
-      return StringRef("softmax attention");
     auto attention = dyn_cast<LinearAttentionOpInterface>(op.getOperation());
-    if (attention && attention.getNormalize() &&
-        attention.getEffectiveMask() == Mask::prefix)
+    if (attention && attention.getEffectiveMask() == Mask::prefix &&
+        splitPrefixCopiesRows(attention))
       return StringRef("a normalized op with a prefix mask");
     return std::nullopt;
   }

@@ -13,9 +13,11 @@
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Transforms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/SequenceBlocks.h"
 #include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -45,6 +47,20 @@ Value safeShift(OpBuilder &b, Location loc, Value max) {
   return arith::SelectOp::create(b, loc, none, f32Constant(b, loc, 0.0f), max);
 }
 
+/// The online softmax's running statistics for a set of query rows: the
+/// max m, the sum l, the unnormalized output acc.
+struct Running {
+  Value max, sum, acc;
+  SmallVector<Value> values() const { return {max, sum, acc}; }
+};
+
+/// Which of a tile's scores are visible: key `start + t` from row i when t
+/// is one of the tile's `validKeys` (null: all) and, under a causal mask,
+/// `start + t <= i + rowOffset`.
+struct TileMask {
+  Value start, rowOffset, validKeys;
+};
+
 struct TileAttention : OpRewritePattern<AttentionOp> {
   TileAttention(MLIRContext *ctx, int64_t tileSize)
       : OpRewritePattern(ctx), tileSize(tileSize) {}
@@ -54,6 +70,24 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
     // Each segment is its own attention: tiled after linea-split-segments.
     if (op.getOffsets())
       return rewriter.notifyMatchFailure(op, "packed: one op per segment");
+    rewriter.replaceOp(op, tiled(rewriter, op));
+    return success();
+  }
+
+  /// The one choice of form: query tiles within the block it runs in (a
+  /// packed segment on the GPU), a block per query tile (elsewhere on the
+  /// GPU), or one loop over key tiles for every row (the CPU).
+  Value tiled(PatternRewriter &rewriter, AttentionOp op) const {
+    if (isInSequenceBlock(op))
+      return tilesInBlock(rewriter, op);
+    int64_t nb = numBatchDims(op.getQuery().getType());
+    if (plannedForGPU(op) && nb + 1 <= int64_t(kMaxSequenceBlockLoops))
+      return queryTileBlocks(rewriter, op);
+    return tilesOverKeys(rewriter, op);
+  }
+
+  /// One loop over key tiles for all query rows at once.
+  Value tilesOverKeys(PatternRewriter &rewriter, AttentionOp op) const {
     Location loc = op.getLoc();
     Value q = castToF32(rewriter, loc, op.getQuery());
     Value k = castToF32(rewriter, loc, op.getKey());
@@ -61,69 +95,239 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
     int64_t nb = numBatchDims(op.getQuery().getType());
     OpFoldResult rows = tensor::getMixedSize(rewriter, loc, q, nb);
     Value keys = tensor::DimOp::create(rewriter, loc, k, nb);
-    // Queries are the last Lq positions: row i sees keys t <= i + (Lk - Lq).
-    Value offset = arith::SubIOp::create(
-        rewriter, loc, keys, getValueOrCreateConstantIndexOp(rewriter, loc, rows));
-
-    Value max = zerosWithBatchOf(rewriter, loc, q, nb, {rows});
-    max = linalg::FillOp::create(rewriter, loc,
-                                 f32Constant(rewriter, loc, kNegInf), max)
-              .getResult(0);
-    Value sum = zerosWithBatchOf(rewriter, loc, q, nb, {rows});
-    Value acc = zerosWithBatchOf(
-        rewriter, loc, q, nb,
-        {rows, tensor::getMixedSize(rewriter, loc, v, nb + 1)});
+    Value offset = keyOffset(rewriter, loc, keys, rows);
+    Running start = startRunning(rewriter, loc, q, v, nb, rows);
 
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value tile = arith::ConstantIndexOp::create(rewriter, loc, tileSize);
     auto loop = scf::ForOp::create(
-        rewriter, loc, zero, keys, tile, ValueRange{max, sum, acc},
-        [&](OpBuilder &b, Location l, Value start, ValueRange carried) {
+        rewriter, loc, zero, keys, tile, start.values(),
+        [&](OpBuilder &b, Location l, Value first, ValueRange carried) {
           // Whole tiles where the keys divide into them: static shapes.
           OpFoldResult size =
               dividesKeys(op, nb)
                   ? OpFoldResult(b.getIndexAttr(tileSize))
                   : OpFoldResult(arith::MinSIOp::create(
-                        b, l, tile, arith::SubIOp::create(b, l, keys, start)));
-          Value kt = sliceAlong(b, l, k, nb, start, size);
-          Value vt = sliceAlong(b, l, v, nb, start, size);
+                        b, l, tile, arith::SubIOp::create(b, l, keys, first)));
+          Value kt = sliceAlong(b, l, k, nb, first, size);
+          Value vt = sliceAlong(b, l, v, nb, first, size);
           // The rows that see a key of this tile: under a causal mask on
-          // the CPU, rows from max(0, start - offset) on (the others would
+          // the CPU, rows from max(0, first - offset) on (the others would
           // add exp(-inf) = 0: half the causal work). The GPU keeps every
           // row, so that a block's tiles have static sizes.
-          Value first, count;
+          Value firstRow, count;
           if (skipsHiddenRows(op, nb)) {
             Value all = getValueOrCreateConstantIndexOp(b, l, rows);
-            first = firstSeeingRow(b, l, start, offset, all);
-            count = arith::SubIOp::create(b, l, all, first);
+            firstRow = firstSeeingRow(b, l, first, offset, all);
+            count = arith::SubIOp::create(b, l, all, firstRow);
           }
           auto rowsOf = [&](Value x) {
-            return first ? sliceAlong(b, l, x, nb, first, count) : x;
+            return firstRow ? sliceAlong(b, l, x, nb, firstRow, count) : x;
           };
-          Value rowOffset =
-              first ? arith::AddIOp::create(b, l, offset, first).getResult()
-                    : offset;
-          Value s = tileScores(b, l, op, nb, rowsOf(q), kt, start, rowOffset);
-          auto [m, runningSum, out] = std::make_tuple(
-              rowsOf(carried[0]), rowsOf(carried[1]), rowsOf(carried[2]));
-          Value newMax = maxWith(b, l, nb, m, rowMax(b, l, nb, s));
-          Value alpha = rescale(b, l, nb, m, newMax);
-          Value p = shiftedExp(b, l, nb, s, newMax);
-          Value newSum = scaleAdd(b, l, nb, alpha, runningSum, rowSums(b, l, nb, p));
-          Value newOut = matmulAccumulate(b, l, nb, p, vt,
-                                          scaleRows(b, l, nb, alpha, out));
-          Value keptMax = linalg::CopyOp::create(b, l, newMax, m).getResult(0);
-          SmallVector<Value> next{keptMax, newSum, newOut};
-          if (first)
-            for (auto [part, whole] : llvm::zip(next, carried))
-              part = insertAlong(b, l, part, whole, nb, first, count);
+          TileMask mask{
+              first,
+              firstRow
+                  ? arith::AddIOp::create(b, l, offset, firstRow).getResult()
+                  : offset,
+              Value()};
+          Running part{rowsOf(carried[0]), rowsOf(carried[1]),
+                       rowsOf(carried[2])};
+          SmallVector<Value> next =
+              addTile(b, l, op, nb, rowsOf(q), kt, vt, part, mask).values();
+          if (firstRow)
+            for (auto [piece, whole] : llvm::zip(next, carried))
+              piece = insertAlong(b, l, piece, whole, nb, firstRow, count);
           scf::YieldOp::create(b, l, next);
         });
+    return normalize(rewriter, loc, nb, loop.getResult(2), loop.getResult(1),
+                     op.getOutput().getType().getElementType());
+  }
 
-    rewriter.replaceOp(op, normalize(rewriter, loc, nb, loop.getResult(2),
-                                     loop.getResult(1),
-                                     op.getOutput().getType().getElementType()));
-    return success();
+  /// In a GPU sequence block (a packed segment) every temporary needs a
+  /// static size, the block's shared memory: the block runs its queries
+  /// tile after tile.
+  Value tilesInBlock(PatternRewriter &rewriter, AttentionOp op) const {
+    Location loc = op.getLoc();
+    Value q = op.getQuery();
+    int64_t nb = numBatchDims(op.getQuery().getType());
+    Value rows = tensor::DimOp::create(rewriter, loc, q, nb);
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value tile = arith::ConstantIndexOp::create(rewriter, loc, tileSize);
+    auto queryLoop = scf::ForOp::create(
+        rewriter, loc, zero, rows, tile, ValueRange{emptyOutput(rewriter, op)},
+        [&](OpBuilder &b, Location l, Value firstRow, ValueRange written) {
+          Value count = tileRowsFrom(b, l, firstRow, rows);
+          Value o = queryTileRows(b, l, op, op.getQuery(), op.getKey(),
+                                  op.getValue(), firstRow, count);
+          scf::YieldOp::create(b, l,
+                               insertAlong(b, l, o, written[0], nb, firstRow));
+        });
+    return queryLoop.getResult(0);
+  }
+
+  /// Planned for the GPU: one sequence block per (sequence, query tile),
+  /// flash attention's grid, all of it one launch (one loop over key tiles
+  /// for every row would be a host loop launching each tile's kernels).
+  Value queryTileBlocks(PatternRewriter &rewriter, AttentionOp op) const {
+    Location loc = op.getLoc();
+    Value q = op.getQuery();
+    int64_t nb = numBatchDims(op.getQuery().getType());
+    Value rows = tensor::DimOp::create(rewriter, loc, q, nb);
+    SmallVector<OpFoldResult> blocks = leadingSizes(rewriter, loc, q, nb);
+    blocks.push_back(arith::CeilDivUIOp::create(rewriter, loc, rows,
+                                                arith::ConstantIndexOp::create(
+                                                    rewriter, loc, tileSize))
+                         .getResult());
+    auto forall = scf::ForallOp::create(
+        rewriter, loc, blocks, ValueRange{emptyOutput(rewriter, op)},
+        rewriter.getArrayAttr(
+            sequenceBlockMapping(rewriter.getContext(), blocks.size())));
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(forall.getBody());
+    ValueRange ivs = forall.getInductionVars();
+    ValueRange sequence = ivs.drop_back();
+    Value firstRow = arith::MulIOp::create(
+        rewriter, loc, ivs.back(),
+        arith::ConstantIndexOp::create(rewriter, loc, tileSize));
+    Value count = tileRowsFrom(rewriter, loc, firstRow, rows);
+    Value o = queryTileRows(
+        rewriter, loc, op, leadingSlice(rewriter, loc, q, sequence),
+        leadingSlice(rewriter, loc, op.getKey(), sequence),
+        leadingSlice(rewriter, loc, op.getValue(), sequence), firstRow, count);
+    SmallVector<OpFoldResult> at(sequence.begin(), sequence.end());
+    SmallVector<OpFoldResult> sizes(nb, rewriter.getIndexAttr(1));
+    at.append({firstRow, rewriter.getIndexAttr(0)});
+    sizes.append({count, tensor::getMixedSize(rewriter, loc, o, nb + 1)});
+    SmallVector<OpFoldResult> strides(nb + 2, rewriter.getIndexAttr(1));
+    rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(
+        rewriter, loc, o, forall.getRegionIterArgs()[0], at, sizes, strides);
+    return forall.getResult(0);
+  }
+
+  /// Output rows [firstRow, firstRow + count) of one sequence's attention
+  /// (`q`, `k`, `v` with batch dims of size 1), count at most a tile: their
+  /// queries padded to a tile, over the key tiles they see (under a causal
+  /// mask none past their last row's key), each padded too. Every
+  /// temporary has a static size: a block's shared memory. Padded keys are
+  /// masked, padded rows dropped.
+  Value queryTileRows(OpBuilder &b, Location loc, AttentionOp op, Value q,
+                      Value k, Value v, Value firstRow, Value count) const {
+    int64_t nb = numBatchDims(op.getQuery().getType());
+    Value keys = tensor::DimOp::create(b, loc, k, nb);
+    Value rowOffset = arith::AddIOp::create(
+        b, loc, keyOffset(b, loc, keys, tensor::getMixedSize(b, loc, q, nb)),
+        firstRow);
+    Value qt = paddedTile(b, loc, q, nb, firstRow, count);
+    Value keyEnd = keys;
+    if (op.getMask() == Mask::causal)
+      keyEnd = arith::MinSIOp::create(
+          b, loc, keys, arith::AddIOp::create(b, loc, rowOffset, count));
+    // The block keeps the running statistics in shared memory.
+    Running start =
+        startRunning(b, loc, qt, v, nb, b.getIndexAttr(tileSize), inBuffers);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value tile = arith::ConstantIndexOp::create(b, loc, tileSize);
+    auto keyLoop = scf::ForOp::create(
+        b, loc, zero, keyEnd, tile, start.values(),
+        [&](OpBuilder &kb, Location l, Value firstKey, ValueRange carried) {
+          Value keyCount = tileRowsFrom(kb, l, firstKey, keys);
+          Value kt = paddedTile(kb, l, k, nb, firstKey, keyCount);
+          Value vt = paddedTile(kb, l, v, nb, firstKey, keyCount);
+          TileMask mask{firstKey, rowOffset, keyCount};
+          Running seen{carried[0], carried[1], carried[2]};
+          scf::YieldOp::create(
+              kb, l, addTile(kb, l, op, nb, qt, kt, vt, seen, mask).values());
+        });
+    Value o = normalize(b, loc, nb, keyLoop.getResult(2), keyLoop.getResult(1),
+                        op.getOutput().getType().getElementType());
+    return sliceAlong(b, loc, o, nb, b.getIndexAttr(0), count);
+  }
+
+  /// `count` rows of `x` from `first` along the sequence dim, padded with
+  /// zeros to a tile, in f32.
+  Value paddedTile(OpBuilder &b, Location loc, Value x, int64_t nb, Value first,
+                   Value count) const {
+    Value rows = sliceAlong(b, loc, x, nb, first, count);
+    return castToF32(b, loc, padAlong(b, loc, rows, nb, tileSize));
+  }
+
+  /// The rows of the tile from `first` of `total`: min(tile, total - first).
+  Value tileRowsFrom(OpBuilder &b, Location loc, Value first,
+                     Value total) const {
+    Value tile = arith::ConstantIndexOp::create(b, loc, tileSize);
+    return arith::MinSIOp::create(b, loc, tile,
+                                  arith::SubIOp::create(b, loc, total, first));
+  }
+
+  /// An empty `[B..., Lq, Dv]` in the output's element type.
+  static Value emptyOutput(OpBuilder &b, AttentionOp op) {
+    Location loc = op.getLoc();
+    int64_t nb = numBatchDims(op.getQuery().getType());
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(b, loc, op.getQuery());
+    sizes.back() = tensor::getMixedSize(b, loc, op.getValue(), nb + 1);
+    return tensor::EmptyOp::create(b, loc, sizes,
+                                   op.getOutput().getType().getElementType());
+  }
+
+  /// Queries are the last Lq positions: row i sees keys t <= i + (Lk - Lq).
+  static Value keyOffset(OpBuilder &b, Location loc, Value keys,
+                         OpFoldResult rows) {
+    return arith::SubIOp::create(b, loc, keys,
+                                 getValueOrCreateConstantIndexOp(b, loc, rows));
+  }
+
+  /// Where the running statistics live: tensors for the usual bufferization
+  /// to place, or buffers of their own (a GPU block's shared memory, rather
+  /// than its output's global memory where empty-tensor elimination would
+  /// put the sum).
+  enum Placement { asTensors, inBuffers };
+
+  /// No key seen yet: max -inf, sum 0, acc 0, for `rows` rows.
+  static Running startRunning(OpBuilder &b, Location loc, Value q, Value v,
+                              int64_t nb, OpFoldResult rows,
+                              Placement placement = asTensors) {
+    SmallVector<OpFoldResult> rowSizes = leadingSizes(b, loc, q, nb);
+    rowSizes.push_back(rows);
+    SmallVector<OpFoldResult> accSizes(rowSizes);
+    accSizes.push_back(tensor::getMixedSize(b, loc, v, nb + 1));
+    auto filled = [&](ArrayRef<OpFoldResult> sizes, float value) -> Value {
+      Value init = placement == inBuffers
+                       ? newBuffer(b, loc, sizes)
+                       : tensor::EmptyOp::create(b, loc, sizes, b.getF32Type())
+                             .getResult();
+      return linalg::FillOp::create(b, loc, f32Constant(b, loc, value), init)
+          .getResult(0);
+    };
+    return {filled(rowSizes, kNegInf), filled(rowSizes, 0.0f),
+            filled(accSizes, 0.0f)};
+  }
+
+  static Value newBuffer(OpBuilder &b, Location loc,
+                         ArrayRef<OpFoldResult> sizes) {
+    SmallVector<int64_t> shape;
+    SmallVector<Value> dynamicSizes;
+    dispatchIndexOpFoldResults(sizes, dynamicSizes, shape);
+    return bufferization::AllocTensorOp::create(
+        b, loc, RankedTensorType::get(shape, b.getF32Type()), dynamicSizes);
+  }
+
+  /// The running statistics after one more key tile.
+  static Running addTile(OpBuilder &b, Location l, AttentionOp op, int64_t nb,
+                         Value q, Value kt, Value vt, const Running &seen,
+                         const TileMask &mask) {
+    Value s = tileScores(b, l, op, nb, q, kt, mask);
+    Value newMax = maxWith(b, l, nb, seen.max, rowMax(b, l, nb, s));
+    Value alpha = rescale(b, l, nb, seen.max, newMax);
+    Value p = shiftedExp(b, l, nb, s, newMax);
+    Value newSum = scaleAdd(b, l, nb, alpha, seen.sum, rowSums(b, l, nb, p));
+    Value newAcc =
+        matmulAccumulate(b, l, nb, p, vt, scaleRows(b, l, nb, alpha, seen.acc));
+    // The max is written back into its own buffer, as the sum and the
+    // output are: the loop carries one buffer of each.
+    Value keptMax = linalg::CopyOp::create(b, l, newMax, seen.max).getResult(0);
+    return {keptMax, newSum, newAcc};
   }
 
   /// Whether the key count is static and a multiple of the tile.
@@ -158,23 +362,9 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
     return arith::MinSIOp::create(b, loc, first, rows);
   }
 
-  /// `part` (`size` long along `dim`) written into `whole` from `offset`.
-  static Value insertAlong(OpBuilder &b, Location loc, Value part, Value whole,
-                           int64_t dim, Value offset, Value size) {
-    int64_t rank = cast<RankedTensorType>(whole.getType()).getRank();
-    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-    offsets[dim] = offset;
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, whole);
-    sizes[dim] = size;
-    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-    return tensor::InsertSliceOp::create(b, loc, part, whole, offsets, sizes,
-                                         strides);
-  }
-
   /// `scale * q k^T`, -inf where key `start + t` is not visible from row i.
   static Value tileScores(OpBuilder &b, Location loc, AttentionOp op,
-                          int64_t nb, Value q, Value kt, Value start,
-                          Value offset) {
+                          int64_t nb, Value q, Value kt, const TileMask &mask) {
     Value dots = maskedScores(b, loc, nb, q, kt,
                               [](OpBuilder &nb2, Location l, Value, Value) {
                                 return arith::ConstantIntOp::create(nb2, l, 1, 1)
@@ -191,14 +381,22 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
         [&](OpBuilder &nb2, Location l, ValueRange args) -> Value {
           Value scaled =
               arith::MulFOp::create(nb2, l, args[0], f32Constant(nb2, l, scale));
-          if (!causal)
+          if (!causal && !mask.validKeys)
             return scaled;
           Value row = linalg::IndexOp::create(nb2, l, s.position(0));
-          Value col = arith::AddIOp::create(
-              nb2, l, start, linalg::IndexOp::create(nb2, l, s.position(1)));
-          Value last = arith::AddIOp::create(nb2, l, row, offset);
-          Value visible = arith::CmpIOp::create(
-              nb2, l, arith::CmpIPredicate::sle, col, last);
+          Value column = linalg::IndexOp::create(nb2, l, s.position(1));
+          Value visible = arith::ConstantIntOp::create(nb2, l, 1, 1);
+          if (causal) {
+            Value key = arith::AddIOp::create(nb2, l, mask.start, column);
+            Value last = arith::AddIOp::create(nb2, l, row, mask.rowOffset);
+            visible = arith::CmpIOp::create(nb2, l, arith::CmpIPredicate::sle,
+                                            key, last);
+          }
+          if (mask.validKeys)
+            visible = arith::AndIOp::create(
+                nb2, l, visible,
+                arith::CmpIOp::create(nb2, l, arith::CmpIPredicate::slt, column,
+                                      mask.validKeys));
           return arith::SelectOp::create(nb2, l, visible, scaled,
                                          f32Constant(nb2, l, kNegInf));
         });

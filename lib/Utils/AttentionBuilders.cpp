@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
 
 using namespace mlir;
 using namespace mlir::linea;
@@ -149,14 +150,33 @@ Value mlir::linea::appendZeroStep(OpBuilder &b, Location loc, Value x,
       dim, b.getIndexAttr(0));
 }
 
+Value mlir::linea::padAlong(OpBuilder &b, Location loc, Value x, int64_t dim,
+                            int64_t size) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = size;
+  Value zero =
+      arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
+  SmallVector<Value> dynamicSizes;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (ShapedType::isDynamic(shape[i]))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, x, i));
+  return tensor::createPadHighOp(
+      RankedTensorType::get(shape, type.getElementType()), x, zero,
+      /*nofold=*/false, loc, b, dynamicSizes);
+}
+
 Value mlir::linea::insertAlong(OpBuilder &b, Location loc, Value source,
-                               Value dest, int64_t dim, OpFoldResult offset) {
+                               Value dest, int64_t dim, OpFoldResult offset,
+                               OpFoldResult size) {
   auto type = cast<RankedTensorType>(source.getType());
   SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, source);
   SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
   offsets[dim] = offset;
-  return tensor::InsertSliceOp::create(b, loc, source, dest, offsets,
-                                       tensor::getMixedSizes(b, loc, source),
+  if (size)
+    sizes[dim] = size;
+  return tensor::InsertSliceOp::create(b, loc, source, dest, offsets, sizes,
                                        strides);
 }
 

@@ -75,9 +75,15 @@ Value stepAlong(OpBuilder &b, Location loc, Value x, int64_t dim,
 /// step j with 0 <= j <= L (a prefix of L, an empty sequence's first).
 Value appendZeroStep(OpBuilder &b, Location loc, Value x, int64_t dim);
 
-/// Inserts `source` into `dest` at `offset` along `dim`.
+/// `x` padded with zeros along `dim` to `size` rows (a static size: what a
+/// GPU sequence block's temporaries need).
+Value padAlong(OpBuilder &b, Location loc, Value x, int64_t dim, int64_t size);
+
+/// Inserts `source` into `dest` at `offset` along `dim`, `size` rows when
+/// given (a size known before `source` is computed, which empty-tensor
+/// elimination needs to build `source` in `dest`), else `source`'s own.
 Value insertAlong(OpBuilder &b, Location loc, Value source, Value dest,
-                  int64_t dim, OpFoldResult offset);
+                  int64_t dim, OpFoldResult offset, OpFoldResult size = {});
 
 /// `x` moved one step along `dim`, zeros where nothing moves in: toward the
 /// end (`out_i = x_(i-1)`, `out_0 = 0`) or toward the start (`out_i =
