@@ -81,12 +81,36 @@ std::string mlir::linea::checkMessageAt(Location loc, StringRef text) {
   return escapeBraces(describeCheckLocation(loc)) + ": " + text.str();
 }
 
+/// A `linea.check` that `condition` holds, its message `prefix + text`.
+static void checkHolds(OpBuilder &b, Location loc, StringRef prefix,
+                       Value condition, const Twine &text, ValueRange values) {
+  CheckOp::create(b, loc, condition, (prefix + text).str(), values);
+}
+
+/// The first n in [from, count) where `fails(n)`, else `count`: an
+/// `scf.for` the message then reads its entry from.
+static Value
+firstFailing(OpBuilder &b, Location loc, Value from, Value count,
+             function_ref<Value(OpBuilder &, Location, Value)> fails) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto scan = scf::ForOp::create(
+      b, loc, from, count, one, ValueRange{count},
+      [&](OpBuilder &nb, Location l, Value n, ValueRange found) {
+        Value firstSoFar = arith::CmpIOp::create(
+            nb, l, arith::CmpIPredicate::eq, found[0], count);
+        Value take = arith::AndIOp::create(nb, l, fails(nb, l, n), firstSoFar);
+        scf::YieldOp::create(
+            nb, l,
+            ValueRange{arith::SelectOp::create(nb, l, take, n, found[0])});
+      });
+  return scan.getResult(0);
+}
+
 void mlir::linea::checkSegmentOffsets(OpBuilder &b, Location loc,
                                       StringRef prefix, Value offsets,
                                       Value length, StringRef lengthName) {
-  auto holds = [&](Value condition, const std::string &text,
-                   ValueRange values) {
-    CheckOp::create(b, loc, condition, prefix.str() + text, values);
+  auto holds = [&](Value condition, const Twine &text, ValueRange values) {
+    checkHolds(b, loc, prefix, condition, text, values);
   };
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -102,22 +126,13 @@ void mlir::linea::checkSegmentOffsets(OpBuilder &b, Location loc,
         "'offsets' end at {0}, but " + lengthName.str() + " is {1}",
         {last, length});
   // The first entry smaller than the one before it, else `count`.
-  auto scan = scf::ForOp::create(
-      b, loc, one, count, one, ValueRange{count},
-      [&](OpBuilder &nb, Location l, Value n, ValueRange found) {
+  Value bad = firstFailing(
+      b, loc, one, count, [&](OpBuilder &nb, Location l, Value n) -> Value {
         Value before =
             segmentOffset(nb, l, offsets, arith::SubIOp::create(nb, l, n, one));
-        Value decreases =
-            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
-                                  segmentOffset(nb, l, offsets, n), before);
-        Value firstSoFar = arith::CmpIOp::create(
-            nb, l, arith::CmpIPredicate::eq, found[0], count);
-        Value take = arith::AndIOp::create(nb, l, decreases, firstSoFar);
-        scf::YieldOp::create(
-            nb, l,
-            ValueRange{arith::SelectOp::create(nb, l, take, n, found[0])});
+        return arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
+                                     segmentOffset(nb, l, offsets, n), before);
       });
-  Value bad = scan.getResult(0);
   // The message's entries are read before the check (it formats them only
   // on failure): clamped so that they are in range when nothing decreased.
   Value at = arith::MinSIOp::create(b, loc, bad, lastIndex);
@@ -132,9 +147,8 @@ void mlir::linea::checkSegmentOffsets(OpBuilder &b, Location loc,
 void mlir::linea::checkSegmentPrefixLengths(OpBuilder &b, Location loc,
                                             StringRef prefix, Value lengths,
                                             Value offsets) {
-  auto holds = [&](Value condition, const std::string &text,
-                   ValueRange values) {
-    CheckOp::create(b, loc, condition, prefix.str() + text, values);
+  auto holds = [&](Value condition, const Twine &text, ValueRange values) {
+    checkHolds(b, loc, prefix, condition, text, values);
   };
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -152,27 +166,15 @@ void mlir::linea::checkSegmentPrefixLengths(OpBuilder &b, Location loc,
                                  segmentOffset(nb, l, offsets, n));
   };
   // The first segment whose length is out of range, else `count`.
-  auto scan = scf::ForOp::create(
-      b, loc, zero, count, one, ValueRange{count},
-      [&](OpBuilder &nb, Location l, Value n, ValueRange found) {
+  Value bad = firstFailing(
+      b, loc, zero, count, [&](OpBuilder &nb, Location l, Value n) -> Value {
         Value j = segmentOffset(nb, l, lengths, n);
-        Value inRange = arith::AndIOp::create(
+        return arith::OrIOp::create(
             nb, l,
-            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, j, zero),
-            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle, j,
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, j, zero),
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sgt, j,
                                   segmentSize(nb, l, n)));
-        Value firstSoFar = arith::CmpIOp::create(
-            nb, l, arith::CmpIPredicate::eq, found[0], count);
-        Value take = arith::AndIOp::create(
-            nb, l,
-            arith::XOrIOp::create(nb, l, inRange,
-                                  arith::ConstantIntOp::create(nb, l, 1, 1)),
-            firstSoFar);
-        scf::YieldOp::create(
-            nb, l,
-            ValueRange{arith::SelectOp::create(nb, l, take, n, found[0])});
       });
-  Value bad = scan.getResult(0);
   // The message reads entry `at`, clamped in range when all held (and 0
   // segments have nothing to report: the check then holds).
   Value last = arith::MaxSIOp::create(
