@@ -39,7 +39,8 @@ def relative_error(got, want):
 
 # (batch dims, Lq, Lk, d, dv, mask, dynamic sizes, scale): L = 1, prime L,
 # one whole tile, a remainder tile, queries that are the last Lq of the
-# keys (Lq < Lk), several batch dims, static and dynamic sizes.
+# keys (Lq < Lk; Lq > Lk under a causal mask: rows before the first key
+# are zeros), several batch dims, static and dynamic sizes.
 CASES = [
     ([2], 1, 1, 4, 3, "causal", True, None),
     ([2, 3], 67, 67, 8, 5, "causal", True, None),
@@ -47,6 +48,7 @@ CASES = [
     ([1], 40, 131, 8, 4, "causal", False, None),
     ([2], 70, 200, 6, 6, "none", True, 0.25),
     ([3], 131, 131, 8, 8, "none", False, None),
+    ([2], 90, 30, 4, 4, "causal", True, None),  # Lq > Lk: the first 60 rows see no key
 ]
 
 
