@@ -6,7 +6,9 @@
 //   p = exp(s - m'),  l = exp(m - m') l + rowsum(p),
 //   acc = exp(m - m') acc + p v_tile;
 // finally o = acc / l (0 for a row that saw no key). Only Lq x tile scores
-// are live at a time.
+// are live at a time. On the GPU the query rows go in tiles too, each tile
+// a block of its own (flash attention's grid) whose temporaries have
+// static sizes: see `tiled` for the choice.
 //
 //===----------------------------------------------------------------------===//
 
@@ -113,8 +115,9 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
           Value vt = sliceAlong(b, l, v, nb, first, size);
           // The rows that see a key of this tile: under a causal mask on
           // the CPU, rows from max(0, first - offset) on (the others would
-          // add exp(-inf) = 0: half the causal work). The GPU keeps every
-          // row, so that a block's tiles have static sizes.
+          // add exp(-inf) = 0: half the causal work). Planned for the GPU
+          // (past the block dims queryTileBlocks can name), every row is
+          // kept, so that the tiles have static sizes.
           Value firstRow, count;
           if (skipsHiddenRows(op, nb)) {
             Value all = getValueOrCreateConstantIndexOp(b, l, rows);
