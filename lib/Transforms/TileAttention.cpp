@@ -13,13 +13,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "linea/Dialect/LineaOps.h"
+#include "linea/Transforms/ChunkLoop.h"
 #include "linea/Transforms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"
 #include "linea/Utils/SequenceBlocks.h"
 #include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -109,8 +109,7 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
           OpFoldResult size =
               dividesKeys(op, nb)
                   ? OpFoldResult(b.getIndexAttr(tileSize))
-                  : OpFoldResult(arith::MinSIOp::create(
-                        b, l, tile, arith::SubIOp::create(b, l, keys, first)));
+                  : OpFoldResult(tileRowsFrom(b, l, first, keys));
           Value kt = sliceAlong(b, l, k, nb, first, size);
           Value vt = sliceAlong(b, l, v, nb, first, size);
           // The rows that see a key of this tile: under a causal mask on
@@ -159,8 +158,9 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
     auto queryLoop = scf::ForOp::create(
         rewriter, loc, zero, rows, tile, ValueRange{emptyOutput(rewriter, op)},
         [&](OpBuilder &b, Location l, Value firstRow, ValueRange written) {
+          // The loop builds its body with `rewriter` itself.
           Value count = tileRowsFrom(b, l, firstRow, rows);
-          Value o = queryTileRows(b, l, op, op.getQuery(), op.getKey(),
+          Value o = queryTileRows(rewriter, l, op, q, op.getKey(),
                                   op.getValue(), firstRow, count);
           scf::YieldOp::create(b, l,
                                insertAlong(b, l, o, written[0], nb, firstRow));
@@ -214,7 +214,7 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
   /// mask none past their last row's key), each padded too. Every
   /// temporary has a static size: a block's shared memory. Padded keys are
   /// masked, padded rows dropped.
-  Value queryTileRows(OpBuilder &b, Location loc, AttentionOp op, Value q,
+  Value queryTileRows(RewriterBase &b, Location loc, AttentionOp op, Value q,
                       Value k, Value v, Value firstRow, Value count) const {
     int64_t nb = numBatchDims(op.getQuery().getType());
     Value keys = tensor::DimOp::create(b, loc, k, nb);
@@ -227,8 +227,9 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
       keyEnd = arith::MinSIOp::create(
           b, loc, keys, arith::AddIOp::create(b, loc, rowOffset, count));
     // The block keeps the running statistics in shared memory.
-    Running start =
-        startRunning(b, loc, qt, v, nb, b.getIndexAttr(tileSize), inBuffers);
+    Running start = startRunning(b, loc, qt, v, nb, b.getIndexAttr(tileSize));
+    start = {inOwnBuffer(b, start.max), inOwnBuffer(b, start.sum),
+             inOwnBuffer(b, start.acc)};
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value tile = arith::ConstantIndexOp::create(b, loc, tileSize);
     auto keyLoop = scf::ForOp::create(
@@ -281,39 +282,20 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
                                  getValueOrCreateConstantIndexOp(b, loc, rows));
   }
 
-  /// Where the running statistics live: tensors for the usual bufferization
-  /// to place, or buffers of their own (a GPU block's shared memory, rather
-  /// than its output's global memory where empty-tensor elimination would
-  /// put the sum).
-  enum Placement { asTensors, inBuffers };
-
   /// No key seen yet: max -inf, sum 0, acc 0, for `rows` rows.
   static Running startRunning(OpBuilder &b, Location loc, Value q, Value v,
-                              int64_t nb, OpFoldResult rows,
-                              Placement placement = asTensors) {
+                              int64_t nb, OpFoldResult rows) {
     SmallVector<OpFoldResult> rowSizes = leadingSizes(b, loc, q, nb);
     rowSizes.push_back(rows);
     SmallVector<OpFoldResult> accSizes(rowSizes);
     accSizes.push_back(tensor::getMixedSize(b, loc, v, nb + 1));
     auto filled = [&](ArrayRef<OpFoldResult> sizes, float value) -> Value {
-      Value init = placement == inBuffers
-                       ? newBuffer(b, loc, sizes)
-                       : tensor::EmptyOp::create(b, loc, sizes, b.getF32Type())
-                             .getResult();
+      Value init = tensor::EmptyOp::create(b, loc, sizes, b.getF32Type());
       return linalg::FillOp::create(b, loc, f32Constant(b, loc, value), init)
           .getResult(0);
     };
     return {filled(rowSizes, kNegInf), filled(rowSizes, 0.0f),
             filled(accSizes, 0.0f)};
-  }
-
-  static Value newBuffer(OpBuilder &b, Location loc,
-                         ArrayRef<OpFoldResult> sizes) {
-    SmallVector<int64_t> shape;
-    SmallVector<Value> dynamicSizes;
-    dispatchIndexOpFoldResults(sizes, dynamicSizes, shape);
-    return bufferization::AllocTensorOp::create(
-        b, loc, RankedTensorType::get(shape, b.getF32Type()), dynamicSizes);
   }
 
   /// The running statistics after one more key tile.
