@@ -119,6 +119,53 @@ def LineaVectorizeScans : Pass<"linea-vectorize-scans"> {
                            "::mlir::math::MathDialect"];
 }
 
+def LineaVectorizeElementwise : Pass<"linea-vectorize-elementwise"> {
+  let summary = "Rows of vectors for the elementwise ops, reductions and masks around the kernels";
+  let description = [{
+    What `linea-vectorize-contractions` leaves of a model, the elementwise
+    chains, the softmax's row maxima and sums, the masks built from
+    `linalg.index`, the copies between layouts that keep the innermost
+    dim, would go to `convert-linalg-to-loops` and LLVM's loop vectorizer,
+    which runs a select on an index or a reduction into a row in scalar
+    code. This pass tiles each such `linalg.generic` on buffers to one
+    index of every dim but the innermost, and `tile` elements of that (the
+    whole dim where it has at most `tile`, else the largest of `tile`, a
+    half, a quarter... that divides it), and writes each tile as vector
+    code with MLIR's linalg vectorizer: one transfer per operand, the body
+    on vectors, a `vector.multi_reduction` where the innermost dim is
+    reduced. The vectors are then made one-dimensional and their
+    reductions and broadcasts lowered, ready for LLVM.
+
+    An op is vectorized only where every vector is a contiguous run of
+    memory: each operand either reads along the innermost dim with unit
+    stride or does not depend on it (a broadcast). Its body must be
+    scalar arithmetic (`arith`, `math`, `linalg.index`). Anything else,
+    the innermost dim transposed, a dynamic or non-dividing innermost
+    size, is left to `convert-linalg-to-loops`. Part of
+    `linea-lower-to-cpu`, after the contraction kernels.
+
+    ```mlir
+    linalg.generic {indexing_maps = [(h, i, j) -> (h, i, j), (h, i, j) -> (h, i)],
+                    iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%s : memref<4x64x64xf32>) outs(%m : memref<4x64xf32>) { maximumf }
+    // becomes, for every (h, i):
+    %row = vector.transfer_read %s[%h, %i, %c0], %pad : memref<4x64x64xf32>, vector<64xf32>
+    %old = memref.load %m[%h, %i] : memref<4x64xf32>
+    %max = vector.reduction <maximumf>, %row, %old : vector<64xf32> into f32
+    memref.store %max, %m[%h, %i] : memref<4x64xf32>
+    ```
+  }];
+  let options = [
+    Option<"tile", "tile", "int64_t", /*default=*/"64",
+           "Most elements of the innermost dim in one tile">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
 def LineaApproximateExp : Pass<"linea-approximate-exp"> {
   let summary = "f32 math.exp as MLIR's polynomial approximation";
   let description = [{

@@ -15,8 +15,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -139,6 +141,36 @@ FailureOr<ContractionLayout> matchContraction(linalg::GenericOp op) {
 bool isInParallelLoop(Operation *op) {
   return op->getParentOfType<scf::ParallelOp>() ||
          op->getParentOfType<scf::ForallOp>();
+}
+
+/// Whether `memref` is a view of a constant global: memory no op writes,
+/// so a copy of it made once stays valid anywhere.
+bool isConstantMemory(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  auto global = memref.getDefiningOp<memref::GetGlobalOp>();
+  if (!global)
+    return false;
+  auto symbol = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      global, global.getNameAttr());
+  return symbol && symbol.getConstant();
+}
+
+/// The outermost loop around `op` that `operand` (constant memory, defined
+/// outside it) does not change, or null: what reads only `operand` can run
+/// once before that loop instead of at every one of its iterations.
+Operation *outermostInvariantLoop(Operation *op, Value operand) {
+  if (!isConstantMemory(operand))
+    return nullptr;
+  Operation *outermost = nullptr;
+  for (Operation *parent = op->getParentOp();
+       parent && isa<LoopLikeOpInterface>(parent);
+       parent = parent->getParentOp()) {
+    if (parent->isAncestor(operand.getParentRegion()->getParentOp()))
+      break;
+    outermost = parent;
+  }
+  return outermost;
 }
 
 class KernelBuilder {
@@ -264,7 +296,9 @@ private:
   /// operands (batches may run on different threads).
   void buildBatch() {
     SmallVector<Value> buffers;
-    if (layout.packB) {
+    if (layout.packB && packsOnceBeforeLoops()) {
+      // Packed already.
+    } else if (layout.packB) {
       kMajorB = allocate({sizes[layout.k], sizes[layout.n]});
       buffers.push_back(kMajorB);
       packKMajor();
@@ -279,6 +313,31 @@ private:
     buildReductionBlocks();
     for (Value buffer : buffers)
       memref::DeallocOp::create(b, loc, buffer);
+  }
+
+  /// A projection's constant weights inside loops (a fold's steps): B is
+  /// packed k-major once, before the outermost loop that leaves it as it
+  /// is, and freed after it, instead of at every iteration.
+  bool packsOnceBeforeLoops() {
+    Operation *loop = outermostInvariantLoop(op, layout.b->get());
+    std::optional<int64_t> k = getConstantIntValue(sizes[layout.k]);
+    std::optional<int64_t> n = getConstantIntValue(sizes[layout.n]);
+    if (!loop || !layout.batch.empty() || !k || !n ||
+        op.getMatchingIndexingMap(layout.b).getNumResults() != 2)
+      return false;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop);
+    // The kernel's own sizes do not exist yet out there.
+    Value kSize = sizes[layout.k], nSize = sizes[layout.n];
+    sizes[layout.k] = constant(*k);
+    sizes[layout.n] = constant(*n);
+    kMajorB = allocate({sizes[layout.k], sizes[layout.n]});
+    packKMajor();
+    sizes[layout.k] = kSize;
+    sizes[layout.n] = nSize;
+    b.setInsertionPointAfter(loop);
+    memref::DeallocOp::create(b, loc, kMajorB);
+    return true;
   }
 
   SmallVector<Value> indicesOf(OpOperand *operand) {
@@ -682,6 +741,16 @@ struct LineaVectorizeContractionsPass
       if (kernel.foldsZeroFill())
         layout.zeroFill.erase();
       op.erase();
+    }
+    // The k-major packing's squares: with 16 lanes, AVX-512's 16x16
+    // unpack-and-shuffle transpose, not the generic lowering's permutes of
+    // every lane (each with a mask constant of its own, spilled).
+    if (vectorWidth == 16) {
+      RewritePatternSet patterns(&getContext());
+      vector::populateVectorTransposeLoweringPatterns(
+          patterns, vector::VectorTransposeLowering::Shuffle16x16);
+      if (failed(applyPatternsGreedily(root, std::move(patterns))))
+        return signalPassFailure();
     }
   }
 };

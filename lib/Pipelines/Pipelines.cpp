@@ -325,7 +325,13 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm,
     kernels.vectorWidth = vectorWidth;
     kernels.registerRows = options.registerRows != 0 ? options.registerRows
                                                     : hostRegisterRows();
+    // Views of constant weights out of the loops around their projections
+    // (a fold's steps), so that their packing follows them out.
+    pm.addNestedPass<func::FuncOp>(createLoopInvariantCodeMotionPass());
     pm.addNestedPass<func::FuncOp>(createLineaVectorizeContractions(kernels));
+    // What is left around the kernels, in rows of vectors; the exps in
+    // them are vectors then, for the approximation.
+    pm.addNestedPass<func::FuncOp>(createLineaVectorizeElementwise());
     pm.addNestedPass<func::FuncOp>(createLineaApproximateExp());
     pm.addPass(createCanonicalizerPass());
   }

@@ -296,3 +296,75 @@ func.func @widened_matmul(%a: memref<8x8xf32>, %b: memref<8x8xf16>, %c: memref<8
   linalg.matmul ins(%a, %b : memref<8x8xf32>, memref<8x8xf16>) outs(%c : memref<8x8xf32>)
   return
 }
+
+// -----
+
+// A projection's constant weights inside a loop (a fold's steps): B is
+// packed k-major once, before the loop, and freed after it; the kernel in
+// the loop reads the packed copy.
+
+// CHECK-LABEL: func.func @constant_weights_in_a_loop
+// CHECK: %[[PACKED:.*]] = memref.alloc() : memref<4x8xf32>
+// CHECK: vector.transpose
+// CHECK: vector.transfer_write {{.*}}, %[[PACKED]]
+// CHECK: scf.for
+// CHECK-NOT: memref.alloc
+// CHECK: vector.transfer_read %[[PACKED]]
+// CHECK: vector.fma
+// CHECK: memref.dealloc %[[PACKED]]
+// CHECK-NEXT: return
+memref.global "private" constant @weights : memref<8x4xf32> = dense<1.0>
+
+func.func @constant_weights_in_a_loop(%x: memref<3x5x4xf32>, %y: memref<3x5x8xf32>) {
+  %w = memref.get_global @weights : memref<8x4xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  scf.for %i = %c0 to %c3 step %c1 {
+    %xs = memref.subview %x[%i, 0, 0] [1, 5, 4] [1, 1, 1] : memref<3x5x4xf32> to memref<5x4xf32, strided<[4, 1], offset: ?>>
+    %ys = memref.subview %y[%i, 0, 0] [1, 5, 8] [1, 1, 1] : memref<3x5x8xf32> to memref<5x8xf32, strided<[8, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                     affine_map<(m, n, k) -> (m, n)>],
+                    iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%xs, %w : memref<5x4xf32, strided<[4, 1], offset: ?>>, memref<8x4xf32>)
+        outs(%ys : memref<5x8xf32, strided<[8, 1], offset: ?>>) {
+    ^bb0(%a: f32, %b: f32, %c: f32):
+      %p = arith.mulf %a, %b : f32
+      %s = arith.addf %c, %p : f32
+      linalg.yield %s : f32
+    }
+  }
+  return
+}
+
+// -----
+
+// Weights that are an argument (memory the loop might write): packed at
+// every iteration, as before.
+
+// CHECK-LABEL: func.func @argument_weights_in_a_loop
+// CHECK: scf.for
+// CHECK: %[[PACKED:.*]] = memref.alloc() : memref<4x8xf32>
+// CHECK: vector.transpose
+// CHECK: vector.fma
+// CHECK: memref.dealloc %[[PACKED]]
+func.func @argument_weights_in_a_loop(%x: memref<3x5x4xf32>, %w: memref<8x4xf32>, %y: memref<3x5x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  scf.for %i = %c0 to %c3 step %c1 {
+    %xs = memref.subview %x[%i, 0, 0] [1, 5, 4] [1, 1, 1] : memref<3x5x4xf32> to memref<5x4xf32, strided<[4, 1], offset: ?>>
+    %ys = memref.subview %y[%i, 0, 0] [1, 5, 8] [1, 1, 1] : memref<3x5x8xf32> to memref<5x8xf32, strided<[8, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                     affine_map<(m, n, k) -> (m, n)>],
+                    iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%xs, %w : memref<5x4xf32, strided<[4, 1], offset: ?>>, memref<8x4xf32>)
+        outs(%ys : memref<5x8xf32, strided<[8, 1], offset: ?>>) {
+    ^bb0(%a: f32, %b: f32, %c: f32):
+      %p = arith.mulf %a, %b : f32
+      %s = arith.addf %c, %p : f32
+      linalg.yield %s : f32
+    }
+  }
+  return
+}
