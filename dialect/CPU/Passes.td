@@ -138,11 +138,13 @@ def LineaVectorizeElementwise : Pass<"linea-vectorize-elementwise"> {
 
     An op is vectorized only where every vector is a contiguous run of
     memory: each operand either reads along the innermost dim with unit
-    stride or does not depend on it (a broadcast). Its body must be
-    scalar arithmetic (`arith`, `math`, `linalg.index`). Anything else,
-    the innermost dim transposed, a dynamic or non-dividing innermost
-    size, is left to `convert-linalg-to-loops`. Part of
-    `linea-lower-to-cpu`, after the contraction kernels.
+    stride or does not depend on it (a broadcast), and holds whole bytes
+    (a buffer of i1 is a byte per element, a vector of i1 in memory packed
+    bits). Its body must be scalar arithmetic (`arith`, `math`,
+    `linalg.index`). Anything else, the innermost dim transposed, a
+    dynamic, one-element or non-dividing innermost size, is left to
+    `convert-linalg-to-loops`. Part of `linea-lower-to-cpu`, after the
+    contraction kernels.
 
     ```mlir
     linalg.generic {indexing_maps = [(h, i, j) -> (h, i, j), (h, i, j) -> (h, i)],
@@ -151,8 +153,8 @@ def LineaVectorizeElementwise : Pass<"linea-vectorize-elementwise"> {
     // becomes, for every (h, i):
     %row = vector.transfer_read %s[%h, %i, %c0], %pad : memref<4x64x64xf32>, vector<64xf32>
     %old = memref.load %m[%h, %i] : memref<4x64xf32>
-    %max = vector.reduction <maximumf>, %row, %old : vector<64xf32> into f32
-    memref.store %max, %m[%h, %i] : memref<4x64xf32>
+    %max = vector.reduction <maximumf>, %row, %old fastmath<reassoc> : vector<64xf32> into f32
+    // %max written back to %m[%h, %i]
     ```
   }];
   let options = [
