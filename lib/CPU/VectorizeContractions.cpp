@@ -296,12 +296,11 @@ private:
   /// operands (batches may run on different threads).
   void buildBatch() {
     SmallVector<Value> buffers;
-    if (layout.packB && packsOnceBeforeLoops()) {
-      // Packed already.
-    } else if (layout.packB) {
-      kMajorB = allocate({sizes[layout.k], sizes[layout.n]});
-      buffers.push_back(kMajorB);
-      packKMajor();
+    if (layout.packB) {
+      if (!packsOnceBeforeLoops()) {
+        packKMajor(sizes[layout.k], sizes[layout.n]);
+        buffers.push_back(kMajorB);
+      }
     } else if (usesPanels()) {
       Value block = constant(shape.block);
       panelA = allocate({ceilDiv(sizes[layout.m], shape.rows), block,
@@ -327,14 +326,8 @@ private:
       return false;
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(loop);
-    // The kernel's own sizes do not exist yet out there.
-    Value kSize = sizes[layout.k], nSize = sizes[layout.n];
-    sizes[layout.k] = constant(*k);
-    sizes[layout.n] = constant(*n);
-    kMajorB = allocate({sizes[layout.k], sizes[layout.n]});
-    packKMajor();
-    sizes[layout.k] = kSize;
-    sizes[layout.n] = nSize;
+    // The kernel's own sizes do not exist yet out there: constants do.
+    packKMajor(constant(*k), constant(*n));
     b.setInsertionPointAfter(loop);
     memref::DeallocOp::create(b, loc, kMajorB);
     return true;
@@ -352,9 +345,10 @@ private:
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
   }
 
-  /// B[batch.., n, k] -> kMajorB[k, n], a square of `width` at a time
-  /// through a 2-D vector transpose.
-  void packKMajor() {
+  /// B[batch.., n, k] -> kMajorB[k, n] (a new buffer of those sizes), a
+  /// square of `width` at a time through a 2-D vector transpose.
+  void packKMajor(Value kSize, Value nSize) {
+    kMajorB = allocate({kSize, nSize});
     int64_t w = shape.width;
     AffineMap bMap = op.getMatchingIndexingMap(layout.b);
     MLIRContext *ctx = b.getContext();
@@ -364,8 +358,8 @@ private:
         AffineMap::get(bMap.getNumResults(), 0,
                        {b.getAffineDimExpr(nPos), b.getAffineDimExpr(kPos)}, ctx);
     auto squareType = VectorType::get({w, w}, b.getF32Type());
-    forLoop(constant(0), sizes[layout.n], constant(w), [&](Value n0) {
-      forLoop(constant(0), sizes[layout.k], constant(w), [&](Value k0) {
+    forLoop(constant(0), nSize, constant(w), [&](Value n0) {
+      forLoop(constant(0), kSize, constant(w), [&](Value k0) {
         loopValues[layout.n] = n0;
         loopValues[layout.k] = k0;
         Value square = vector::TransferReadOp::create(
