@@ -119,9 +119,11 @@ def LineaSplitPrefix : Pass<"linea-split-prefix"> {
 
     One pattern on `LinearAttentionOpInterface` serves both ops; the first
     part is `mask = none` (for a gated op: every row reads the state after
-    the prefix's last row). `normalize` is kept exact by
-    appending a ones column to `v`: the extra state column carries
-    `z = sum phi(k)` across the split and the output is divided at the end.
+    the prefix's last row). A normalized op first becomes the unnormalized
+    op over f32 `[v, 1]` (a pattern of its own, which
+    `linea-split-segments` also uses): the extra state column carries
+    `z = sum phi(k)` across the split and the output is divided by it at
+    the end.
 
     ```mlir
     %o = linea.linear_attention %q, %k, %v mask = prefix(%j) : ...
@@ -164,9 +166,14 @@ def LineaSplitSegments : Pass<"linea-split-segments"> {
     state, a prefix's both, a presum's scan, softmax attention's query tiles
     over key tiles), and every segment is one launch, whatever N is.
     The offsets are read in the kernel; the run-time checks read a staged
-    copy (`linea-stage-host-reads`). A normalized op with a prefix mask,
-    whose split needs temporaries as long as the segment, is refused with an
-    error naming it, as are more than 9 dims before the sequence dim.
+    copy (`linea-stage-host-reads`). More than 9 dims before the sequence
+    dim are refused with an error (one linear block dim per loop).
+    A normalized op with a prefix mask first becomes the unnormalized op
+    over values with a ones column appended (its output divided by that
+    column's afterwards), on every target: the normalizer then crosses each
+    segment's prefix split as a state column, and the column is one copy
+    of the packed rows rather than one per segment (which a GPU block could
+    not hold).
 
     ```mlir
     %p = linea.presum %x offsets(%o) exclusive

@@ -10,6 +10,7 @@
 #include "linea/Transforms/SplitPrefix.h"
 
 #include "linea/Dialect/LineaOps.h"
+#include "linea/Transforms/FormUtils.h"
 #include "linea/Transforms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"
 #include "linea/Utils/StructuredBuilders.h"
@@ -108,6 +109,62 @@ Value dropLastColumn(OpBuilder &b, Location loc, Value x) {
                     b.getIndexAttr(type.getDimSize(last) - 1));
 }
 
+/// `type` with f32 elements and one more entry in its last dim: room for
+/// the normalizer's column.
+RankedTensorType withNormalizerColumn(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  SmallVector<int64_t> shape(tensor.getShape());
+  if (!ShapedType::isDynamic(shape.back()))
+    ++shape.back();
+  return RankedTensorType::get(shape, Float32Type::get(type.getContext()));
+}
+
+/// A normalized PrefixLM op -> the unnormalized op over `[v, 1]`: the ones
+/// column's output is the normalizer `phi(q) z` of each row (z = sum phi(k)
+/// over the keys the row sees), so dividing by it afterwards (and scaling)
+/// is the op. Its state carries `z` as an extra column, which is what lets
+/// a split pass `z` across: SplitPrefix splits only unnormalized ops.
+struct NormalizerAsValueColumn
+    : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
+  NormalizerAsValueColumn(MLIRContext *context, bool packedOnly,
+                          PatternBenefit benefit)
+      : OpInterfaceRewritePattern(context, benefit), packedOnly(packedOnly) {}
+
+  LogicalResult matchAndRewrite(LinearAttentionOpInterface op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getEffectiveMask() != Mask::prefix || !op.getNormalize())
+      return rewriter.notifyMatchFailure(op, "not a normalized prefix op");
+    if (packedOnly && !op.isPacked())
+      return rewriter.notifyMatchFailure(op, "one sequence: left to the split");
+    Location loc = op.getLoc();
+    LinearAttentionSpec spec = op.getSpec();
+    spec.query = castToF32(rewriter, loc, spec.query);
+    spec.key = castToF32(rewriter, loc, spec.key);
+    spec.value =
+        appendOnesColumn(rewriter, loc, castToF32(rewriter, loc, spec.value));
+    spec.normalize = false;
+    spec.scale = 1.0f;
+    spec.outputType = withNormalizerColumn(op.getOutput().getType());
+    if (Value finalState = op.getFinalState())
+      spec.finalStateType = withNormalizerColumn(finalState.getType());
+    Operation *unnormalized = op.createLike(rewriter, loc, spec);
+
+    SmallVector<Value> results{
+        finishRows(rewriter, loc, op, unnormalized->getResult(0))};
+    if (Value finalState = op.getFinalState()) {
+      Value state = dropLastColumn(rewriter, loc, unnormalized->getResult(1));
+      if (state.getType() != finalState.getType())
+        state =
+            tensor::CastOp::create(rewriter, loc, finalState.getType(), state);
+      results.push_back(state);
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+
+  bool packedOnly;
+};
+
 struct SplitPrefix : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
 
@@ -118,20 +175,12 @@ struct SplitPrefix : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
     // Each segment has its own prefix: split after linea-split-segments.
     if (op.isPacked())
       return rewriter.notifyMatchFailure(op, "packed: one prefix per segment");
+    if (op.getNormalize())
+      return rewriter.notifyMatchFailure(
+          op, "normalized: its normalizer becomes a value column first");
     Location loc = op.getLoc();
     SplitPoint split(rewriter, loc, op);
     LinearAttentionSpec spec = op.getSpec();
-    // The normalizer z = sum phi(k) crosses the split as an extra state
-    // column: a ones column appended to v; the parts neither normalize nor
-    // scale, the joined rows do both.
-    if (splitPrefixCopiesRows(op)) {
-      spec.query = castToF32(rewriter, loc, spec.query);
-      spec.key = castToF32(rewriter, loc, spec.key);
-      spec.value =
-          appendOnesColumn(rewriter, loc, castToF32(rewriter, loc, spec.value));
-      spec.normalize = false;
-      spec.scale = 1.0f;
-    }
     Value q = spec.query, v = spec.value;
 
     // Rows [0, j) all read the state after the prefix: a bidirectional op.
@@ -161,20 +210,9 @@ struct SplitPrefix : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
 
     Value out = joinRows(rewriter, loc, split, op.getQuery(),
                          headOp->getResult(0), tailOp->getResult(0));
-    SmallVector<Value> results;
-    if (op.getNormalize())
-      results.push_back(divideByLastColumn(
-          rewriter, loc, out, op.getScale().convertToFloat(),
-          op.getOutput().getType().getElementType()));
-    else
-      results.push_back(out);
-    if (op.getFinalState()) {
-      Value finalState = tailOp->getResult(1);
-      // Drop the normalizer column again.
-      if (op.getNormalize())
-        finalState = dropLastColumn(rewriter, loc, finalState);
-      results.push_back(finalState);
-    }
+    SmallVector<Value> results{out};
+    if (op.getFinalState())
+      results.push_back(tailOp->getResult(1));
     rewriter.replaceOp(op, results);
     return success();
   }
@@ -195,10 +233,13 @@ struct LineaSplitPrefixPass
 
 } // namespace
 
-bool mlir::linea::splitPrefixCopiesRows(LinearAttentionOpInterface op) {
-  return op.getNormalize();
+void mlir::linea::populateNormalizerAsValueColumnPatterns(
+    RewritePatternSet &patterns, bool packedOnly, PatternBenefit benefit) {
+  patterns.add<NormalizerAsValueColumn>(patterns.getContext(), packedOnly,
+                                        benefit);
 }
 
 void mlir::linea::populateSplitPrefixPatterns(RewritePatternSet &patterns) {
   patterns.add<SplitPrefix>(patterns.getContext());
+  populateNormalizerAsValueColumnPatterns(patterns, /*packedOnly=*/false);
 }

@@ -6,7 +6,10 @@
 // the GPU the loop also runs over the sequences, and each (segment,
 // sequence) pair is one sequence block: the op on one segment of one
 // sequence is one block's program, like a chunked op's sequence, and every
-// segment of every sequence is one launch.
+// segment of every sequence is one launch. A normalized PrefixLM op's
+// normalizer becomes a value column before its segments are split
+// (SplitPrefix.h): one copy of the packed rows, not one per segment, which a
+// GPU segment block could not hold.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,25 +48,21 @@ struct LineaSplitSegmentsPass
     if (kind == SegmentLoopKind::perSegmentBlock && failed(checkSegmentBlocks()))
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
+    // Ahead of the split (a higher benefit): the segments then hold
+    // unnormalized ops.
+    populateNormalizerAsValueColumnPatterns(patterns, /*packedOnly=*/true,
+                                            /*benefit=*/2);
     populateSplitSegmentsPatterns(patterns, kind);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
 
   /// Each (segment, sequence) pair is one GPU block, named by one linear
-  /// block dim per loop, and its op must be a program one block runs.
+  /// block dim per loop.
   LogicalResult checkSegmentBlocks() {
     WalkResult walk = getOperation()->walk([](PackedOpInterface op) {
-      if (!op.isPacked())
-        return WalkResult::advance();
-      if (std::optional<StringRef> why = whyNotOneBlock(op)) {
-        op->emitOpError() << "has packed segments (offsets), and on the GPU "
-                             "each segment of each sequence runs as one "
-                             "block, which "
-                          << *why << " does not yet";
-        return WalkResult::interrupt();
-      }
-      if (1 + op.getPackedOperands().dim <= int64_t(kMaxSequenceBlockLoops))
+      if (!op.isPacked() ||
+          1 + op.getPackedOperands().dim <= int64_t(kMaxSequenceBlockLoops))
         return WalkResult::advance();
       op->emitOpError() << "has " << op.getPackedOperands().dim
                         << " dims before its sequence dim: with the segments "
@@ -72,23 +71,6 @@ struct LineaSplitSegmentsPass
       return WalkResult::interrupt();
     });
     return failure(walk.wasInterrupted());
-  }
-
-  /// The ops whose form on a segment of dynamic length has temporaries of
-  /// static size (a block's shared memory): a presum's sequential scan, a
-  /// causal op's chunks, a bidirectional op's state (over chunks where its
-  /// rows need a copy), a prefix's two parts of those, softmax attention's
-  /// query tiles over key tiles. A prefix split that copies all of the
-  /// segment's rows would need a buffer as long as the segment (seen as
-  /// linea-map-to-gpu's "'memref.alloc' cannot run in one block"), and its
-  /// blocks would become a host loop, which cannot read the offsets in
-  /// device memory.
-  static std::optional<StringRef> whyNotOneBlock(PackedOpInterface op) {
-    auto attention = dyn_cast<LinearAttentionOpInterface>(op.getOperation());
-    if (attention && attention.getEffectiveMask() == Mask::prefix &&
-        splitPrefixCopiesRows(attention))
-      return StringRef("a normalized op with a prefix mask");
-    return std::nullopt;
   }
 };
 

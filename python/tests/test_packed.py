@@ -361,6 +361,27 @@ def test_linear_attention_against_oracle(case):
     check_attention_case(case, attention_id(case), no_optimize=case["no_optimize"])
 
 
+# Normalized PrefixLM ops (none among ATTENTION_CASES): the normalizer
+# becomes a ones column of the packed values before the segments split.
+NORMALIZED_PREFIX_CASES = [
+    dict(op="linear", kind=kind, batch=batch, length=length, dk=dk, dv=dv, mask="prefix",
+         dynamic=dynamic, offsets_type=offsets_type, init=False, final=final, gate_rank=0,
+         normalize=True, feature_map="elu_plus_one", no_optimize=no_optimize)
+    for kind, batch, length, dk, dv, dynamic, offsets_type, final, no_optimize in [
+        ("empty", [2], 131, 5, 3, True, "i64", True, False),
+        ("ones", [], 7, 2, 4, False, "index", False, False),
+        ("long_short", [2, 3], 200, 8, 8, True, "i32", True, False),
+        ("random", [2], 67, 3, 1, False, "i64", True, True),
+        ("one", [], 1, 4, 2, True, "index", True, False),
+    ]]
+
+
+@pytest.mark.parametrize("case", NORMALIZED_PREFIX_CASES,
+                         ids=[attention_id(c) for c in NORMALIZED_PREFIX_CASES])
+def test_normalized_prefix_against_oracle(case):
+    check_attention_case(case, attention_id(case), no_optimize=case["no_optimize"])
+
+
 def test_packed_attention_matches_each_segment_alone():
     """The packed gated kernel (chunked per segment) and the unpacked one on
     each segment's rows, state and prefix length."""
@@ -608,13 +629,7 @@ def test_packed_gradients_against_finite_differences(case):
 GPU_EMULATION = "linea-gpu-mapped-to-cpu{chip=sm_90a}"
 
 
-def runs_as_segment_blocks(case):
-    """What linea-split-segments{target=gpu} takes (see whyNotOneBlock):
-    every linear attention case but a normalized prefix."""
-    return not (case["normalize"] and case["mask"] == "prefix")
-
-
-GPU_CASES = [c for c in ATTENTION_CASES if runs_as_segment_blocks(c)]
+GPU_CASES = ATTENTION_CASES + [c for c in NORMALIZED_PREFIX_CASES if not c["no_optimize"]]
 
 
 @pytest.mark.parametrize("case", GPU_CASES, ids=[attention_id(c) for c in GPU_CASES])
@@ -782,11 +797,26 @@ def test_packed_prefix_gpu_code_is_three_launches_whatever_the_segments():
     assert "host loop" not in lowered.stderr and "stays on the host" not in lowered.stderr
 
 
-@pytest.mark.parametrize("program, message", [
-    (attention_program("linear", [2], 0, 4, 4, True, "index", "prefix", False, False,
-                       feature_map="elu_plus_one", normalize=True),
-     "which a normalized op with a prefix mask does not"),
-])
-def test_packed_ops_the_gpu_does_not_take_yet(program, message):
-    lowered = lower_to_nvvm(program)
-    assert lowered.returncode == 1 and message in lowered.stderr, lowered.stderr
+def test_normalized_prefix_gpu_code_has_no_host_loop():
+    """A normalized op with per-segment prefixes: the ones column is
+    appended to the packed values once, on the device, and every (segment,
+    sequence) block runs its unnormalized prefix op; the division follows.
+    Seven launches, none in a host loop: the staged offsets and prefix
+    lengths, the column's fill and the values' copy beside it, the blocks,
+    the division, the final states without the column."""
+    lowered = lower_to_nvvm(attention_program("linear", [2], 0, 4, 4, True, "index", "prefix",
+                                              False, True, feature_map="elu_plus_one",
+                                              normalize=True))
+    assert lowered.returncode == 0, lowered.stderr
+    assert "host loop" not in lowered.stderr and "stays on the host" not in lowered.stderr
+    assert lowered.stdout.count("gpu.launch_func") == 7
+
+
+def test_too_many_dims_for_gpu_segment_blocks():
+    """Each segment of each sequence is one block named by a linear block
+    dim per loop: ten batch dims and the segments are one too many."""
+    lowered = lower_to_nvvm(attention_program("linear", [1] * 10, 0, 4, 4, True, "index",
+                                              "causal", False, False))
+    assert lowered.returncode == 1
+    assert "has 10 dims before its sequence dim" in lowered.stderr, lowered.stderr
+    assert "more than the 10 linear GPU block dims" in lowered.stderr

@@ -105,9 +105,22 @@ func.func @gated_prefix_on_gpu(%q: tensor<?x4xf32>, %g: tensor<?xf32>, %o: tenso
 
 // -----
 
-func.func @normalized_prefix_on_gpu(%q: tensor<?x4xf32>, %o: tensor<?xindex>, %js: tensor<?xindex>) -> tensor<?x4xf32> {
-  // expected-error @+1 {{which a normalized op with a prefix mask does not yet}}
-  %y = linea.linear_attention %q, %q, %q offsets(%o) mask = prefix(%js) feature_map = elu_plus_one normalize
-      : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?xindex>, tensor<?xindex> -> tensor<?x4xf32>
-  return %y : tensor<?x4xf32>
+// A normalized op's normalizer becomes a ones column of the packed values
+// before the segments split: each block then holds an unnormalized prefix
+// op (no copy of its rows), and the rows are divided by the column after.
+// CHECK-LABEL: func.func @normalized_prefix_on_gpu
+// CHECK-SAME: (%[[Q:.+]]: tensor<?x4xf32>, %[[V:.+]]: tensor<?x3xf32>, %[[O:.+]]: tensor<?xindex>, %[[JS:.+]]: tensor<?xindex>)
+// CHECK: %[[ONES:.+]] = linalg.fill
+// CHECK: %[[VONES:.+]] = tensor.insert_slice %[[V]] into %[[ONES]]
+// CHECK: %[[ROWS:.+]] = scf.forall
+// CHECK:   %[[SEGV:.+]] = tensor.extract_slice %[[VONES]]
+// CHECK:   linea.linear_attention {{.+}}, %[[SEGV]] mask = prefix({{.+}}) feature_map = elu_plus_one :
+// CHECK-SAME: -> tensor<?x4xf32>
+// CHECK: } {mapping = [#gpu.block<linear_dim_0>]}
+// CHECK: linalg.generic {{.+}} ins({{.+}}, %[[ROWS]] : tensor<?x3xf32>, tensor<?x4xf32>)
+// CHECK:   arith.divf
+func.func @normalized_prefix_on_gpu(%q: tensor<?x4xf32>, %v: tensor<?x3xf32>, %o: tensor<?xindex>, %js: tensor<?xindex>) -> tensor<?x3xf32> {
+  %y = linea.linear_attention %q, %q, %v offsets(%o) mask = prefix(%js) feature_map = elu_plus_one normalize
+      : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x3xf32>, tensor<?xindex>, tensor<?xindex> -> tensor<?x3xf32>
+  return %y : tensor<?x3xf32>
 }

@@ -103,3 +103,21 @@ func.func @softmax(%q: tensor<?x4xf32>, %v: tensor<?x2xf32>, %o: tensor<?xindex>
       : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x2xf32>, tensor<?xindex> -> tensor<?x2xf32>
   return %y : tensor<?x2xf32>
 }
+
+// -----
+
+// A normalized prefix op with final states: the segments hold the op over
+// [v, 1] with states [N, 4, 3 + 1]; the rows are divided by the ones
+// column's, and the states lose it.
+// CHECK-LABEL: func.func @normalized_prefix_states
+// CHECK: %[[ALL:.+]]:2 = scf.forall {{.+}} -> (tensor<?x4xf32>, tensor<?x4x4xf32>)
+// CHECK:   linea.linear_attention {{.+}} mask = prefix({{.+}}) feature_map = elu_plus_one :
+// CHECK-SAME: -> tensor<?x4xf32>, tensor<4x4xf32>
+// CHECK-DAG: %[[ROWS:.+]] = linalg.generic {{.+}} ins({{.+}}, %[[ALL]]#0 : tensor<?x3xf32>, tensor<?x4xf32>)
+// CHECK-DAG: %[[STATES:.+]] = tensor.extract_slice %[[ALL]]#1[0, 0, 0] [%{{.+}}, 4, 3] [1, 1, 1] : tensor<?x4x4xf32> to tensor<?x4x3xf32>
+// CHECK: return %[[ROWS]], %[[STATES]]
+func.func @normalized_prefix_states(%q: tensor<?x4xf32>, %v: tensor<?x3xf32>, %o: tensor<?xi32>, %js: tensor<?xindex>) -> (tensor<?x3xf32>, tensor<?x4x3xf32>) {
+  %y, %s = linea.linear_attention %q, %q, %v offsets(%o) mask = prefix(%js) feature_map = elu_plus_one normalize
+      : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x3xf32>, tensor<?xi32>, tensor<?xindex> -> tensor<?x3xf32>, tensor<?x4x3xf32>
+  return %y, %s : tensor<?x3xf32>, tensor<?x4x3xf32>
+}

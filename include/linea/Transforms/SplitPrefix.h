@@ -1,8 +1,8 @@
 //===- SplitPrefix.h - what linea-split-prefix builds ---------*- C++ -*-===//
 //
 // linea-split-prefix splits a PrefixLM op into a bidirectional and a causal
-// part. Other passes that must know what the split will hold (whether a
-// GPU sequence block can run it) ask here rather than repeat its rules.
+// part, a normalized op once its normalizer is a value column. Passes that
+// split packed ops first (linea-split-segments) take that step here too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,12 +11,19 @@
 
 #include "linea/Dialect/LineaOps.h"
 
+#include "mlir/IR/PatternMatch.h"
+
 namespace mlir::linea {
 
-/// Whether the split of `op` copies all of its rows: a normalized op's
-/// normalizer crosses the split as a ones column appended to every value
-/// row, and the joined rows are divided by it afterwards.
-bool splitPrefixCopiesRows(LinearAttentionOpInterface op);
+/// A normalized PrefixLM op -> the unnormalized op over f32 `[v, 1]`, its
+/// rows divided by the ones column's afterwards and its final state without
+/// that column: the normalizer crosses a split as a state column. The
+/// column is a copy of every value row; a packed op takes it once, before
+/// its segments (`packedOnly`: only packed ops), so that no GPU segment
+/// block needs a copy as long as its segment.
+void populateNormalizerAsValueColumnPatterns(RewritePatternSet &patterns,
+                                             bool packedOnly,
+                                             PatternBenefit benefit = 1);
 
 } // namespace mlir::linea
 
