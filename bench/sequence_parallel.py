@@ -5,7 +5,8 @@ the communication per layer extrapolated to 8, 64 and 512 ranks.
     /usr/bin/python3 bench/sequence_parallel.py [--length 16384] [--repeat 3]
 
 Part 1 (measured): causal, gated (per-dim gate) and PrefixLM (j = L/2)
-linear attention, 16 heads, D = 64, through `linea-run --repeat N
+linear attention, and causal linear attention over 16 packed documents of
+seeded random lengths (`offsets`), 16 heads, D = 64, through `linea-run --repeat N
 --reuse-memory`: one process on one thread and on every core, and
 `mpirun -np 2 ... --sequence-parallel` with one thread per rank (the ranks
 share this machine's cores). Medians of rank 0's calls, in ms.
@@ -34,6 +35,7 @@ sys.path.insert(0, str(ROOT / "python"))
 from linea.runner import mpirun_command  # noqa: E402
 
 HEADS = 16
+DOCUMENTS = 16
 
 
 def program(kind, length, dim):
@@ -45,16 +47,24 @@ def program(kind, length, dim):
     elif kind == "gated":
         body = (f"%o, %s = linea.gated_linear_attention %q, %k, %v, %g mask = causal : "
                 f"{t}, {t}, {t}, {t} -> {t}, {s}")
+    elif kind == "packed":
+        s = f"tensor<{DOCUMENTS}x{HEADS}x{dim}x{dim}xf32>"
+        body = (f"%o, %s = linea.linear_attention %q, %k, %v offsets(%offsets) mask = causal : "
+                f"{t}, {t}, {t}, tensor<{DOCUMENTS + 1}xi64> -> {t}, {s}")
     else:
         body = (f"%o, %s = linea.linear_attention %q, %k, %v mask = prefix({length // 2}) : "
                 f"{t}, {t}, {t} -> {t}, {s}")
-    return (f"func.func @layer(%q: {t}, %k: {t}, %v: {t}, %g: {t}) -> ({t}, {s}) {{\n"
+    offsets = (f", %offsets: tensor<{DOCUMENTS + 1}xi64>" if kind == "packed" else "")
+    return (f"func.func @layer(%q: {t}, %k: {t}, %v: {t}, %g: {t}{offsets}) -> ({t}, {s}) {{\n"
             f"  {body}\n  return %o, %s : {t}, {s}\n}}\n")
 
 
-def inputs(tmp, length, dim):
+def inputs(tmp, length, dim, packed=False):
     rng = np.random.default_rng(0)
     paths = []
+    if packed:  # DOCUMENTS seeded lengths, at least one row each
+        cuts = np.sort(rng.choice(np.arange(1, length), DOCUMENTS - 1, replace=False))
+        offsets = np.concatenate([[0], cuts, [length]]).astype(np.int64)
     for name in "qkvg":
         x = rng.standard_normal((HEADS, length, dim)).astype(np.float32)
         if name == "g":
@@ -62,6 +72,9 @@ def inputs(tmp, length, dim):
         path = tmp / f"{name}.npy"
         np.save(path, x)
         paths += ["--arg", str(path)]
+    if packed:
+        np.save(tmp / "offsets.npy", offsets)
+        paths += ["--arg", str(tmp / "offsets.npy")]
     return paths
 
 
@@ -79,7 +92,8 @@ def median_ms(stdout):
 def timings(kind, length, repeat, tmp):
     source = tmp / f"{kind}.mlir"
     source.write_text(program(kind, length, 64))
-    base = [str(BUILD / "bin" / "linea-run"), str(source), *inputs(tmp, length, 64),
+    base = [str(BUILD / "bin" / "linea-run"), str(source),
+            *inputs(tmp, length, 64, packed=kind == "packed"),
             "--output-dir", str(tmp / "out"), "--repeat", str(repeat), "--reuse-memory"]
     one_thread = dict(os.environ, OMP_NUM_THREADS="1")
     rows = {
@@ -113,6 +127,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--length", type=int, default=16384)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only", choices=("causal", "gated", "prefix", "packed"),
+                        help="part 1 for this layer only, no part 2")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="linea-sp-") as tmp:
         tmp = pathlib.Path(tmp)
@@ -121,11 +137,13 @@ def main():
         print("| layer | 1 process, 1 thread | 1 process, every core | 2 ranks x 1 thread "
               "| 2 ranks vs 1 thread |")
         print("| --- | ---: | ---: | ---: | ---: |")
-        for kind in ("causal", "gated", "prefix"):
+        for kind in [args.only] if args.only else ("causal", "gated", "prefix", "packed"):
             t = timings(kind, args.length, args.repeat, tmp)
             one, every, two = t.values()
             print(f"| {kind} | {one:.1f} | {every:.1f} | {two:.1f} | {one / two:.2f}x |")
             sys.stdout.flush()
+        if args.only:
+            return
 
         print(f"\n### Communication per layer and rank, {HEADS} heads, D = 128\n")
         print("| layer | sent (measured) | P | received, all-gather | ring attention, "

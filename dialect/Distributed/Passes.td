@@ -55,7 +55,12 @@ def LineaSequenceParallel : Pass<"linea-sequence-parallel", "ModuleOp"> {
       its state after a prefix (per-segment prefix lengths; a gated op with
       mask `none`), a rank splits each segment at its prefix: 2N segments,
       the prefix rows' states folded over every rank.
-    - `attention`, `fold` and `folded_attention` read every key: with a
+    - `attention` (softmax) reads keys, not a state: the ranks all-gather
+      their key and value rows (each padded to the longest rank's) and each
+      rank attends its query rows to the keys they see (causal: up to its
+      last row's bound `first + rows + Lk - Lq`); packed, each segment's
+      rows here to its keys on every rank. `O(L (Dk + Dv))` floats a rank.
+    - `fold` and `folded_attention` read every row of their windows: with a
       sharded operand they are an error; with replicated operands they run
       replicated. Any other op reading a sharded value (a reduction over the
       rows, a slice, a concat) is an error too.
@@ -66,8 +71,8 @@ def LineaSequenceParallel : Pass<"linea-sequence-parallel", "ModuleOp"> {
     module's DLTI entry `"MPI:Implementation"`, which this pass sets from
     `mpi-implementation` unless present); the all-gather, which the dialect
     lacks, calls `linea_mpi_allgather_f32` / `_i64` of Linea's MPI runtime
-    library. Communication per rank and op: `O(P Dk Dv)` floats,
-    independent of `L`.
+    library. Communication per rank and linear-attention op: `O(P Dk Dv)`
+    floats, independent of `L`.
 
     ```mlir
     // before

@@ -49,6 +49,12 @@ std::optional<int64_t> sequenceDimOf(Operation *op, Value operand) {
       return numBatchDims(attention.getQuery().getType());
     return std::nullopt;
   }
+  if (auto attention = dyn_cast<AttentionOp>(op)) {
+    if (operand == attention.getQuery() || operand == attention.getKey() ||
+        operand == attention.getValue())
+      return numBatchDims(attention.getQuery().getType());
+    return std::nullopt;
+  }
   // (Offsets are positions in the whole sequence: every rank has them all.)
   if (auto presum = dyn_cast<PresumOp>(op);
       presum && operand == presum.getInput())
@@ -214,6 +220,18 @@ RowSpan rowSpan(OpBuilder &b, Location loc, ModuleOp module, const Ranks &ranks,
   return {loop.getResult(0), loop.getResult(1)};
 }
 
+/// Rows run from a zero state, moved onto `state`: `rows + q S`, or with a
+/// gate `rows + (q * exp(b)) S` with `b` the gate's running sum from the
+/// first row (the decay from the state's position to each row).
+Value rowsFromState(OpBuilder &b, Location loc, int64_t numBatch, Value q,
+                    Value g, bool scalarGate, Value state, Value rows) {
+  if (!g)
+    return matmulAccumulate(b, loc, numBatch, q, state, rows);
+  Value decayUpTo = gatePresum(b, loc, g, numBatch, /*suffix=*/false);
+  return decayedQueryTimesState(b, loc, numBatch, q, decayUpTo, state,
+                                scalarGate, rows);
+}
+
 /// One linear-attention op (gated or not) rewritten for this rank's rows.
 class DistributedAttention {
 public:
@@ -339,11 +357,8 @@ Value DistributedAttention::stateAfter(Value state, Value logDecay,
 /// part's gates up to row `i` (a presum local to the rank: `<= 0`).
 Value DistributedAttention::seeded(const Rows &part, Value rowsFromZero,
                                    Value initial) const {
-  if (!part.g)
-    return matmulAccumulate(b, loc, numBatch, part.q, initial, rowsFromZero);
-  Value decayUpTo = gatePresum(b, loc, part.g, numBatch, /*suffix=*/false);
-  return decayedQueryTimesState(b, loc, numBatch, part.q, decayUpTo, initial,
-                                scalarGate, rowsFromZero);
+  return rowsFromState(b, loc, numBatch, part.q, part.g, scalarGate, initial,
+                       rowsFromZero);
 }
 
 Value DistributedAttention::joinRows(const FormOperands &all, const Rows &head,
@@ -766,14 +781,55 @@ distributePackedPrefixes(OpBuilder &b, ModuleOp module, const Ranks &ranks,
   return results;
 }
 
-/// A packed linear-attention op on this rank's rows, run twice: from zero
-/// states, for what each segment's rows here add to its state; then, after
-/// one all-gather of those per-segment states, from the state each segment
-/// starts this rank with (for `none`, the other ranks' rows of it, which
-/// add up in any order). The second run repeats the first's work: what it
-/// buys is that every form, gate and feature map of the op serves as it
-/// is. Per-segment prefixes and a gated op with mask none take
-/// distributePackedPrefixes.
+/// Each segment's initial state where this rank is the one that adds it:
+/// the rank whose rows hold `o_n` (the last rank for `o_n = L`, so an empty
+/// segment at the end has one too), zeros elsewhere. The owner's run then
+/// carries the initial state into its record, and every rank's fold starts
+/// from zeros.
+Value ownedInitialStates(OpBuilder &b, Location loc, Value initial,
+                         Value offsets, Value first, Value rows,
+                         const Ranks &ranks) {
+  auto type = cast<RankedTensorType>(initial.getType());
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value last =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ranks.rank,
+                            arith::SubIOp::create(b, loc, ranks.size, one));
+  Value end = arith::AddIOp::create(b, loc, first, rows);
+  AffineMap identity =
+      AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext());
+  return buildGeneric(
+      b, loc, ValueRange{initial},
+      buildEmptyLike(b, loc, initial, b.getF32Type()), {identity, identity},
+      SmallVector<utils::IteratorType>(type.getRank(), kPar),
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value n = linalg::IndexOp::create(nb, l, 0);
+        Value start = segmentOffset(nb, l, offsets, n);
+        Value here = arith::AndIOp::create(
+            nb, l,
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle, first,
+                                  start),
+            arith::OrIOp::create(
+                nb, l, last,
+                arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, start,
+                                      end)));
+        Value state = args[0];
+        if (state.getType() != nb.getF32Type())
+          state = arith::ExtFOp::create(nb, l, nb.getF32Type(), state);
+        Value zero = arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(0.0f));
+        return arith::SelectOp::create(nb, l, here, state, zero);
+      });
+}
+
+/// A packed linear-attention op (causal, or bidirectional without a gate)
+/// on this rank's rows, run once: from each segment's initial state where
+/// this rank owns it (ownedInitialStates), else zeros, which gives each
+/// segment's record here. After one all-gather, each segment's state from
+/// the other ranks moves its rows here (the output is linear in the state):
+/// under `causal` the state from the ranks before (only the segment that
+/// continues into this rank has one), under `none` the state of all the
+/// other ranks' rows (the segments that start before or end after this
+/// rank). Segments that lie on this rank alone are left as run. Per-segment
+/// prefixes and a gated op with mask `none` take distributePackedPrefixes.
 FailureOr<SmallVector<Value>>
 distributePackedAttention(OpBuilder &b, ModuleOp module, const Ranks &ranks,
                           LinearAttentionOpInterface op) {
@@ -789,10 +845,12 @@ distributePackedAttention(OpBuilder &b, ModuleOp module, const Ranks &ranks,
   checkGlobalOffsets(b, loc, op, op.getOffsets(), span.total);
   Value offsets = localOffsets(b, loc, op.getOffsets(), span.offset, rows);
 
-  auto run = [&](Value initial) {
-    return runPackedHere(b, loc, op, all, offsets, mask, initial);
-  };
-  Value contribution = run(Value())[1];
+  Value initial = op.getInitialState();
+  if (initial)
+    initial = ownedInitialStates(b, loc, initial, op.getOffsets(), span.offset,
+                                 rows, ranks);
+  ResultRange here = runPackedHere(b, loc, op, all, offsets, mask, initial);
+  Value rowsHere = here[0], contribution = here[1];
 
   Records records;
   unsigned stateAt = records.add(contribution);
@@ -801,28 +859,65 @@ distributePackedAttention(OpBuilder &b, ModuleOp module, const Ranks &ranks,
     logAt = records.add(segmentTotals(b, loc, all.g, offsets, numBatch));
   records.gather(b, loc, module, ranks.size);
 
-  Value initial = op.getInitialState();
-  initial =
-      initial ? tensor::CastOp::create(b, loc, contribution.getType(), initial)
-                    .getResult()
-              : buildFilled(b, loc, tensor::getMixedSizes(b, loc, contribution),
+  Value zeros = buildFilled(b, loc, tensor::getMixedSizes(b, loc, contribution),
                             b.getF32Type(), 0.0);
   SegmentStatesStep step{records, numBatch, scalarGate, stateAt, logAt};
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value before = foldOverRanks(b, loc, zero, ranks.rank, initial, step);
-  Value startHere = before, finalState;
+  Value before = foldOverRanks(b, loc, zero, ranks.rank, zeros, step);
+  Value fromOthers = before, finalState;
   if (mask == Mask::none) {
     // Every row sees its segment's whole state: the other ranks' rows too.
     Value next = arith::AddIOp::create(b, loc, ranks.rank, one);
-    startHere = foldOverRanks(b, loc, next, ranks.size, before, step);
+    fromOthers = foldOverRanks(b, loc, next, ranks.size, before, step);
     finalState =
-        addInto(b, loc, startHere, records.read(b, loc, ranks.rank, stateAt));
+        addInto(b, loc, fromOthers, records.read(b, loc, ranks.rank, stateAt));
   } else {
     finalState = foldOverRanks(b, loc, ranks.rank, ranks.size, before, step);
   }
-  ValueRange seeded = run(startHere);
-  SmallVector<Value> results{finishRows(b, loc, op, seeded[0])};
+
+  // Only a segment that spans ranks has a state from the others: one that
+  // started before this rank (causal), or also goes on after it (none).
+  // The others' rows are moved over none of their rows.
+  Value end = arith::AddIOp::create(b, loc, span.offset, rows);
+  auto spansRanks = [&](OpBuilder &nb, Location l, Value n) -> Value {
+    Value start = segmentOffset(nb, l, op.getOffsets(), n);
+    Value before = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
+                                         start, span.offset);
+    if (mask != Mask::none)
+      return before;
+    Value next = segmentOffset(nb, l, op.getOffsets(),
+                               arith::AddIOp::create(nb, l, n, one));
+    return arith::OrIOp::create(
+        nb, l, before,
+        arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sgt, next, end));
+  };
+  SmallVector<Value> sequences{all.q, rowsHere};
+  if (all.g)
+    sequences.push_back(all.g);
+  Value moved =
+      buildSegmentLoop(
+          b, loc, offsets, sequences, numBatch,
+          ValueRange{buildEmptyLike(b, loc, rowsHere)}, /*entryOutputs=*/{},
+          [&](OpBuilder &nb, Location l, const Segment &segment) {
+            Value count = arith::SelectOp::create(
+                nb, l, spansRanks(nb, l, segment.index), segment.size, zero);
+            auto part = [&](Value x) {
+              return x ? sliceAlong(nb, l, x, numBatch, nb.getIndexAttr(0),
+                                    count)
+                       : x;
+            };
+            ArrayRef<Value> slices = segment.slices;
+            Value state = segmentEntry(nb, l, fromOthers, segment.index);
+            Value movedRows = rowsFromState(nb, l, numBatch, part(slices[0]),
+                                            part(all.g ? slices[2] : Value()),
+                                            scalarGate, state, part(slices[1]));
+            return SmallVector<Value>{insertAlong(nb, l, movedRows, slices[1],
+                                                  numBatch, nb.getIndexAttr(0),
+                                                  count)};
+          })
+          .front();
+  SmallVector<Value> results{finishRows(b, loc, op, moved)};
   if (op.getFinalState())
     results.push_back(finalStatesResult(b, loc, op, finalState));
   return results;
@@ -1003,6 +1098,179 @@ Value distributePresum(OpBuilder &b, ModuleOp module, const Ranks &ranks,
       });
 }
 
+//===----------------------------------------------------------------------===//
+// Softmax attention across ranks
+//===----------------------------------------------------------------------===//
+//
+// A softmax row reads every key it sees, not a state: the ranks all-gather
+// the keys and values (context parallelism by all-gather; O(L D) received
+// per rank, where linear attention exchanges O(Dk Dv)), and each rank
+// attends its own query rows to the keys those rows see.
+
+/// Every rank's key and value rows, in rank order: `[B..., Lk, D]` of all
+/// ranks. All-gather records have one length, so each rank sends its rows
+/// padded to the longest rank's; a gather of the row counts tells each
+/// rank's real rows apart.
+struct AllKeys {
+  Value keys, values, total;
+};
+AllKeys gatherKeys(OpBuilder &b, Location loc, ModuleOp module,
+                   const Ranks &ranks, Value k, Value v, int64_t seq) {
+  Value rows = tensor::DimOp::create(b, loc, k, seq);
+  Value count = arith::IndexCastOp::create(b, loc, b.getI64Type(), rows);
+  Value counts =
+      allGather(b, loc, module,
+                tensor::FromElementsOp::create(
+                    b, loc, RankedTensorType::get({1}, b.getI64Type()),
+                    ValueRange{count}),
+                ranks.size);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto rowsOf = [&](OpBuilder &nb, Location l, Value rank) -> Value {
+    Value n = tensor::ExtractOp::create(nb, l, counts, ValueRange{rank, zero});
+    return arith::IndexCastOp::create(nb, l, nb.getIndexType(), n);
+  };
+  auto sizes = scf::ForOp::create(
+      b, loc, zero, ranks.size, one, ValueRange{zero, zero},
+      [&](OpBuilder &nb, Location l, Value rank, ValueRange iter) {
+        Value n = rowsOf(nb, l, rank);
+        scf::YieldOp::create(
+            nb, l,
+            ValueRange{arith::MaxUIOp::create(nb, l, iter[0], n),
+                       arith::AddIOp::create(nb, l, iter[1], n)});
+      });
+  Value longest = sizes.getResult(0), total = sizes.getResult(1);
+
+  auto padded = [&](Value x) {
+    Value rowsF32 = castToF32(b, loc, x);
+    SmallVector<OpFoldResult> shape = tensor::getMixedSizes(b, loc, rowsF32);
+    shape[seq] = longest;
+    return insertAlong(b, loc, rowsF32,
+                       buildFilled(b, loc, shape, b.getF32Type(), 0.0), seq,
+                       b.getIndexAttr(0));
+  };
+  Records records;
+  unsigned keysAt = records.add(padded(k));
+  unsigned valuesAt = records.add(padded(v));
+  records.gather(b, loc, module, ranks.size);
+
+  auto emptyAll = [&](Value x) {
+    SmallVector<OpFoldResult> shape = tensor::getMixedSizes(b, loc, x);
+    shape[seq] = total;
+    return tensor::EmptyOp::create(b, loc, shape, b.getF32Type()).getResult();
+  };
+  auto loop = scf::ForOp::create(
+      b, loc, zero, ranks.size, one, ValueRange{emptyAll(k), emptyAll(v), zero},
+      [&](OpBuilder &nb, Location l, Value rank, ValueRange iter) {
+        Value n = rowsOf(nb, l, rank);
+        auto place = [&](unsigned at, Value into) {
+          Value part = sliceAlong(nb, l, records.read(nb, l, rank, at), seq,
+                                  nb.getIndexAttr(0), n);
+          return insertAlong(nb, l, part, into, seq, iter[2], n);
+        };
+        scf::YieldOp::create(
+            nb, l,
+            ValueRange{place(keysAt, iter[0]), place(valuesAt, iter[1]),
+                       arith::AddIOp::create(nb, l, iter[2], n)});
+      });
+  Type keyType = cast<RankedTensorType>(k.getType()).getElementType();
+  Type valueType = cast<RankedTensorType>(v.getType()).getElementType();
+  return {castFromF32(b, loc, loop.getResult(0), keyType),
+          castFromF32(b, loc, loop.getResult(1), valueType), total};
+}
+
+/// `op`'s mask and scale on other operands.
+Value attentionLike(OpBuilder &b, Location loc, AttentionOp op, Value q,
+                    Value k, Value v) {
+  auto qType = cast<RankedTensorType>(q.getType());
+  auto vType = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(qType.getShape());
+  shape.back() = vType.getShape().back();
+  return AttentionOp::create(
+      b, loc, RankedTensorType::get(shape, vType.getElementType()), q, k, v,
+      /*offsets=*/Value(), op.getMaskAttr(), op.getScaleAttr());
+}
+
+/// `max(lo, min(x, hi))` on indices.
+Value clampIndex(OpBuilder &b, Location loc, Value x, Value lo, Value hi) {
+  return arith::MaxSIOp::create(b, loc, lo,
+                                arith::MinSIOp::create(b, loc, x, hi));
+}
+
+/// Softmax attention on this rank's query rows against all ranks' keys. A
+/// causal query at global row `i` of `Lq` sees keys `t <= i + Lk - Lq`: a
+/// rank's rows see the keys up to its last row's bound, and the op on them
+/// (whose causal mask aligns the queries with the end of the keys) keeps
+/// that bound row by row. Packed, segment n's query rows here see its keys
+/// from `o_n` up to their own last row (causal) or to `o_{n+1}`.
+Value distributeSoftmaxAttention(OpBuilder &b, ModuleOp module,
+                                 const Ranks &ranks, AttentionOp op) {
+  Location loc = op.getLoc();
+  Value q = op.getQuery();
+  int64_t seq = numBatchDims(cast<RankedTensorType>(q.getType()));
+  Value rows = tensor::DimOp::create(b, loc, q, seq);
+  RowSpan span = rowSpan(b, loc, module, ranks, rows);
+  AllKeys all =
+      gatherKeys(b, loc, module, ranks, op.getKey(), op.getValue(), seq);
+  bool causal = op.getMask() == Mask::causal;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value firstRow = span.offset;
+
+  if (!op.getOffsets()) {
+    if (!causal)
+      return attentionLike(b, loc, op, q, all.keys, all.values);
+    // Keys [0, first + rows + Lk - Lq), clamped to [0, Lk].
+    Value end = arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, firstRow, rows),
+        arith::SubIOp::create(b, loc, all.total, span.total));
+    end = clampIndex(b, loc, end, zero, all.total);
+    return attentionLike(b, loc, op, q,
+                         sliceAlong(b, loc, all.keys, seq, zero, end),
+                         sliceAlong(b, loc, all.values, seq, zero, end));
+  }
+
+  // Queries and keys are packed alike: as many rows of each on all ranks.
+  Value offsets = op.getOffsets();
+  CheckOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, all.total,
+                            span.total),
+      checkMessageAt(op->getLoc(),
+                     "linea.attention: packed keys need as many rows as the "
+                     "queries, got {0} and {1} (all ranks' rows)"),
+      ValueRange{all.total, span.total});
+  checkGlobalOffsets(b, loc, op, offsets, span.total);
+  Value localQueries = localOffsets(b, loc, offsets, firstRow, rows);
+  SmallVector<OpFoldResult> outputSizes = tensor::getMixedSizes(b, loc, q);
+  outputSizes.back() = tensor::getMixedSize(b, loc, op.getValue(), seq + 1);
+  Value outputs = tensor::EmptyOp::create(b, loc, outputSizes,
+                                          op.getType().getElementType());
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  return buildSegmentLoop(
+             b, loc, localQueries, ValueRange{q}, seq, ValueRange{outputs},
+             /*entryOutputs=*/{},
+             [&](OpBuilder &nb, Location l, const Segment &segment) {
+               Value keyStart = segmentOffset(nb, l, offsets, segment.index);
+               Value keyEnd =
+                   causal ? arith::MaxSIOp::create(
+                                nb, l, keyStart,
+                                arith::AddIOp::create(
+                                    nb, l, firstRow,
+                                    arith::AddIOp::create(nb, l, segment.start,
+                                                          segment.size)))
+                                .getResult()
+                          : segmentOffset(nb, l, offsets,
+                                          arith::AddIOp::create(
+                                              nb, l, segment.index, one));
+               Value keyCount = arith::SubIOp::create(nb, l, keyEnd, keyStart);
+               return SmallVector<Value>{attentionLike(
+                   nb, l, op, segment.slices.front(),
+                   sliceAlong(nb, l, all.keys, seq, keyStart, keyCount),
+                   sliceAlong(nb, l, all.values, seq, keyStart, keyCount))};
+             })
+      .front();
+}
+
 /// Rewrites one function for this rank's rows.
 class FunctionDistributor {
 public:
@@ -1118,15 +1386,31 @@ LogicalResult FunctionDistributor::distribute(Operation *op) {
     });
   if (isa<func::ReturnOp>(op) || (!readsSharded && !nestedReadsSharded))
     return success();
-  if (nestedReadsSharded || isa<AttentionOp, FoldOp, FoldedAttentionOp>(op))
+  if (nestedReadsSharded || isa<FoldOp, FoldedAttentionOp>(op))
     return op->emitOpError()
            << "cannot run sequence-parallel: its rows read keys from every "
               "rank; give it replicated operands (it then runs on every rank)";
 
   builder.setInsertionPoint(op);
   // Rank and size once, before the first op that exchanges anything.
-  if (!ranks && isa<LinearAttentionOpInterface, PresumOp>(op))
+  if (!ranks && isa<LinearAttentionOpInterface, PresumOp, AttentionOp>(op))
     ranks = buildRanks(builder, func.getLoc());
+  if (auto attention = dyn_cast<AttentionOp>(op)) {
+    int64_t seq = numBatchDims(attention.getQuery().getType());
+    for (Value operand :
+         {attention.getQuery(), attention.getKey(), attention.getValue()})
+      if (failed(requireSharded(op, operand, seq)))
+        return failure();
+    if (attention.getOffsets() && sharded.contains(attention.getOffsets()))
+      return op->emitOpError() << "reads a sequence-sharded value as its "
+                                  "offsets";
+    Value result =
+        distributeSoftmaxAttention(builder, module, *ranks, attention);
+    sharded[result] = seq;
+    op->getResult(0).replaceAllUsesWith(result);
+    op->erase();
+    return success();
+  }
   if (auto attention = dyn_cast<LinearAttentionOpInterface>(op)) {
     int64_t seq = numBatchDims(attention.getQuery().getType());
     for (Value operand :

@@ -143,6 +143,14 @@ PACKED_ATTENTION = [
           final=True, gate_rank=4), [4]),
     (dict(op="gated", kind="ones", batch=[2], length=3, mask="causal", final=True,
           gate_rank=2), [4]),
+    # Initial states with ranks that hold no rows and empty segments at the
+    # ends: each segment's initial state enters on exactly one rank.
+    (dict(op="linear", kind="empty", batch=[2], length=3, mask="causal", init=True,
+          final=True), [5]),
+    (dict(op="linear", kind="empty", batch=[], length=13, mask="none", init=True,
+          final=True), [4]),
+    (dict(op="gated", kind="one", batch=[2], length=9, mask="causal", init=True, final=True,
+          gate_rank=3), [3]),
     # Per-segment prefixes (0, the whole segment, one between, in turn) and
     # gated bidirectional segments: each segment's prefix state is folded
     # over every rank's prefix rows.
@@ -241,18 +249,114 @@ def test_packed_offsets_past_the_rows_stop_every_rank():
         linea.run(program, inputs, ranks=2)
 
 
-def test_softmax_attention_is_refused():
+# Softmax attention: the ranks all-gather the keys and values, each attends
+# its query rows to the keys they see. (mask, batch, Lq, Lk, dynamic, scale,
+# presum before it, rank counts); Lq != Lk aligns causal queries with the
+# last keys; L = 3 over 4 ranks leaves one rank without rows.
+SOFTMAX = [
+    ("causal", [2], 37, 37, False, None, True, [2, 3, 4]),
+    ("none", [2, 3], 31, 31, True, 0.3, False, [3]),
+    ("causal", [], 3, 3, True, None, False, [4]),
+    ("causal", [2], 20, 33, True, None, False, [3]),
+    ("causal", [2], 29, 11, True, None, False, [2]),  # early queries see no key
+    ("none", [2], 20, 33, False, None, False, [4]),
+]
+
+
+def softmax_across_ranks_program(mask, batch, lq, lk, dynamic, scale, presum):
+    lead = "".join(f"{b}x" for b in batch)
+    qs, ks = ("?", "?") if dynamic else (lq, lk)
+    qt, kt, vt, ot = (f"tensor<{lead}{qs}x4xf32>", f"tensor<{lead}{ks}x4xf32>",
+                      f"tensor<{lead}{ks}x3xf32>", f"tensor<{lead}{qs}x3xf32>")
+    scale_text = f" scale = {scale}" if scale else ""
+    body = f"  %y = linea.presum %q : {qt}\n" if presum else ""
+    query = "%y" if presum else "%q"
+    return (f"func.func @main(%q: {qt}, %k: {kt}, %v: {vt}) -> {ot} {{\n{body}"
+            f"  %o = linea.attention {query}, %k, %v mask = {mask}{scale_text} :\n"
+            f"      {qt}, {kt}, {vt} -> {ot}\n  return %o : {ot}\n}}\n")
+
+
+@pytest.mark.parametrize("mask, batch, lq, lk, dynamic, scale, presum, ranks", [
+    pytest.param(*case[:-1], p, id=f"{case[0]}-batch={case[1]}-Lq={case[2]}-Lk={case[3]}-np{p}")
+    for case in SOFTMAX for p in case[-1]])
+def test_softmax_attention_across_ranks(mask, batch, lq, lk, dynamic, scale, presum, ranks):
+    rng = np.random.default_rng(lq * 100 + lk)
+    q = rng.standard_normal(batch + [lq, 4]).astype(np.float32)
+    k = rng.standard_normal(batch + [lk, 4]).astype(np.float32)
+    v = rng.standard_normal(batch + [lk, 3]).astype(np.float32)
+    program = softmax_across_ranks_program(mask, batch, lq, lk, dynamic, scale, presum)
+    got = linea.run(program, [q, k, v], ranks=ranks)[0]
+    queries = np.cumsum(q.astype(np.float64), axis=-2) if presum else q
+    want = ref.attention(queries, k, v, mask, scale)
+    assert ref.rel_l2(got, want) <= 1e-4
+    assert ref.rel_l2(got, linea.run(program, [q, k, v])[0]) <= SAME_AS_ONE_PROCESS
+
+
+# Packed softmax attention: a segment's query rows here see its keys on every
+# rank (up to their own last row, causal).
+PACKED_SOFTMAX = [
+    (dict(kind="random", batch=[2], length=37, mask="causal"), [2, 3]),
+    (dict(kind="empty", batch=[2, 3], length=41, mask="none", scale=0.25), [3]),
+    (dict(kind="ones", batch=[2], length=5, mask="causal"), [4]),
+    (dict(kind="long_short", batch=[], length=67, mask="causal", offsets_type="i32"), [4]),
+    (dict(kind="one", batch=[2], length=23, mask="none", dynamic=False), [2]),
+]
+
+
+@pytest.mark.parametrize("index, ranks", [
+    pytest.param(i, p, id=f"{case_id(spec)}-np{p}")
+    for i, (spec, ranks) in enumerate(PACKED_SOFTMAX) for p in ranks])
+def test_packed_softmax_attention_across_ranks(index, ranks):
+    case = {**dict(d=4, dv=3, dynamic=True, offsets_type="i64", scale=None),
+            **PACKED_SOFTMAX[index][0]}
+    rng = np.random.default_rng(90 + index)
+    batch, length = case["batch"], case["length"]
+    offsets = test_packed.offsets_of(test_packed.lengths_of(case["kind"], length, rng))
+    q, k = (rng.standard_normal(batch + [length, case["d"]]).astype(np.float32)
+            for _ in range(2))
+    v = rng.standard_normal(batch + [length, case["dv"]]).astype(np.float32)
+    program = test_packed.softmax_program(batch, length, case["d"], case["dv"],
+                                          case["dynamic"], case["offsets_type"], case["mask"],
+                                          case["scale"])
+    o = offsets.astype(np.int32 if case["offsets_type"] == "i32" else np.int64)
+    got = linea.run(program, [q, k, v, o], ranks=ranks)[0]
+    want = ref.attention(q, k, v, case["mask"], case["scale"], offsets=offsets)
+    assert ref.rel_l2(got, want) <= 1e-4
+    assert ref.rel_l2(got, linea.run(program, [q, k, v, o])[0]) <= SAME_AS_ONE_PROCESS
+
+
+def test_packed_softmax_offsets_past_the_rows_stop_every_rank():
+    program = test_packed.softmax_program([2], 17, 4, 3, True, "index", "causal")
+    x = np.ones((2, 17, 4), np.float32)
+    with pytest.raises(linea.LineaError, match=r"'offsets' end at 20, but L \(all ranks' "
+                                               r"rows\) is 17"):
+        linea.run(program, [x, x, x[..., :3], np.array([0, 5, 20])], ranks=2)
+
+
+def test_packed_softmax_keys_unlike_the_queries_stop_every_rank():
+    program = test_packed.softmax_program([2], 17, 4, 3, True, "index", "causal")
+    q = np.ones((2, 17, 4), np.float32)
+    k, v = np.ones((2, 15, 4), np.float32), np.ones((2, 15, 3), np.float32)
+    with pytest.raises(linea.LineaError, match=r"packed keys need as many rows as the "
+                                               r"queries, got 15 and 17 \(all ranks' rows\)"):
+        linea.run(program, [q, k, v, np.array([0, 5, 17])], ranks=2)
+
+
+def test_folded_attention_is_refused():
     program = """
-func.func @main(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x8xf32>)
-    -> tensor<2x16x8xf32> {
-  %y = linea.presum %q : tensor<2x16x8xf32>
-  %o = linea.attention %y, %k, %v mask = causal :
-      tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x8xf32> -> tensor<2x16x8xf32>
-  return %o : tensor<2x16x8xf32>
+func.func @main(%x: tensor<16x8xf32>, %m: tensor<4x8xf32>) -> tensor<16x8xf32> {
+  %y = linea.presum %x : tensor<16x8xf32>
+  %o, %mem = linea.fold %y, %m segment_length = 4 : tensor<16x8xf32>, tensor<4x8xf32> {
+  ^bb0(%w: tensor<8x8xf32>):
+    %r = linea.attention %w, %w, %w mask = causal
+        : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
+    linea.yield %r : tensor<8x8xf32>
+  }
+  return %o : tensor<16x8xf32>
 }
 """
     rng = np.random.default_rng(0)
-    inputs = [rng.standard_normal((2, 16, 8)) for _ in range(3)]
+    inputs = [rng.standard_normal((16, 8)), rng.standard_normal((4, 8))]
     with pytest.raises(linea.LineaError, match="cannot run sequence-parallel"):
         linea.run(program, inputs, ranks=2)
 

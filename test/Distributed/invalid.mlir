@@ -3,14 +3,17 @@
 
 // IMPL: error: mpi-implementation must be OpenMPI or MPICH, got 'LAM'
 
-// Softmax attention reads every key: not on a split sequence.
-func.func @softmax(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x8xf32>)
-    -> tensor<2x16x8xf32> {
-  %y = linea.presum %q : tensor<2x16x8xf32>
+// A fold's body reads every row of its window: not on a split sequence.
+func.func @fold(%x: tensor<8x4xf32>, %m: tensor<2x4xf32>) -> tensor<8x4xf32> {
+  %y = linea.presum %x : tensor<8x4xf32>
   // expected-error @below {{cannot run sequence-parallel: its rows read keys from every rank}}
-  %o = linea.attention %y, %k, %v mask = causal
-      : tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x8xf32> -> tensor<2x16x8xf32>
-  return %o : tensor<2x16x8xf32>
+  %o, %mem = linea.fold %y, %m segment_length = 2 : tensor<8x4xf32>, tensor<2x4xf32> {
+  ^bb0(%w: tensor<4x4xf32>):
+    %r = linea.attention %w, %w, %w mask = causal
+        : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+    linea.yield %r : tensor<4x4xf32>
+  }
+  return %o : tensor<8x4xf32>
 }
 
 // -----

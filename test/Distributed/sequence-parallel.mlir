@@ -157,26 +157,38 @@ func.func @replicated(%s: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
 // Packed segments: the offsets stay whole on every rank (positions in the
 // whole sequence), checked against all ranks' rows, and become this rank's
 // (clamped to its rows: a segment with no rows here is empty). The op runs
-// from zero states for each segment's contribution, one all-gather shares
-// them, and the op runs again from the state each segment starts this rank
-// with; the final states fold every rank's.
+// once, from zero states, for its rows and each segment's contribution;
+// one all-gather shares them, and a loop over the segments moves the rows
+// of a segment that started before this rank onto the state it starts the
+// rank with (q S; the others' count of moved rows is 0); the final states
+// fold every rank's.
 
 // CHECK-LABEL: func.func @packed_causal(
 // CHECK-SAME: %[[Q:[^:]*]]: tensor<2x?x8xf32> {linea.sharded_dim = 1 : i64}
 // CHECK-SAME: %[[O:[^:]*]]: tensor<?xi64>) -> (tensor<2x?x4xf32> {linea.sharded_dim = 1 : i64}, tensor<?x2x8x4xf32>)
 // CHECK: call @linea_mpi_allgather_i64(
-// CHECK: %[[TOTAL:.*]]:2 = scf.for
+// CHECK: %[[SPAN:.*]]:2 = scf.for
 // CHECK: linea.check %{{.*}}, "{{.*}}sequence-parallel.mlir:{{[0-9]+}}:{{[0-9]+}}: linea.linear_attention: 'offsets' start at {0}, not 0"
-// CHECK: linea.check %{{.*}}, "{{.*}}: linea.linear_attention: 'offsets' end at {0}, but L (all ranks' rows) is {1}"(%{{.*}}, %[[TOTAL]]#1 : index, index)
+// CHECK: linea.check %{{.*}}, "{{.*}}: linea.linear_attention: 'offsets' end at {0}, but L (all ranks' rows) is {1}"(%{{.*}}, %[[SPAN]]#1 : index, index)
 // CHECK: linea.check %{{.*}}, "{{.*}}: linea.linear_attention: 'offsets' decrease at entry {0}: {1} after {2}"
 // CHECK: %[[HERE:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?xindex>)
 // CHECK:   arith.maxsi
 // CHECK:   arith.minsi
-// CHECK: %{{.*}}, %[[MINE:.*]] = linea.linear_attention %[[Q]], %{{.*}}, %{{.*}} offsets(%[[HERE]]) mask = causal
+// CHECK: %[[ROWS:.*]], %[[MINE:.*]] = linea.linear_attention %[[Q]], %{{.*}}, %{{.*}} offsets(%[[HERE]]) mask = causal
 // CHECK: call @linea_mpi_allgather_f32(
 // CHECK: %[[BEFORE:.*]] = scf.for %{{.*}} iter_args(%{{.*}}) -> (tensor<?x2x8x4xf32>)
 // CHECK: %[[FINAL:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[BEFORE]]) -> (tensor<?x2x8x4xf32>)
-// CHECK: %[[Y:.*]], %{{.*}} = linea.linear_attention %[[Q]], %{{.*}}, %{{.*}} init(%[[BEFORE]]) offsets(%[[HERE]]) mask = causal
+// CHECK-NOT: linea.linear_attention
+// CHECK: %[[Y:.*]] = scf.forall (%[[N:.*]]) in
+// CHECK:   %[[QN:.*]] = tensor.extract_slice %[[Q]][0, %{{.*}}, 0] [2, %[[SIZE:.*]], 8]
+// CHECK:   %[[RN:.*]] = tensor.extract_slice %[[ROWS]]
+// CHECK:   %[[BEFORERANK:.*]] = arith.cmpi slt, %{{.*}}, %[[SPAN]]#0
+// CHECK:   %[[MOVED:.*]] = arith.select %[[BEFORERANK]], %[[SIZE]], %{{.*}}
+// CHECK:   %[[SN:.*]] = tensor.extract_slice %[[BEFORE]][%[[N]], 0, 0, 0] [1, 2, 8, 4]
+// CHECK:   %[[RM:.*]] = tensor.extract_slice %[[RN]][0, 0, 0] [2, %[[MOVED]], 4]
+// CHECK:   %[[QM:.*]] = tensor.extract_slice %[[QN]][0, 0, 0] [2, %[[MOVED]], 8]
+// CHECK:   %[[QS:.*]] = linalg.generic {{.*}} ins(%[[QM]], %[[SN]] : tensor<2x?x8xf32>, tensor<2x8x4xf32>) outs(%[[RM]] : tensor<2x?x4xf32>)
+// CHECK:   tensor.insert_slice %[[QS]] into %[[RN]][0, 0, 0] [2, %[[MOVED]], 4]
 // CHECK: return %[[Y]], %[[FINAL]]
 func.func @packed_causal(%q: tensor<2x64x8xf32>, %k: tensor<2x64x8xf32>, %v: tensor<2x64x4xf32>,
                          %o: tensor<?xi64>) -> (tensor<2x64x4xf32>, tensor<?x2x8x4xf32>) {
@@ -250,4 +262,93 @@ func.func @packed_prefix(%q: tensor<2x64x8xf32>, %k: tensor<2x64x8xf32>, %v: ten
 func.func @packed_presum(%x: tensor<2x13x5xf32>, %o: tensor<4xindex>) -> tensor<2x13x5xf32> {
   %y = linea.presum %x offsets(%o) : tensor<2x13x5xf32>, tensor<4xindex> -> tensor<2x13x5xf32>
   return %y : tensor<2x13x5xf32>
+}
+
+// -----
+
+// Softmax attention: a row reads keys, not a state. The ranks all-gather
+// their key and value rows (padded to the longest rank's: an all-gather's
+// records have one length), put them in rank order, and each rank attends
+// its query rows to the keys up to its last row's causal bound
+// (first + rows + Lk - Lq, clamped to [0, Lk]).
+
+// CHECK-LABEL: func.func @softmax_causal(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<2x?x8xf32> {linea.sharded_dim = 1 : i64}
+// CHECK-SAME: -> (tensor<2x?x4xf32> {linea.sharded_dim = 1 : i64})
+// CHECK: call @linea_mpi_allgather_i64(
+// CHECK: %[[QSPAN:.*]]:2 = scf.for
+// CHECK: call @linea_mpi_allgather_i64(
+// CHECK: %[[KSPAN:.*]]:2 = scf.for
+// CHECK:   arith.maxui
+// CHECK: call @linea_mpi_allgather_f32(
+// CHECK: %[[ALL:.*]]:3 = scf.for {{.*}} -> (tensor<2x?x8xf32>, tensor<2x?x4xf32>, index)
+// CHECK:   tensor.insert_slice {{.*}} : tensor<2x?x8xf32> into tensor<2x?x8xf32>
+// CHECK:   tensor.insert_slice {{.*}} : tensor<2x?x4xf32> into tensor<2x?x4xf32>
+// CHECK: %[[END:.*]] = arith.maxsi
+// CHECK-DAG: %[[V:.*]] = tensor.extract_slice %[[ALL]]#1[0, %{{.*}}, 0] [2, %[[END]], 4]
+// CHECK-DAG: %[[K:.*]] = tensor.extract_slice %[[ALL]]#0[0, %{{.*}}, 0] [2, %[[END]], 8]
+// CHECK: %[[O:.*]] = linea.attention %[[Q]], %[[K]], %[[V]] mask = causal
+// CHECK: return %[[O]]
+func.func @softmax_causal(%q: tensor<2x64x8xf32>, %k: tensor<2x64x8xf32>, %v: tensor<2x64x4xf32>)
+    -> tensor<2x64x4xf32> {
+  %o = linea.attention %q, %k, %v mask = causal
+      : tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x64x4xf32> -> tensor<2x64x4xf32>
+  return %o : tensor<2x64x4xf32>
+}
+
+// -----
+
+// Packed: each segment's query rows here (this rank's clamped offsets)
+// attend to its keys on every rank, [o_n, o_{n+1}) for mask none.
+
+// CHECK-LABEL: func.func @packed_softmax(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<2x?x8xf32> {linea.sharded_dim = 1 : i64}
+// CHECK-SAME: %[[O:[^:]*]]: tensor<?xi64>)
+// CHECK: %[[ALL:.*]]:3 = scf.for
+// CHECK: linea.check %{{.*}}, "{{.*}}: linea.attention: packed keys need as many rows as the queries, got {0} and {1} (all ranks' rows)"
+// CHECK: linea.check %{{.*}}, "{{.*}}: linea.attention: 'offsets' end at {0}, but L (all ranks' rows) is {1}"
+// CHECK: %[[HERE:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?xindex>)
+// CHECK: %[[Y:.*]] = scf.forall (%[[N:.*]]) in
+// CHECK:   %[[START:.*]] = tensor.extract %[[HERE]][%[[N]]]
+// CHECK:   %[[QN:.*]] = tensor.extract_slice %[[Q]][0, %[[START]], 0]
+// CHECK:   %[[KEY:.*]] = tensor.extract %[[O]][%[[N]]]
+// CHECK:   %[[FIRST:.*]] = arith.index_cast %[[KEY]]
+// CHECK-DAG: %[[VN:.*]] = tensor.extract_slice %[[ALL]]#1[0, %[[FIRST]], 0]
+// CHECK-DAG: %[[KN:.*]] = tensor.extract_slice %[[ALL]]#0[0, %[[FIRST]], 0]
+// CHECK:   linea.attention %[[QN]], %[[KN]], %[[VN]] mask = none
+// CHECK: return %[[Y]]
+func.func @packed_softmax(%q: tensor<2x64x8xf32>, %k: tensor<2x64x8xf32>, %v: tensor<2x64x4xf32>,
+                          %o: tensor<?xi64>) -> tensor<2x64x4xf32> {
+  %y = linea.attention %q, %k, %v offsets(%o) mask = none
+      : tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x64x4xf32>, tensor<?xi64> -> tensor<2x64x4xf32>
+  return %y : tensor<2x64x4xf32>
+}
+
+// -----
+
+// Packed initial states: a segment's initial state enters the run of the
+// one rank that holds its first offset (the last rank for o_n = L), zeros
+// on the others, so the fold over the ranks' records starts from zeros.
+
+// CHECK-LABEL: func.func @packed_initial_states(
+// CHECK-SAME: %[[S0:[^:]*]]: tensor<3x8x4xf32>
+// CHECK: %[[R:.*]] = arith.index_cast %rank
+// CHECK: %[[P:.*]] = arith.index_cast %size
+// CHECK: %[[SPAN:.*]]:2 = scf.for
+// CHECK: %[[LASTRANK:.*]] = arith.subi %[[P]], %{{.*}}
+// CHECK: %[[ISLAST:.*]] = arith.cmpi eq, %[[R]], %[[LASTRANK]]
+// CHECK: %[[OWNED:.*]] = linalg.generic {{.*}} ins(%[[S0]] : tensor<3x8x4xf32>)
+// CHECK:   %[[START:.*]] = tensor.extract
+// CHECK:   %[[BEFOREEND:.*]] = arith.cmpi slt, %[[START]], %{{.*}}
+// CHECK:   %[[OWNER:.*]] = arith.ori %[[ISLAST]], %[[BEFOREEND]]
+// CHECK:   %[[AFTERFIRST:.*]] = arith.cmpi sle, %[[SPAN]]#0, %[[START]]
+// CHECK:   %[[MINE:.*]] = arith.andi %[[AFTERFIRST]], %[[OWNER]]
+// CHECK:   arith.select %[[MINE]], %{{.*}}, %{{.*}} : f32
+// CHECK: linea.linear_attention {{.*}} init(%[[OWNED]]) offsets(%{{.*}}) mask = causal
+func.func @packed_initial_states(%q: tensor<?x8xf32>, %v: tensor<?x4xf32>, %s0: tensor<3x8x4xf32>,
+                                 %o: tensor<4xindex>) -> (tensor<?x4xf32>, tensor<?x8x4xf32>) {
+  %y, %s = linea.linear_attention %q, %q, %v init(%s0) offsets(%o) mask = causal
+      : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x4xf32>, tensor<3x8x4xf32>, tensor<4xindex>
+      -> tensor<?x4xf32>, tensor<?x8x4xf32>
+  return %y, %s : tensor<?x4xf32>, tensor<?x8x4xf32>
 }
