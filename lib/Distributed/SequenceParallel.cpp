@@ -877,19 +877,19 @@ distributePackedAttention(OpBuilder &b, ModuleOp module, const Ranks &ranks,
   }
 
   // Only a segment that spans ranks has a state from the others: one that
-  // started before this rank (causal), or also goes on after it (none).
-  // The others' rows are moved over none of their rows.
+  // starts before this rank (causal), or also goes on after it (none). The
+  // loop moves none of the other segments' rows (a count of 0).
   Value end = arith::AddIOp::create(b, loc, span.offset, rows);
   auto spansRanks = [&](OpBuilder &nb, Location l, Value n) -> Value {
     Value start = segmentOffset(nb, l, op.getOffsets(), n);
-    Value before = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
-                                         start, span.offset);
+    Value startsBefore = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
+                                               start, span.offset);
     if (mask != Mask::none)
-      return before;
+      return startsBefore;
     Value next = segmentOffset(nb, l, op.getOffsets(),
                                arith::AddIOp::create(nb, l, n, one));
     return arith::OrIOp::create(
-        nb, l, before,
+        nb, l, startsBefore,
         arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sgt, next, end));
   };
   SmallVector<Value> sequences{all.q, rowsHere};
