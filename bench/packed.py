@@ -7,6 +7,7 @@ causal `linea.linear_attention` and causal `linea.gated_linear_attention`
 
     /usr/bin/python3 bench/packed.py [--repeat 7] [--width 64] [--threads 1]
                                      [--ops presum,linear,gated]
+    /usr/bin/python3 bench/packed.py --gpu-report [--width 64] [--ops ...]
 
 Both kernels of each op come from `linea.compile` and are timed in this
 process (a median of calls after a warm one). The padded program does the
@@ -14,6 +15,12 @@ padding's work too: the packed one should be faster by about the padding
 ratio (padded rows / real rows), which the table prints next to the
 measured ratio; peak memory per layout comes from a process of its own.
 Results: bench/PACKED.md (rows of this run replace the file).
+
+`--gpu-report` runs nothing: it lowers both programs of each op for sm_90a
+(`linea-lower-to-nvvm ... report=1`) and prints, from the kernel report,
+the launches, whether any sits in a host loop, and the estimated FLOP and
+bytes where the report can size them (not for kernels with dynamic bounds,
+which the packed programs' segments have).
 """
 
 import argparse
@@ -151,6 +158,44 @@ def measure(op, width, repeat, rng, lengths, threads):
     ]
 
 
+GPU_HEADING = "## GPU: the kernel report (not timed)"
+
+
+def split_sections(path):
+    """The results file's CPU part and its GPU report section (either may be
+    empty), so that each mode rewrites only its own."""
+    text = path.read_text() if path.exists() else ""
+    at = text.find(GPU_HEADING)
+    if at < 0:
+        return text, ""
+    return text[:at].rstrip("\n") + "\n", text[at:]
+
+
+def gpu_report(ops, width):
+    """Markdown rows of the kernel report for each op's two programs."""
+    import re
+    import subprocess
+    from linea.runner import build_dir
+    rows = ["| op | layout | launches | in a host loop | report's FLOP | report's bytes |",
+            "| --- | --- | ---: | --- | ---: | ---: |"]
+    for op in ops:
+        for layout, source in zip(("packed (offsets)", f"padded to {LONGEST}"),
+                                  programs(op, width)):
+            done = subprocess.run(
+                [str(build_dir() / "bin" / "linea-opt"), "-",
+                 "--linea-lower-to-nvvm=chip=sm_90a format=isa report=1"],
+                input=source, capture_output=True, text=True)
+            if done.returncode != 0:
+                sys.exit(f"{op} {layout}: {done.stderr[-2000:]}")
+            total = re.search(r"op total: \d+ launches, ([0-9.e+]+) FLOP, ([0-9.e+]+) B",
+                              done.stderr)
+            flop, moved = (total.groups() if total else ("no static estimate",) * 2)
+            loop = "yes" if "host loop" in done.stderr else "no"
+            rows.append(f"| {op} | {layout} | {done.stdout.count('gpu.launch_func')} | {loop} | "
+                        f"{flop} | {moved} |")
+    return "\n".join(rows)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
@@ -159,7 +204,21 @@ def main():
     parser.add_argument("--ops", default="presum,linear,gated")
     parser.add_argument("--output", default=str(ROOT / "bench" / "PACKED.md"))
     parser.add_argument("--peak", nargs=2, metavar=("OP", "LAYOUT"), help=argparse.SUPPRESS)
+    parser.add_argument("--gpu-report", action="store_true",
+                        help="print the sm_90a kernel report's launches and traffic instead")
     args = parser.parse_args()
+    output = pathlib.Path(args.output)
+    cpu_part, gpu_part = split_sections(output)
+    if args.gpu_report:
+        gpu_part = (f"{GPU_HEADING}\n\n`/usr/bin/python3 bench/packed.py --gpu-report --width "
+                    f"{args.width} --ops {args.ops}`: the same programs lowered for sm_90a "
+                    f"(`linea-lower-to-nvvm=\"chip=sm_90a format=isa report=1\"`), nothing run. "
+                    f"The report sizes only kernels with static bounds, so the packed programs "
+                    f"(dynamic segments) have launches and no estimate.\n\n"
+                    + gpu_report(args.ops.split(","), args.width) + "\n")
+        output.write_text(cpu_part + ("\n" + gpu_part if cpu_part else gpu_part))
+        print(gpu_part)
+        return
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     if args.peak:
         return peak_worker(*args.peak, args.width)
@@ -180,7 +239,7 @@ def main():
             f"after a warm one. Peak memory: the peak RSS of a process that builds one "
             f"layout's inputs and calls its (cached) kernel once, less that of a process that "
             f"only imports linea and numpy (/usr/bin/time).\n\n" + "\n".join(table) + "\n")
-    pathlib.Path(args.output).write_text(text)
+    output.write_text(text + ("\n" + gpu_part if gpu_part else ""))
     print(text)
 
 
