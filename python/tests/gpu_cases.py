@@ -206,11 +206,50 @@ def run_packed():
         raise AssertionError("no LineaError for offsets that end before L")
 
 
+PACKED_PREFIX = """func.func @main(%q: tensor<2x?x64xf32>, %k: tensor<2x?x64xf32>,
+                %v: tensor<2x?x64xf32>, %o: tensor<?xindex>, %js: tensor<?xindex>)
+    -> (tensor<2x?x64xf32>, tensor<?x2x64x64xf32>) {
+  %y, %s = linea.linear_attention %q, %k, %v offsets(%o) mask = prefix(%js)
+      feature_map = elu_plus_one normalize
+      : tensor<2x?x64xf32>, tensor<2x?x64xf32>, tensor<2x?x64xf32>, tensor<?xindex>,
+        tensor<?xindex> -> tensor<2x?x64xf32>, tensor<?x2x64x64xf32>
+  return %y, %s : tensor<2x?x64xf32>, tensor<?x2x64x64xf32>
+}
+"""
+
+
+def run_packed_prefix():
+    """Packed documents with a prefix length each (0, the whole segment, one
+    between) and a normalizer: the normalizer's ones column is appended to
+    the packed values once, then each (segment, sequence) block runs its
+    unnormalized prefix op; rows and final states against the oracle."""
+    library = linea.compile_library(PACKED_PREFIX, target="cuda", chip=CHIP)
+    torch = _torch_with_gpu()
+    kernel = linea.Kernel(library)
+    rng = np.random.default_rng(37)
+    lengths = [1, 0, 63, 64, 200, 700]
+    offsets = np.cumsum([0] + lengths)
+    js = np.array([[0, n, n // 3][i % 3] for i, n in enumerate(lengths)])
+    length = int(offsets[-1])
+    q, k, v = (rng.standard_normal((2, length, 64)) for _ in range(3))
+    cuda = [torch.from_numpy(a.astype(np.float32)).cuda() for a in (q, k, v)]
+    index = [torch.from_numpy(a.astype(np.int64)).cuda() for a in (offsets, js)]
+    got = kernel(*cuda, *index)
+    torch.cuda.synchronize()
+    want = reference.linear_attention(q, k, v, mask="prefix", prefix_length=js,
+                                      feature_map="elu_plus_one", normalize=True,
+                                      offsets=offsets)
+    for k_, (result, expected) in enumerate(zip(got, want)):
+        err = reference.rel_l2(result.double().cpu().numpy(), expected)
+        assert err <= programs.TOLERANCE, f"result {k_}: rel. L2 error {err:.3g}"
+
+
 def main():
     """Runs every case; prints one line per case and `N passed, N failed`."""
     checks = [(f"case {name}", lambda i=i: run_case(i))
               for i, (name, _, _) in enumerate(gpu_cases())]
-    checks += [("errors", run_errors), ("stream", run_stream), ("packed", run_packed)]
+    checks += [("errors", run_errors), ("stream", run_stream), ("packed", run_packed),
+               ("packed prefix", run_packed_prefix)]
     passed = failed = skipped = 0
     for name, check in checks:
         start = time.perf_counter()

@@ -45,3 +45,7 @@ def test_current_stream():
 
 def test_packed_segments():
     run(gpu_cases.run_packed)
+
+
+def test_packed_prefix():
+    run(gpu_cases.run_packed_prefix)
