@@ -187,37 +187,45 @@ Value foldOverRanks(OpBuilder &b, Location loc, Value lo, Value hi, Value state,
   return loop.getResult(0);
 }
 
-/// Where this rank's rows sit in the whole sequence: the row counts of the
-/// ranks before it, and of all ranks, from an all-gather of every count.
+/// Where this rank's rows sit in the whole sequence, from an all-gather of
+/// every rank's row count: the rows of the ranks before it and of all
+/// ranks; `counts` (`[P, 1]` i64) holds each rank's.
 struct RowSpan {
-  Value offset, total;
+  Value offset, total, counts;
+
+  /// Rank `rank`'s rows.
+  Value rowsOf(OpBuilder &b, Location loc, Value rank) const {
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value n = tensor::ExtractOp::create(b, loc, counts, ValueRange{rank, zero});
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), n);
+  }
 };
 RowSpan rowSpan(OpBuilder &b, Location loc, ModuleOp module, const Ranks &ranks,
                 Value rows) {
   Value count = arith::IndexCastOp::create(b, loc, b.getI64Type(), rows);
   Value record = tensor::FromElementsOp::create(
       b, loc, RankedTensorType::get({1}, b.getI64Type()), ValueRange{count});
-  Value counts = allGather(b, loc, module, record, ranks.size);
+  RowSpan span;
+  span.counts = allGather(b, loc, module, record, ranks.size);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   auto loop = scf::ForOp::create(
       b, loc, zero, ranks.size, one, ValueRange{zero, zero},
       [&](OpBuilder &nested, Location nestedLoc, Value s, ValueRange iter) {
-        Value rowsOfS = tensor::ExtractOp::create(nested, nestedLoc, counts,
-                                                  ValueRange{s, zero});
-        rowsOfS = arith::IndexCastOp::create(nested, nestedLoc,
-                                             nested.getIndexType(), rowsOfS);
+        Value rowsOfS = span.rowsOf(nested, nestedLoc, s);
         Value before = arith::CmpIOp::create(
             nested, nestedLoc, arith::CmpIPredicate::slt, s, ranks.rank);
         Value addend = arith::SelectOp::create(nested, nestedLoc, before,
                                                rowsOfS, zero);
         scf::YieldOp::create(
             nested, nestedLoc,
-            ValueRange{arith::AddIOp::create(nested, nestedLoc, iter[0], addend),
-                       arith::AddIOp::create(nested, nestedLoc, iter[1],
-                                             rowsOfS)});
+            ValueRange{
+                arith::AddIOp::create(nested, nestedLoc, iter[0], addend),
+                arith::AddIOp::create(nested, nestedLoc, iter[1], rowsOfS)});
       });
-  return {loop.getResult(0), loop.getResult(1)};
+  span.offset = loop.getResult(0);
+  span.total = loop.getResult(1);
+  return span;
 }
 
 /// Rows run from a zero state, moved onto `state`: `rows + q S`, or with a
@@ -1109,38 +1117,27 @@ Value distributePresum(OpBuilder &b, ModuleOp module, const Ranks &ranks,
 
 /// Every rank's key and value rows, in rank order: `[B..., Lk, D]` of all
 /// ranks. All-gather records have one length, so each rank sends its rows
-/// padded to the longest rank's; a gather of the row counts tells each
-/// rank's real rows apart.
+/// padded to the longest rank's; the keys' row span tells each rank's real
+/// rows apart.
 struct AllKeys {
   Value keys, values, total;
 };
 AllKeys gatherKeys(OpBuilder &b, Location loc, ModuleOp module,
                    const Ranks &ranks, Value k, Value v, int64_t seq) {
-  Value rows = tensor::DimOp::create(b, loc, k, seq);
-  Value count = arith::IndexCastOp::create(b, loc, b.getI64Type(), rows);
-  Value counts =
-      allGather(b, loc, module,
-                tensor::FromElementsOp::create(
-                    b, loc, RankedTensorType::get({1}, b.getI64Type()),
-                    ValueRange{count}),
-                ranks.size);
+  RowSpan span =
+      rowSpan(b, loc, module, ranks, tensor::DimOp::create(b, loc, k, seq));
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  auto rowsOf = [&](OpBuilder &nb, Location l, Value rank) -> Value {
-    Value n = tensor::ExtractOp::create(nb, l, counts, ValueRange{rank, zero});
-    return arith::IndexCastOp::create(nb, l, nb.getIndexType(), n);
-  };
-  auto sizes = scf::ForOp::create(
-      b, loc, zero, ranks.size, one, ValueRange{zero, zero},
-      [&](OpBuilder &nb, Location l, Value rank, ValueRange iter) {
-        Value n = rowsOf(nb, l, rank);
-        scf::YieldOp::create(
-            nb, l,
-            ValueRange{arith::MaxUIOp::create(nb, l, iter[0], n),
-                       arith::AddIOp::create(nb, l, iter[1], n)});
-      });
-  Value longest = sizes.getResult(0), total = sizes.getResult(1);
-
+  Value longest =
+      scf::ForOp::create(
+          b, loc, zero, ranks.size, one, ValueRange{zero},
+          [&](OpBuilder &nb, Location l, Value rank, ValueRange iter) {
+            scf::YieldOp::create(
+                nb, l,
+                ValueRange{arith::MaxUIOp::create(nb, l, iter[0],
+                                                  span.rowsOf(nb, l, rank))});
+          })
+          .getResult(0);
   auto padded = [&](Value x) {
     Value rowsF32 = castToF32(b, loc, x);
     SmallVector<OpFoldResult> shape = tensor::getMixedSizes(b, loc, rowsF32);
@@ -1156,13 +1153,13 @@ AllKeys gatherKeys(OpBuilder &b, Location loc, ModuleOp module,
 
   auto emptyAll = [&](Value x) {
     SmallVector<OpFoldResult> shape = tensor::getMixedSizes(b, loc, x);
-    shape[seq] = total;
+    shape[seq] = span.total;
     return tensor::EmptyOp::create(b, loc, shape, b.getF32Type()).getResult();
   };
   auto loop = scf::ForOp::create(
       b, loc, zero, ranks.size, one, ValueRange{emptyAll(k), emptyAll(v), zero},
       [&](OpBuilder &nb, Location l, Value rank, ValueRange iter) {
-        Value n = rowsOf(nb, l, rank);
+        Value n = span.rowsOf(nb, l, rank);
         auto place = [&](unsigned at, Value into) {
           Value part = sliceAlong(nb, l, records.read(nb, l, rank, at), seq,
                                   nb.getIndexAttr(0), n);
@@ -1176,7 +1173,7 @@ AllKeys gatherKeys(OpBuilder &b, Location loc, ModuleOp module,
   Type keyType = cast<RankedTensorType>(k.getType()).getElementType();
   Type valueType = cast<RankedTensorType>(v.getType()).getElementType();
   return {castFromF32(b, loc, loop.getResult(0), keyType),
-          castFromF32(b, loc, loop.getResult(1), valueType), total};
+          castFromF32(b, loc, loop.getResult(1), valueType), span.total};
 }
 
 /// `op`'s mask and scale on other operands.
