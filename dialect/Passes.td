@@ -460,6 +460,42 @@ def LineaInsertRuntimeChecks : Pass<"linea-insert-runtime-checks"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def LineaCheckAssumedSizes : Pass<"linea-check-assumed-sizes"> {
+  let summary = "Check at run time each size a model's IR assumes static";
+  let description = [{
+    A `tensor.cast` that makes a dynamic dim static assumes that size, and
+    what follows it is sized by the assumption: canonicalization folds such
+    a cast into its producer, so the buffers before and after it disagree
+    when a call breaks it, and the code writes past their ends. Before
+    anything else touches the model (the raise canonicalizes its copy), this
+    pass asserts each such size where the cast makes it, through upstream's
+    `RuntimeVerifiableOpInterface` of `tensor.cast`, with a one-line
+    message. torch-mlir (20261001) lowers `x.view(B * L, D)` with B and L
+    both dynamic as a cast of `?x?xD` to `?x1xD`: a call at L = 64 then
+    stops with "linear.py:134:0: tensor.cast: size mismatch of dim 1
+    (compared 64 and 1)" instead of corrupting memory. Where the front end
+    already folded such a cast into the op that produces it (a linalg op
+    whose operands give a loop a static extent and a dynamic one: inputs
+    `?x?x128`, output `?x1x128`), each dynamic size along that loop is
+    checked against the static one before the op (`linea.check`).
+    `linea-compile` and `linea-run` run it first,
+    `linea-lower-to-cpu{runtime-checks=1}` too.
+
+    ```mlir
+    %c = tensor.cast %x : tensor<?x?x128xf32> to tensor<?x1x128xf32>
+    // becomes
+    %d = tensor.dim %x, %c1 : tensor<?x?x128xf32>
+    %same = arith.cmpi eq, %d, %c1 : index
+    cf.assert %same, "model.py:3:0: tensor.cast: size mismatch of dim 1"
+    %c = tensor.cast %x : tensor<?x?x128xf32> to tensor<?x1x128xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::linea::LineaDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def LineaDifferentiate : Pass<"linea-differentiate", "::mlir::ModuleOp"> {
   let summary = "Add a reverse-mode gradient function `@f_vjp` for each public `@f`";
   let description = [{

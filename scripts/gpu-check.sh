@@ -11,6 +11,10 @@
 #   bench/gpu_models.py, models/ the example models (examples/models) as
 #                                from_torch exports them, against torch
 #                                (f32, and bf16 tensor cores against autocast)
+#   tests/gpu_saved_models.py, saved/   issue 56's block, from_torch compiled
+#                                here for target="cuda" (weights as arguments
+#                                and as constants) and saved; linea.load runs
+#                                it there against float64 outputs made here
 #   run.sh                       what to run there
 # There (Python 3 with torch and numpy, a CUDA driver):
 #   bash build/gpu-kit/run.sh [OUT_DIR]
@@ -51,6 +55,11 @@ cp "$root/bench/gpu_models.py" "$kit/bench/"
 if [ -x "$root/.deps/frontend/bin/python" ]; then
   "$root/.deps/frontend/bin/python" "$root/bench/gpu_models.py" --build-only "$kit/models" \
     2>/dev/null | tail -1
+  # A model exported here for target="cuda" and saved (no GPU here); the
+  # machine there loads it with linea.load, with no torch-mlir or compiler.
+  cp "$root/python/tests/gpu_saved_models.py" "$root/python/tests/first_day_block.py" "$kit/tests/"
+  "$root/.deps/frontend/bin/python" "$root/python/tests/gpu_saved_models.py" --build \
+    "$kit/saved" 2>/dev/null | tail -1
 else
   echo "gpu-check: no .deps/frontend (scripts/install-frontend.sh): the kit has no example models"
 fi
@@ -76,6 +85,10 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv,n
 python3 -c "import torch; print('torch', torch.__version__, torch.cuda.get_device_name())"
 stage python3 "$kit/tests/gpu_cases.py" 2>&1 | tee "$out/cases.txt"
 status=${PIPESTATUS[0]}
+if [ -d "$kit/saved" ]; then
+  stage python3 "$kit/tests/gpu_saved_models.py" "$kit/saved" 2>&1 | tee "$out/saved.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
 stage python3 "$kit/bench/gpu.py" --results "$out/GPU-RESULTS.md" $profile "${@:2}" 2>&1 | tee "$out/bench.txt"
 if [ -d "$kit/models" ]; then
   stage python3 "$kit/bench/gpu_models.py" --models "$kit/models" --results "$out/GPU-MODELS.md" $profile \

@@ -93,6 +93,34 @@ def LineaLowerCopies : Pass<"linea-lower-copies"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def LineaExpandDynamicGroups : Pass<"linea-expand-dynamic-groups"> {
+  let summary = "An expand_shape that splits one dim into several dynamic ones becomes a reinterpret_cast";
+  let description = [{
+    Upstream's `expand-strided-metadata` (MLIR 22) crashes on a
+    `memref.expand_shape` one of whose groups holds two or more dynamic
+    dims: a model's `[B * L, D]` rows split back into `[B, L, D]` with the
+    batch and the length both dynamic. Such an expansion is only new sizes
+    and strides over the source's base and offset (each group's innermost
+    dim keeps its source dim's stride, the dims outside it multiply by the
+    sizes inside), which this pass writes as a `memref.reinterpret_cast` of
+    the source's `memref.extract_strided_metadata`; the sizes are the op's
+    own `output_shape`. Groups with at most one dynamic dim stay for
+    upstream's lowering. Part
+    of `linea-lower-to-cpu` and `linea-lower-to-nvvm`, just before
+    `expand-strided-metadata`.
+
+    ```mlir
+    %e = memref.expand_shape %m [[0, 1], [2]] output_shape [%b, %l, 128]
+        : memref<?x128xf32> into memref<?x?x128xf32>
+    // becomes (%s = %l * 128)
+    %base, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %m
+    %e = memref.reinterpret_cast %base to offset: [0], sizes: [%b, %l, 128],
+        strides: [%s, 128, 1] : memref<f32> to memref<?x?x128xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def LineaCheckAllocations : Pass<"linea-check-allocations"> {
   let summary = "A failed heap allocation is a run-time check, not a crash";
   let description = [{

@@ -47,19 +47,23 @@ def LineaRouteChecks : Pass<"linea-route-checks", "::mlir::ModuleOp"> {
   let summary = "Failed run-time checks call a handler instead of aborting";
   let description = [{
     Lowers the run-time checks: every `linea.check` (what
-    `linea-insert-runtime-checks` writes) and, with a handler, every
-    `cf.assert` becomes a branch that, when the condition is false, calls
+    `linea-insert-runtime-checks` writes) and every host `cf.assert` (a
+    front end's, such as torch-mlir's "mismatched size for broadcast")
+    becomes a branch that, when the condition is false, calls
     `void HANDLER(const char *message)`; the handler decides what a failed
     check does. A `linea.check`'s message is formatted there, with the values
     it compared (`snprintf` into a buffer on the stack), so a passing check
-    costs its comparison only.
+    costs its comparison only. A `cf.assert`'s message gets the model's
+    source line (`layer.py:12: `) and, where its condition is an integer
+    comparison, both sides (`(compared 7 and 63)`).
 
     Upstream lowers `cf.assert` to `puts` and `abort`, which ends the calling
     process: linea-compile's libraries route every check to a handler that
     returns an error from `linea_checked_F`. With `handler=` empty a failed
-    `linea.check` prints its message with `puts` and calls `abort`, as
-    upstream's `cf.assert` does, and `cf.assert`s are left to upstream;
-    linea-run turns either into its one-line error. The lowering pipelines
+    check prints its message with `puts` and calls `abort`, as upstream's
+    `cf.assert` does; linea-run turns that into its one-line error. A
+    `cf.assert` inside a GPU kernel stays upstream's (the device has no
+    host handler to call). The lowering pipelines
     run it late, just before `scf` becomes a CFG, with their `check-handler`
     option (empty by default): after `convert-scf-to-openmp`, so that a
     check in a parallel loop's body does not keep that body's

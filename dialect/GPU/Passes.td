@@ -538,6 +538,35 @@ def LineaRequireCudaToolkit : Pass<"linea-require-cuda-toolkit", "::mlir::Module
   ];
 }
 
+def LineaSinkConstantGlobals : Pass<"linea-sink-constant-globals"> {
+  let summary = "A kernel reads a model's constant weights from device memory, not the host's";
+  let description = [{
+    A model exported with its weights as constants (`weights="constants"`,
+    the default of `linea.from_torch`) holds them as `memref.global`
+    constants, which host code reads through `memref.get_global`: a
+    `gpu.launch` that used such a value made the host's address a kernel
+    argument, and every read of it on the device was an illegal memory
+    access. Before kernel outlining, each constant global a launch reads is
+    fetched inside the launch instead (the `memref.get_global` cloned into
+    its body), so that outlining copies the global into the kernel's
+    module: the weights are device memory, loaded with the module, once.
+    Part of `linea-lower-to-nvvm`, before `gpu-kernel-outlining`.
+
+    ```mlir
+    %w = memref.get_global @__constant_128xf32 : memref<128xf32>
+    gpu.launch ... {
+      %x = memref.load %w[%i] : memref<128xf32>
+    }
+    // becomes
+    gpu.launch ... {
+      %w1 = memref.get_global @__constant_128xf32 : memref<128xf32>
+      %x = memref.load %w1[%i] : memref<128xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def LineaLaunchBounds : Pass<"linea-launch-bounds", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Give every kernel a minimum of resident blocks per SM (nvvm.minctasm)";
   let description = [{

@@ -49,7 +49,11 @@ def LineaRaise : Pass<"linea-raise", "::mlir::func::FuncOp"> {
     masks that read data or a function argument, a contraction over the
     wrong dim. With `explain`, each raise and each rejected candidate gets
     a remark with the reason (`mask is t < i: the diagonal is excluded;
-    linea causal includes t = i`).
+    linea causal includes t = i`), and every other pattern that took an op
+    for its idiom and refused it one more (`the cumulative state pattern
+    refused it: ...`); a pattern whose first structural check fails says
+    nothing. `explain=1` keeps each reason to one line of at most 160
+    characters (expressions in math notation); `explain=2` prints it whole.
 
     ```mlir
     %s = linalg.batch_matmul ins(%q, %kt : tensor<4x64x16xf32>, tensor<4x16x64xf32>) ...
@@ -62,8 +66,9 @@ def LineaRaise : Pass<"linea-raise", "::mlir::func::FuncOp"> {
     ```
   }];
   let options = [
-    Option<"explain", "explain", "bool", /*default=*/"false",
-           "Remark on every raise and every rejected candidate, with the reason">
+    Option<"explain", "explain", "unsigned", /*default=*/"0",
+           "Remark on every raise and every rejected candidate, with the "
+           "reason: 1 one line each (cut to 160 characters), 2 the whole text">
   ];
   let dependentDialects = ["::mlir::linea::LineaDialect",
                            "::mlir::linalg::LinalgDialect",

@@ -9,6 +9,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -65,16 +66,102 @@ std::optional<double> ElementExpr::getConstantValue() const {
   return std::nullopt;
 }
 
-static void print(const ElementExpr *e, llvm::raw_ostream &os) {
+namespace {
+/// How tightly an expression binds, for the parentheses of `printMath`.
+enum Precedence { kSelect = 0, kLogical, kCompare, kSum, kProduct, kUnary, kAtom };
+
+const char *comparison(const ElementExpr *e) {
+  if (auto cmp = e->getOp<arith::CmpFOp>()) {
+    switch (cmp.getPredicate()) {
+    case arith::CmpFPredicate::OEQ: case arith::CmpFPredicate::UEQ: return "==";
+    case arith::CmpFPredicate::ONE: case arith::CmpFPredicate::UNE: return "!=";
+    case arith::CmpFPredicate::OLT: case arith::CmpFPredicate::ULT: return "<";
+    case arith::CmpFPredicate::OLE: case arith::CmpFPredicate::ULE: return "<=";
+    case arith::CmpFPredicate::OGT: case arith::CmpFPredicate::UGT: return ">";
+    case arith::CmpFPredicate::OGE: case arith::CmpFPredicate::UGE: return ">=";
+    default: return nullptr;
+    }
+  }
+  if (auto cmp = e->getOp<arith::CmpIOp>()) {
+    switch (cmp.getPredicate()) {
+    case arith::CmpIPredicate::eq: return "==";
+    case arith::CmpIPredicate::ne: return "!=";
+    case arith::CmpIPredicate::slt: return "<";
+    case arith::CmpIPredicate::sle: return "<=";
+    case arith::CmpIPredicate::sgt: return ">";
+    case arith::CmpIPredicate::sge: return ">=";
+    case arith::CmpIPredicate::ult: return "<u";
+    case arith::CmpIPredicate::ule: return "<=u";
+    case arith::CmpIPredicate::ugt: return ">u";
+    case arith::CmpIPredicate::uge: return ">=u";
+    }
+  }
+  return nullptr;
+}
+
+/// A binary operator `e` prints as, with its precedence.
+std::optional<std::pair<const char *, Precedence>> infix(const ElementExpr *e) {
+  if (e->getOp<arith::AddFOp>() || e->getOp<arith::AddIOp>())
+    return std::make_pair("+", kSum);
+  if (e->getOp<arith::SubFOp>() || e->getOp<arith::SubIOp>())
+    return std::make_pair("-", kSum);
+  if (e->getOp<arith::MulFOp>() || e->getOp<arith::MulIOp>())
+    return std::make_pair("*", kProduct);
+  if (e->getOp<arith::DivFOp>() || e->getOp<arith::DivSIOp>() ||
+      e->getOp<arith::DivUIOp>())
+    return std::make_pair("/", kProduct);
+  if (e->getOp<arith::RemFOp>() || e->getOp<arith::RemSIOp>() ||
+      e->getOp<arith::RemUIOp>())
+    return std::make_pair("%", kProduct);
+  if (e->getOp<arith::AndIOp>())
+    return std::make_pair("and", kLogical);
+  if (e->getOp<arith::OrIOp>())
+    return std::make_pair("or", kLogical);
+  if (e->getOp<arith::XOrIOp>())
+    return std::make_pair("xor", kLogical);
+  if (const char *c = comparison(e))
+    return std::make_pair(c, kCompare);
+  return std::nullopt;
+}
+
+/// Casts and float roundings: the identity in real arithmetic.
+bool isConversion(const ElementExpr *e) {
+  return e->kind == ElementExpr::Kind::Op && e->operands.size() == 1 &&
+         isa<arith::ExtFOp, arith::TruncFOp, arith::IndexCastOp,
+             arith::IndexCastUIOp, arith::SIToFPOp, arith::UIToFPOp,
+             arith::FPToSIOp, arith::FPToUIOp, arith::ExtSIOp, arith::ExtUIOp,
+             arith::TruncIOp>(e->op);
+}
+
+/// `e` in math notation (`t - i <= 0 ? A[d0, d2, d3] : 0`), in parentheses
+/// where it binds less tightly than `context` needs.
+void printMath(const ElementExpr *e, llvm::raw_ostream &os,
+               Precedence context) {
   switch (e->kind) {
   case ElementExpr::Kind::Index:
-    os << e->index;
+    if (isa<AffineDimExpr, AffineConstantExpr>(e->index) || context <= kSum)
+      os << e->index;
+    else
+      os << "(" << e->index << ")";
     return;
   case ElementExpr::Kind::Constant:
-    if (auto v = e->getConstantValue())
-      os << *v;
-    else
+    if (e->type.isInteger(1)) {
+      if (auto b = dyn_cast<IntegerAttr>(e->constant)) {
+        os << (b.getValue().isZero() ? "false" : "true");
+        return;
+      }
+    }
+    if (auto v = e->getConstantValue()) {
+      if (*v < 0 && context > kSum)
+        os << "(" << llvm::format("%g", *v) << ")";
+      else
+        os << llvm::format("%g", *v);
+    } else if (isa<ElementsAttr>(e->constant)) {
+      // (Its elements would be the whole table: its type says enough.)
+      os << "constant<" << e->constant.getType() << ">";
+    } else {
       os << e->constant;
+    }
     return;
   case ElementExpr::Kind::Read: {
     if (auto arg = dyn_cast<BlockArgument>(e->value))
@@ -93,18 +180,74 @@ static void print(const ElementExpr *e, llvm::raw_ostream &os) {
     os << "out";
     return;
   case ElementExpr::Kind::Op:
-    os << e->op->getName().stripDialect() << "(";
-    llvm::interleaveComma(e->operands, os,
-                          [&](const ElementExpr *o) { print(o, os); });
-    os << ")";
+    break;
+  }
+  if (isConversion(e))
+    return printMath(e->operands[0], os, context);
+  if (auto op = infix(e); op && e->operands.size() == 2) {
+    auto [symbol, precedence] = *op;
+    // `x xor true` is `not x`.
+    if (e->getOp<arith::XOrIOp>())
+      for (int k : {0, 1})
+        if (auto c = e->operands[k]->getConstantValue(); c && *c != 0.0) {
+          if (context > kUnary - 1)
+            os << "(";
+          os << "not ";
+          printMath(e->operands[1 - k], os, kUnary);
+          if (context > kUnary - 1)
+            os << ")";
+          return;
+        }
+    bool parens = context > precedence;
+    if (parens)
+      os << "(";
+    printMath(e->operands[0], os, precedence);
+    os << " " << symbol << " ";
+    // The right side of `-` and `/` (and of a comparison) binds tighter.
+    printMath(e->operands[1], os, Precedence(precedence + 1));
+    if (parens)
+      os << ")";
     return;
   }
+  if (e->getOp<arith::NegFOp>()) {
+    os << "-";
+    printMath(e->operands[0], os, kAtom);
+    return;
+  }
+  if (e->getOp<arith::SelectOp>()) {
+    bool parens = context > kSelect;
+    if (parens)
+      os << "(";
+    printMath(e->operands[0], os, kLogical);
+    os << " ? ";
+    printMath(e->operands[1], os, kLogical);
+    os << " : ";
+    printMath(e->operands[2], os, kSelect);
+    if (parens)
+      os << ")";
+    return;
+  }
+  StringRef name = e->op->getName().stripDialect();
+  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp, arith::MaxUIOp>(
+          e->op))
+    name = "max";
+  else if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp,
+               arith::MinUIOp>(e->op))
+    name = "min";
+  else if (isa<math::PowFOp>(e->op))
+    name = "pow";
+  os << name << "(";
+  llvm::interleaveComma(e->operands, os, [&](const ElementExpr *o) {
+    printMath(o, os, kSelect);
+  });
+  os << ")";
 }
+} // namespace
 
 std::string ElementExpr::str() const {
   std::string s;
   llvm::raw_string_ostream os(s);
-  print(this, os);
+  printMath(this, os, kSelect);
   return s;
 }
 

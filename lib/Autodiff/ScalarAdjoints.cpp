@@ -39,7 +39,14 @@ public:
   LogicalResult propagate(Operation *op, Value d);
 
 private:
-  Value primal(Value original) const { return primalOf.lookup(original); }
+  /// The recomputed value of `original`; a value the body reads from
+  /// outside (a constant, an inactive operand captured from the function,
+  /// such as a layer norm's epsilon) is its own primal: it dominates the
+  /// adjoint generic, which is built after the forward op.
+  Value primal(Value original) const {
+    Value recomputed = primalOf.lookup(original);
+    return recomputed ? recomputed : original;
+  }
   Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
   Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
   Value neg(Value x) { return arith::NegFOp::create(b, loc, x); }
@@ -129,6 +136,50 @@ LogicalResult ScalarSweep::propagate(Operation *op, Value d) {
             Value r = result();
             Value cube = mul(mul(r, r), r);
             add(operands[0], mul(d, mul(constant(d.getType(), -0.5), cube)));
+            return true;
+          })
+          .Case([&](math::ErfOp) {
+            // d erf(x) = 2 / sqrt(pi) exp(-x^2) (GELU's exact form)
+            Value x = primal(operands[0]);
+            Value gauss = math::ExpOp::create(b, loc, neg(mul(x, x)));
+            Value scale = constant(d.getType(), 1.1283791670955126);
+            add(operands[0], mul(d, mul(scale, gauss)));
+            return true;
+          })
+          .Case([&](math::Log1pOp) {
+            Value one = constant(d.getType(), 1.0);
+            add(operands[0],
+                div(d, arith::AddFOp::create(b, loc, one,
+                                             primal(operands[0]))));
+            return true;
+          })
+          .Case([&](math::ExpM1Op) {
+            Value one = constant(d.getType(), 1.0);
+            add(operands[0],
+                mul(d, arith::AddFOp::create(b, loc, result(), one)));
+            return true;
+          })
+          .Case([&](math::SinOp) {
+            add(operands[0],
+                mul(d, math::CosOp::create(b, loc, primal(operands[0]))));
+            return true;
+          })
+          .Case([&](math::CosOp) {
+            add(operands[0],
+                neg(mul(d, math::SinOp::create(b, loc, primal(operands[0])))));
+            return true;
+          })
+          .Case([&](math::PowFOp) {
+            // d x^y = y x^(y-1) dx + log(x) x^y dy; the second only where y
+            // is differentiated (a constant exponent passes nothing back).
+            Value x = primal(operands[0]), y = primal(operands[1]);
+            Value one = constant(d.getType(), 1.0);
+            Value lower = math::PowFOp::create(
+                b, loc, x, arith::SubFOp::create(b, loc, y, one));
+            add(operands[0], mul(d, mul(y, lower)));
+            if (!operands[1].getDefiningOp<arith::ConstantOp>())
+              add(operands[1],
+                  mul(d, mul(math::LogOp::create(b, loc, x), result())));
             return true;
           })
           .Case([&](math::TanhOp) {

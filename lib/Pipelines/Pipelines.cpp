@@ -90,8 +90,10 @@ static void addRouteChecks(OpPassManager &pm, StringRef handler) {
 /// bufferization with deallocation: the common front of both targets.
 static void buildReferenceToBuffers(OpPassManager &pm, bool runtimeChecks) {
   using namespace mlir::linea;
-  if (runtimeChecks)
+  if (runtimeChecks) {
+    pm.addPass(createLineaCheckAssumedSizes());
     pm.addPass(createLineaInsertRuntimeChecks());
+  }
   pm.addPass(createConvertLineaToLinalg());
   // Elementwise arith on tensors (common in fold bodies) becomes linalg.
   pm.addPass(createConvertElementwiseToLinalgPass());
@@ -128,6 +130,9 @@ static void buildKernelsToBinary(OpPassManager &pm,
   // Constants and index arithmetic move into the kernels rather than
   // becoming kernel arguments (divisions by constants stay cheap).
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  // A model's constant weights are read from the kernels' modules (device
+  // memory), not through the host's addresses.
+  pm.addPass(linea::createLineaSinkConstantGlobals());
   pm.addPass(createGpuKernelOutliningPass());
   // Outlining copies the staged slices' workgroup globals into the kernels'
   // modules; the host's originals, now unused, go.
@@ -141,6 +146,7 @@ static void buildKernelsToBinary(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(linea::createLineaExpandDynamicGroups());
   pm.addPass(memref::createExpandStridedMetadataPass());
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
@@ -275,6 +281,7 @@ static void buildBuffersToLLVM(OpPassManager &pm, unsigned threads = 1,
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(linea::createLineaExpandDynamicGroups());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   // bf16 conversions as integer arithmetic: LLVM would otherwise call

@@ -43,8 +43,26 @@ LogicalResult raise::raiseCumulativeState(RewriterBase &rewriter, Operation *op,
   for (const ElementExpr *read : product->reads)
     if (!scan && (scan = inclusiveAddScan(read->value)))
       stateRead = read;
-  if (!scan)
+  if (!scan) {
+    // The states reach the contraction through a reshape (torch.export's
+    // `q.unsqueeze(-2) @ S` merges the batch dims and the sequence, which
+    // then stay merged where the sequence is dynamic): the idiom, but not
+    // in the loops the raise reads it through.
+    for (const ElementExpr *read : product->reads) {
+      Value v = read->value;
+      while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+          v.getDefiningOp()))
+        v = v.getDefiningOp()->getOperand(0);
+      if (v != read->value && inclusiveAddScan(v))
+        return reject(why, "the cumsum of states reaches the contraction "
+                           "through a " +
+                               read->value.getDefiningOp()->getName()
+                                   .getStringRef() +
+                               ": its sequence dim is not a loop of the "
+                               "contraction");
+    }
     return failure();
+  }
   queryRead = product->reads[product->reads[0] == stateRead ? 1 : 0];
   FailureOr<LoopView> q = getLoopView(queryRead);
   FailureOr<LoopView> s = getLoopView(stateRead);

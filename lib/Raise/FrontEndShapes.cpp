@@ -30,6 +30,7 @@
 #include "mlir/Analysis/DataFlow/DeadCodeAnalysis.h"
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Analysis/DataFlowFramework.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -51,8 +52,12 @@ bool provedEqual(const ValueBoundsConstraintSet::Variable &a,
   return succeeded(equal) && *equal;
 }
 
+bool isSizeProduct(Value size);
+
 /// The size an element of a `tensor.from_elements` shape holds, as an index
-/// value or a constant.
+/// value or a constant; or, for an integer product of sizes (`B * H` of a
+/// merged batch and heads), that integer, cast to an index only once the
+/// reshape is rewritten.
 std::optional<OpFoldResult> shapeElement(OpBuilder &b, Value element) {
   APInt constant;
   if (matchPattern(element, m_ConstantInt(&constant)))
@@ -60,26 +65,172 @@ std::optional<OpFoldResult> shapeElement(OpBuilder &b, Value element) {
   if (auto cast = element.getDefiningOp<arith::IndexCastOp>())
     if (cast.getIn().getType().isIndex())
       return OpFoldResult(cast.getIn());
-  if (element.getType().isIndex())
+  if (element.getType().isIndex() || isSizeProduct(element))
     return OpFoldResult(element);
   return std::nullopt;
 }
 
+/// Whether a shape element is an index (not an integer still to be cast):
+/// only an index can be a ValueBoundsConstraintSet variable.
+bool isIndexSize(OpFoldResult size) {
+  auto value = dyn_cast<Value>(size);
+  return !value || value.getType().isIndex();
+}
+
+/// A size as a product: its constant factor and the sizes it multiplies
+/// that nothing further explains (a function argument's dim, an opaque
+/// value), in a canonical order. Two sizes with equal products are equal for
+/// every run. This proves what ValueBoundsConstraintSet cannot: a merged dim
+/// `B * L` of two dynamic sizes (a product of symbols is not affine).
+struct SizeProduct {
+  int64_t constant = 1;
+  SmallVector<std::pair<Value, int64_t>> leaves; // (tensor, dim) or (value, -1)
+
+  void multiply(const SizeProduct &other) {
+    constant *= other.constant;
+    leaves.append(other.leaves.begin(), other.leaves.end());
+  }
+  void sort() {
+    llvm::sort(leaves, [](auto a, auto b) {
+      if (a.first != b.first)
+        return a.first.getAsOpaquePointer() < b.first.getAsOpaquePointer();
+      return a.second < b.second;
+    });
+  }
+  bool operator==(const SizeProduct &other) const {
+    return constant == other.constant && leaves == other.leaves;
+  }
+};
+
+/// How deep `productOfDim` follows producers: a model's chain of
+/// elementwise ops and contractions between a merge and its split.
+constexpr int kProductDepth = 64;
+
+SizeProduct productOfValue(Value size, int depth);
+
+/// Dim `dim` of `tensor` as a product, followed through the ops that carry
+/// a size from their operands: destination-style ops (their init's dim),
+/// tensor.empty (its operand), casts, collapse_shape (the group's product).
+SizeProduct productOfDim(Value tensor, int64_t dim, int depth) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  SizeProduct product;
+  if (!type.isDynamicDim(dim)) {
+    product.constant = type.getDimSize(dim);
+    return product;
+  }
+  if (depth > 0) {
+    Operation *def = tensor.getDefiningOp();
+    if (auto dps = dyn_cast_or_null<DestinationStyleOpInterface>(def)) {
+      if (auto result = dyn_cast<OpResult>(tensor);
+          result && dps.hasPureTensorSemantics())
+        return productOfDim(dps.getTiedOpOperand(result)->get(), dim,
+                            depth - 1);
+    }
+    if (auto empty = dyn_cast_or_null<tensor::EmptyOp>(def))
+      return productOfValue(empty.getDynamicSize(dim), depth - 1);
+    if (auto castOp = dyn_cast_or_null<tensor::CastOp>(def))
+      return productOfDim(castOp.getSource(), dim, depth - 1);
+    if (auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(def)) {
+      for (int64_t d : collapse.getReassociationIndices()[dim])
+        product.multiply(productOfDim(collapse.getSrc(), d, depth - 1));
+      return product;
+    }
+  }
+  product.leaves.push_back({tensor, dim});
+  return product;
+}
+
+/// An index or integer size as a product: through constants, index casts,
+/// `muli`, `affine.apply` of a product of its operands, `tensor.dim`.
+SizeProduct productOfValue(Value size, int depth) {
+  SizeProduct product;
+  APInt constant;
+  if (matchPattern(size, m_ConstantInt(&constant))) {
+    product.constant = constant.getSExtValue();
+    return product;
+  }
+  if (depth > 0) {
+    Operation *def = size.getDefiningOp();
+    if (auto castOp = dyn_cast_or_null<arith::IndexCastOp>(def))
+      return productOfValue(castOp.getIn(), depth - 1);
+    if (auto mul = dyn_cast_or_null<arith::MulIOp>(def)) {
+      product = productOfValue(mul.getLhs(), depth - 1);
+      product.multiply(productOfValue(mul.getRhs(), depth - 1));
+      return product;
+    }
+    if (auto dimOp = dyn_cast_or_null<tensor::DimOp>(def))
+      if (std::optional<int64_t> index = dimOp.getConstantIndex())
+        return productOfDim(dimOp.getSource(), *index, depth - 1);
+    if (auto apply = dyn_cast_or_null<affine::AffineApplyOp>(def)) {
+      // A map whose one result multiplies its operands (and constants).
+      AffineExpr expr = apply.getAffineMap().getResult(0);
+      SizeProduct fromMap;
+      std::function<bool(AffineExpr)> collect = [&](AffineExpr e) {
+        if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+          fromMap.constant *= c.getValue();
+          return true;
+        }
+        if (auto d = dyn_cast<AffineDimExpr>(e)) {
+          fromMap.multiply(productOfValue(
+              apply.getMapOperands()[d.getPosition()], depth - 1));
+          return true;
+        }
+        if (auto s = dyn_cast<AffineSymbolExpr>(e)) {
+          fromMap.multiply(productOfValue(
+              apply.getMapOperands()[apply.getAffineMap().getNumDims() +
+                                     s.getPosition()],
+              depth - 1));
+          return true;
+        }
+        auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+        return bin && bin.getKind() == AffineExprKind::Mul &&
+               collect(bin.getLHS()) && collect(bin.getRHS());
+      };
+      if (collect(expr))
+        return fromMap;
+    }
+  }
+  product.leaves.push_back({size, -1});
+  return product;
+}
+
+/// Whether the size `small` is the product of the sizes `large` (each a
+/// value or a constant): equal products of leaves.
+bool provedProduct(const SizeProduct &small, ArrayRef<SizeProduct> large) {
+  SizeProduct all;
+  for (const SizeProduct &p : large)
+    all.multiply(p);
+  SizeProduct lhs = small;
+  lhs.sort();
+  all.sort();
+  return !lhs.leaves.empty() && lhs == all;
+}
+
 /// Groups the dims of the larger shape under the dims of the smaller one:
 /// static dims by products, a dynamic dim alone and proved equal
-/// (`sameSize(k, j)`: small dim k and large dim j have one size).
+/// (`sameSize(k, j, 1)`: small dim k and large dim j have one size), or a
+/// dynamic dim proved the product of a run of large dims
+/// (`productOf(k, j, n)`: small dim k is the product of large dims
+/// `[j, j + n)`, a merge of a batch and a length).
 std::optional<SmallVector<ReassociationIndices>>
 groupDims(ArrayRef<OpFoldResult> small, ArrayRef<OpFoldResult> large,
-          function_ref<bool(size_t, size_t)> sameSize) {
+          function_ref<bool(size_t, size_t, size_t)> sameSize,
+          function_ref<bool(size_t, size_t, size_t)> productOf) {
   SmallVector<ReassociationIndices> groups;
   size_t j = 0;
   for (size_t k = 0; k < small.size(); ++k) {
     ReassociationIndices group;
     std::optional<int64_t> size = getConstantIntValue(small[k]);
     if (!size) {
-      if (j >= large.size() || !sameSize(k, j))
+      if (j >= large.size())
         return std::nullopt;
-      group.push_back(j++);
+      size_t run = 1;
+      while (!sameSize(k, j, run) && !productOf(k, j, run)) {
+        if (j + ++run > large.size())
+          return std::nullopt;
+      }
+      for (size_t n = 0; n < run; ++n)
+        group.push_back(j++);
     } else {
       int64_t product = 1;
       while (j < large.size() && (group.empty() || product < *size)) {
@@ -102,6 +253,46 @@ groupDims(ArrayRef<OpFoldResult> small, ArrayRef<OpFoldResult> large,
     return std::nullopt;
   return groups;
 }
+
+/// Whether `size` is a product of tensor dims and non-negative constants:
+/// never negative (it sizes a tensor that exists).
+bool isSizeProduct(Value size) {
+  SizeProduct product = productOfValue(size, kProductDepth);
+  return product.constant >= 0 && llvm::all_of(product.leaves, [](auto leaf) {
+           return leaf.second >= 0;
+         });
+}
+
+/// torch-mlir guards each size of a view against -1 (`n < 0`, `n >= 0`);
+/// a size that merges a dynamic batch with other dims (`B * H`) is a
+/// product the integer range analysis cannot bound (it may overflow), so
+/// its guard stays. A product of tensor dims is a size: the guard folds.
+struct FoldSizeSignTest : OpRewritePattern<arith::CmpIOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::CmpIOp op,
+                                PatternRewriter &rewriter) const override {
+    using Predicate = arith::CmpIPredicate;
+    Predicate predicate = op.getPredicate();
+    Value size = op.getLhs();
+    if (matchPattern(op.getLhs(), m_Zero())) {
+      // `0 > n` is `n < 0`, `0 <= n` is `n >= 0`.
+      size = op.getRhs();
+      predicate = predicate == Predicate::sgt   ? Predicate::slt
+                  : predicate == Predicate::sle ? Predicate::sge
+                                                : Predicate::eq;
+    } else if (!matchPattern(op.getRhs(), m_Zero())) {
+      return rewriter.notifyMatchFailure(op, "not a comparison with zero");
+    }
+    if (predicate != Predicate::slt && predicate != Predicate::sge)
+      return rewriter.notifyMatchFailure(op, "not a sign test of a size");
+    if (!isSizeProduct(size))
+      return rewriter.notifyMatchFailure(op, "not a product of sizes");
+    rewriter.replaceOpWithNewOp<arith::ConstantIntOp>(
+        op, op.getType(), predicate == Predicate::sge ? 1 : 0);
+    return success();
+  }
+};
 
 /// `tensor.reshape %x(from_elements(...))` as expand_shape or
 /// collapse_shape, where the sizes are proved to match group by group.
@@ -128,23 +319,60 @@ struct ReshapeToExpandOrCollapse : OpRewritePattern<tensor::ReshapeOp> {
     Value source = op.getSource();
     SmallVector<OpFoldResult> sourceSizes =
         tensor::getMixedSizes(rewriter, loc, source);
+    // A size of the new shape as a product (a constant, or a value).
+    auto productOfSize = [&](OpFoldResult size) {
+      if (std::optional<int64_t> c = getConstantIntValue(size)) {
+        SizeProduct p;
+        p.constant = *c;
+        return p;
+      }
+      return productOfValue(cast<Value>(size), kProductDepth);
+    };
+    auto productOfRun = [&](ArrayRef<SizeProduct> run) {
+      return SmallVector<SizeProduct>(run.begin(), run.end());
+    };
+    SmallVector<SizeProduct> sourceProducts, sizeProducts;
+    for (int64_t d = 0; d < sourceType.getRank(); ++d)
+      sourceProducts.push_back(productOfDim(source, d, kProductDepth));
+    for (OpFoldResult size : sizes)
+      sizeProducts.push_back(productOfSize(size));
     if (resultType.getRank() >= sourceType.getRank()) {
       std::optional<SmallVector<ReassociationIndices>> groups = groupDims(
-          sourceSizes, sizes, [&](size_t k, size_t j) {
-            return provedEqual({source, int64_t(k)},
+          sourceSizes, sizes,
+          [&](size_t k, size_t j, size_t n) {
+            return n == 1 && isIndexSize(sizes[j]) &&
+                   provedEqual({source, int64_t(k)},
                                ValueBoundsConstraintSet::Variable(sizes[j]));
+          },
+          [&](size_t k, size_t j, size_t n) {
+            return provedProduct(
+                sourceProducts[k],
+                productOfRun(ArrayRef(sizeProducts).slice(j, n)));
           });
       if (!groups)
         return rewriter.notifyMatchFailure(
           op, "the sizes are not proved to match group by group");
+      for (OpFoldResult &size : sizes)
+        if (!isIndexSize(size))
+          size = arith::IndexCastOp::create(rewriter, loc,
+                                            rewriter.getIndexType(),
+                                            cast<Value>(size))
+                     .getResult();
       rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, resultType, source,
                                                          *groups, sizes);
       return success();
     }
     std::optional<SmallVector<ReassociationIndices>> groups = groupDims(
-        sizes, sourceSizes, [&](size_t k, size_t j) {
-          return provedEqual(ValueBoundsConstraintSet::Variable(sizes[k]),
+        sizes, sourceSizes,
+        [&](size_t k, size_t j, size_t n) {
+          return n == 1 && isIndexSize(sizes[k]) &&
+                 provedEqual(ValueBoundsConstraintSet::Variable(sizes[k]),
                              {source, int64_t(j)});
+        },
+        [&](size_t k, size_t j, size_t n) {
+          return provedProduct(
+              sizeProducts[k],
+              productOfRun(ArrayRef(sourceProducts).slice(j, n)));
         });
     if (!groups)
       return rewriter.notifyMatchFailure(
@@ -322,7 +550,7 @@ struct SolverListener : RewriterBase::Listener {
 void mlir::linea::raise::populateFrontEndShapePatterns(
     RewritePatternSet &patterns) {
   patterns.add<ReshapeToExpandOrCollapse, BroadcastGatherToSource,
-               SliceOfConstantMap>(patterns.getContext());
+               SliceOfConstantMap, FoldSizeSignTest>(patterns.getContext());
 }
 
 LogicalResult mlir::linea::raise::foldShapeGuards(Operation *root) {

@@ -139,6 +139,35 @@ LogicalResult classifyMask(MaskedAttention &m, const Product &product,
   return success();
 }
 
+/// Whether `root` reads the scores `read` (a contraction's result) as
+/// attention does: every index a loop (or a unit dim), one reduction loop,
+/// over one of the scores' two kept dims (the keys), and a parallel loop
+/// over the other (the rows).
+bool readsAsScores(linalg::LinalgOp root, const ElementExpr *read) {
+  FailureOr<Scores> s = matchScores(read->value);
+  FailureOr<LoopView> view = getLoopView(read);
+  if (failed(s) || failed(view))
+    return false;
+  SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
+  unsigned reduced = 0;
+  bool rows = false;
+  for (auto [p, loop] : llvm::enumerate(view->loops)) {
+    unsigned scoresLoop = s->out.loops[p];
+    if (loop == LoopView::kUnitDim || scoresLoop == LoopView::kUnitDim)
+      continue;
+    bool kept = llvm::is_contained(s->dims.m, scoresLoop) ||
+                llvm::is_contained(s->dims.n, scoresLoop);
+    if (iterators[loop] == utils::IteratorType::reduction) {
+      if (!kept)
+        return false;
+      ++reduced;
+    } else if (kept) {
+      rows = true;
+    }
+  }
+  return reduced == 1 && rows;
+}
+
 /// The shared part of the value contraction and the row sum: `root` is
 /// `out + prod` with the scores as one factor and masks and constants as
 /// the others; `withValues` asks for a second tensor factor, the values.
@@ -168,6 +197,13 @@ FailureOr<MaskedAttention> matchMaskedAttention(Operation *op,
       break;
     }
   }
+  // A contraction that reads another one other than as attention reads its
+  // scores (a projection of an attention's output, heads merged) is no
+  // candidate.
+  if (const ElementExpr *seen =
+          scoresRead ? scoresRead : product->blockedScores;
+      !seen || !readsAsScores(root, seen))
+    return failure();
   if (!scoresRead && product->scoresBlockedBy)
     return reject(why, "the scores are multiplied by " +
                            product->scoresBlockedBy->str() +
@@ -211,9 +247,16 @@ FailureOr<MaskedAttention> matchMaskedAttention(Operation *op,
         scoresView->map(n, ctx), values->map(n, ctx), out->map(n, ctx),
         iterators);
     if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-        dims->k.size() != 1)
+        dims->k.size() != 1) {
+      // Values without the scores' batch dims are a weight: the projection
+      // of a contraction's result (an attention's output), no candidate.
+      for (auto [p, loop] : llvm::enumerate(scoresView->loops))
+        if (llvm::is_contained(m.scores.dims.batch, m.scores.out.loops[p]) &&
+            !values->position(loop))
+          return failure();
       return reject(why, "the product of the scores and the values is not "
                          "one contraction over the keys");
+    }
     m.row = dims->m[0], m.col = dims->k[0], m.valueColumn = dims->n[0];
   } else {
     // A row sum: the reduced loop is the keys; the output holds the rows.

@@ -76,8 +76,14 @@ LogicalResult raiseTriangularSum(RewriterBase &rewriter, Operation *root,
 LogicalResult raiseSegmentFold(RewriterBase &rewriter, Operation *root,
                                RaiseLog &log, Rejection &why);
 
+/// A raise and the idiom it takes, as its remarks name it.
+struct NamedRaise {
+  RaiseFn raise;
+  const char *name;
+};
+
 /// Every raise, in the order the pass tries them on one root.
-ArrayRef<RaiseFn> allRaises();
+ArrayRef<NamedRaise> allRaises();
 
 /// torch-mlir's dynamic-shape idioms made plain: views through
 /// tensor.reshape as expand/collapse_shape, broadcast gathers as their

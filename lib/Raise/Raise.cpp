@@ -30,21 +30,28 @@ using namespace mlir;
 using namespace mlir::linea;
 using namespace mlir::linea::raise;
 
-ArrayRef<RaiseFn> raise::allRaises() {
-  static const RaiseFn raises[] = {raiseNormalizedLinearAttention,
-                                   raiseDecayedLinearAttention,
-                                   raiseMaskedLinearAttention,
-                                   raiseMaskedRowSum, raiseSoftmaxAttention,
-                                   raiseCumulativeState,
-                                   raiseScanMinusInput, raiseFlippedScan, raiseScan,
-                                   raiseTriangularSum};
+ArrayRef<NamedRaise> raise::allRaises() {
+  static const NamedRaise raises[] = {
+      {raiseNormalizedLinearAttention, "normalized linear attention"},
+      {raiseDecayedLinearAttention, "decayed linear attention"},
+      {raiseMaskedLinearAttention, "linear attention"},
+      {raiseMaskedRowSum, "row sum"},
+      {raiseSoftmaxAttention, "softmax attention"},
+      {raiseCumulativeState, "cumulative state"},
+      {raiseScanMinusInput, "cumsum minus input"},
+      {raiseFlippedScan, "flipped cumsum"},
+      {raiseScan, "cumsum"},
+      {raiseTriangularSum, "triangular sum"}};
   return raises;
 }
 
 namespace {
 
 /// Tries every raise on every op of `f` with results, consumers first; a
-/// root an earlier raise absorbed (left without uses) is skipped.
+/// root an earlier raise absorbed (left without uses) is skipped. Every
+/// pattern that took a root for its idiom and refused it says why: on a
+/// root left as written the first one heads (`not raised: ...`), the others
+/// follow; on a root a later pattern raised, they follow its raise.
 void raiseAll(func::FuncOp f, RaiseLog &log) {
   SmallVector<Operation *> roots;
   f.walk([&](Operation *op) {
@@ -57,18 +64,29 @@ void raiseAll(func::FuncOp f, RaiseLog &log) {
     // versioned raise stays as written.
     if (root->use_empty() || isInAsWrittenBranch(root))
       continue;
-    // The first pattern that recognized the root as its idiom says why.
-    Rejection why;
-    bool raised = llvm::any_of(allRaises(), [&](RaiseFn raise) {
+    Location loc = root->getLoc();
+    SmallVector<std::pair<const char *, std::string>> refusals;
+    bool raised = false;
+    for (const NamedRaise &pattern : allRaises()) {
       Rejection attempt;
-      if (succeeded(raise(rewriter, root, log, attempt)))
-        return true;
-      if (attempt.candidate && !why.candidate)
-        why = attempt;
-      return false;
-    });
-    if (!raised && why.candidate)
-      log.rejected(root, why.reason);
+      if (succeeded(pattern.raise(rewriter, root, log, attempt))) {
+        raised = true;
+        break;
+      }
+      // (Patterns that share a matcher refuse alike: said once.)
+      if (attempt.candidate &&
+          llvm::none_of(refusals, [&](const auto &refusal) {
+            return refusal.second == attempt.reason;
+          }))
+        refusals.push_back({pattern.name, attempt.reason});
+    }
+    if (refusals.empty())
+      continue;
+    auto refusal = refusals.begin();
+    if (!raised)
+      log.rejected(root, (refusal++)->second);
+    for (; refusal != refusals.end(); ++refusal)
+      log.refused(loc, refusal->first, refusal->second);
   }
 }
 

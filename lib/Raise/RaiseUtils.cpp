@@ -18,15 +18,46 @@ using namespace mlir::linea::raise;
 // RaiseLog
 //===----------------------------------------------------------------------===//
 
+std::string RaiseLog::line(const Twine &text) const {
+  std::string full = text.str();
+  if (explain >= 2)
+    return full;
+  // One line: a reason that quotes IR or a long expression spans several.
+  std::string one;
+  for (char c : full) {
+    bool space = c == '\n' || c == '\r' || c == '\t' || c == ' ';
+    if (space && (one.empty() || one.back() == ' '))
+      continue;
+    one.push_back(space ? ' ' : c);
+  }
+  while (!one.empty() && one.back() == ' ')
+    one.pop_back();
+  if (one.size() <= kRemarkWidth)
+    return one;
+  static constexpr llvm::StringLiteral more = " ... (explain=2: all of it)";
+  size_t keep = kRemarkWidth - more.size();
+  // Cut at a space where one is near, not inside a word.
+  size_t space = StringRef(one).substr(0, keep).rfind(' ');
+  if (space != StringRef::npos && space + 24 > keep)
+    keep = space;
+  return one.substr(0, keep) + more.str();
+}
+
 void RaiseLog::raised(Operation *op, const Twine &what) {
   ++numRaised;
   if (explain)
-    op->emitRemark() << "linea-raise: raised to " << what;
+    op->emitRemark() << "linea-raise: raised to " << line(what);
 }
 
 void RaiseLog::rejected(Operation *op, const Twine &why) {
   if (explain)
-    op->emitRemark() << "linea-raise: not raised: " << why;
+    op->emitRemark() << "linea-raise: not raised: " << line(why);
+}
+
+void RaiseLog::refused(Location loc, StringRef pattern, const Twine &why) {
+  if (explain)
+    emitRemark(loc) << "linea-raise: the " << pattern
+                    << " pattern refused it: " << line(why);
 }
 
 //===----------------------------------------------------------------------===//
@@ -361,6 +392,8 @@ FailureOr<Product> raise::matchAccumulation(ElementTracer &tracer,
           !sub.others.empty() ? sub.others.front()
           : blocker != sub.reads.end() ? *blocker
                                        : nullptr;
+      product.blockedScores = *llvm::find_if(
+          sub.reads, [&](auto *r) { return isScores(r->value); });
     }
   }
   return product;

@@ -19,16 +19,28 @@
 
 namespace mlir::linea::raise {
 
-/// The remarks of `linea-raise{explain=1}`.
+/// The remarks of `linea-raise{explain=1}`: one line each, at most
+/// `kRemarkWidth` characters of reason (`explain=2`: the whole text).
 class RaiseLog {
 public:
-  explicit RaiseLog(bool explain) : explain(explain) {}
+  static constexpr size_t kRemarkWidth = 160;
+
+  explicit RaiseLog(unsigned explain) : explain(explain) {}
   void raised(Operation *op, const Twine &what);
+  /// A candidate left as written: `why` the first pattern that took the op
+  /// for its idiom refused it.
   void rejected(Operation *op, const Twine &why);
+  /// Another pattern that took the op at `loc` for its idiom (`pattern`)
+  /// and refused it: on an op left as written, or one that a later pattern
+  /// raised.
+  void refused(Location loc, StringRef pattern, const Twine &why);
   unsigned getNumRaised() const { return numRaised; }
+  /// `text` as a remark shows it: one line, cut to `kRemarkWidth`
+  /// characters where `explain` is 1.
+  std::string line(const Twine &text) const;
 
 private:
-  bool explain;
+  unsigned explain;
   unsigned numRaised = 0;
 };
 
@@ -71,8 +83,10 @@ struct Product {
   /// Anything else (a data-dependent factor, an exp, ...).
   SmallVector<const ElementExpr *> others;
   /// Where an operand held scores but also a factor that is neither a mask
-  /// nor a constant (and so stayed a tensor): that factor.
+  /// nor a constant (and so stayed a tensor): that factor, and the read of
+  /// the scores under it.
   const ElementExpr *scoresBlockedBy = nullptr;
+  const ElementExpr *blockedScores = nullptr;
 };
 
 /// Whether `tensor` is a constant float tensor (dense or dense_resource)

@@ -317,6 +317,31 @@ LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
   // Positions in the full-rank tensors (S, P, W share their dims).
   unsigned colPos = *wView->position(col), rowPos = *wView->position(row);
 
+  // A softmax divides an exponential by its sum: the division of anything
+  // else (a normalized linear attention's output, a norm) is another idiom,
+  // not a softmax to remark on.
+  {
+    Value y = normalizedElement(normalize);
+    if (auto sel = y.getDefiningOp<arith::SelectOp>())
+      y = sel.getFalseValue();
+    Value numerator = y.getDefiningOp<arith::DivFOp>().getLhs();
+    while (isRounding(numerator.getDefiningOp()))
+      numerator = numerator.getDefiningOp()->getOperand(0);
+    bool exponential = numerator.getDefiningOp<math::ExpOp>() != nullptr;
+    if (auto arg = dyn_cast<BlockArgument>(numerator);
+        arg && arg.getOwner() == normalize.getBody()) {
+      OpOperand *operand = normalize.getMatchingOpOperand(arg);
+      linalg::GenericOp producer =
+          normalize.isDpsInput(operand)
+              ? elementwiseProducer(throughRoundings(operand->get()))
+              : linalg::GenericOp();
+      exponential =
+          producer && normalizedElement(producer).getDefiningOp<math::ExpOp>();
+    }
+    if (!exponential)
+      return failure();
+  }
+
   // W = P / Z, or sdpa's select(all -inf, 0, P / Z).
   Value w = normalizedElement(normalize);
   OpOperand *guard = nullptr;

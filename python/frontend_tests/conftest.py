@@ -6,3 +6,5 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "examples" / "models"))
+# Models the CPU suites and the GPU kit share with these tests.
+sys.path.insert(0, str(ROOT / "python" / "tests"))

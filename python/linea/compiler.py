@@ -10,7 +10,14 @@ libLineaCudaRuntime.so; the Kernel takes torch CUDA tensors, runs on torch's
 current stream and returns torch CUDA tensors over the library's result
 buffers (freed with them). A cached library needs no compiler: a machine
 without MLIR (a GPU machine given a prebuilt cache, see scripts/gpu-check.sh)
-runs what was compiled elsewhere.
+runs what was compiled elsewhere. A CUDA Kernel loads its library and the CUDA
+runtime at its first call, so a machine without a GPU still builds, saves and
+pickles it; only calling it there is an error.
+
+With `explain=1` the cost model's remarks (as `linea-opt
+--linea-optimize=explain=1` prints them) are kept beside the library as
+`explain.txt`, printed to stderr, and held as `kernel.explanation`, from the
+cache too.
 """
 
 import ctypes
@@ -63,17 +70,20 @@ def _linea_compile_path():
     return (build_dir() / "bin" / "linea-compile").resolve()
 
 
-def differentiate(source_or_path):
+def differentiate(source_or_path, raising=False):
     """The program with a gradient function `@f_vjp(args..., d_results...) ->
     (d_args...)` added for each public `@f` (linea-opt --linea-differentiate);
-    returns MLIR text for `compile(..., entry="f_vjp")` or `run`."""
+    returns MLIR text for `compile(..., entry="f_vjp")` or `run`.
+    `raising=True` raises the model's layers into Linea ops first
+    (--linea-raise), so that the gradient is that of the O(L) forms."""
     text = source_or_path
     if isinstance(source_or_path, pathlib.Path) or (
             isinstance(source_or_path, str) and "\n" not in source_or_path
             and source_or_path.endswith(".mlir")):
         text = pathlib.Path(source_or_path).read_text()
+    passes = ["--linea-raise"] if raising else []
     done = subprocess.run([str((build_dir() / "bin" / "linea-opt").resolve()), "-",
-                           "--linea-differentiate"],
+                           *passes, "--linea-differentiate"],
                           input=text, capture_output=True, text=True)
     if done.returncode != 0:
         raise LineaError(done.returncode, done.stderr)
@@ -171,11 +181,23 @@ def compile_library(source_or_path, entry=None, target="cpu", pipeline=None,
                               capture_output=True, text=True, cwd=tmp)
         if done.returncode != 0:
             raise LineaError(done.returncode, done.stderr)
+        if _explains(options) and done.stderr:
+            # The cost model's remarks (linea-compile prints them), kept for
+            # the cached library's users.
+            (pathlib.Path(tmp) / EXPLANATION).write_text(done.stderr)
         try:
             os.rename(tmp, directory)  # atomic: a concurrent compile may win
         except OSError:
             pass
     return library
+
+
+# The cost model's remarks for `explain=1`, beside the library.
+EXPLANATION = "explain.txt"
+
+
+def _explains(options):
+    return bool(options.get("explain"))
 
 
 def compile(source_or_path, entry=None, target="cpu", pipeline=None,  # noqa: A001
@@ -193,16 +215,71 @@ def compile(source_or_path, entry=None, target="cpu", pipeline=None,  # noqa: A0
 
     `comm` (an mpi4py communicator spanning MPI.COMM_WORLD, the compiled
     code's): a SequenceParallelKernel, the sequences split across its
-    ranks (linea-sequence-parallel)."""
+    ranks (linea-sequence-parallel).
+
+    `explain=1`: the cost model's remarks on every choice (as
+    `linea-opt --linea-optimize=explain=1` prints them) go to stderr, on a
+    cache hit too, and stay on the kernel as `kernel.explanation`."""
     if comm is not None:
         if target != "cpu":
             raise LineaError(1, "comm= (sequence parallelism) builds for target='cpu'")
         library = compile_library(source_or_path, entry, target, pipeline, chip,
                                   sequence_parallel=True, raising=raising, **options)
-        return SequenceParallelKernel(Kernel(library, entry), comm)
-    return Kernel(compile_library(source_or_path, entry, target, pipeline, chip,
-                                  raising=raising, **options),
-                  entry)
+        return SequenceParallelKernel(_explained(Kernel(library, entry), options), comm)
+    return _explained(Kernel(compile_library(source_or_path, entry, target, pipeline, chip,
+                                             raising=raising, **options),
+                             entry), options)
+
+
+def _explained(kernel, options):
+    """Prints the kernel's explanation where the caller asked for one."""
+    if _explains(options):
+        text = kernel.explanation or ("linea: explain=1: the cost model made no choice "
+                                      "(no Linea op had a form to choose)\n")
+        sys.stderr.write(text if text.endswith("\n") else text + "\n")
+        sys.stderr.flush()
+    return kernel
+
+
+def _library_files(library):
+    """The library and the files beside it that a Kernel reads, as bytes."""
+    directory = pathlib.Path(library).parent
+    files = {"libkernel.so": pathlib.Path(library).read_bytes()}
+    for name in ("kernel.json", "kernel.h", EXPLANATION):
+        if (directory / name).exists():
+            files[name] = (directory / name).read_bytes()
+    return files
+
+
+def install_library(files):
+    """Writes a library's files (`{"libkernel.so": bytes, "kernel.json": ...}`)
+    into the cache, under `libraries/` and the hash of their contents (once:
+    a second install of the same bytes finds the first), and returns the
+    path of its libkernel.so. Each content has a path of its own, so that
+    the loader never takes one library for another of the same name."""
+    if "libkernel.so" not in files or "kernel.json" not in files:
+        raise LineaError(1, "a saved library needs libkernel.so and kernel.json")
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(name.encode() + b"\0" + hashlib.sha256(files[name]).digest())
+    directory = cache_dir() / "libraries" / digest.hexdigest()[:32]
+    library = directory / "libkernel.so"
+    if library.exists():
+        return library
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=directory.parent) as tmp:
+        for name, data in files.items():
+            (pathlib.Path(tmp) / name).write_bytes(data)
+        try:
+            os.rename(tmp, directory)  # atomic: a concurrent install may win
+        except OSError:
+            pass
+    return library
+
+
+def _kernel_from_files(files, entry):
+    """A pickled Kernel: its files installed in the cache, then loaded."""
+    return Kernel(install_library(files), entry)
 
 
 def cuda_runtime_path():
@@ -252,10 +329,19 @@ class Kernel:
     such as token ids; bfloat16 as a torch tensor) and ints for index
     arguments; returns one array (or a
     tuple), of the kind given. A CUDA kernel takes and returns torch CUDA
-    tensors."""
+    tensors.
+
+    `kernel.library` is the path of its libkernel.so (kernel.json, the
+    signature, and kernel.h, the C interface, beside it); `kernel.explanation`
+    the cost model's remarks where `explain=1` asked for them (else None).
+    A kernel pickles (the library's bytes travel with it and are installed
+    in the cache where it is unpickled). A CUDA kernel loads its library at
+    its first call: where no CUDA device is visible to torch, that call
+    raises a LineaError naming the target and chip."""
 
     def __init__(self, library, entry=None):
-        manifest = json.loads((pathlib.Path(library).parent / "kernel.json").read_text())
+        self.library = pathlib.Path(library)
+        manifest = json.loads((self.library.parent / "kernel.json").read_text())
         functions = manifest["functions"]
         if entry is None and len(functions) != 1:
             raise LineaError(1, f"{len(functions)} entry functions; name one with entry=")
@@ -263,16 +349,41 @@ class Kernel:
         if self.signature is None:
             raise LineaError(1, f"no entry function @{entry}")
         self.target = manifest.get("target", "cpu")
-        self._runtime = _cuda_runtime() if self.target == "cuda" else None
-        self._lib = ctypes.CDLL(str(library))
-        self._lib.linea_free_result.argtypes = [ctypes.c_void_p]
-        self._fn = getattr(self._lib, "linea_checked_" + self.signature["name"])
-        self._fn.restype = ctypes.c_int
-        self._lib.linea_last_error.restype = ctypes.c_char_p
+        self.chip = manifest.get("chip")
+        explanation = self.library.parent / EXPLANATION
+        self.explanation = explanation.read_text() if explanation.exists() else None
+        # What the missing-device error calls this kernel (a Model names itself).
+        self.label = f"linea.Kernel {self.signature['name']}"
+        self._runtime = self._lib = self._fn = None
         results = self.signature["results"]
         self._result_types = [_descriptor(len(r["shape"])) for r in results]
         self._results_struct = type("Results", (ctypes.Structure,), {"_fields_": [
             (f"r{k}", t) for k, t in enumerate(self._result_types)]})
+        if self.target != "cuda":
+            self._load()
+
+    def _load(self):
+        """Loads the library (and for CUDA the runtime, after torch's context)."""
+        if self.target == "cuda":
+            torch = _torch()
+            if torch is None:
+                raise LineaError(1, f"{self.label} was compiled for target='cuda' "
+                                    f"({self.chip}): it takes torch CUDA tensors, and torch "
+                                    "is not imported (import torch first)")
+            if not torch.cuda.is_available():
+                raise LineaError(1, f"{self.label} was compiled for target='cuda' "
+                                    f"({self.chip}); this machine has no CUDA device "
+                                    "visible to torch")
+            self._runtime = _cuda_runtime()
+        lib = ctypes.CDLL(str(self.library))
+        lib.linea_free_result.argtypes = [ctypes.c_void_p]
+        fn = getattr(lib, "linea_checked_" + self.signature["name"])
+        fn.restype = ctypes.c_int
+        lib.linea_last_error.restype = ctypes.c_char_p
+        self._lib, self._fn = lib, fn
+
+    def __reduce__(self):
+        return (_kernel_from_files, (_library_files(self.library), self.signature["name"]))
 
     def __repr__(self):
         def show(v):
@@ -374,6 +485,8 @@ class Kernel:
         return ctypes.byref(desc)
 
     def __call__(self, *args):
+        if self._fn is None:
+            self._load()
         specs = self.signature["args"]
         if len(args) != len(specs):
             raise LineaError(1, f"expected {len(specs)} arguments, given {len(args)}")

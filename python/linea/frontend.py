@@ -13,6 +13,8 @@ report and run-time errors name the line of the model they are about.
 """
 
 import contextlib
+import hashlib
+import os
 import pathlib
 import re
 import subprocess
@@ -21,7 +23,11 @@ import tempfile
 import threading
 import time
 
+from ._version import __version__
+from .compiler import cache_dir
 from .compiler import compile as _compile
+from .fx_locations import point_at_user_code
+from .fx_views import collapse_dynamic_merges
 from .runner import LineaError, build_dir
 
 _INSTALL_HINT = ("torch-mlir (and PyTorch >= 2.1) are not importable from this Python; "
@@ -109,12 +115,106 @@ def _weights_as_inputs(torch, module):
     return WeightsAsInputs()
 
 
+def _module_fingerprint(torch, module, weights, digest):
+    """Feeds into `digest` what the export of `module` depends on: each
+    submodule's class and the source file it is defined in (the helpers
+    its forward calls beside it), its plain attributes (`self.heads = 4`),
+    its buffers' values and its parameters' names, shapes, dtypes and, with
+    weights="constants", values. False where that cannot be known (a class
+    without a source file, a hook): then nothing is cached."""
+    import inspect
+    files = {}
+    internal = set(vars(torch.nn.Module()))  # a module's own bookkeeping
+    for path, sub in module.named_modules():
+        cls = type(sub)
+        if getattr(sub, "_forward_hooks", None) or getattr(sub, "_forward_pre_hooks", None):
+            return False
+        try:
+            source = inspect.getsourcefile(cls)
+            if source not in files:
+                files[source] = pathlib.Path(source).read_bytes()
+        except (OSError, TypeError):
+            return False
+        digest.update(f"\0module {path} {cls.__module__}.{cls.__qualname__} {source}".encode())
+        plain = (bool, int, float, str, type(None))
+        for key, value in sorted(vars(sub).items()):
+            if key in internal and key != "training":
+                continue
+            if isinstance(value, plain) or (isinstance(value, (tuple, list)) and
+                                            all(isinstance(v, plain) for v in value)):
+                digest.update(f"\0{key}={value!r}".encode())
+            else:
+                # Anything else forward may read (a tensor attribute, a
+                # function) has no value to key by: no cache.
+                return False
+    for source, text in sorted(files.items()):
+        digest.update(f"\0file {source}".encode() + hashlib.sha256(text).digest())
+    tensors = [("buffer", name, b) for name, b in module.named_buffers()]
+    tensors += [("parameter", name, p) for name, p in module.named_parameters()]
+    for kind, name, tensor in tensors:
+        tensor = tensor.detach()
+        digest.update(f"\0{kind} {name} {tuple(tensor.shape)} {tensor.dtype}".encode())
+        if kind == "buffer" or weights == "constants":
+            data = tensor.cpu().contiguous()
+            if data.dtype == torch.bfloat16:
+                data = data.view(torch.int16)
+            try:
+                digest.update(data.numpy().tobytes())
+            except (TypeError, RuntimeError):  # a dtype numpy lacks
+                return False
+    return True
+
+
+def _export_cache_path(torch, module, example_inputs, dynamic, weights):
+    """Where the export of these module and inputs is cached
+    (`cache_dir()/exports/<sha256>.mlir`), or None where it cannot be (see
+    `_module_fingerprint`, or LINEA_EXPORT_CACHE=0)."""
+    if os.environ.get("LINEA_EXPORT_CACHE", "1") == "0":
+        return None
+    try:
+        from importlib.metadata import version
+        torch_mlir_version = version("torch-mlir")
+    except Exception:  # (not installed as a distribution)
+        torch_mlir_version = "unknown"
+    digest = hashlib.sha256()
+    for code in sorted(pathlib.Path(__file__).parent.glob("*.py")):  # the exporter's code
+        digest.update(code.name.encode() + b"\0" + code.read_bytes())
+    digest.update(f"{__version__} {torch.__version__} {torch_mlir_version} "
+                  f"{weights} {sorted((int(i), sorted(d.items())) for i, d in (dynamic or {}).items())}"
+                  .encode())
+    for x in example_inputs:
+        digest.update(f"\0input {tuple(x.shape)} {x.dtype}".encode())
+    if not _module_fingerprint(torch, module, weights, digest):
+        return None
+    return cache_dir() / "exports" / (digest.hexdigest() + ".mlir")
+
+
+def _decomposed_program(torch, module, example_inputs, shapes):
+    """torch.export's program, decomposed as torch-mlir's importer would
+    (its default table), with the views torch-mlir lowers wrongly rewritten
+    (fx_views.py): what `fx.export_and_import` then imports as it is."""
+    from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+    program = torch.export.export(module, tuple(example_inputs), dynamic_shapes=shapes,
+                                  strict=False)
+    program = program.run_decompositions(get_decomposition_table())
+    collapse_dynamic_merges(program)
+    point_at_user_code(program)  # locations at the model's lines (fx_locations.py)
+    return program
+
+
 def export_torch(module, *example_inputs, dynamic=None, weights="constants"):
     """The module's forward as linalg-on-tensors MLIR text (entry `@main`,
     source locations kept), by torch.export and torch-mlir's FX importer.
     `weights="constants"` puts the parameters into the IR;
     `weights="arguments"` makes them arguments after the inputs, in
-    `named_parameters()` order."""
+    `named_parameters()` order.
+
+    Exports are cached (`cache_dir()/exports/<sha256>.mlir`), keyed by the
+    module's classes and their source files, its plain attributes, buffers
+    and parameters (their values with weights="constants"), the inputs'
+    shapes and dtypes, `dynamic`, `weights` and the versions of Linea,
+    torch and torch-mlir: the same module exported again is read back.
+    LINEA_EXPORT_CACHE=0 turns the cache off."""
     fx = _torch_mlir()
     import torch
     if weights not in ("constants", "arguments"):
@@ -138,6 +238,9 @@ def export_torch(module, *example_inputs, dynamic=None, weights="constants"):
     shapes = _dynamic_shapes(torch, example_inputs, dynamic)
     name = type(module).__name__
     module = module.eval()
+    cached = _export_cache_path(torch, module, example_inputs, dynamic, weights)
+    if cached is not None and cached.is_file():
+        return cached.read_text()
     if weights == "arguments":
         parameters = tuple(p.detach() for p in module.parameters())
         module = _weights_as_inputs(torch, module)
@@ -145,13 +248,19 @@ def export_torch(module, *example_inputs, dynamic=None, weights="constants"):
             shapes = (shapes + (None,) * len(parameters),)
         example_inputs = example_inputs + parameters
     try:
-        imported = fx.export_and_import(module, *example_inputs,
+        imported = fx.export_and_import(_decomposed_program(torch, module, example_inputs, shapes),
                                         output_type="linalg-on-tensors", func_name="main",
-                                        dynamic_shapes=shapes)
+                                        decomposition_table={})
     except Exception as error:  # torch.export and torch-mlir raise many kinds
         raise LineaError(1, f"exporting {name} failed: "
                             f"{type(error).__name__}: {_first_line(error)}") from error
-    return _dense_booleans(imported.operation.get_asm(enable_debug_info=True))
+    text = _dense_booleans(imported.operation.get_asm(enable_debug_info=True))
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(text)
+        os.replace(partial, cached)  # atomic: readers see all of it or none
+    return text
 
 
 def import_onnx(path_or_model):
@@ -219,58 +328,83 @@ def _dense_booleans(text):
                   r'(dense)<"0x([0-9A-Fa-f]+)"> : tensor<([0-9x]*)xi1>', packed, text)
 
 
-_REMARK = re.compile(r"remark: (?:loc\(.*?\): )?linea-raise: (?P<what>.*)$")
-_SOURCE = re.compile(r"^(?P<file>[^<]*?):(?P<line>\d+):\d+: remark")
-
-
-def raise_report(text):
-    """What linea-raise makes of the IR: one line per raised op and per
-    candidate left as written (with why), each at its source line."""
-    tool = build_dir() / "bin" / "linea-opt"
-    with tempfile.TemporaryDirectory() as tmp:
-        path = pathlib.Path(tmp) / "model.mlir"
-        path.write_text(text)
-        done = subprocess.run([str(tool), str(path), "--linea-raise=explain=1",
-                               "--mlir-print-op-on-diagnostic=false", "-o", "/dev/null"],
-                              capture_output=True, text=True)
-    if done.returncode != 0:
-        raise LineaError(done.returncode, done.stderr)
-    lines = []
-    for line in done.stderr.splitlines():
-        remark = _REMARK.search(line)
-        if not remark:
-            continue
-        # The model's source line where the importer kept it (ONNX has none).
-        source = _SOURCE.match(line)
-        where = f"{pathlib.Path(source['file']).name}:{source['line']}: " if source else ""
-        lines.append(where + remark["what"])
-    raised = sum(1 for line in lines if re.search(r"(^|: )raised to ", line))
-    kept = len(lines) - raised
-    summary = f"linea-raise: {raised} op(s) raised, {kept} candidate(s) left as written"
-    return "\n".join([summary] + lines)
+# The raise report (linea/report.py): `raise_report(text, explain=1)`.
+from .report import raise_report  # noqa: E402,F401
 
 
 class Model:
     """An imported model compiled by Linea: call it like the module (torch
     tensors in and out for `from_torch`; numpy arrays or torch tensors for
-    `from_onnx`). `source` is the imported IR; `report()` says what was
-    raised to which Linea op and what was left as written, and why."""
+    `from_onnx`). `source` is the imported IR (None for a loaded model);
+    `report()` says what was raised to which Linea op and what was left as
+    written, and why. `library` is the compiled libkernel.so (kernel.json
+    and kernel.h beside it); `save(path)` writes the model for `linea.load`
+    (linea/saving.py), and a model pickles (`pickle`, `torch.save`)."""
 
-    def __init__(self, kernel, source, name, weights_of=None):
+    def __init__(self, kernel, source, name, weights_of=None, *, weights="constants",
+                 parameters=None, dynamic=None, report=None):
         self.kernel = kernel
         self.source = source
         self.name = name
+        self.weights = weights  # "constants" or "arguments"
+        # weights="arguments": [{"name", "shape", "dtype"}] of each parameter.
+        self.parameters = list(parameters or [])
+        self.dynamic = dynamic
         self._weights_of = weights_of
-        self._report = None
+        self._report = report
+        kernel.label = f"linea.Model {name}"
+
+    @property
+    def library(self):
+        return self.kernel.library
+
+    @property
+    def target(self):
+        return self.kernel.target
 
     def __call__(self, *inputs):
         if self._weights_of is not None:
             # The module's parameters as they are now: trained or fine-tuned
             # weights need no new compile.
             inputs = inputs + tuple(p.detach() for p in self._weights_of.parameters())
+        elif self.weights == "arguments" and \
+                len(inputs) == len(self.kernel.signature["args"]) - len(self.parameters):
+            raise LineaError(1, f"linea.Model {self.name} takes its {len(self.parameters)} "
+                                "weights as arguments after its inputs (weights='arguments'): "
+                                "pass them, or load it with linea.load(path, module=...)")
         return self.kernel(*inputs)
 
-    def report(self):
+    def weights_from(self, module):
+        """Takes the weights (weights="arguments") from `module`'s current
+        parameters at each call; they must have the saved names and shapes."""
+        if self.weights != "arguments":
+            raise LineaError(1, f"linea.Model {self.name} holds its weights "
+                                f"(weights={self.weights!r}); it takes no module")
+        given = [(name, list(p.shape)) for name, p in module.named_parameters()]
+        saved = [(p["name"], list(p["shape"])) for p in self.parameters]
+        if given != saved:
+            raise LineaError(1, f"the module's parameters {given} are not the ones "
+                                f"linea.Model {self.name} was compiled with {saved}")
+        self._weights_of = module
+        return self
+
+    def save(self, path):
+        """Writes the model to the directory `path` (linea/saving.py says
+        what is in it); `linea.load(path)` reads it back."""
+        from . import saving
+        return saving.save(self, path)
+
+    def __reduce__(self):
+        from . import saving
+        return (saving._model_from_state, (saving._state(self),))
+
+    def report(self, explain=1):
+        """The raise report (linea/report.py); `explain=2` gives each
+        reason whole instead of one line of at most 160 characters."""
+        if self._report is None and self.source is None:
+            return "linea-raise: no report (the model was saved without one)"
+        if int(explain) >= 2 and self.source is not None:
+            return raise_report(self.source, explain=explain)
         if self._report is None:
             self._report = raise_report(self.source)
         return self._report
@@ -288,15 +422,19 @@ def from_torch(module, *example_inputs, dynamic=None, target="cpu", weights="con
     `weights="arguments"` keeps the parameters out of the IR: each call
     passes the module's current ones, so one kernel serves new weights.
     `target` and the keywords are `linea.compile`'s; `explain=True` prints
-    the raise report."""
+    the raise report (`explain=2`: each reason whole, not one line)."""
     with _stage(f"exporting {type(module).__name__} (torch.export, torch-mlir)"):
         text = export_torch(module, *example_inputs, dynamic=dynamic, weights=weights)
     with _stage(f"compiling {type(module).__name__} (linea-compile, target {target})"):
         kernel = _compile(text, target=target, **options)
+    parameters = [{"name": name, "shape": list(p.shape),
+                   "dtype": str(p.dtype).replace("torch.", "")}
+                  for name, p in module.named_parameters()] if weights == "arguments" else None
     model = Model(kernel, text, type(module).__name__,
-                  weights_of=module if weights == "arguments" else None)
+                  weights_of=module if weights == "arguments" else None,
+                  weights=weights, parameters=parameters, dynamic=dynamic)
     if explain:
-        print(model.report())
+        print(model.report(explain=explain))
     return model
 
 
@@ -311,5 +449,5 @@ def from_onnx(path_or_model, target="cpu", explain=False, **options):
         else "onnx"
     model = Model(kernel, text, name)
     if explain:
-        print(model.report())
+        print(model.report(explain=explain))
     return model

@@ -353,14 +353,18 @@ def test_cached_library_needs_no_compiler(monkeypatch, tmp_path):
 @pytest.mark.skipif(not (build_dir() / "lib" / "libLineaCudaRuntime.so").exists(),
                     reason="no CUDA toolkit: no CUDA runtime library")
 def test_cuda_target_without_a_gpu():
-    """target='cuda' compiles here; calling needs torch with a CUDA device."""
+    """target='cuda' compiles here and returns the kernel (its library to
+    carry to a GPU machine); calling it says which device is missing."""
     torch = pytest.importorskip("torch")
     library = linea.compile_library(SOURCE, target="cuda", chip="sm_80")
     manifest = (library.parent / "kernel.json").read_text()
     assert '"target": "cuda"' in manifest and '"chip": "sm_80"' in manifest
     if torch.cuda.is_available():
         pytest.skip("a GPU is present: test_gpu.py runs the library")
-    with pytest.raises(LineaError, match="needs torch with a CUDA device"):
-        linea.compile(SOURCE, target="cuda", chip="sm_80")
+    kernel = linea.compile(SOURCE, target="cuda", chip="sm_80")
+    assert kernel.library == library and kernel.target == "cuda" and kernel.chip == "sm_80"
+    with pytest.raises(LineaError, match=r"linea.Kernel main was compiled for target='cuda' "
+                                         r"\(sm_80\); this machine has no CUDA device visible"):
+        kernel(*arrays((9, 8), (9, 8), (9, 4)), 3)
     with pytest.raises(LineaError, match="takes pipeline options as keywords"):
         linea.compile(SOURCE, target="cuda", pipeline="linea-optimize")

@@ -88,5 +88,8 @@ def test_right_spellings_run(program, tmp_path):
     np.save(x, np.random.default_rng(0).standard_normal((8, 4)).astype(np.float32))
     result = subprocess.run([tool("linea-run"), program, "--pipeline",
                              "linea-optimize{chunk-size=4}", "--arg", str(x)],
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
+    # No --output-dir: a summary line, and no result file in the working directory.
+    assert result.stdout.startswith("result0: shape 8x4, sum "), result.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["presum.mlir", "x.npy"]

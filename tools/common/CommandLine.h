@@ -11,6 +11,7 @@
 
 #include "linea/Pipelines/OptionCheck.h"
 #include "linea/Raise/Passes.h"
+#include "linea/Transforms/Passes.h"
 #include "linea/Version.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -117,6 +118,9 @@ struct ProgramOptions {
   /// linea-raise on every function, unless --no-raise: it is exact, so it
   /// runs wherever Linea compiles.
   void addRaiseTo(mlir::OpPassManager &pm) const {
+    // The sizes the model's IR assumes are checked before anything
+    // canonicalizes them away (linea-check-assumed-sizes).
+    pm.addPass(mlir::linea::createLineaCheckAssumedSizes());
     if (!noRaise)
       pm.addNestedPass<mlir::func::FuncOp>(mlir::linea::createLineaRaise());
   }

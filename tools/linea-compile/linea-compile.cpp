@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../common/CommandLine.h"
+#include "../common/Diagnostics.h"
 #include "linea/Conversion/Passes.h"
 #include "linea/Dialect/LineaDialect.h"
 #include "linea/Dialect/TMTensor.h"
@@ -594,6 +595,12 @@ int main(int argc, char **argv) {
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
   MLIRContext context(registry);
+  // Errors, warnings and remarks one line each (a pass's explain=1 remarks
+  // reach the caller: linea.compile(..., explain=1) prints them).
+  ScopedDiagnosticHandler diagnostics(&context, [](Diagnostic &diag) {
+    linea::tools::printDiagnostic("linea-compile", diag);
+    return success();
+  });
 
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(options.program.file, &context);
   if (!module)

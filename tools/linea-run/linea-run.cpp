@@ -12,7 +12,9 @@
 // (linea-lower-to-cpu), JIT-compiles with MLIR's ExecutionEngine and calls
 // the entry function. Tensor arguments come from .npy files, index and
 // integer arguments from the command line; result k is written to
-// DIR/result{k}.npy. Every user error is one line on stderr and exit code 1.
+// DIR/result{k}.npy with --output-dir DIR, and without it nothing is written:
+// each result's shape, sum and L2 norm are printed instead. Every user error
+// is one line on stderr and exit code 1.
 //
 // Under `mpirun -np P`, --sequence-parallel runs linea-sequence-parallel
 // first: each rank takes its rows of the sharded arguments, and rank 0
@@ -26,6 +28,7 @@
 #include "SequenceParallel.h"
 #endif
 #include "../common/CommandLine.h"
+#include "../common/Diagnostics.h"
 
 #include "linea/Dialect/LineaDialect.h"
 #include "linea/Dialect/TMTensor.h"
@@ -59,6 +62,7 @@
 #include <limits>
 #include <malloc.h>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -87,7 +91,7 @@ struct Options {
   linea::tools::ProgramOptions program;
   std::string entry;
   std::vector<std::string> args;
-  std::string outputDir = ".";
+  std::string outputDir; // empty: print a summary of each result, write nothing
   int repeat = 0;
   bool reuseMemory = false;
   bool sequenceParallel = false, stats = false;
@@ -96,7 +100,9 @@ struct Options {
 constexpr const char *kUsage =
     "usage: linea-run FILE.mlir [--entry NAME] [--pipeline P | --no-optimize] "
     "[--no-raise] [--arg A]... [--output-dir DIR] [--repeat N] [--reuse-memory] "
-    "[--sequence-parallel [--stats]] [--version]";
+    "[--sequence-parallel [--stats]] [--version]; result k goes to "
+    "DIR/result{k}.npy, and without --output-dir nothing is written (each "
+    "result's shape, sum and L2 norm are printed)";
 
 Options parseOptions(int argc, char **argv) {
   Options options;
@@ -129,26 +135,6 @@ Options parseOptions(int argc, char **argv) {
     die("--stats counts the bytes of a --sequence-parallel run; add "
         "--sequence-parallel");
   return options;
-}
-
-/// Prints every diagnostic as one line: `linea-run: error: file:l:c: msg`.
-void printDiagnostic(Diagnostic &diag) {
-  StringRef severity = "error";
-  if (diag.getSeverity() == DiagnosticSeverity::Warning)
-    severity = "warning";
-  else if (diag.getSeverity() == DiagnosticSeverity::Remark)
-    severity = "remark";
-  else if (diag.getSeverity() == DiagnosticSeverity::Note)
-    return;
-  std::string where;
-  if (auto fileLoc = diag.getLocation()->findInstanceOf<FileLineColLoc>())
-    where = (fileLoc.getFilename().str() + ":" +
-             std::to_string(fileLoc.getLine()) + ":" +
-             std::to_string(fileLoc.getColumn()) + ": ");
-  std::string message = diag.str();
-  std::replace(message.begin(), message.end(), '\n', ' ');
-  llvm::errs() << "linea-run: " << severity << ": " << where << message
-               << "\n";
 }
 
 func::FuncOp findEntry(ModuleOp module, StringRef name) {
@@ -579,7 +565,7 @@ int main(int argc, char **argv) {
   registerAllToLLVMIRTranslations(registry);
   MLIRContext context(registry);
   ScopedDiagnosticHandler diagnostics(&context, [](Diagnostic &diag) {
-    printDiagnostic(diag);
+    linea::tools::printDiagnostic("linea-run", diag);
     return success();
   });
 
@@ -730,7 +716,10 @@ int main(int argc, char **argv) {
 #ifdef LINEA_HAVE_MPI
   writes = job.rank == 0;
 #endif
-  if (writes && !llvm::sys::fs::is_directory(options.outputDir))
+  // Results go to files only where --output-dir says; without it, one line
+  // per result (its shape, sum and L2 norm) and no file.
+  bool toFiles = !options.outputDir.empty();
+  if (writes && toFiles && !llvm::sys::fs::is_directory(options.outputDir))
     if (std::error_code ec = llvm::sys::fs::create_directories(options.outputDir))
       die("cannot create output directory '" + options.outputDir +
           "': " + ec.message());
@@ -748,6 +737,19 @@ int main(int argc, char **argv) {
 #endif
     if (!writes)
       continue;
+    if (!toFiles) {
+      double sum = 0, squares = 0;
+      for (float value : elements) {
+        sum += value;
+        squares += double(value) * value;
+      }
+      std::string dims;
+      for (int64_t size : shape)
+        dims += (dims.empty() ? "" : "x") + std::to_string(size);
+      llvm::outs() << "result" << k << ": shape " << (dims.empty() ? "()" : dims)
+                   << llvm::format(", sum %.6f, l2 %.6f\n", sum, std::sqrt(squares));
+      continue;
+    }
     llvm::SmallString<256> path(options.outputDir);
     llvm::sys::path::append(path, "result" + std::to_string(k) + ".npy");
     // f16 as float16 (exact); bf16, which numpy lacks, as float32 (exact).

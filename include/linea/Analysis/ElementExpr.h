@@ -62,7 +62,8 @@ struct ElementExpr {
   }
   /// The constant as a double, if this is a float or integer constant.
   std::optional<double> getConstantValue() const;
-  /// A one-line rendering, for remarks (`select(t - i <= 0, A[b, i, t], 0)`).
+  /// A one-line rendering in math notation, for remarks
+  /// (`d3 - d2 <= 0 ? generic[d0, d2, d3] : 0`; casts and roundings elided).
   std::string str() const;
 };
 

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/Path.h"
 
 namespace mlir::linea {
 #define GEN_PASS_DEF_LINEAROUTECHECKS
@@ -71,12 +72,12 @@ public:
   LogicalResult run() {
     SmallVector<Operation *> checks;
     module.walk([&](Operation *op) {
-      // Without a handler upstream's cf.assert lowering stands; in a GPU
-      // kernel it stands too (NVVM's `__assertfail`: no host handler can
-      // be called from the device).
+      // A front end's cf.assert is reported like a check (with or without a
+      // handler: its message then names where it is and what it compared);
+      // in a GPU kernel upstream's lowering stands (NVVM's `__assertfail`:
+      // no host handler can be called from the device).
       if (isa<CheckOp>(op) ||
-          (isa<cf::AssertOp>(op) && !handler.empty() &&
-           !op->getParentOfType<gpu::GPUModuleOp>()))
+          (isa<cf::AssertOp>(op) && !op->getParentOfType<gpu::GPUModuleOp>()))
         checks.push_back(op);
     });
     if (checks.empty())
@@ -91,10 +92,8 @@ public:
         fail(check.getLoc(), check.getCondition(),
              [&] { reportFormatted(check); });
       else if (auto assert = dyn_cast<cf::AssertOp>(op))
-        fail(assert.getLoc(), assert.getArg(), [&] {
-          report(assert.getLoc(),
-                 constantString(assert.getLoc(), assert.getMsg()));
-        });
+        fail(assert.getLoc(), assert.getArg(),
+             [&] { reportAssert(assert); });
       op->erase();
     }
     return success();
@@ -119,6 +118,66 @@ private:
     }
     LLVM::CallOp::create(b, loc, puts, ValueRange{text});
     LLVM::CallOp::create(b, loc, abort, ValueRange{});
+  }
+
+  /// A front end's `cf.assert` (torch-mlir's "mismatched size for
+  /// broadcast") reported with where it is in the model and, where its
+  /// condition compares two integers, both of them: the message alone names
+  /// neither the op nor the sizes.
+  void reportAssert(cf::AssertOp assert) {
+    Location loc = assert.getLoc();
+    // (A message that names its place already, `f.mlir:2:6: ...` as
+    // linea-insert-runtime-checks writes them, is kept as it is.)
+    StringRef message = assert.getMsg();
+    std::string text =
+        (namesItsPlace(message) ? "" : sourceOf(loc)) + message.str();
+    arith::CmpIOp compare = comparisonOf(assert);
+    if (!compare) {
+      report(loc, constantString(loc, text));
+      return;
+    }
+    std::string format;
+    for (char c : text) {
+      format += c;
+      if (c == '%')
+        format += '%';
+    }
+    format += " (compared %lld and %lld)";
+    SmallVector<Value> values = {asLongLong(loc, compare.getLhs()),
+                                 asLongLong(loc, compare.getRhs())};
+    func::CallOp::create(b, loc, formatter(loc, format, values.size()),
+                         values);
+  }
+
+  /// The integer comparison an assert checks, whose sides its message
+  /// shows, or null.
+  static arith::CmpIOp comparisonOf(cf::AssertOp assert) {
+    return assert.getArg().getDefiningOp<arith::CmpIOp>();
+  }
+
+  /// Whether `message` starts with `name:line`.
+  static bool namesItsPlace(StringRef message) {
+    StringRef name = message.take_until([](char c) { return c == ':'; });
+    if (name.empty() || name.size() == message.size() ||
+        name.contains(' '))
+      return false;
+    StringRef line = message.drop_front(name.size() + 1);
+    return !line.empty() && llvm::isDigit(line.front());
+  }
+
+  /// `file:line: ` of the first file location in `loc`, or nothing.
+  static std::string sourceOf(Location loc) {
+    std::string where;
+    loc->walk([&](Location inner) {
+      if (auto file = dyn_cast<FileLineColLoc>(inner)) {
+        where = (llvm::sys::path::filename(file.getFilename().getValue()) +
+                 ":" + Twine(file.getLine()) + ": ")
+                    .str();
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return where;
   }
 
   Value constantString(Location loc, StringRef text) {
@@ -193,6 +252,8 @@ private:
       return found;
     };
     bool showsValues = llvm::any_of(checks, [](Operation *op) {
+      if (auto assert = dyn_cast<cf::AssertOp>(op))
+        return bool(comparisonOf(assert));
       auto check = dyn_cast<CheckOp>(op);
       return check && !check.getValues().empty();
     });

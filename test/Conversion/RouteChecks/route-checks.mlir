@@ -102,3 +102,23 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// A front end's assert of an integer comparison (torch-mlir's broadcast
+// check): its message gets the model's source line and both sides, printed
+// by a formatter only when it fails.
+// CHECK-DAG: llvm.func @snprintf(!llvm.ptr, i64, !llvm.ptr, ...) -> i32
+// CHECK-DAG: llvm.mlir.global internal constant @[[FORMAT:linea_check_message[_0-9]*]]("linear.py:134: mismatched size for broadcast (compared %lld and %lld)\00")
+// CHECK-LABEL: func.func @broadcast
+// CHECK-SAME: (%[[A:.+]]: index, %[[B:.+]]: index)
+// CHECK: scf.if
+// CHECK:   %[[X:.+]] = arith.index_cast %[[A]] : index to i64
+// CHECK:   %[[Y:.+]] = arith.index_cast %[[B]] : index to i64
+// CHECK:   func.call @{{linea_check_failure[_0-9]*}}(%[[X]], %[[Y]]) : (i64, i64) -> ()
+// CHECK-NOT: cf.assert
+func.func @broadcast(%a: index, %b: index) {
+  %same = arith.cmpi eq, %a, %b : index
+  cf.assert %same, "mismatched size for broadcast" loc("/site-packages/torch/nn/modules/linear.py":134:0)
+  return
+}

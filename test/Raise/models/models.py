@@ -542,16 +542,22 @@ class TransposedScores(torch.nn.Module):
 
 
 def entry(module, shapes, raises, dynamic=False, remark=None, L=16, ops=None, ids=None,
-          dtype="float32"):
+          dtype="float32", dynamic_batch=False):
     """`raises`: the raise remarks in order; `ops`: the Linea ops of the
     raised IR in order, where they are not the raises' (a fold absorbs the
     steps it replaced, and holds one of them); `ids`: for a packed layer,
     the makers `(L, rng) -> int64 array` of its last input, the first one
     the exporter's; `dtype`: the torch dtype name the layer is exported in
-    (float16, bfloat16: a half-precision model)."""
+    (float16, bfloat16: a half-precision model); `dynamic_batch`: dim 0
+    dynamic too, exported as `linea.from_torch` exports (its view repairs)."""
     return dict(module=module, shapes=shapes, raises=raises, dynamic=dynamic,
                 remark=remark, L=L, ops=ops or [r.split(" ")[0] for r in raises],
-                ids=ids, dtype=dtype)
+                ids=ids, dtype=dtype, dynamic_batch=dynamic_batch)
+
+
+class LinearTransformerOneBlock(LinearTransformerBlock):
+    def __init__(self):
+        super().__init__(0)
 
 
 causal = ["linear_attention mask = causal"]
@@ -603,6 +609,11 @@ CORPUS = {
     "nm_band_buffer": entry(BandBufferMask, qkv, [], remark="mask is a 16 x 16 constant table"),
     "model_linear_transformer": entry(LinearTransformer, lambda L: [(B, L, H * D)],
                                       ["linear_attention mask = causal normalize"] * 2),
+    # Every dim dynamic: the projections merge batch and length (`[B * L,
+    # D]` rows), the heads batch and heads (`[B * H, L, D]`).
+    "model_linear_transformer_dynamic_batch": entry(
+        LinearTransformerOneBlock, lambda L: [(B, L, H * D)],
+        ["linear_attention mask = causal normalize"], dynamic=True, dynamic_batch=True),
     "fold_segments": entry(FoldedSegments, lambda L: [(B, L, H * D)],
                            ["attention mask = causal"] * 4 + [f"fold segment_length = {SEGMENT}"],
                            ops=["fold", "attention", "yield"]),
