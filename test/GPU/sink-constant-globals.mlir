@@ -35,3 +35,26 @@ func.func @add_bias(%x: memref<128xf32>) {
   }
   return
 }
+
+// A view of a constant (a bias split into heads) is made inside the launch
+// too, from the fetch it clones there.
+memref.global "private" constant @heads_bias : memref<128xf32> = dense<2.0>
+// CHECK-LABEL: func.func @view_of_bias
+// CHECK: gpu.launch
+// CHECK-NEXT: %[[FETCH:.+]] = memref.get_global @heads_bias : memref<128xf32>
+// CHECK-NEXT: %[[HEADS:.+]] = memref.expand_shape %[[FETCH]] {{\[\[}}0, 1]] output_shape [4, 32]
+// CHECK: memref.load %[[HEADS]]
+func.func @view_of_bias(%x: memref<4x32xf32>) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %bias = memref.get_global @heads_bias : memref<128xf32>
+  %heads = memref.expand_shape %bias [[0, 1]] output_shape [4, 32] : memref<128xf32> into memref<4x32xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c4, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %b = memref.load %heads[%bx, %tx] : memref<4x32xf32>
+    memref.store %b, %x[%bx, %tx] : memref<4x32xf32>
+    gpu.terminator
+  }
+  return
+}
