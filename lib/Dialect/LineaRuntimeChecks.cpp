@@ -81,6 +81,11 @@ std::string mlir::linea::checkMessageAt(Location loc, StringRef text) {
   return escapeBraces(describeCheckLocation(loc)) + ": " + text.str();
 }
 
+std::string mlir::linea::runtimeCheckMessage(Operation *op, StringRef what) {
+  return describeCheckLocation(op->getLoc()) + ": " +
+         op->getName().getStringRef().str() + ": " + what.str();
+}
+
 /// A `linea.check` that `condition` holds, its message `prefix + text`.
 static void checkHolds(OpBuilder &b, Location loc, StringRef prefix,
                        Value condition, const Twine &text, ValueRange values) {

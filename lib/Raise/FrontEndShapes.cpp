@@ -328,9 +328,6 @@ struct ReshapeToExpandOrCollapse : OpRewritePattern<tensor::ReshapeOp> {
       }
       return productOfValue(cast<Value>(size), kProductDepth);
     };
-    auto productOfRun = [&](ArrayRef<SizeProduct> run) {
-      return SmallVector<SizeProduct>(run.begin(), run.end());
-    };
     SmallVector<SizeProduct> sourceProducts, sizeProducts;
     for (int64_t d = 0; d < sourceType.getRank(); ++d)
       sourceProducts.push_back(productOfDim(source, d, kProductDepth));
@@ -345,9 +342,8 @@ struct ReshapeToExpandOrCollapse : OpRewritePattern<tensor::ReshapeOp> {
                                ValueBoundsConstraintSet::Variable(sizes[j]));
           },
           [&](size_t k, size_t j, size_t n) {
-            return provedProduct(
-                sourceProducts[k],
-                productOfRun(ArrayRef(sizeProducts).slice(j, n)));
+            return provedProduct(sourceProducts[k],
+                                 ArrayRef(sizeProducts).slice(j, n));
           });
       if (!groups)
         return rewriter.notifyMatchFailure(
@@ -370,9 +366,8 @@ struct ReshapeToExpandOrCollapse : OpRewritePattern<tensor::ReshapeOp> {
                              {source, int64_t(j)});
         },
         [&](size_t k, size_t j, size_t n) {
-          return provedProduct(
-              sizeProducts[k],
-              productOfRun(ArrayRef(sourceProducts).slice(j, n)));
+          return provedProduct(sizeProducts[k],
+                               ArrayRef(sourceProducts).slice(j, n));
         });
     if (!groups)
       return rewriter.notifyMatchFailure(

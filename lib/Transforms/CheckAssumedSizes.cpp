@@ -80,20 +80,15 @@ void checkLoopExtents(OpBuilder &b, linalg::LinalgOp op) {
                                          size, expected);
       linea::CheckOp::create(
           b, loc, same,
-          linea::describeCheckLocation(loc) + ": " +
-              op->getName().getStringRef().str() + ": dim " +
-              std::to_string(d) + " of operand " +
-              std::to_string(operand->getOperandNumber()) +
-              " is {0}, where the op's other operands make it {1} (the "
-              "model's IR assumes that size)",
+          linea::checkMessageAt(
+              loc, (op->getName().getStringRef() + ": dim " + Twine(d) +
+                    " of operand " + Twine(operand->getOperandNumber()) +
+                    " is {0}, where the op's other operands make it {1} (the "
+                    "model's IR assumes that size)")
+                       .str()),
           ValueRange{size, expected});
     }
   }
-}
-
-std::string oneLineMessage(Operation *op, StringRef what) {
-  return linea::describeCheckLocation(op->getLoc()) + ": " +
-         op->getName().getStringRef().str() + ": " + what.str();
 }
 
 struct LineaCheckAssumedSizesPass
@@ -121,7 +116,7 @@ struct LineaCheckAssumedSizesPass
       }
       builder.setInsertionPoint(cast);
       verifiable.generateRuntimeVerification(builder, cast.getLoc(),
-                                             oneLineMessage);
+                                             linea::runtimeCheckMessage);
     }
   }
 };

@@ -22,11 +22,6 @@ using namespace mlir::linea;
 
 namespace {
 
-std::string oneLineMessage(Operation *op, StringRef what) {
-  return describeCheckLocation(op->getLoc()) + ": " +
-         op->getName().getStringRef().str() + ": " + what.str();
-}
-
 struct LineaInsertRuntimeChecksPass
     : linea::impl::LineaInsertRuntimeChecksBase<LineaInsertRuntimeChecksPass> {
   void runOnOperation() override {
@@ -38,7 +33,7 @@ struct LineaInsertRuntimeChecksPass
     OpBuilder builder(&getContext());
     for (RuntimeVerifiableOpInterface op : ops) {
       builder.setInsertionPoint(op);
-      op.generateRuntimeVerification(builder, op.getLoc(), oneLineMessage);
+      op.generateRuntimeVerification(builder, op.getLoc(), linea::runtimeCheckMessage);
     }
   }
 };

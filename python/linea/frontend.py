@@ -17,9 +17,7 @@ import hashlib
 import os
 import pathlib
 import re
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -28,7 +26,8 @@ from .compiler import cache_dir
 from .compiler import compile as _compile
 from .fx_locations import point_at_user_code
 from .fx_views import collapse_dynamic_merges
-from .runner import LineaError, build_dir
+from .report import raise_report  # noqa: F401 (linea.frontend.raise_report)
+from .runner import LineaError
 
 _INSTALL_HINT = ("torch-mlir (and PyTorch >= 2.1) are not importable from this Python; "
                  "scripts/install-frontend.sh makes .deps/frontend with them: run "
@@ -328,8 +327,6 @@ def _dense_booleans(text):
                   r'(dense)<"0x([0-9A-Fa-f]+)"> : tensor<([0-9x]*)xi1>', packed, text)
 
 
-# The raise report (linea/report.py): `raise_report(text, explain=1)`.
-from .report import raise_report  # noqa: E402,F401
 
 
 class Model:

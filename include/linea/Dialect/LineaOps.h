@@ -103,6 +103,11 @@ std::string describeCheckLocation(Location loc);
 /// (the message reads `{N}` as a value; `text` may use them so).
 std::string checkMessageAt(Location loc, StringRef text);
 
+/// The message of an op's RuntimeVerifiableOpInterface check, one line:
+/// `location: op-name: what` (the generator linea-insert-runtime-checks
+/// and linea-check-assumed-sizes hand the interface).
+std::string runtimeCheckMessage(Operation *op, StringRef what);
+
 /// Entry `n` of a packed sequence's offsets (an index, i32 or i64 tensor),
 /// as an index.
 Value segmentOffset(OpBuilder &b, Location loc, Value offsets, Value n);

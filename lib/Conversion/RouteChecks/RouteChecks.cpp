@@ -46,16 +46,22 @@ LLVM::GlobalOp stringGlobal(OpBuilder &b, ModuleOp module, Location loc,
   return global;
 }
 
-/// A check's message as a printf format: text as is (`%` doubled), each
-/// value a `%lld`.
+/// `text` as literal printf text: each `%` doubled.
+std::string printfLiteral(StringRef text) {
+  std::string literal;
+  for (char c : text) {
+    literal += c;
+    if (c == '%')
+      literal += '%';
+  }
+  return literal;
+}
+
+/// A check's message as a printf format: text as is, each value a `%lld`.
 std::string printfFormat(const CheckOp::Pieces &pieces) {
   std::string format;
   for (auto [i, text] : llvm::enumerate(pieces.text)) {
-    for (char c : text) {
-      format += c;
-      if (c == '%')
-        format += '%';
-    }
+    format += printfLiteral(text);
     if (i < pieces.refs.size())
       format += "%lld";
   }
@@ -136,13 +142,7 @@ private:
       report(loc, constantString(loc, text));
       return;
     }
-    std::string format;
-    for (char c : text) {
-      format += c;
-      if (c == '%')
-        format += '%';
-    }
-    format += " (compared %lld and %lld)";
+    std::string format = printfLiteral(text) + " (compared %lld and %lld)";
     SmallVector<Value> values = {asLongLong(loc, compare.getLhs()),
                                  asLongLong(loc, compare.getRhs())};
     func::CallOp::create(b, loc, formatter(loc, format, values.size()),
