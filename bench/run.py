@@ -27,6 +27,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 from linea import run as linea_run  # noqa: E402
 from linea.runner import linea_run_path  # noqa: E402
+from measure import with_threads  # noqa: E402
 
 RNG = np.random.default_rng(0)
 
@@ -399,6 +400,45 @@ def bench_runtime_checks(table, L, repeat):
               "the same, runtime-checks=0", "ratio ~ 1: the checks cost noise (alternating rounds)")
 
 
+def projection_program(L, D, H, grouped):
+    """`x @ W` over [L, D] x [D, D]: as linalg.matmul, or (grouped) as the
+    generic the raise leaves where the model views the result as H heads,
+    `(m, k) x (k, h, d) -> (m, h, d)`."""
+    x, e = ttype((L, D)), D // H
+    if not grouped:
+        w, c = ttype((D, D)), ttype((L, D))
+        body = f"  %r = linalg.matmul ins(%x, %w : {x}, {w}) outs(%f : {c}) -> {c}\n"
+    else:
+        w, c = ttype((D, H, e)), ttype((L, H, e))
+        body = ("  %r = linalg.generic {indexing_maps = [affine_map<(m, h, d, k) -> (m, k)>, "
+                "affine_map<(m, h, d, k) -> (k, h, d)>, affine_map<(m, h, d, k) -> (m, h, d)>], "
+                'iterator_types = ["parallel", "parallel", "parallel", "reduction"]}\n'
+                f"      ins(%x, %w : {x}, {w}) outs(%f : {c}) {{\n"
+                "  ^bb0(%a: f32, %b: f32, %o: f32):\n"
+                "    %p = arith.mulf %a, %b : f32\n    %s = arith.addf %o, %p : f32\n"
+                f"    linalg.yield %s : f32\n  }} -> {c}\n")
+    return (f"func.func @f(%x: {x}, %w: {w}) -> {c} {{\n  %zero = arith.constant 0.0 : f32\n"
+            f"  %e = tensor.empty() : {c}\n"
+            f"  %f = linalg.fill ins(%zero : f32) outs(%e : {c}) -> {c}\n{body}"
+            f"  return %r : {c}\n}}\n")
+
+
+def bench_grouped_projection(table, repeat, L=4096, D=256, H=4):
+    """Issue 59's projection viewed as heads: the contraction over grouped
+    dims against the same product as linalg.matmul (the kernels take both
+    once linea-collapse-contraction-groups merges the heads)."""
+    x = RNG.standard_normal((L, D)).astype(np.float32)
+    w = RNG.standard_normal((D, D)).astype(np.float32)
+    for threads in (1, 2):
+        grouped = linea_ms(projection_program(L, D, H, True), [x, w.reshape(D, H, D // H)],
+                           repeat, threads=threads)
+        plain = linea_ms(projection_program(L, D, H, False), [x, w], repeat, threads=threads)
+        table.add(with_threads(f"projection viewed as {H} heads, [{L}, {D}] x [{D}, {H}, "
+                               f"{D // H}]", threads),
+                  grouped, plain, "the same product as linalg.matmul",
+                  "issue 59: within 1.2x")
+
+
 def bench_call_overhead(table, repeat):
     """A tiny program (presum over 4 x 8): the cost of a call from Python,
     in-process (linea.compile) against a linea-run subprocess (linea.run)."""
@@ -438,6 +478,7 @@ def main():
     bench_chunk_parallel(table, L, opts.repeat)
     bench_backward(table, L, opts.repeat)
     bench_runtime_checks(table, L, opts.repeat)
+    bench_grouped_projection(table, opts.repeat)
     bench_call_overhead(table, opts.repeat)
     fold = bench_fold_memory(fold_lengths)
 

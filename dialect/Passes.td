@@ -666,6 +666,42 @@ def LineaFuseElementwise : Pass<"linea-fuse-elementwise"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def LineaCollapseContractionGroups : Pass<"linea-collapse-contraction-groups"> {
+  let summary = "Merge a contraction's grouped m, n or k dims into one loop";
+  let description = [{
+    A contraction on tensors (a `linalg.generic` whose body multiplies and
+    adds, over projected permutations) whose m, n or k is a group of several
+    dims, as the raise leaves a projection `x @ W` whose result the model
+    views as heads, `(m, k) x (k, h, d) -> (m, h, d)`, has each such group
+    merged into one loop (`linalg::collapseOpIterationDims`) where the
+    group's dims are contiguous, in one order, in every operand that reads
+    any of them (the loops are first reordered so that the group's are
+    consecutive in that order, where they are not): the operands are
+    `tensor.collapse_shape` views, the result is expanded back, and the op is
+    the plain contraction the register-tiled kernels of
+    `linea-vectorize-contractions` take. Batch dims stay as they are (the
+    kernels loop over any number). A group that is not contiguous in some
+    operand (a transposed view) is left as written.
+
+    ```mlir
+    %p = linalg.generic {indexing_maps = [(m, h, d, k) -> (m, k),
+                                          (m, h, d, k) -> (k, h, d),
+                                          (m, h, d, k) -> (m, h, d)], ...}
+        ins(%x, %w : tensor<4096x256xf32>, tensor<256x4x64xf32>)
+        outs(%init : tensor<4096x4x64xf32>)
+    // becomes
+    %w2 = tensor.collapse_shape %w [[0], [1, 2]] : tensor<256x4x64xf32> into tensor<256x256xf32>
+    %i2 = tensor.collapse_shape %init [[0], [1, 2]] : ...
+    %p2 = linalg.generic {indexing_maps = [(m, n, k) -> (m, k), (m, n, k) -> (k, n),
+                                           (m, n, k) -> (m, n)], ...}
+        ins(%x, %w2 : ...) outs(%i2 : tensor<4096x256xf32>)
+    %p = tensor.expand_shape %p2 [[0], [1, 2]] ... into tensor<4096x4x64xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def LineaSelectForms : Pass<"linea-select-forms"> {
   let summary = "Choose each op's form and chunk size with the cost model";
   let description = [{

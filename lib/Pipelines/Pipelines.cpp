@@ -320,6 +320,9 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm,
   if (options.fuseElementwise)
     pm.addNestedPass<func::FuncOp>(createLineaFuseElementwise());
   if (options.vectorize) {
+    // A projection whose heads the raise folded into its product, merged
+    // back into the matmul the kernels take.
+    pm.addNestedPass<func::FuncOp>(createLineaCollapseContractionGroups());
     LineaVectorizeScansOptions scans;
     scans.vectorWidth = vectorWidth;
     pm.addNestedPass<func::FuncOp>(createLineaVectorizeScans(scans));

@@ -1,4 +1,7 @@
+import hashlib
+import os
 import pathlib
+import subprocess
 import sys
 
 import pytest
@@ -6,11 +9,6 @@ import pytest
 here = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(here))
 sys.path.insert(0, str(here.parent))
-
-
-def pytest_configure(config):
-    config.addinivalue_line(
-        "markers", "gpu: runs on a CUDA device; without one it compiles and is skipped")
 
 
 # The suites whose programs run as emulated GPU blocks: an OpenMP team of up
@@ -21,7 +19,74 @@ EMULATED_BLOCKS = {"test_gpu_emulation.py", "test_ptx_layouts.py",
                    "test_cost_model_blocks.py"}
 
 
+# The largest suites run a seeded sample of their cases in a plain run (the
+# CI's budget is 75 minutes on two cores), the fraction each keeps here. The
+# seed is the commit under test, so that a run is reproducible and
+# successive commits cover different cases; LINEA_TEST_SAMPLE_SEED sets another,
+# LINEA_TEST_ALL=1 runs every case. Each test function keeps at least one
+# of its cases.
+SAMPLED = {"test_differentiate.py": 0.5, "test_sequence_parallel.py": 0.4,
+           "test_packed.py": 0.6, "test_raise.py": 0.7, "test_optimizer.py": 0.5,
+           "test_chunk_parallel.py": 0.7, "test_differential.py": 0.5,
+           "test_gpu_emulation.py": 0.7}
+# Single cases of a minute or more in the emulation: each runs in one plain
+# run of four.
+SLOW_FRACTION = 0.25
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "gpu: runs on a CUDA device; without one it compiles and is skipped")
+    config.addinivalue_line(
+        "markers", "slow: a case of a minute or more, run in one plain run of four "
+        "(LINEA_TEST_ALL=1: always)")
+
+
+def sample_seed():
+    """LINEA_TEST_SAMPLE_SEED, else the commit under test, else a fixed seed."""
+    if "LINEA_TEST_SAMPLE_SEED" in os.environ:
+        return os.environ["LINEA_TEST_SAMPLE_SEED"]
+    done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
+                          text=True)
+    return done.stdout.strip() if done.returncode == 0 else "linea"
+
+
+def kept(seed, nodeid, fraction):
+    digest = hashlib.sha256(f"{seed}\0{nodeid}".encode()).digest()
+    return int.from_bytes(digest[:4], "little") < fraction * (1 << 32)
+
+
+def sample(config, items):
+    """The items a plain run keeps (see SAMPLED); the rest deselected."""
+    seed = sample_seed()
+    keep, dropped = [], []
+    by_function = {}
+    for item in items:
+        fraction = SAMPLED.get(item.path.name, 1.0)
+        if item.get_closest_marker("slow"):
+            fraction = min(fraction, SLOW_FRACTION)
+        (keep if fraction >= 1.0 or kept(seed, item.nodeid, fraction) else dropped).append(item)
+        by_function.setdefault((item.path.name, item.originalname), []).append(item)
+    # A function none of whose cases was drawn keeps its first by the seed.
+    kept_ids = {id(item) for item in keep}
+    for cases in by_function.values():
+        if not any(id(item) in kept_ids for item in cases):
+            first = min(cases, key=lambda item: hashlib.sha256(
+                f"{seed}\0{item.nodeid}".encode()).digest())
+            if not first.get_closest_marker("slow"):
+                keep.append(first)
+                dropped.remove(first)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        dropped_ids = {id(item) for item in dropped}
+        items[:] = [item for item in items if id(item) not in dropped_ids]
+    sys.stderr.write(f"linea tests: {len(items)} of {len(items) + len(dropped)} cases "
+                     f"(sample seed {seed[:12]}; LINEA_TEST_ALL=1 runs all)\n")
+
+
 def pytest_collection_modifyitems(config, items):
+    if os.environ.get("LINEA_TEST_ALL") != "1":
+        sample(config, items)
     for item in items:
         if item.path.name in EMULATED_BLOCKS:
             item.add_marker(pytest.mark.xdist_group("gpu-emulation"))

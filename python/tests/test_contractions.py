@@ -135,3 +135,73 @@ def test_register_rows_option(rows):
     pipeline = f"linea-optimize,linea-lower-to-cpu{{threads=2 register-rows={rows}}}"
     (got,) = run(program("matmul", shapes, False), arrays, pipeline=pipeline, raising=False)
     assert ref.rel_l2(got, expected("matmul", arrays)) <= TOLERANCE
+
+
+# Contractions over grouped dims (linea-collapse-contraction-groups): the
+# generic the raise leaves where a model views a projection as heads, and its
+# relatives, each an einsum spec (one letter a dim; sizes by letter).
+GROUPED = {
+    # x @ W, viewed as heads: n is (h, d).
+    "heads_after_projection": "mk,khd->mhd",
+    # merged heads projected out over a batch of tokens: m is (b, l), k (h, d).
+    "merged_heads_out": "blhd,hdn->bln",
+    # the heads read transposed in the weights: (h, d) is no view of W, so
+    # the op keeps its form (and must still be right).
+    "heads_transposed_in_weights": "mk,kdh->mhd",
+}
+GROUPED_SIZES = {"m": 37, "k": 19, "h": 3, "d": 8, "b": 2, "l": 5, "n": 7}
+
+
+def grouped_program(spec, dynamic):
+    """`main(A, B) -> C` as one generic: C zero-filled, C += A * B."""
+    inputs, output = spec.split("->")
+    a_dims, b_dims = inputs.split(",")
+    loops = list(dict.fromkeys(output + a_dims + b_dims))
+    iterators = ", ".join('"parallel"' if d in output else '"reduction"' for d in loops)
+    shape = {d: GROUPED_SIZES[d] for d in loops}
+
+    def map_of(dims):
+        return f"affine_map<({', '.join(loops)}) -> ({', '.join(dims)})>"
+
+    def type_of(dims):
+        return tensor([shape[d] for d in dims], dynamic)
+
+    a, b, c = type_of(a_dims), type_of(b_dims), type_of(output)
+    sizes = []
+    for d in output:
+        operand, dims, t = ("a", a_dims, a) if d in a_dims else ("b", b_dims, b)
+        sizes.append((operand, dims.index(d), t))
+    empty = "  %e = tensor.empty() : " + c + "\n"
+    if dynamic:
+        empty = "".join(f"  %i{i} = arith.constant {pos} : index\n"
+                        f"  %d{i} = tensor.dim %{operand}, %i{i} : {t}\n"
+                        for i, (operand, pos, t) in enumerate(sizes))
+        empty += ("  %e = tensor.empty(" + ", ".join(f"%d{i}" for i in range(len(sizes)))
+                  + ") : " + c + "\n")
+    return (f"func.func @main(%a: {a}, %b: {b}) -> {c} {{\n"
+            f"  %zero = arith.constant 0.0 : f32\n{empty}"
+            f"  %f = linalg.fill ins(%zero : f32) outs(%e : {c}) -> {c}\n"
+            f"  %r = linalg.generic {{indexing_maps = [{map_of(a_dims)}, {map_of(b_dims)}, "
+            f"{map_of(output)}], iterator_types = [{iterators}]}}\n"
+            f"      ins(%a, %b : {a}, {b}) outs(%f : {c}) {{\n"
+            f"  ^bb0(%x: f32, %y: f32, %o: f32):\n"
+            f"    %p = arith.mulf %x, %y : f32\n"
+            f"    %s = arith.addf %o, %p : f32\n"
+            f"    linalg.yield %s : f32\n"
+            f"  }} -> {c}\n"
+            f"  return %r : {c}\n}}\n")
+
+
+@pytest.mark.parametrize("dynamic,threads", ((False, 1), (True, 2)))
+@pytest.mark.parametrize("name", sorted(GROUPED))
+def test_grouped_contraction_against_float64(name, dynamic, threads):
+    spec = GROUPED[name]
+    inputs = spec.split("->")[0].split(",")
+    rng = np.random.default_rng(len(name))
+    arrays = [rng.standard_normal([GROUPED_SIZES[d] for d in dims]).astype(np.float32)
+              for dims in inputs]
+    pipeline = f"linea-optimize,linea-lower-to-cpu{{threads={threads}}}"
+    (got,) = run(grouped_program(spec, dynamic), arrays, pipeline=pipeline, raising=False)
+    want = np.einsum(spec, *(x.astype(np.float64) for x in arrays))
+    assert got.shape == want.shape
+    assert ref.rel_l2(got, want) <= TOLERANCE

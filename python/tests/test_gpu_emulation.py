@@ -151,6 +151,7 @@ def test_tensor_cores_are_emulated():
         assert f"llvm.call @{call}" in lowered, call
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gated", [False, True], ids=["plain", "gated"])
 def test_fla_shape(gated):
     """fla's smallest benchmark shape, (B, T, H, D) = (8, 1024, 8, 64), as
@@ -161,6 +162,7 @@ def test_fla_shape(gated):
     check([8, 8], 1024, 64, 64, gated, options="", seed=5)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gated", [False, True], ids=["plain", "gated"])
 def test_long_shape_kernels(gated):
     """The kernels of fla's long shapes at D = 128 ((1, 8192, 96, 128),
