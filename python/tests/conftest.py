@@ -29,17 +29,19 @@ SAMPLED = {"test_differentiate.py": 0.5, "test_sequence_parallel.py": 0.4,
            "test_packed.py": 0.6, "test_raise.py": 0.7, "test_optimizer.py": 0.5,
            "test_chunk_parallel.py": 0.7, "test_differential.py": 0.5,
            "test_gpu_emulation.py": 0.7}
-# Single cases of a minute or more in the emulation: each runs in one plain
-# run of four.
-SLOW_FRACTION = 0.25
+# Cases of a minute or more in the emulation are marked `slow`: a plain run
+# takes one of them, drawn by the seed; `exhaustive` ones (ten minutes on
+# two cores) run only with LINEA_TEST_ALL=1.
 
 
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "gpu: runs on a CUDA device; without one it compiles and is skipped")
     config.addinivalue_line(
-        "markers", "slow: a case of a minute or more, run in one plain run of four "
-        "(LINEA_TEST_ALL=1: always)")
+        "markers", "slow: a case of a minute or more; a plain run takes one slow case, "
+        "drawn by the sample seed (LINEA_TEST_ALL=1: all)")
+    config.addinivalue_line(
+        "markers", "exhaustive: a case of about ten minutes, run only with LINEA_TEST_ALL=1")
 
 
 def sample_seed():
@@ -59,26 +61,33 @@ def kept(seed, nodeid, fraction):
     return int.from_bytes(digest[:4], "little") < fraction * (1 << 32)
 
 
+def draw(seed, item):
+    return hashlib.sha256(f"{seed}\0{item.nodeid}".encode()).digest()
+
+
 def sample(config, items):
-    """The items a plain run keeps (see SAMPLED); the rest deselected."""
+    """The items a plain run keeps (see SAMPLED and the markers above); the
+    rest deselected."""
     seed = sample_seed()
+    slow = [item for item in items if item.get_closest_marker("slow")
+            and not item.get_closest_marker("exhaustive")]
+    chosen_slow = min(slow, key=lambda item: draw(seed, item)) if slow else None
     keep, dropped = [], []
     by_function = {}
     for item in items:
+        if item.get_closest_marker("exhaustive") or item.get_closest_marker("slow"):
+            (keep if item is chosen_slow else dropped).append(item)
+            continue
         fraction = SAMPLED.get(item.path.name, 1.0)
-        if item.get_closest_marker("slow"):
-            fraction = min(fraction, SLOW_FRACTION)
         (keep if fraction >= 1.0 or kept(seed, item.nodeid, fraction) else dropped).append(item)
         by_function.setdefault((item.path.name, item.originalname), []).append(item)
     # A function none of whose cases was drawn keeps its first by the seed.
     kept_ids = {id(item) for item in keep}
     for cases in by_function.values():
         if not any(id(item) in kept_ids for item in cases):
-            first = min(cases, key=lambda item: hashlib.sha256(
-                f"{seed}\0{item.nodeid}".encode()).digest())
-            if not first.get_closest_marker("slow"):
-                keep.append(first)
-                dropped.remove(first)
+            first = min(cases, key=lambda item: draw(seed, item))
+            keep.append(first)
+            dropped.remove(first)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         dropped_ids = {id(item) for item in dropped}

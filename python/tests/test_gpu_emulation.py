@@ -152,7 +152,8 @@ def test_tensor_cores_are_emulated():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("gated", [False, True], ids=["plain", "gated"])
+@pytest.mark.parametrize("gated", [False, pytest.param(True, marks=pytest.mark.exhaustive)],
+                         ids=["plain", "gated"])
 def test_fla_shape(gated):
     """fla's smallest benchmark shape, (B, T, H, D) = (8, 1024, 8, 64), as
     linea-lower-to-nvvm compiles it for an H100 at bf16 (the cost model's
