@@ -32,8 +32,6 @@
 #include <utility>
 #include <vector>
 
-#include <climits>
-
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/syscall.h>

@@ -56,13 +56,13 @@ def sample_seed():
     return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else "linea"
 
 
-def kept(seed, nodeid, fraction):
-    digest = hashlib.sha256(f"{seed}\0{nodeid}".encode()).digest()
-    return int.from_bytes(digest[:4], "little") < fraction * (1 << 32)
-
-
 def draw(seed, item):
+    """The item's draw under `seed`: 32 bytes, uniform."""
     return hashlib.sha256(f"{seed}\0{item.nodeid}".encode()).digest()
+
+
+def kept(seed, item, fraction):
+    return int.from_bytes(draw(seed, item)[:4], "little") < fraction * (1 << 32)
 
 
 def sample(config, items):
@@ -79,7 +79,7 @@ def sample(config, items):
             (keep if item is chosen_slow else dropped).append(item)
             continue
         fraction = SAMPLED.get(item.path.name, 1.0)
-        (keep if fraction >= 1.0 or kept(seed, item.nodeid, fraction) else dropped).append(item)
+        (keep if fraction >= 1.0 or kept(seed, item, fraction) else dropped).append(item)
         by_function.setdefault((item.path.name, item.originalname), []).append(item)
     # A function none of whose cases was drawn keeps its first by the seed.
     kept_ids = {id(item) for item in keep}
