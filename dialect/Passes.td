@@ -554,6 +554,10 @@ def LineaDifferentiate : Pass<"linea-differentiate", "::mlir::ModuleOp"> {
       min/max, select, extf/truncf). Every reduction must be a sum.
     - tensor ops that move data: extract_slice, insert_slice, concat,
       expand_shape, collapse_shape, cast, extract.
+    - a linalg body's `tensor.extract` of a differentiated tensor at computed
+      indices (an embedding's lookup, a gather): a scatter-add of each
+      point's contribution into the tensor's cotangent, in `scf.for` loops
+      over the generic's points (two points may read one element).
 
     An op without a rule (today: calls, ops with regions other than linalg
     bodies and fold bodies, reductions by max) fails the pass with an error
@@ -576,7 +580,8 @@ def LineaDifferentiate : Pass<"linea-differentiate", "::mlir::ModuleOp"> {
                            "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
-                           "::mlir::affine::AffineDialect"];
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def LineaOutlineOps : Pass<"linea-outline-ops", "::mlir::ModuleOp"> {

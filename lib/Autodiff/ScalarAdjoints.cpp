@@ -231,6 +231,17 @@ LogicalResult ScalarSweep::propagate(Operation *op, Value d) {
             "linea-differentiate has no derivative for it";
 }
 
+llvm::DenseMap<Value, Value> mlir::linea::primalValues(Block &body,
+                                                       const IRMapping &primal) {
+  llvm::DenseMap<Value, Value> primalOf;
+  for (BlockArgument arg : body.getArguments())
+    primalOf[arg] = primal.lookup(arg);
+  for (Operation &inner : body.without_terminator())
+    for (Value r : inner.getResults())
+      primalOf[r] = primal.lookup(r);
+  return primalOf;
+}
+
 FailureOr<SmallVector<Value>> mlir::linea::differentiateScalarBody(
     OpBuilder &b, Location loc, Block &body,
     const llvm::DenseMap<Value, Value> &primalOf,

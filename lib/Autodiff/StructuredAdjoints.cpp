@@ -61,14 +61,23 @@ static FailureOr<InitRole> roleOfInit(linalg::GenericOp op, unsigned output) {
          << " is reduced by something other than a sum";
 }
 
-/// Checks what the rule assumes of `op`; fills the roles of its inits.
+/// Checks what the rule assumes of `op`; fills the roles of its inits and
+/// the body's lookups into differentiated tensors from outside (`gathers`:
+/// the only way a body may read one, GatherAdjoint.cpp).
 static LogicalResult checkDifferentiable(linalg::GenericOp op,
                                          const Cotangents &cotangents,
-                                         SmallVector<InitRole> &roles) {
+                                         SmallVector<InitRole> &roles,
+                                         SmallVector<tensor::ExtractOp> &gathers) {
   WalkResult captured = op.getRegion().walk([&](Operation *inner) {
+    auto lookup = dyn_cast<tensor::ExtractOp>(inner);
+    if (lookup && inner->getParentOp() == op.getOperation() &&
+        !op.getRegion().isAncestor(lookup.getTensor().getParentRegion()) &&
+        cotangents.isActive(lookup.getTensor()))
+      gathers.push_back(lookup);
     for (Value v : inner->getOperands())
       if (!op.getRegion().isAncestor(v.getParentRegion()) &&
-          cotangents.isActive(v)) {
+          cotangents.isActive(v) &&
+          !(lookup && v == lookup.getTensor() && llvm::is_contained(gathers, lookup))) {
         inner->emitOpError()
             << "reads a differentiated value from outside its linalg body; "
                "linea-differentiate needs it passed as an input";
@@ -142,12 +151,8 @@ static Value buildOperandAdjoint(OpBuilder &b, const GenericAdjoint &adj,
                                            args.begin() + next + numOutputs);
         for (Operation &inner : forwardBody->without_terminator())
           nb.clone(inner, primal);
-        llvm::DenseMap<Value, Value> primalOf;
-        for (BlockArgument arg : forwardBody->getArguments())
-          primalOf[arg] = primal.lookup(arg);
-        for (Operation &inner : forwardBody->without_terminator())
-          for (Value r : inner.getResults())
-            primalOf[r] = primal.lookup(r);
+        llvm::DenseMap<Value, Value> primalOf =
+            primalValues(*forwardBody, primal);
         FailureOr<SmallVector<Value>> d = differentiateScalarBody(
             nb, nloc, *forwardBody, primalOf, yieldCotangents, {sourceArg});
         Value contribution;
@@ -175,7 +180,8 @@ static Value buildOperandAdjoint(OpBuilder &b, const GenericAdjoint &adj,
 static LogicalResult emitGenericAdjoint(linalg::GenericOp op, OpBuilder &b,
                                         Cotangents &cotangents) {
   GenericAdjoint adj{op, {}, {}, {}, {}};
-  if (failed(checkDifferentiable(op, cotangents, adj.roles)))
+  SmallVector<tensor::ExtractOp> gathers;
+  if (failed(checkDifferentiable(op, cotangents, adj.roles, gathers)))
     return failure();
   Location loc = op.getLoc();
   for (Value result : op->getResults())
@@ -202,6 +208,16 @@ static LogicalResult emitGenericAdjoint(linalg::GenericOp op, OpBuilder &b,
     adj.maps.push_back(op.getMatchingIndexingMap(op.getDpsInitOperand(j)));
   }
 
+  for (tensor::ExtractOp lookup : gathers) {
+    SmallVector<Value> initsRead;
+    for (auto [j, role] : llvm::enumerate(adj.roles))
+      initsRead.push_back(role == InitRole::elementwise
+                              ? op.getDpsInitOperand(j)->get()
+                              : Value());
+    if (failed(emitGatherAdjoint(op, lookup, initsRead, adj.results, b,
+                                 cotangents)))
+      return failure();
+  }
   for (auto [operand, arg] : sources) {
     Value source = operand->get();
     if (!cotangents.isActive(source))

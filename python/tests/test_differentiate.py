@@ -571,3 +571,50 @@ def test_shifted_read():
     leaf = torch.tensor(x, requires_grad=True)
     (leaf[1:] * leaf[:-1] * torch.tensor(dy)).sum().backward()
     assert ref.rel_l2(got, leaf.grad.numpy()) <= TOLERANCE
+
+
+# An embedding's lookup (the table read at token ids inside the body) and a
+# residual that reads the inputs too: y[b, t, j] = x[b, t, j] * table[id, j]^2.
+LOOKUP = """
+func.func @main(%x: tensor<?x?x3xf32>, %ids: tensor<?x?xi64>, %table: tensor<5x3xf32>)
+    -> tensor<?x?x3xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tensor.dim %ids, %c0 : tensor<?x?xi64>
+  %n = tensor.dim %ids, %c1 : tensor<?x?xi64>
+  %e = tensor.empty(%b, %n) : tensor<?x?x3xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(b, t, j) -> (b, t, j)>,
+                                        affine_map<(b, t, j) -> (b, t)>,
+                                        affine_map<(b, t, j) -> (b, t, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %ids : tensor<?x?x3xf32>, tensor<?x?xi64>) outs(%e : tensor<?x?x3xf32>) {
+  ^bb0(%a: f32, %id: i64, %o: f32):
+    %row = arith.index_cast %id : i64 to index
+    %col = linalg.index 2 : index
+    %w = tensor.extract %table[%row, %col] : tensor<5x3xf32>
+    %w2 = arith.mulf %w, %w : f32
+    %p = arith.mulf %a, %w2 : f32
+    linalg.yield %p : f32
+  } -> tensor<?x?x3xf32>
+  return %y : tensor<?x?x3xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("batch,length", [(1, 1), (2, 7), (3, 64)])
+def test_lookup_scatters_its_cotangent(batch, length):
+    """The table's cotangent sums every point that read each row (ids
+    repeat: every row is read several times at L = 64, the first id twice
+    at any length), against torch float64 autograd; the inputs' as usual."""
+    rng = np.random.default_rng(batch * 100 + length)
+    ids = rng.integers(0, 5, (batch, length)).astype(np.int64)
+    ids[-1, -1] = ids[0, 0]
+    x = rng.standard_normal((batch, length, 3)).astype(np.float32)
+    table = rng.standard_normal((5, 3)).astype(np.float32)
+    dy = rng.standard_normal((batch, length, 3)).astype(np.float32)
+    dx, dtable = linea.run(differentiate(LOOKUP), [x, ids, table, dy], entry="main_vjp")
+    xs = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    ts = torch.tensor(table, dtype=torch.float64, requires_grad=True)
+    (xs * ts[torch.tensor(ids)] ** 2 * torch.tensor(dy, dtype=torch.float64)).sum().backward()
+    assert ref.rel_l2(dx, xs.grad.numpy()) <= TOLERANCE
+    assert ref.rel_l2(dtable, ts.grad.numpy()) <= TOLERANCE

@@ -68,3 +68,21 @@ func.func @calls(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = func.call @g(%x) : (tensor<8xf32>) -> tensor<8xf32>
   return %y : tensor<8xf32>
 }
+
+// -----
+
+// A body may read a differentiated tensor from outside only by looking up
+// one element (a gather); any other use of a differentiated value from
+// outside is named.
+func.func @captured_scalar(%x: tensor<8xf32>, %s: f32) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                       iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    // expected-error @+1 {{'arith.mulf' op reads a differentiated value from outside its linalg body; linea-differentiate needs it passed as an input}}
+    %p = arith.mulf %a, %s : f32
+    linalg.yield %p : f32
+  } -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}

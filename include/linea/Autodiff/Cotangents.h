@@ -13,7 +13,10 @@
 #define LINEA_AUTODIFF_COTANGENTS_H
 
 #include "linea/Dialect/LineaOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -101,6 +104,22 @@ LogicalResult emitFoldAdjoint(FoldOp op, OpBuilder &b, Cotangents &cotangents);
 /// ops).
 LogicalResult emitPackedAdjoint(PackedOpInterface op, OpBuilder &b,
                                 Cotangents &cotangents);
+
+/// The cotangent of the tensor a body of `op` reads at computed indices
+/// (`read`, a `tensor.extract` of a value from outside the body: an
+/// embedding's lookup): a scatter-add, over loops on `op`'s points, of each
+/// point's contribution. `initsRead[j]` is output j's init where the body
+/// reads it elementwise (null: an init overwritten or summed into);
+/// `resultCotangents[j]` is result j's cotangent.
+LogicalResult emitGatherAdjoint(linalg::GenericOp op, tensor::ExtractOp read,
+                                ArrayRef<Value> initsRead,
+                                ArrayRef<Value> resultCotangents, OpBuilder &b,
+                                Cotangents &cotangents);
+
+/// The recomputed value of each of `body`'s arguments and op results, by
+/// original value, from the mapping its clone was made with (what
+/// differentiateScalarBody reads as `primalOf`).
+llvm::DenseMap<Value, Value> primalValues(Block &body, const IRMapping &primal);
 
 /// Reverse mode inside one scalar region (a linalg.generic body): given the
 /// body's ops cloned at `b` with `primalOf` mapping the original body values
