@@ -216,11 +216,77 @@ FailureOr<Operation *> lowerToLoops(RewriterBase &rewriter,
 // One kernel per op
 //===----------------------------------------------------------------------===//
 
+/// The number of iterations of `loop`'s band where every bound and step
+/// is a constant.
+std::optional<int64_t> staticTripCount(scf::ParallelOp loop) {
+  int64_t trips = 1;
+  for (auto [lower, upper, step] : llvm::zip(
+           loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    std::optional<int64_t> l = getConstantIntValue(lower);
+    std::optional<int64_t> u = getConstantIntValue(upper);
+    std::optional<int64_t> s = getConstantIntValue(step);
+    if (!l || !u || !s || *s <= 0)
+      return std::nullopt;
+    trips *= std::max<int64_t>(0, llvm::divideCeil(*u - *l, *s));
+  }
+  return trips;
+}
+
+/// A band of a static size `trips`: blocks of `blockSize` threads, thread
+/// t of block b taking iteration b * blockSize + t where it is in range.
+/// (upstream's tiling would give both loops constant bounds, and the
+/// canonicalizer would merge the two, or fold a block loop of one
+/// iteration, dropping their mapping and leaving the op on the host: a
+/// weight's gradient, a reduction over L into [512], was one.) The block
+/// index scaled before the thread loop keeps the two loops apart.
+void mapStaticBand(RewriterBase &rewriter, scf::ParallelOp loop,
+                   int64_t trips, int64_t blockSize) {
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  if (trips <= blockSize) {
+    linea::mapLoopTo(loop, {gpu::Processor::ThreadX});
+    return;
+  }
+  auto blocks = scf::ParallelOp::create(
+      rewriter, loc, ValueRange{cst(0)},
+      ValueRange{cst(llvm::divideCeil(trips, blockSize))}, ValueRange{cst(1)});
+  linea::mapLoopTo(blocks, {gpu::Processor::BlockX});
+  rewriter.setInsertionPointToStart(blocks.getBody());
+  Value base = arith::MulIOp::create(rewriter, loc,
+                                     blocks.getInductionVars()[0],
+                                     cst(blockSize));
+  auto threads =
+      scf::ParallelOp::create(rewriter, loc, ValueRange{cst(0)},
+                              ValueRange{cst(blockSize)}, ValueRange{cst(1)});
+  linea::mapLoopTo(threads, {gpu::Processor::ThreadX});
+  rewriter.setInsertionPointToStart(threads.getBody());
+  Value trip = arith::AddIOp::create(rewriter, loc, base,
+                                     threads.getInductionVars()[0]);
+  Value inRange = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
+                                        trip, cst(trips));
+  auto guard = scf::IfOp::create(rewriter, loc, inRange, false);
+  rewriter.setInsertionPointToStart(guard.thenBlock());
+  Value iv = arith::AddIOp::create(
+      rewriter, loc, loop.getLowerBound()[0],
+      arith::MulIOp::create(rewriter, loc, trip, loop.getStep()[0]));
+  Block *body = loop.getBody();
+  rewriter.eraseOp(body->getTerminator());
+  rewriter.inlineBlockBefore(body, guard.thenBlock()->getTerminator(), {iv});
+  rewriter.eraseOp(loop);
+}
+
 /// Collapses the band to one dim, tiles it by `blockSize`, and maps the
-/// outer loop to blocks and the inner one to threads.
+/// outer loop to blocks and the inner one to threads (a band of static
+/// size: mapStaticBand).
 void mapToBlocksAndThreads(RewriterBase &rewriter, scf::ParallelOp loop,
                            int64_t blockSize) {
+  std::optional<int64_t> trips = staticTripCount(loop);
   loop = collapseToOneDim(rewriter, loop);
+  if (trips && *trips > 0)
+    return mapStaticBand(rewriter, loop, *trips, blockSize);
   auto [outer, inner] =
       scf::tileParallelLoop(loop, {blockSize}, /*noMinMaxBounds=*/false);
   linea::mapLoopTo(outer, {gpu::Processor::BlockX});

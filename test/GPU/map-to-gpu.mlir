@@ -2,14 +2,20 @@
 // RUN: linea-opt %s -linea-map-to-gpu=block-size=16 -canonicalize -convert-parallel-loops-to-gpu -linea-host-shared-allocs -split-input-file | FileCheck %s --check-prefix=LAUNCH
 // RUN: not linea-opt %s -linea-map-to-gpu=block-size=-1 2>&1 | FileCheck %s --check-prefix=BAD
 
-// One thread per output element (8 x 4 collapsed to 32, in blocks of 16);
+// One thread per output element (8 x 4 collapsed to 32, in 2 blocks of 16);
 // the reduction over k runs in each thread, its accumulator in a register:
-// the output element is loaded before the loop and stored after it.
+// the output element is loaded before the loop and stored after it. A band
+// of static size is guarded by its size, the block's base computed before
+// the thread loop: the canonicalizer cannot merge the two loops (which
+// would drop their mapping and leave the op on the host).
 // CHECK-LABEL: func.func @matmul
 // CHECK: %[[C:.+]] = memref.alloc() : memref<8x4xf32>
-// CHECK: scf.parallel (%[[B:.+]]) = (%c0) to (%c32) step (%c16)
-// CHECK:   scf.parallel (%[[T:.+]]) = (%c0) to (%{{.+}}) step (%c1)
-// CHECK:     %[[FLAT:.+]] = arith.addi %[[T]], %[[B]]
+// CHECK: scf.parallel (%[[B:.+]]) = (%c0) to (%c2) step (%c1)
+// CHECK:   %[[BASE:.+]] = arith.muli %[[B]], %c16
+// CHECK:   scf.parallel (%[[T:.+]]) = (%c0) to (%c16) step (%c1)
+// CHECK:     %[[FLAT:.+]] = arith.addi %[[BASE]], %[[T]]
+// CHECK:     %[[IN:.+]] = arith.cmpi slt, %[[FLAT]], %c32
+// CHECK:     scf.if %[[IN]]
 // CHECK:     %[[INIT:.+]] = memref.load %[[C]][%[[I:.+]], %[[J:.+]]]
 // CHECK:     %[[SUM:.+]] = scf.for %{{.+}} = %c0 to %c16 step %c1 iter_args(%[[ACC:.+]] = %[[INIT]]) -> (f32)
 // CHECK-NOT:   memref.store
@@ -77,14 +83,15 @@ func.func @reads_its_output(%c: memref<8x8xf32>, %b: memref<8x8xf32>) {
 // each thread sums its element over the 64 keys in a register.
 // CHECK-LABEL: func.func @state_update
 // CHECK-DAG: %[[C16:.+]] = arith.constant 16 : index
-// CHECK-DAG: %[[C32:.+]] = arith.constant 32 : index
+// CHECK-DAG: %[[C2:.+]] = arith.constant 2 : index
 // CHECK-DAG: %[[C64:.+]] = arith.constant 64 : index
 // CHECK-DAG: %[[C4:.+]] = arith.constant 4 : index
 // CHECK: %[[TMP:.+]] = memref.alloc() : memref<8x4xf32>
 // CHECK: scf.for
-// CHECK:   scf.parallel (%[[BLOCK:.+]]) = (%{{.+}}) to (%[[C32]]) step (%[[C16]]) {
-// CHECK:     scf.parallel (%[[THREAD:.+]]) = (%{{.+}}) to (%{{.+}}) step (%{{.+}}) {
-// CHECK:       %[[FLAT:.+]] = arith.addi %[[THREAD]], %[[BLOCK]] : index
+// CHECK:   scf.parallel (%[[BLOCK:.+]]) = (%{{.+}}) to (%[[C2]]) step (%{{.+}}) {
+// CHECK:     %[[BASE:.+]] = arith.muli %[[BLOCK]], %[[C16]] : index
+// CHECK:     scf.parallel (%[[THREAD:.+]]) = (%{{.+}}) to (%[[C16]]) step (%{{.+}}) {
+// CHECK:       %[[FLAT:.+]] = arith.addi %[[BASE]], %[[THREAD]] : index
 // CHECK:       %[[E:.+]] = arith.remsi %[[FLAT]], %[[C4]] : index
 // CHECK:       %[[D:.+]] = arith.divsi %[[FLAT]], %[[C4]] : index
 // CHECK:       %[[INIT:.+]] = memref.load %[[TMP]][%[[D]], %[[E]]]
@@ -190,4 +197,43 @@ func.func @gather_with_asserts(%ids: memref<?xi64>, %table: memref<5x3xf32>, %ro
     linalg.yield %x : f32
   }
   return
+}
+
+// -----
+
+// A weight's gradient: a bias of 32 summed over a dynamic L, reduction
+// loop first as the adjoint builds it. Its band (32, a multiple of the
+// block) stays two mapped loops through the canonicalizer, and a band that
+// fits one block (8) is one block's threads: both become launches (once,
+// the first was merged into one unmapped loop, and the second's one-trip
+// block loop folded away, each left on the host).
+// CHECK-LABEL: func.func @bias_gradients
+// CHECK: scf.parallel (%{{.+}}) = (%c0) to (%c2) step (%c1)
+// CHECK:   arith.muli
+// CHECK:   scf.parallel
+// CHECK:   } {mapping = [#gpu.loop_dim_map<processor = thread_x, {{.*}}>]}
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x, {{.*}}>]}
+// CHECK: scf.parallel (%{{.+}}) = (%c0) to (%c8) step (%c1)
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = thread_x, {{.*}}>]}
+// LAUNCH-LABEL: func.func @bias_gradients
+// LAUNCH-COUNT-2: gpu.launch
+// LAUNCH-NOT: scf.parallel
+#per_token = affine_map<(t, d) -> (t, d)>
+#per_dim = affine_map<(t, d) -> (d)>
+func.func @bias_gradients(%dy: memref<?x32xf32>, %dz: memref<?x8xf32>) -> (memref<32xf32>, memref<8xf32>) {
+  %db = memref.alloc() : memref<32xf32>
+  %dc = memref.alloc() : memref<8xf32>
+  linalg.generic {indexing_maps = [#per_token, #per_dim], iterator_types = ["reduction", "parallel"]}
+      ins(%dy : memref<?x32xf32>) outs(%db : memref<32xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %acc, %x : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#per_token, #per_dim], iterator_types = ["reduction", "parallel"]}
+      ins(%dz : memref<?x8xf32>) outs(%dc : memref<8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %acc, %x : f32
+    linalg.yield %s : f32
+  }
+  return %db, %dc : memref<32xf32>, memref<8xf32>
 }
