@@ -87,7 +87,18 @@ def LineaMapToGPU : Pass<"linea-map-to-gpu"> {
       launch one kernel per step. A `cf.assert` in the op's body (the range
       check of an embedding's ids) goes under an `scf.if` on its failure:
       `convert-parallel-loops-to-gpu` leaves a loop whose body holds a bare
-      one on the host, and takes it nested.
+      one on the host, and takes it nested. A band of static size is
+      blocks of threads with the block's base computed before the thread
+      loop and a bounds guard (one block's threads where it fits): tiled,
+      its two loops would have constant bounds, and the canonicalizer would
+      merge them (or fold a one-trip block loop), dropping their mapping.
+
+    Before both, a host loop nest that adds into one f32 buffer at indices
+    its body computes, and touches that buffer no other way (the gradient of
+    a lookup: `linea-differentiate`'s scatter-add), becomes one band over
+    all its loops whose adds are `memref.atomic_rmw addf`, mapped as an
+    op's band: its points are independent but for the sums, whose order is
+    all that changes.
 
     In both, a reduction loop keeps its output element in a register (an
     `iter_args` value loaded before the loop and stored after it) instead of

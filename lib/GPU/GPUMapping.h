@@ -14,6 +14,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -33,6 +34,13 @@ void mapLoopTo(scf::ParallelOp loop, ArrayRef<gpu::Processor> processors);
 SmallVector<Value> parallelLoop(OpBuilder &b, Location loc,
                                 ArrayRef<int64_t> sizes,
                                 ArrayRef<gpu::Processor> processors);
+
+/// A host loop nest headed by `outer` that adds into one f32 buffer at
+/// indices its body computes (the gradient of a lookup), as one
+/// `scf.parallel` band over its loops whose adds are `memref.atomic_rmw
+/// addf` (ScatterAdds.cpp). Fails, changing nothing, for any other nest.
+FailureOr<scf::ParallelOp> scatterAddsToParallel(RewriterBase &rewriter,
+                                                 scf::ForOp outer);
 
 /// True for an scf.parallel whose first dim is mapped to `processor`.
 bool isMappedTo(scf::ParallelOp loop, gpu::Processor processor);

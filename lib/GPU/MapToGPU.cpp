@@ -400,6 +400,7 @@ struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
     IRRewriter rewriter(&getContext());
     if (failed(mapSequenceLoops(rewriter)))
       return signalPassFailure();
+    mapScatterAdds(rewriter, *threads);
 
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) {
@@ -425,6 +426,30 @@ struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
         guardAsserts(rewriter, band);
         mapToBlocksAndThreads(rewriter, band, *threads);
       }
+    }
+  }
+
+  /// Host loop nests that add into a buffer at computed indices (a
+  /// lookup's gradient) become one band of atomic adds, mapped as an op's
+  /// band. (Before the linalg ops become loops: no other host loop nest
+  /// has such a body yet.)
+  void mapScatterAdds(RewriterBase &rewriter, int64_t blockSize) {
+    SmallVector<scf::ForOp> heads;
+    getOperation()->walk([&](scf::ForOp loop) {
+      auto parent = dyn_cast<scf::ForOp>(loop->getParentOp());
+      bool innerOfNest =
+          parent && parent.getBody()->getOperations().size() == 2;
+      if (!innerOfNest && !linea::isInSequenceBlock(loop) &&
+          !loop->getParentOfType<gpu::LaunchOp>())
+        heads.push_back(loop);
+    });
+    for (scf::ForOp head : heads) {
+      FailureOr<scf::ParallelOp> band =
+          linea::scatterAddsToParallel(rewriter, head);
+      if (failed(band))
+        continue;
+      guardAsserts(rewriter, *band);
+      mapToBlocksAndThreads(rewriter, *band, blockSize);
     }
   }
 

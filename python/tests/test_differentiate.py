@@ -618,3 +618,21 @@ def test_lookup_scatters_its_cotangent(batch, length):
     (xs * ts[torch.tensor(ids)] ** 2 * torch.tensor(dy, dtype=torch.float64)).sum().backward()
     assert ref.rel_l2(dx, xs.grad.numpy()) <= TOLERANCE
     assert ref.rel_l2(dtable, ts.grad.numpy()) <= TOLERANCE
+
+
+def test_lookup_gradient_gpu_form():
+    """The same gradient compiled for the GPU: the scatter-add is one band
+    of atomic adds (linea-map-to-gpu), run on the CPU with its blocks and
+    threads emulated (linea-gpu-mapped-to-cpu), ids repeating."""
+    rng = np.random.default_rng(11)
+    ids = rng.integers(0, 5, (2, 300)).astype(np.int64)
+    x = rng.standard_normal((2, 300, 3)).astype(np.float32)
+    table = rng.standard_normal((5, 3)).astype(np.float32)
+    dy = rng.standard_normal((2, 300, 3)).astype(np.float32)
+    dx, dtable = linea.run(differentiate(LOOKUP), [x, ids, table, dy], entry="main_vjp",
+                           pipeline="linea-gpu-mapped-to-cpu")
+    xs = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    ts = torch.tensor(table, dtype=torch.float64, requires_grad=True)
+    (xs * ts[torch.tensor(ids)] ** 2 * torch.tensor(dy, dtype=torch.float64)).sum().backward()
+    assert ref.rel_l2(dx, xs.grad.numpy()) <= TOLERANCE
+    assert ref.rel_l2(dtable, ts.grad.numpy()) <= TOLERANCE

@@ -237,3 +237,66 @@ func.func @bias_gradients(%dy: memref<?x32xf32>, %dz: memref<?x8xf32>) -> (memre
   }
   return %db, %dc : memref<32xf32>, memref<8xf32>
 }
+
+// -----
+
+// A lookup's gradient on the host (GatherAdjoint.cpp, bufferized): a loop
+// nest adding each point's contribution into the table at the row its id
+// names. Ids repeat, so the adds are atomic; otherwise the points are
+// independent: one band over both loops, mapped as an op's band.
+// CHECK-LABEL: func.func @scatter_add
+// CHECK-NOT: scf.for
+// CHECK: scf.parallel
+// CHECK:   scf.parallel
+// CHECK:     %[[ID:.+]] = memref.load %{{.+}}[%{{.+}}] : memref<?xi64>
+// CHECK:     %[[ROW:.+]] = arith.index_cast %[[ID]]
+// CHECK:     memref.atomic_rmw addf %{{.+}}, %{{.+}}[%[[ROW]], %{{.+}}] : (f32, memref<5x3xf32>) -> f32
+// CHECK:   } {mapping = [#gpu.loop_dim_map<processor = thread_x, {{.*}}>]}
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x, {{.*}}>]}
+// LAUNCH-LABEL: func.func @scatter_add
+// LAUNCH: gpu.launch
+// LAUNCH:   memref.atomic_rmw addf
+func.func @scatter_add(%ids: memref<?xi64>, %dy: memref<?x3xf32>, %table: memref<5x3xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %n = memref.dim %ids, %c0 : memref<?xi64>
+  scf.for %i = %c0 to %n step %c1 {
+    scf.for %j = %c0 to %c3 step %c1 {
+      %id = memref.load %ids[%i] : memref<?xi64>
+      %row = arith.index_cast %id : i64 to index
+      %d = memref.load %dy[%i, %j] : memref<?x3xf32>
+      %old = memref.load %table[%row, %j] : memref<5x3xf32>
+      %new = arith.addf %old, %d : f32
+      memref.store %new, %table[%row, %j] : memref<5x3xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// A near miss: the body also reads the table elsewhere (a later point
+// would see an earlier one's add), so the order matters and the nest stays
+// as it is.
+// CHECK-LABEL: func.func @reads_what_it_adds_to
+// CHECK: scf.for
+// CHECK:   scf.for
+// CHECK-NOT: atomic_rmw
+func.func @reads_what_it_adds_to(%ids: memref<?xi64>, %table: memref<5x3xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %n = memref.dim %ids, %c0 : memref<?xi64>
+  scf.for %i = %c0 to %n step %c1 {
+    scf.for %j = %c0 to %c3 step %c1 {
+      %id = memref.load %ids[%i] : memref<?xi64>
+      %row = arith.index_cast %id : i64 to index
+      %first = memref.load %table[%c0, %j] : memref<5x3xf32>
+      %old = memref.load %table[%row, %j] : memref<5x3xf32>
+      %new = arith.addf %old, %first : f32
+      memref.store %new, %table[%row, %j] : memref<5x3xf32>
+    }
+  }
+  return
+}
