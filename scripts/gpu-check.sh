@@ -11,6 +11,10 @@
 #   bench/gpu_models.py, models/ the example models (examples/models) as
 #                                from_torch exports them, against torch
 #                                (f32, and bf16 tensor cores against autocast)
+#   bench/gpu_training.py, training/    the example models compiled here for
+#                                target="cuda" with their gradient programs
+#                                and saved; there, forward + backward
+#                                against torch autograd and float64
 #   tests/gpu_saved_models.py, saved/   issue 56's block, from_torch compiled
 #                                here for target="cuda" (weights as arguments
 #                                and as constants) and saved; linea.load runs
@@ -20,7 +24,7 @@
 #   bash build/gpu-kit/run.sh [OUT_DIR]
 # runs the cases against the float64 oracle (one line each, then
 # `N passed, N failed`) and the benchmark, and writes both to OUT_DIR
-# ($OUT, or build/gpu-kit/results): GPU-RESULTS.md, GPU-MODELS.md and
+# ($OUT, or build/gpu-kit/results): GPU-RESULTS.md, GPU-MODELS.md, GPU-TRAINING.md and
 # cases.txt.
 #
 # scripts/gpu-check.sh --no-build skips the build (CI builds first).
@@ -60,6 +64,10 @@ if [ -x "$root/.deps/frontend/bin/python" ]; then
   cp "$root/python/tests/gpu_saved_models.py" "$root/python/tests/first_day_block.py" "$kit/tests/"
   "$root/.deps/frontend/bin/python" "$root/python/tests/gpu_saved_models.py" --build \
     "$kit/saved" 2>/dev/null | tail -1
+  # The example models with their gradient programs (training, issue 60).
+  cp "$root/bench/gpu_training.py" "$kit/bench/"
+  "$root/.deps/frontend/bin/python" "$root/bench/gpu_training.py" --build-only "$kit/training" \
+    2>/dev/null
 else
   echo "gpu-check: no .deps/frontend (scripts/install-frontend.sh): the kit has no example models"
 fi
@@ -90,6 +98,11 @@ if [ -d "$kit/saved" ]; then
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 stage python3 "$kit/bench/gpu.py" --results "$out/GPU-RESULTS.md" $profile "${@:2}" 2>&1 | tee "$out/bench.txt"
+if [ -d "$kit/training" ]; then
+  stage python3 "$kit/bench/gpu_training.py" --saved "$kit/training" \
+    --results "$out/GPU-TRAINING.md" 2>&1 | tee "$out/training.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
 if [ -d "$kit/models" ]; then
   stage python3 "$kit/bench/gpu_models.py" --models "$kit/models" --results "$out/GPU-MODELS.md" $profile \
     2>&1 | tee "$out/models.txt"

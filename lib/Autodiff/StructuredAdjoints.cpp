@@ -117,10 +117,16 @@ static Value buildOperandAdjoint(OpBuilder &b, const GenericAdjoint &adj,
 
   auto shaped = dyn_cast<RankedTensorType>(source.getType());
   Type elementType = shaped ? shaped.getElementType() : source.getType();
+  // A sum of 16-bit cotangents (a bf16 weight's gradient over every token)
+  // accumulates in f32 and rounds once, as torch's reductions do: rounded
+  // at each of L additions its error would grow with L.
+  Type sumType = sums && elementType.getIntOrFloatBitWidth() < 32
+                     ? Type(b.getF32Type())
+                     : elementType;
   SmallVector<OpFoldResult> sizes;
   if (shaped)
     sizes = tensor::getMixedSizes(b, loc, source);
-  Value init = sums ? buildFilled(b, loc, sizes, elementType, 0.0)
+  Value init = sums ? buildFilled(b, loc, sizes, sumType, 0.0)
                     : tensor::EmptyOp::create(b, loc, sizes, elementType)
                           .getResult();
   SmallVector<AffineMap> maps = adj.maps;
@@ -164,14 +170,18 @@ static Value buildOperandAdjoint(OpBuilder &b, const GenericAdjoint &adj,
         if (!contribution)
           contribution = arith::ConstantOp::create(
               nb, nloc, elementType, nb.getZeroAttr(elementType));
-        if (sums)
+        if (sums) {
+          if (contribution.getType() != sumType)
+            contribution =
+                arith::ExtFOp::create(nb, nloc, sumType, contribution);
           contribution =
               arith::AddFOp::create(nb, nloc, args.back(), contribution);
+        }
         linalg::YieldOp::create(nb, nloc, contribution);
       });
   if (failedBody)
     return Value();
-  Value result = adjoint.getResult(0);
+  Value result = castFromF32(b, loc, adjoint.getResult(0), elementType);
   if (!shaped)
     result = tensor::ExtractOp::create(b, loc, result, ValueRange{});
   return result;

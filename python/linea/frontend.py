@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 
+from . import autograd
 from ._version import __version__
 from .compiler import cache_dir
 from .compiler import compile as _compile
@@ -339,7 +340,7 @@ class Model:
     (linea/saving.py), and a model pickles (`pickle`, `torch.save`)."""
 
     def __init__(self, kernel, source, name, weights_of=None, *, weights="constants",
-                 parameters=None, dynamic=None, report=None):
+                 parameters=None, dynamic=None, report=None, compile_options=None):
         self.kernel = kernel
         self.source = source
         self.name = name
@@ -349,6 +350,10 @@ class Model:
         self.dynamic = dynamic
         self._weights_of = weights_of
         self._report = report
+        # How the forward was compiled: the gradient program is compiled alike.
+        self.compile_options = dict(compile_options or {"target": kernel.target})
+        self.raising = self.compile_options.pop("raising", True)
+        self._gradient = None
         kernel.label = f"linea.Model {name}"
 
     @property
@@ -363,13 +368,27 @@ class Model:
         if self._weights_of is not None:
             # The module's parameters as they are now: trained or fine-tuned
             # weights need no new compile.
-            inputs = inputs + tuple(p.detach() for p in self._weights_of.parameters())
+            inputs = inputs + tuple(self._weights_of.parameters())
         elif self.weights == "arguments" and \
                 len(inputs) == len(self.kernel.signature["args"]) - len(self.parameters):
             raise LineaError(1, f"linea.Model {self.name} takes its {len(self.parameters)} "
                                 "weights as arguments after its inputs (weights='arguments'): "
                                 "pass them, or load it with linea.load(path, module=...)")
+        torch = sys.modules.get("torch")
+        if torch is not None and autograd.needs_gradient(torch, inputs):
+            return autograd.call_recorded(self, inputs)
+        if torch is not None:
+            inputs = tuple(x.detach() if isinstance(x, torch.Tensor) else x for x in inputs)
         return self.kernel(*inputs)
+
+    def gradient_kernel(self):
+        """The compiled gradient program (`@main_vjp`, linea/autograd.py):
+        the inputs, the weights (weights="arguments") and one cotangent per
+        float output in; one gradient per float input and weight out."""
+        if self._gradient is None:
+            with _stage(f"compiling the gradient of {self.name} (linea-differentiate)"):
+                self._gradient = autograd.gradient_kernel(self)
+        return self._gradient
 
     def weights_from(self, module):
         """Takes the weights (weights="arguments") from `module`'s current
@@ -385,11 +404,12 @@ class Model:
         self._weights_of = module
         return self
 
-    def save(self, path):
+    def save(self, path, gradient=False):
         """Writes the model to the directory `path` (linea/saving.py says
-        what is in it); `linea.load(path)` reads it back."""
+        what is in it); `linea.load(path)` reads it back. `gradient=True`
+        saves the compiled gradient program too: the loaded model trains."""
         from . import saving
-        return saving.save(self, path)
+        return saving.save(self, path, gradient=gradient)
 
     def __reduce__(self):
         from . import saving
@@ -429,7 +449,8 @@ def from_torch(module, *example_inputs, dynamic=None, target="cpu", weights="con
                   for name, p in module.named_parameters()] if weights == "arguments" else None
     model = Model(kernel, text, type(module).__name__,
                   weights_of=module if weights == "arguments" else None,
-                  weights=weights, parameters=parameters, dynamic=dynamic)
+                  weights=weights, parameters=parameters, dynamic=dynamic,
+                  compile_options={"target": target, **options})
     if explain:
         print(model.report(explain=explain))
     return model
@@ -444,7 +465,7 @@ def from_onnx(path_or_model, target="cpu", explain=False, **options):
         kernel = _compile(text, target=target, **options)
     name = pathlib.Path(path_or_model).name if isinstance(path_or_model, (str, pathlib.Path)) \
         else "onnx"
-    model = Model(kernel, text, name)
+    model = Model(kernel, text, name, compile_options={"target": target, **options})
     if explain:
         print(model.report(explain=explain))
     return model

@@ -14,6 +14,10 @@ A saved model is a directory:
     kernel.h       its C interface
     report.txt     the raise report (`model.report()`), if there was one
     explain.txt    the cost model's remarks, if `explain=1` asked for them
+    gradient/      with `save(path, gradient=True)`: the compiled gradient
+                   program (`@main_vjp`: libkernel.so, kernel.json, kernel.h),
+                   so that the loaded model trains (`loss.backward()`)
+                   where no compiler is
 
 Loading needs neither torch-mlir nor Linea's compiler: only numpy (and
 torch, to pass torch tensors). The library is installed into the cache
@@ -24,6 +28,7 @@ for target="cuda" loads anywhere; calling it needs a CUDA device.
 import hashlib
 import json
 import pathlib
+import shutil
 
 from ._version import __version__
 from .compiler import Kernel, _library_files, install_library
@@ -33,6 +38,7 @@ FORMAT = "linea.model"
 FORMAT_VERSION = 1
 MANIFEST = "model.json"
 REPORT = "report.txt"
+GRADIENT = "gradient"
 
 
 def _dynamic_to_json(dynamic):
@@ -47,9 +53,13 @@ def _dynamic_from_json(entries):
     return dynamic or None
 
 
-def _state(model):
+def _state(model, gradient=None):
     """Everything a Model is, but its weights (with weights="arguments") and
-    its imported IR: the library's files as bytes, and the metadata."""
+    its imported IR: the library's files as bytes, and the metadata; the
+    gradient program's too with `gradient` (None: where one is compiled, as
+    a pickle keeps it)."""
+    if gradient is None:
+        gradient = model._gradient is not None
     report = model._report
     if report is None and model.source is not None:
         try:
@@ -71,6 +81,8 @@ def _state(model):
         "parameters": model.parameters,
         "report": report,
         "files": _library_files(kernel.library),
+        "gradient_files": (_library_files(model.gradient_kernel().library)
+                           if gradient else None),
     }
 
 
@@ -86,6 +98,9 @@ def _model(state, module=None):
     model = Model(kernel, None, state["name"], weights=state["weights"],
                   parameters=state["parameters"],
                   dynamic=_dynamic_from_json(state["dynamic"]), report=state["report"])
+    if state.get("gradient_files"):
+        model._gradient = Kernel(install_library(state["gradient_files"]),
+                                 state["entry"] + "_vjp")
     if module is not None:
         model.weights_from(module)
     return model
@@ -96,16 +111,19 @@ def _model_from_state(state):
     return _model(state)
 
 
-def save(model, path):
+def save(model, path, gradient=False):
     """Writes `model` to the directory `path` (made; a directory that holds
-    anything but a saved model is refused). Returns the path."""
+    anything but a saved model is refused). `gradient=True` saves its
+    gradient program too (compiled first if no backward() has). Returns
+    the path."""
     path = pathlib.Path(path)
     if path.exists() and (not path.is_dir() or
                           (any(path.iterdir()) and not (path / MANIFEST).exists())):
         raise LineaError(1, f"{path} exists and is not a saved Linea model: "
                             "save into a new or empty directory")
-    state = _state(model)
+    state = _state(model, gradient)
     files = state.pop("files")
+    gradient_files = state.pop("gradient_files")
     report = state.pop("report")
     state["library_sha256"] = hashlib.sha256(files["libkernel.so"]).hexdigest()
     path.mkdir(parents=True, exist_ok=True)
@@ -115,6 +133,11 @@ def save(model, path):
         (path / name).write_bytes(data)
     if report is not None:
         (path / REPORT).write_text(report + "\n")
+    shutil.rmtree(path / GRADIENT, ignore_errors=True)  # (a former save's)
+    if gradient_files:
+        (path / GRADIENT).mkdir()
+        for name, data in gradient_files.items():
+            (path / GRADIENT / name).write_bytes(data)
     (path / MANIFEST).write_text(json.dumps(state, indent=2) + "\n")
     return path
 
@@ -143,6 +166,11 @@ def load(path, module=None):
         raise LineaError(1, f"{path / 'libkernel.so'} is not the library saved with "
                             f"{path / MANIFEST} (its SHA-256 differs)")
     state["files"] = files
+    state["gradient_files"] = None
+    if (path / GRADIENT / "libkernel.so").is_file():
+        state["gradient_files"] = {name: (path / GRADIENT / name).read_bytes()
+                                   for name in ("libkernel.so", "kernel.json", "kernel.h")
+                                   if (path / GRADIENT / name).is_file()}
     report = path / REPORT
     state["report"] = report.read_text().rstrip("\n") if report.is_file() else None
     return _model(state, module)
