@@ -92,9 +92,9 @@ def gradient_kernel(model):
     from .compiler import compile as _compile
     from .compiler import differentiate
     if model.source is None:
-        raise LineaError(1, f"linea.Model {model.name} was loaded without its imported IR "
-                            "or a gradient program, so it has no gradient program: save it "
-                            "with model.save(path, gradient=True), or build it with "
+        raise LineaError(1, f"linea.Model {model.name} has no gradient program: it was "
+                            "loaded without one (and without its imported IR); save it with "
+                            "model.save(path, gradient=True), or build it with "
                             "linea.from_torch, to train through it")
     entry = model.kernel.signature["name"]
     program = differentiate(model.source, raising=model.raising)
