@@ -14,6 +14,7 @@
 #include "linea/Autodiff/Cotangents.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -29,11 +30,9 @@ static Value elementAt(OpBuilder &b, Location loc, Value operand, AffineMap map,
                        ValueRange ivs) {
   if (!isa<RankedTensorType>(operand.getType()))
     return operand;
-  SmallVector<Value> indices;
-  for (AffineExpr expr : map.getResults())
-    indices.push_back(affine::AffineApplyOp::create(
-        b, loc, AffineMap::get(map.getNumDims(), 0, expr), ivs));
-  return tensor::ExtractOp::create(b, loc, operand, indices);
+  std::optional<SmallVector<Value, 8>> indices =
+      affine::expandAffineMap(b, loc, map, ivs);
+  return tensor::ExtractOp::create(b, loc, operand, *indices);
 }
 
 /// The body of `op` recomputed at the point `ivs`; `initValues[j]` is what

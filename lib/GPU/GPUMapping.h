@@ -35,12 +35,13 @@ SmallVector<Value> parallelLoop(OpBuilder &b, Location loc,
                                 ArrayRef<int64_t> sizes,
                                 ArrayRef<gpu::Processor> processors);
 
-/// A host loop nest headed by `outer` that adds into one f32 buffer at
-/// indices its body computes (the gradient of a lookup), as one
-/// `scf.parallel` band over its loops whose adds are `memref.atomic_rmw
-/// addf` (ScatterAdds.cpp). Fails, changing nothing, for any other nest.
-FailureOr<scf::ParallelOp> scatterAddsToParallel(RewriterBase &rewriter,
-                                                 scf::ForOp outer);
+/// Each host loop nest under `root` (outside sequence blocks and kernels)
+/// that adds into one f32 buffer at indices its body computes (the
+/// gradient of a lookup), as one `scf.parallel` band over its loops whose
+/// adds are `memref.atomic_rmw addf` (ScatterAdds.cpp); returns the bands.
+/// Other nests stay as they are.
+SmallVector<scf::ParallelOp> scatterAddsToParallel(RewriterBase &rewriter,
+                                                   Operation *root);
 
 /// True for an scf.parallel whose first dim is mapped to `processor`.
 bool isMappedTo(scf::ParallelOp loop, gpu::Processor processor);

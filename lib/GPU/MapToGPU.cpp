@@ -434,22 +434,10 @@ struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
   /// band. (Before the linalg ops become loops: no other host loop nest
   /// has such a body yet.)
   void mapScatterAdds(RewriterBase &rewriter, int64_t blockSize) {
-    SmallVector<scf::ForOp> heads;
-    getOperation()->walk([&](scf::ForOp loop) {
-      auto parent = dyn_cast<scf::ForOp>(loop->getParentOp());
-      bool innerOfNest =
-          parent && parent.getBody()->getOperations().size() == 2;
-      if (!innerOfNest && !linea::isInSequenceBlock(loop) &&
-          !loop->getParentOfType<gpu::LaunchOp>())
-        heads.push_back(loop);
-    });
-    for (scf::ForOp head : heads) {
-      FailureOr<scf::ParallelOp> band =
-          linea::scatterAddsToParallel(rewriter, head);
-      if (failed(band))
-        continue;
-      guardAsserts(rewriter, *band);
-      mapToBlocksAndThreads(rewriter, *band, blockSize);
+    for (scf::ParallelOp band :
+         linea::scatterAddsToParallel(rewriter, getOperation())) {
+      guardAsserts(rewriter, band);
+      mapToBlocksAndThreads(rewriter, band, blockSize);
     }
   }
 

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GPUMapping.h"
+#include "linea/Utils/SequenceBlocks.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -80,8 +81,10 @@ std::optional<Accumulation> accumulationIn(Block *body, scf::ForOp nest) {
 
 } // namespace
 
-FailureOr<scf::ParallelOp>
-mlir::linea::scatterAddsToParallel(RewriterBase &rewriter, scf::ForOp outer) {
+/// The nest `outer` heads as one band of atomic adds, or failure (nothing
+/// changed) for any other nest.
+static FailureOr<scf::ParallelOp> nestToAtomicBand(RewriterBase &rewriter,
+                                                   scf::ForOp outer) {
   SmallVector<scf::ForOp> loops = perfectNest(outer);
   if (loops.empty())
     return failure();
@@ -125,4 +128,25 @@ mlir::linea::scatterAddsToParallel(RewriterBase &rewriter, scf::ForOp outer) {
   }
   rewriter.eraseOp(outer);
   return band;
+}
+
+SmallVector<scf::ParallelOp>
+mlir::linea::scatterAddsToParallel(RewriterBase &rewriter, Operation *root) {
+  // The heads of host loop nests: no loop whose parent loop's body is it
+  // alone (perfectNest's nests), none in a block that stays or a kernel.
+  SmallVector<scf::ForOp> heads;
+  root->walk([&](scf::ForOp loop) {
+    auto parent = dyn_cast<scf::ForOp>(loop->getParentOp());
+    bool innerOfNest = parent && perfectNest(parent).size() > 1;
+    if (!innerOfNest && !isInSequenceBlock(loop) &&
+        !loop->getParentOfType<gpu::LaunchOp>())
+      heads.push_back(loop);
+  });
+  SmallVector<scf::ParallelOp> bands;
+  for (scf::ForOp head : heads) {
+    FailureOr<scf::ParallelOp> band = nestToAtomicBand(rewriter, head);
+    if (succeeded(band))
+      bands.push_back(*band);
+  }
+  return bands;
 }

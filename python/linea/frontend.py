@@ -23,7 +23,7 @@ import time
 
 from . import autograd
 from ._version import __version__
-from .compiler import cache_dir
+from .compiler import _torch, cache_dir
 from .compiler import compile as _compile
 from .fx_locations import point_at_user_code
 from .fx_views import collapse_dynamic_merges
@@ -374,7 +374,7 @@ class Model:
             raise LineaError(1, f"linea.Model {self.name} takes its {len(self.parameters)} "
                                 "weights as arguments after its inputs (weights='arguments'): "
                                 "pass them, or load it with linea.load(path, module=...)")
-        torch = sys.modules.get("torch")
+        torch = _torch()
         if torch is not None and autograd.needs_gradient(torch, inputs):
             return autograd.call_recorded(self, inputs)
         if torch is not None:
