@@ -92,8 +92,10 @@ def worker(impl, name, mlir, args_dir, out, repeat):
             raise SystemExit(f"unknown worker {impl}")
         ms = median_ms(call, repeat)
         result = call()
-    result = result.to_host() if impl == "iree" else result.numpy()
-    np.save(out, np.asarray(result))
+    # IREE's to_host() can be a view of its array's buffer: copied while
+    # the array lives.
+    result = np.array(result.to_host(), copy=True) if impl == "iree" else result.numpy()
+    np.save(out, result)
     print(json.dumps({"ms": ms}))
 
 

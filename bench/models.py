@@ -13,6 +13,9 @@ and the same file run by every compiler, one thread each:
 
 or, with --threads N, each on N threads (IREE's local-task driver);
 --linea-only reruns Linea's rows alone (torch still runs, for the check).
+--handoff (issue 61) adds IREE on Linea's hand-off (`linea-opt
+--linea-export`, upstream MLIR only) beside IREE on the model as exported,
+at L = 4096 and, alone with Linea raised, at 65536 (its peak memory there).
 --matmuls times plain projections instead ([4096, K] x [K, N] linalg.matmul)
 through numpy's OpenBLAS sgemm, torch.mm, IREE and Linea, each checked
 against the float64 product.
@@ -33,6 +36,7 @@ Run with the front-end environment (scripts/install-frontend.sh):
 import argparse
 import json
 import pathlib
+import subprocess
 import sys
 import tempfile
 
@@ -119,7 +123,10 @@ def worker(impl, name, mlir, args_dir, out, repeat):
     elif impl == "iree":
         module = iree_module(mlir, pathlib.Path(out).with_suffix(".vmfb"), threads)
         ms = median_ms(lambda: module.main(*args), repeat)
-        result = np.asarray(module.main(*args).to_host())
+        # A copy while IREE's array lives: to_host() can be a view of its
+        # buffer, which goes with it.
+        on_device = module.main(*args)
+        result = np.array(on_device.to_host(), copy=True)
     else:
         raise SystemExit(f"unknown worker {impl}")
     np.save(out, result)
@@ -147,6 +154,17 @@ def measure_linea(mlir, args_dir, out_dir, repeat, raising, env):
         _, peak, _ = measure(linea_run(mlir, args_dir, out_dir + "-peak", None, raising),
                              env=env)
     return ms, peak, status
+
+
+def hand_off(mlir):
+    """The exported model as Linea hands it to another compiler."""
+    path = pathlib.Path(mlir).with_name(pathlib.Path(mlir).stem + "-handoff.mlir")
+    subprocess.run([str(ROOT / "build" / "bin" / "linea-opt"), str(mlir), "--linea-export",
+                    "-o", str(path)], check=True)
+    return str(path)
+
+
+HANDOFF_LABEL = "IREE llvm-cpu on Linea's hand-off"
 
 
 def export(name, layout, directory):
@@ -236,12 +254,15 @@ def main():
                         help="only Linea's rows (the peers' rows in --results stay)")
     parser.add_argument("--threads", type=int, default=1,
                         help="threads of every implementation (IREE: local-task above 1)")
+    parser.add_argument("--handoff", action="store_true",
+                        help="IREE on Linea's hand-off (linea-export) beside IREE on the "
+                             "model as exported, at 4096 and 65536 (no --no-raise rows)")
     opts = parser.parse_args()
     if opts.worker:
         impl, name, mlir, args_dir, out = opts.worker
         worker(impl, name, mlir, args_dir, out, opts.repeat)
         return
-    lengths = [1024, 4096] if opts.quick else [4096, 16384]
+    lengths = [1024, 4096] if opts.quick else [4096] if opts.handoff else [4096, 16384]
     longest = 4096 if opts.quick else 65536
     env = thread_env(opts.threads)
     rows = []
@@ -253,6 +274,7 @@ def main():
             if (opts.layers or opts.matmuls) and name not in (opts.layers or ()):
                 continue
             mlir = export(name, layout, tmp)
+            handoff = hand_off(mlir) if opts.handoff else None
             full = inputs(layout, longest)
             reference = {}
             for L in lengths + ([longest] if longest not in lengths else []):
@@ -271,7 +293,14 @@ def main():
                         label = (with_threads("torch", opts.threads) if impl == "torch"
                                  else iree_label(opts.threads))
                         runs.append((label, *measure(cmd, env=env), out))
-                for raising in ((True, False) if L != longest or L in lengths else (True,)):
+                if handoff is not None:
+                    out = tmp / f"{name}-handoff-{L}.npy"
+                    cmd = [sys.executable, __file__, "--repeat", str(repeat), "--worker",
+                           "iree", name, handoff, str(args_dir), str(out)]
+                    runs.append((with_threads(HANDOFF_LABEL, opts.threads),
+                                  *measure(cmd, env=env), out))
+                both = (L != longest or L in lengths) and not opts.handoff
+                for raising in ((True, False) if both else (True,)):
                     out_dir = tmp / f"{name}-linea-{raising}-{L}"
                     ms, peak, status = measure_linea(mlir, args_dir, str(out_dir), repeat,
                                                      raising, env)
@@ -303,7 +332,7 @@ def main():
     print(text)
     if opts.results:
         rerun = {row[0] for row in rows} if (opts.layers or opts.matmuls or opts.linea_only
-                                             or opts.threads != 1) else None
+                                             or opts.threads != 1 or opts.handoff) else None
         write_results(opts.results, "Model layers through linea-raise (bench/models.py)",
                       text, table, rerun)
 

@@ -10,13 +10,16 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 venv="$root/.deps/frontend"
 check="import torch, torch_mlir.fx, onnx, numpy, pytest, iree.compiler, iree.runtime"
+pip=("$venv/bin/pip" install -q --disable-pip-version-check)
 if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "$check" >/dev/null 2>&1; then
+  # The suite's workers (python/frontend_tests/run.sh), in a venv made
+  # before they were part of it.
+  "$venv/bin/python" -c "import xdist" >/dev/null 2>&1 || "${pip[@]}" pytest-xdist
   exit 0
 fi
 echo "install-frontend: making $venv (torch-mlir, onnx, torch 2.15, IREE; ~1.5 GB download)"
 /usr/bin/python3 -m venv "$venv"
-pip=("$venv/bin/pip" install -q --disable-pip-version-check)
-"${pip[@]}" torch-mlir==20261001 onnx==1.23.2 numpy pytest iree-base-compiler==3.13.0 \
+"${pip[@]}" torch-mlir==20261001 onnx==1.23.2 numpy pytest pytest-xdist iree-base-compiler==3.13.0 \
   iree-base-runtime==3.13.0
 "${pip[@]}" --no-deps torch==2.15.0
 "${pip[@]}" filelock typing-extensions sympy networkx jinja2 fsspec mpmath \

@@ -105,7 +105,10 @@ def LineaForgetTarget : Pass<"linea-forget-target", "::mlir::ModuleOp"> {
   let summary = "Drop the planned target once nothing reads it";
   let description = [{
     Removes every `linea.target` attribute (`#linea.target<...>`, what
-    `linea-select-forms` planned for) from the module and the ops in it.
+    `linea-select-forms` planned for) from the module and the ops in it, and
+    Linea's other discardable annotations with it (`linea.as_written` on a
+    raise's guarded `scf.if`, `linea.gradient_of` on a gradient function),
+    whose readers (the raise, `linea-differentiate`) have run by then.
     The lowering pipelines run it where they leave Linea's IR for the LLVM
     dialect, after the last pass that reads the target (the GPU mapping, the
     kernel report): upstream tools that read their output (`mlir-translate`,
@@ -115,6 +118,113 @@ def LineaForgetTarget : Pass<"linea-forget-target", "::mlir::ModuleOp"> {
     module attributes {linea.target = #linea.target<kind = cpu, ...>} { ... }
     // becomes
     module { ... }
+    ```
+  }];
+}
+
+def LineaChecksToAsserts : Pass<"linea-checks-to-asserts"> {
+  let summary = "Run-time checks as upstream cf.assert, for a compiler that is not Linea";
+  let description = [{
+    Every `linea.check` becomes `cf.assert` on the same condition, so that a
+    module handed to another compiler (`linea-export`) keeps Linea's
+    run-time checks in a form that compiler knows: IREE turns a failed
+    `cf.assert` into an error status naming the message, upstream's
+    lowering into `puts` and `abort`. `cf.assert` takes a constant message,
+    so the values a check would print (`{N}`) are left out of it; the rest
+    of the message (the model's source line, the op, the operands) stays.
+
+    ```mlir
+    linea.check %same, "f.mlir:2:6: linea.linear_attention: 'key' sequence length {0} does not match 'query' sequence length {1}"(%lk, %lq : index, index)
+    // becomes
+    cf.assert %same, "f.mlir:2:6: linea.linear_attention: 'key' sequence length does not match 'query' sequence length"
+    ```
+  }];
+  let dependentDialects = ["::mlir::cf::ControlFlowDialect"];
+}
+
+def LineaPresumToMaskedSums : Pass<"linea-presum-to-masked-sums"> {
+  let summary = "Presum as triangular masked sums, no loop (for a hand-off)";
+  let description = [{
+    A `linea.presum` without decay or offsets becomes contractions with
+    0/1 triangular masks, in two levels: the input padded with zeros to
+    blocks of `B` rows (about `sqrt(N)` for a static length `N`, 16 for a
+    dynamic one) and viewed as `[..., N / B, B, ...]`; each row's sum inside
+    its block (a `B x B` mask), plus the totals of the blocks before it (an
+    `N / B x N / B` strict mask; the totals themselves a contraction with a
+    `1 x B` mask of ones). About `2 N sqrt(N)` multiply-adds per
+    column instead of `N`, but no loop: `linea-export` uses it because the
+    compilers it hands off to (IREE) run a loop's iterations as separate
+    dispatches and copy what it carries, while masked sums fuse and tile as
+    matmuls do. Exclusive and reverse sums change the masks only; f16 and
+    bf16 inputs are summed in f32.
+
+    A decayed presum is left for the scan (its weights as differences of
+    running log-sums would lose f32 precision over long spans), as is a
+    packed one (`linea-split-segments` splits those first).
+
+    ```mlir
+    %y = linea.presum %x exclusive : tensor<2x100x8xf32>
+    // becomes: x padded to 10 blocks of 10 rows, [2, 10, 10, 8]; a
+    // 10 x 10 strict mask summed over each block's rows, the block totals
+    // summed under a 10 x 10 strict mask, the two added, the padding sliced
+    // off
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def LineaSplitOutputMasks : Pass<"linea-split-output-masks"> {
+  let summary = "A masked contraction as a plain contraction and a mask on its result";
+  let description = [{
+    Linea's forms write a causal product as one `linalg.generic` whose body
+    zeroes the products the mask hides, `out + select(t <= i, q * k, 0)`.
+    Where the predicate reads only indices of the output (and constants),
+    every product summed into one output element is kept or dropped
+    together, so the mask can follow the sum: the generic becomes a plain
+    contraction (`out + q * k`, what other compilers take for a matmul) and
+    an elementwise `select` on its result zeroes the hidden elements. The
+    sums are the same. A predicate that reads a reduction index or an
+    operand's element stays in the body. `linea-export` runs it: IREE tiles
+    the plain contraction as a matmul (a causal layer's hand-off ran 1.6x
+    faster there).
+
+    ```mlir
+    %s = linalg.generic {... ["parallel", "parallel", "parallel", "reduction"]}
+        ins(%q, %k : ...) outs(%zero : tensor<4x64x64xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %t = linalg.index 2 : index
+      %i = linalg.index 1 : index
+      %visible = arith.cmpi sle, %t, %i : index
+      %p = arith.mulf %a, %b : f32
+      %m = arith.select %visible, %p, %cst0 : f32
+      %r = arith.addf %o, %m : f32
+      linalg.yield %r : f32
+    }
+    // becomes the same generic yielding `%o + %p`, then a generic over its
+    // result yielding `select(index 2 <= index 1, %x, 0)`
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def LineaVerifyExported : Pass<"linea-verify-exported", "::mlir::ModuleOp"> {
+  let summary = "Fail where a Linea op, attribute or type is left in a hand-off";
+  let description = [{
+    The last step of `linea-export`: the module goes to a compiler that
+    knows upstream MLIR only (IREE, torch-mlir, `mlir-opt`), so no op of
+    Linea's dialects (`linea`, and the `tm_tensor` ops Linea reads from
+    torch-mlir) and no attribute or type of Linea's may be left in it. The
+    first one found is an error naming it and the way out; the module
+    is otherwise unchanged.
+
+    ```mlir
+    %y = linea.presum %x : tensor<8xf32>
+    // error: 'linea.presum' is left in the exported module: run
+    // convert-linea-to-linalg before linea-verify-exported
     ```
   }];
 }

@@ -90,6 +90,8 @@ struct OptionNamesOf : Options {
 std::optional<SmallVector<std::string>> knownOptions(StringRef name) {
   if (name == "linea-optimize")
     return OptionNamesOf<OptimizeOptions>().names();
+  if (name == "linea-export")
+    return OptionNamesOf<ExportOptions>().names();
   if (name == "linea-lower-to-cpu")
     return OptionNamesOf<LowerToCPUOptions>().names();
   if (name == "linea-lower-to-nvvm" || name == "linea-gpu-mapped-to-cpu")

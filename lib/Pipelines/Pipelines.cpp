@@ -28,8 +28,15 @@
 
 using namespace mlir;
 
-void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
-                                        const OptimizeOptions &options) {
+namespace mlir::linea {
+/// linea-optimize's passes. `lineaKernels` says who compiles the result:
+/// Linea's own lowering gets each GPU sequence as one block's program
+/// (linea-distribute-sequences); another compiler (linea-export) gets the
+/// forms as plain tensor IR.
+static void buildFormsPipeline(OpPassManager &pm,
+                               const OptimizeOptions &options,
+                               bool lineaKernels) {
+  bool distribute = lineaKernels && options.target == TargetKind::gpu;
   // Before any rewrite: the checks read the ops' operands as written.
   if (options.runtimeChecks)
     pm.addPass(createLineaInsertRuntimeChecks());
@@ -59,7 +66,7 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
   if (options.markMinimalTraffic)
     pm.addPass(createLineaMarkMinimalTraffic());
   // On the GPU each sequence's chunk loop is one block's program.
-  if (options.target == TargetKind::gpu)
+  if (distribute)
     pm.addPass(createLineaDistributeSequences());
   pm.addPass(createLineaPrefixToOneShot());
   pm.addPass(createLineaCausalToChunked());
@@ -69,11 +76,59 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
   // the cost model picks the scan for those too, then the scans are built.
   pm.addPass(createLineaSelectForms(select));
   // The chunk-parallel form's scan of chunk states: one block per slice.
-  if (options.target == TargetKind::gpu)
+  if (distribute)
     pm.addPass(createLineaDistributeSequences());
   pm.addPass(createLineaPresumToScan());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+}
+} // namespace mlir::linea
+
+void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
+                                        const OptimizeOptions &options) {
+  buildFormsPipeline(pm, options, /*lineaKernels=*/true);
+}
+
+void mlir::linea::buildExportPipeline(OpPassManager &pm,
+                                      const ExportOptions &options) {
+  // As linea-compile starts: the sizes the model's IR assumes are checked
+  // before anything canonicalizes them away, then the layers are raised.
+  if (options.runtimeChecks)
+    pm.addPass(createLineaCheckAssumedSizes());
+  if (options.raise)
+    pm.addNestedPass<func::FuncOp>(createLineaRaise());
+  OptimizeOptions forms;
+  forms.target = options.target;
+  forms.chip = options.chip;
+  // Causal regions handed off without a loop over chunks: another
+  // compiler runs each iteration of one as dispatches of its own.
+  forms.form = options.form == FormPreference::automatic
+                   ? FormPreference::chunk_parallel
+                   : FormPreference(options.form);
+  forms.chunkSize = options.chunkSize;
+  forms.runtimeChecks = options.runtimeChecks;
+  buildFormsPipeline(pm, forms, /*lineaKernels=*/false);
+  // The chunk states' scan (and any presum left) as masked sums, no loop.
+  pm.addPass(createLineaPresumToMaskedSums());
+  // What is left of Linea (the forms' own ops, a fold's loop) by its
+  // plain definition; elementwise arith on tensors as linalg.
+  pm.addPass(createConvertLineaToLinalg());
+  pm.addPass(createConvertElementwiseToLinalgPass());
+  // Causal products as plain contractions (which the receiver tiles as
+  // matmuls) and a mask on their results.
+  pm.addPass(createLineaSplitOutputMasks());
+  pm.addPass(createLineaChecksToAsserts());
+  pm.addPass(createLineaForgetTarget());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // The forms' index arithmetic (affine.apply) as arith.
+  pm.addPass(createLowerAffinePass());
+  // Named linalg ops as linalg.generic: every MLIR parses those, while the
+  // named ops differ between versions (IREE 3.13 has no linalg.add). Last:
+  // the canonicalizer would erase a generalized copy into a loop's state,
+  // which keeps the state's buffer the same through the loop.
+  pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());
+  pm.addPass(createLineaVerifyExported());
 }
 
 /// The run-time checks (linea.check, and cf.assert where a handler takes
@@ -108,6 +163,10 @@ static void buildReferenceToBuffers(OpPassManager &pm, bool runtimeChecks) {
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // A loop whose state cannot stay in one buffer (IR from elsewhere, such
+  // as a hand-off's fold loop after CSE shared its temporaries) gets a new
+  // buffer per iteration rather than an error.
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // Identical subviews merge, and copies of a buffer onto itself fold.
   pm.addPass(createCSEPass());
@@ -367,6 +426,14 @@ void mlir::linea::registerPipelines() {
       "form selection, one-shot, chunked, tiled and blocked-scan forms",
       [](OpPassManager &pm, const OptimizeOptions &options) {
         buildOptimizePipeline(pm, options);
+      });
+  PassPipelineRegistration<ExportOptions>(
+      "linea-export",
+      "Hand Linea's rewrite to another compiler: raise, choose forms, and "
+      "write the result in upstream dialects only (linalg, tensor, scf, "
+      "arith, math, cf.assert for the run-time checks)",
+      [](OpPassManager &pm, const ExportOptions &options) {
+        buildExportPipeline(pm, options);
       });
   PassPipelineRegistration<LowerToCPUOptions>(
       "linea-lower-to-cpu",

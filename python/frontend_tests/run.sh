@@ -9,4 +9,6 @@ if [ ! -x "$python" ]; then
   echo "frontend tests: no $python; run scripts/install-frontend.sh" >&2
   exit 1
 fi
-exec "$python" -m pytest -q -p no:logging "$root/python/frontend_tests"
+# One worker per core: most of a test's time is one process exporting or
+# compiling its model.
+exec "$python" -m pytest -q -p no:logging -n auto "$root/python/frontend_tests"

@@ -6,7 +6,8 @@ and check them against the float64 reference (`linea.reference`)."""
 
 from ._version import __version__  # noqa: F401
 from .compiler import (Kernel, SequenceParallelKernel, compile, compile_library,  # noqa: F401,A004
-                       differentiate)
+                       differentiate, export)
+from . import iree  # noqa: F401
 from .frontend import Model, from_onnx, from_torch  # noqa: F401
 from .runner import LineaError, run  # noqa: F401
 from .saving import load  # noqa: F401

@@ -76,14 +76,47 @@ def differentiate(source_or_path, raising=False):
     returns MLIR text for `compile(..., entry="f_vjp")` or `run`.
     `raising=True` raises the model's layers into Linea ops first
     (--linea-raise), so that the gradient is that of the O(L) forms."""
-    text = source_or_path
-    if isinstance(source_or_path, pathlib.Path) or (
-            isinstance(source_or_path, str) and "\n" not in source_or_path
-            and source_or_path.endswith(".mlir")):
-        text = pathlib.Path(source_or_path).read_text()
+    text = _source_text(source_or_path)
     passes = ["--linea-raise"] if raising else []
     done = subprocess.run([str((build_dir() / "bin" / "linea-opt").resolve()), "-",
                            *passes, "--linea-differentiate"],
+                          input=text, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise LineaError(done.returncode, done.stderr)
+    return done.stdout
+
+
+def _source_text(source_or_path):
+    """MLIR text, or the text of the .mlir file it names (a Path, or a
+    one-line string ending in .mlir)."""
+    if isinstance(source_or_path, pathlib.Path) or (
+            isinstance(source_or_path, str) and "\n" not in source_or_path
+            and source_or_path.endswith(".mlir")):
+        return pathlib.Path(source_or_path).read_text()
+    return source_or_path
+
+
+def export(source_or_path, target="cpu", raising=True, **options):
+    """The program handed off to another compiler (linea-opt --linea-export):
+    raised, its forms chosen for `target` ("cpu" or "gpu"; "cuda" is taken
+    for "gpu") and written in upstream MLIR only (linalg.generic, tensor,
+    scf, arith, math, cf.assert for the run-time checks), for IREE,
+    torch-mlir or any MLIR 22 pass pipeline. Keywords are the pipeline's
+    options: chip, form, chunk_size, runtime_checks. Returns MLIR text."""
+    text = _source_text(source_or_path)
+    if target == "cuda":
+        target = "gpu"
+    if target not in ("cpu", "gpu"):
+        raise LineaError(1, f"unknown target {target!r}; expected 'cpu' or 'gpu'")
+    known = {"chip", "form", "chunk_size", "runtime_checks"}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise LineaError(1, f"export takes no option {unknown[0]!r}; "
+                            f"it takes {', '.join(sorted(known))}")
+    pipeline = "linea-export{" + _option_text(
+        {"target": target, "raise": bool(raising), **options}) + "}"
+    done = subprocess.run([str((build_dir() / "bin" / "linea-opt").resolve()), "-",
+                           f"--pass-pipeline=builtin.module({pipeline})"],
                           input=text, capture_output=True, text=True)
     if done.returncode != 0:
         raise LineaError(done.returncode, done.stderr)
@@ -148,12 +181,9 @@ def compile_library(source_or_path, entry=None, target="cpu", pipeline=None,
     `libkernel.so`, with `kernel.json` and `kernel.h` beside it. Arguments as
     for `compile`; a GPU-less machine builds CUDA libraries this way.
     `sequence_parallel`: linea-sequence-parallel first (each rank's rows)."""
-    text, name = source_or_path, "kernel.mlir"
-    if isinstance(source_or_path, pathlib.Path) or (
-            isinstance(source_or_path, str) and "\n" not in source_or_path
-            and source_or_path.endswith(".mlir")):
-        text = pathlib.Path(source_or_path).read_text()
-        name = pathlib.Path(source_or_path).name  # what messages name
+    text = _source_text(source_or_path)
+    # What messages name: the file, where the program is one.
+    name = pathlib.Path(source_or_path).name if text is not source_or_path else "kernel.mlir"
     args = _linea_compile_command(entry, target, pipeline, chip, options,
                                   sequence_parallel, raising)
     key = hashlib.sha256("\0".join([text, name, *args, __version__]).encode()).hexdigest()[:32]

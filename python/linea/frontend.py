@@ -431,7 +431,7 @@ class Model:
 
 
 def from_torch(module, *example_inputs, dynamic=None, target="cpu", weights="constants",
-               explain=False, **options):
+               explain=False, backend="linea", **options):
     """A `torch.nn.Module` as a Linea kernel: exported with torch.export and
     torch-mlir at the example inputs' shapes, but for the dims `dynamic`
     marks (`{input_index: {dim: "name"}}`, one name per size: `{0: {1: "L"},
@@ -439,9 +439,17 @@ def from_torch(module, *example_inputs, dynamic=None, target="cpu", weights="con
     `weights="arguments"` keeps the parameters out of the IR: each call
     passes the module's current ones, so one kernel serves new weights.
     `target` and the keywords are `linea.compile`'s; `explain=True` prints
-    the raise report (`explain=2`: each reason whole, not one line)."""
+    the raise report (`explain=2`: each reason whole, not one line).
+    `backend="iree"` hands Linea's rewrite to IREE instead (`linea.export`,
+    then IREE's compiler for the CPU or, with target="cuda", a CUDA chip):
+    the keywords are then `linea.export`'s, and the model is a
+    `linea.iree.IreeModel` (inference only)."""
+    if backend not in ("linea", "iree"):
+        raise LineaError(1, f"backend={backend!r}; expected 'linea' or 'iree'")
     with _stage(f"exporting {type(module).__name__} (torch.export, torch-mlir)"):
         text = export_torch(module, *example_inputs, dynamic=dynamic, weights=weights)
+    if backend == "iree":
+        return _iree_model(module, text, target, weights, options)
     with _stage(f"compiling {type(module).__name__} (linea-compile, target {target})"):
         kernel = _compile(text, target=target, **options)
     parameters = [{"name": name, "shape": list(p.shape),
@@ -454,6 +462,19 @@ def from_torch(module, *example_inputs, dynamic=None, target="cpu", weights="con
     if explain:
         print(model.report(explain=explain))
     return model
+
+
+def _iree_model(module, text, target, weights, options):
+    """The exported module handed off by Linea and compiled by IREE."""
+    from . import compiler, iree
+    name = type(module).__name__
+    with _stage(f"handing {name} off (linea-export, target {target})"):
+        handoff = compiler.export(text, target="gpu" if target == "cuda" else target,
+                                  **options)
+    with _stage(f"compiling {name} with IREE (target {target})"):
+        return iree.IreeModel(text, handoff, name, target=target,
+                              chip=options.get("chip") or "sm_90a",
+                              weights_of=module if weights == "arguments" else None)
 
 
 def from_onnx(path_or_model, target="cpu", explain=False, **options):

@@ -26,9 +26,10 @@ EMULATED_BLOCKS = {"test_gpu_emulation.py", "test_ptx_layouts.py",
 # LINEA_TEST_ALL=1 runs every case. Each test function keeps at least one
 # of its cases.
 SAMPLED = {"test_differentiate.py": 0.25, "test_sequence_parallel.py": 0.25,
-           "test_packed.py": 0.45, "test_raise.py": 0.5, "test_optimizer.py": 0.4,
-           "test_chunk_parallel.py": 0.5, "test_differential.py": 0.5,
-           "test_gpu_emulation.py": 0.5}
+           "test_packed.py": 0.35, "test_raise.py": 0.35, "test_optimizer.py": 0.3,
+           "test_chunk_parallel.py": 0.35, "test_differential.py": 0.35,
+           "test_gpu_emulation.py": 0.5, "test_gated_chunks.py": 0.6,
+           "test_tiling.py": 0.6, "test_fuzz.py": 0.6, "test_export.py": 0.5}
 # Cases of a minute or more in the emulation are marked `slow`: a plain run
 # takes one of them, drawn by the seed; `exhaustive` ones (ten minutes on
 # two cores) run only with LINEA_TEST_ALL=1.

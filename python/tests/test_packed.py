@@ -632,7 +632,17 @@ GPU_EMULATION = "linea-gpu-mapped-to-cpu{chip=sm_90a}"
 GPU_CASES = ATTENTION_CASES + [c for c in NORMALIZED_PREFIX_CASES if not c["no_optimize"]]
 
 
-@pytest.mark.parametrize("case", GPU_CASES, ids=[attention_id(c) for c in GPU_CASES])
+def slow_on_gpu_blocks(case):
+    """The case as a parameter; the gated one of 200 tokens in one segment
+    runs three to four minutes on the emulation (a slow case: see
+    conftest.py)."""
+    if attention_id(case).startswith("gated-causal-ones-L=200"):
+        return pytest.param(case, marks=pytest.mark.slow)
+    return case
+
+
+@pytest.mark.parametrize("case", [slow_on_gpu_blocks(c) for c in GPU_CASES],
+                         ids=[attention_id(c) for c in GPU_CASES])
 def test_packed_attention_on_gpu_blocks(case):
     """The GPU code of a packed op (each segment of each sequence one block
     running its chunk loop, its one-shot state (over chunks where the rows

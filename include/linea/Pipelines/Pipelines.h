@@ -60,6 +60,43 @@ struct OptimizeOptions : public PassPipelineOptions<OptimizeOptions> {
 void buildOptimizePipeline(OpPassManager &pm,
                            const OptimizeOptions &options = OptimizeOptions());
 
+struct ExportOptions : public PassPipelineOptions<ExportOptions> {
+  Option<TargetKind> target{
+      *this, "target",
+      llvm::cl::desc("The hardware the receiving compiler builds for: the "
+                     "cost model weighs the forms for it"),
+      llvm::cl::init(TargetKind::cpu), targetKindValues()};
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("The NVIDIA chip to plan for with target=gpu (empty: "
+                     "sm_90a)"),
+      llvm::cl::init("")};
+  Option<FormPreference> form{
+      *this, "form",
+      llvm::cl::desc("auto, or force a form wherever it is legal"),
+      llvm::cl::init(FormPreference::automatic), formPreferenceValues()};
+  Option<int64_t> chunkSize{*this, "chunk-size",
+                            llvm::cl::desc("Force a chunk size (0 = choose)"),
+                            llvm::cl::init(0)};
+  Option<bool> raise{*this, "raise",
+                     llvm::cl::desc("Raise the model's layers into Linea ops "
+                                    "first (linea-raise)"),
+                     llvm::cl::init(true)};
+  Option<bool> runtimeChecks{
+      *this, "runtime-checks",
+      llvm::cl::desc("Keep the run-time checks of dynamic sizes, as "
+                     "cf.assert (linea-checks-to-asserts)"),
+      llvm::cl::init(true)};
+};
+
+/// linea-export: the hand-off to another compiler. Raises, chooses and
+/// rewrites the forms as linea-optimize does (no GPU block distribution:
+/// the receiving compiler maps the work), lowers what is left of Linea by
+/// its definition, and leaves upstream dialects only, checked by
+/// linea-verify-exported.
+void buildExportPipeline(OpPassManager &pm,
+                         const ExportOptions &options = ExportOptions());
+
 struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
   Option<bool> runtimeChecks{
       *this, "runtime-checks",

@@ -1,8 +1,9 @@
 //===- ForgetTarget.cpp - the planned target leaves with the Linea IR ------===//
 //
 // `#linea.target` is Linea's: upstream tools that read the LLVM dialect the
-// lowering pipelines end with (mlir-translate, mlir-runner) do not know it.
-// Once the last pass that reads it has run, it goes.
+// lowering pipelines end with (mlir-translate, mlir-runner), and the
+// compilers linea-export hands off to, do not know it. Once the last pass
+// that reads it has run, it goes, with Linea's other annotations.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,8 +24,13 @@ namespace {
 struct LineaForgetTargetPass
     : linea::impl::LineaForgetTargetBase<LineaForgetTargetPass> {
   void runOnOperation() override {
+    // The other annotations of Linea's go with it: nothing after the last
+    // reader of the target reads them either (the raise, linea-differentiate).
     getOperation()->walk([](Operation *op) {
-      op->removeAttr(linea::LineaDialect::kTargetAttrName);
+      for (StringRef name : {linea::LineaDialect::kTargetAttrName,
+                             linea::LineaDialect::kAsWrittenAttrName,
+                             linea::LineaDialect::kGradientOfAttrName})
+        op->removeAttr(name);
     });
   }
 };

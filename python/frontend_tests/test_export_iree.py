@@ -1,0 +1,90 @@
+"""Linea's hand-off run by IREE (issue 61): every example model through
+`linea.from_torch(..., backend="iree")` (torch-mlir's export, `linea.export`,
+IREE's llvm-cpu) against the module in float64, within SPEC's 1e-4; the
+hand-off parsed by the MLIR inside torch-mlir too. IREE on the hand-off
+against IREE on the model as exported, and their speeds, are
+bench/models.py's --handoff rows."""
+
+import importlib
+
+import pytest
+import torch
+
+import linea
+from linea import LineaError
+
+EXAMPLES = ["causal_linear_transformer", "prefixlm_linear_attention", "retnet_retention",
+            "gla_parallel_form", "causal_softmax_block", "presum_layer",
+            "small_language_model", "folded_attention"]
+
+
+def rel_l2(ours, exact):
+    return ((ours.double() - exact).norm() / exact.norm()).item()
+
+
+def exact(module, inputs):
+    """The module in float64 (token ids stay integers)."""
+    with torch.no_grad():
+        out = module.double()(*(x.double() if x.is_floating_point() else x for x in inputs))
+    module.float()
+    return out
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_example_through_iree(name):
+    torch.manual_seed(0)
+    example = importlib.import_module(name)
+    module, inputs, dynamic = example.example()
+    module = module.eval()
+    model = linea.from_torch(module, *inputs, dynamic=dynamic, backend="iree")
+    assert isinstance(model, linea.iree.IreeModel)
+    # Another length where the sequence dim is dynamic (prime, not a multiple
+    # of any chunk).
+    if dynamic:
+        inputs = example.inputs(97)
+    out = model(*inputs)
+    assert out.dtype == torch.float32
+    assert rel_l2(out, exact(module, inputs)) <= 1e-4
+
+
+def test_hand_off_parses_in_torch_mlir():
+    """The MLIR inside torch-mlir's Python package reads the hand-off."""
+    from torch_mlir import ir
+    torch.manual_seed(0)
+    example = importlib.import_module("causal_linear_transformer")
+    module, inputs, dynamic = example.example()
+    text = linea.export(linea.frontend.export_torch(module.eval(), *inputs, dynamic=dynamic))
+    with ir.Context() as context:
+        context.allow_unregistered_dialects = False
+        module_op = ir.Module.parse(text)
+        assert "linalg.generic" in str(module_op)
+
+
+def test_weights_as_arguments_and_grad_refused():
+    torch.manual_seed(0)
+    example = importlib.import_module("presum_layer")
+    module, inputs, dynamic = example.example()
+    model = linea.from_torch(module.eval(), *inputs, dynamic=dynamic, backend="iree",
+                             weights="arguments")
+    assert rel_l2(model(*inputs), exact(module, inputs)) <= 1e-4
+    x = inputs[0].clone().requires_grad_()
+    with pytest.raises(LineaError, match="backward through IREE is not supported"):
+        model(x)
+
+
+def test_unknown_backend():
+    example = importlib.import_module("presum_layer")
+    module, inputs, dynamic = example.example()
+    with pytest.raises(LineaError, match="backend='tvm'; expected 'linea' or 'iree'"):
+        linea.from_torch(module, *inputs, backend="tvm")
+
+
+def test_cuda_hand_off_compiles():
+    """IREE's CUDA target builds the GPU hand-off (running it needs a GPU;
+    IREE 3.13 describes chips up to sm_89, whose PTX a Hopper runs)."""
+    from linea import iree
+    example = importlib.import_module("causal_linear_transformer")
+    module, inputs, dynamic = example.example()
+    text = linea.export(linea.frontend.export_torch(module.eval(), *inputs, dynamic=dynamic),
+                        target="gpu")
+    assert len(iree.compile_vmfb(text, target="cuda", chip="sm_90a")) > 0

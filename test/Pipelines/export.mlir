@@ -1,0 +1,56 @@
+// linea-export: the hand-off to another compiler. Raised, forms chosen and
+// rewritten, and written in upstream dialects only: linalg.generic (never a
+// named op some MLIR lacks), tensor, scf, arith, math, and cf.assert for
+// the run-time checks. Upstream mlir-opt parses the result.
+// RUN: linea-opt %s --linea-export | FileCheck %s
+// RUN: linea-opt %s --linea-export | mlir-opt --verify-roundtrip | FileCheck %s --check-prefix=UPSTREAM
+// The same pipeline from upstream mlir-opt with Linea as a plugin.
+// RUN: mlir-opt %s --load-dialect-plugin=%linea_lib/libLineaPlugin.so --load-pass-plugin=%linea_lib/libLineaPlugin.so --pass-pipeline="builtin.module(linea-export{target=gpu})" | FileCheck %s --check-prefix=GPU
+// A model as torch-mlir writes it: raised to causal linear attention first.
+// RUN: linea-opt %S/../Raise/models/la_causal_tril_dynamic.mlir --linea-export | FileCheck %s --check-prefix=RAISED
+// RUN: linea-opt %S/../Raise/models/la_causal_tril_dynamic.mlir --linea-export="raise=false" | FileCheck %s --check-prefix=AS-WRITTEN
+// Packed documents by segment ids: the raise's guarded branch (the raised
+// op where the ids are in order, the model as written else) loses its
+// linea.as_written mark.
+// RUN: linea-opt %S/../Raise/models/la_packed_causal_dynamic.mlir --linea-export | FileCheck %s --check-prefix=PACKED
+// A forced chunked form keeps its loop over the chunks.
+// RUN: linea-opt %s --linea-export="form=chunked" | FileCheck %s --check-prefix=CHUNKED
+
+// The chunk-parallel form, no loop: the chunks' products and states at
+// once, the states' scan as masked sums (linea-presum-to-masked-sums), the
+// causal mask on the products' results (linea-split-output-masks). The
+// lengths the op's verifier cannot see are checked with cf.assert.
+// CHECK-LABEL: func.func @causal
+// CHECK: cf.assert %{{.+}}, "{{.*}}linea.linear_attention: 'key' sequence length ? does not match 'query' sequence length ?"
+// CHECK-NOT: scf.for
+// CHECK: tensor.pad
+// CHECK: linalg.generic
+// CHECK-NOT: scf.for
+// CHECK-NOT: {{= linea\.|linea.target}}
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: affine.apply
+// UPSTREAM-LABEL: func.func @causal
+// UPSTREAM: linalg.generic
+// CHUNKED-LABEL: func.func @causal
+// CHUNKED: scf.for
+// GPU-LABEL: func.func @causal
+// GPU-NOT: scf.forall
+// GPU-NOT: {{= linea\.|linea.target}}
+func.func @causal(%q: tensor<4x?x16xf32>, %k: tensor<4x?x16xf32>, %v: tensor<4x?x16xf32>)
+    -> tensor<4x?x16xf32> {
+  %o = linea.linear_attention %q, %k, %v mask = causal
+      : tensor<4x?x16xf32>, tensor<4x?x16xf32>, tensor<4x?x16xf32> -> tensor<4x?x16xf32>
+  return %o : tensor<4x?x16xf32>
+}
+
+// RAISED-LABEL: func.func @main
+// RAISED-NOT: {{= linea\.|linea.target|scf.for}}
+// RAISED: tensor.pad
+// RAISED-NOT: {{= linea\.|linea.target|scf.for}}
+// AS-WRITTEN-LABEL: func.func @main
+// AS-WRITTEN-NOT: scf.for
+// AS-WRITTEN-NOT: linalg.batch_matmul
+// AS-WRITTEN: linalg.generic
+// PACKED-LABEL: func.func @main
+// PACKED: scf.if
+// PACKED-NOT: {{= linea\.|linea.as_written|linea.target}}
