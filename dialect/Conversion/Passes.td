@@ -160,7 +160,9 @@ def LineaPresumToMaskedSums : Pass<"linea-presum-to-masked-sums"> {
 
     A decayed presum is left for the scan (its weights as differences of
     running log-sums would lose f32 precision over long spans), as is a
-    packed one (`linea-split-segments` splits those first).
+    packed one (`linea-split-segments` splits those first). The masks
+    multiply: an infinity or NaN in the input reaches the rows before it
+    too (0 * inf), where a scan keeps it to the rows after it.
 
     ```mlir
     %y = linea.presum %x exclusive : tensor<2x100x8xf32>
