@@ -124,10 +124,11 @@ def iree_module(mlir, vmfb, threads=1):
     the local-sync driver (its `main` runs on one thread) or, on more
     threads, local-task (a worker per core)."""
     import iree.runtime as ireert
+    # The flags linea's own IREE back end uses (backend="iree").
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "python"))
+    from linea.iree import compile_flags
     subprocess.run([str(pathlib.Path(sys.executable).parent / "iree-compile"), mlir,
-                    "--iree-hal-target-device=local",
-                    "--iree-hal-local-target-device-backends=llvm-cpu",
-                    "--iree-llvmcpu-target-cpu=host", "-o", str(vmfb)], check=True)
+                    *compile_flags("cpu", chip=None), "-o", str(vmfb)], check=True)
     return ireert.load_vm_flatbuffer_file(
         str(vmfb), driver="local-sync" if threads == 1 else "local-task")
 

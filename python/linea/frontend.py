@@ -469,8 +469,7 @@ def _iree_model(module, text, target, weights, options):
     from . import compiler, iree
     name = type(module).__name__
     with _stage(f"handing {name} off (linea-export, target {target})"):
-        handoff = compiler.export(text, target="gpu" if target == "cuda" else target,
-                                  **options)
+        handoff = compiler.export(text, target=target, **options)  # "cuda" is "gpu" there
     with _stage(f"compiling {name} with IREE (target {target})"):
         return iree.IreeModel(text, handoff, name, target=target,
                               chip=options.get("chip") or "sm_90a",
