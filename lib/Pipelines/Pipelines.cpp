@@ -84,6 +84,14 @@ static void buildFormsPipeline(OpPassManager &pm,
 }
 } // namespace mlir::linea
 
+void mlir::linea::buildRaisePipeline(OpPassManager &pm, bool raise,
+                                     bool checkAssumedSizes) {
+  if (checkAssumedSizes)
+    pm.addPass(createLineaCheckAssumedSizes());
+  if (raise)
+    pm.addNestedPass<func::FuncOp>(createLineaRaise());
+}
+
 void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
                                         const OptimizeOptions &options) {
   buildFormsPipeline(pm, options, /*lineaKernels=*/true);
@@ -91,12 +99,7 @@ void mlir::linea::buildOptimizePipeline(OpPassManager &pm,
 
 void mlir::linea::buildExportPipeline(OpPassManager &pm,
                                       const ExportOptions &options) {
-  // As linea-compile starts: the sizes the model's IR assumes are checked
-  // before anything canonicalizes them away, then the layers are raised.
-  if (options.runtimeChecks)
-    pm.addPass(createLineaCheckAssumedSizes());
-  if (options.raise)
-    pm.addNestedPass<func::FuncOp>(createLineaRaise());
+  buildRaisePipeline(pm, options.raise, options.runtimeChecks);
   OptimizeOptions forms;
   forms.target = options.target;
   forms.chip = options.chip;

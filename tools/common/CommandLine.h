@@ -10,8 +10,7 @@
 #define LINEA_TOOLS_COMMON_COMMANDLINE_H
 
 #include "linea/Pipelines/OptionCheck.h"
-#include "linea/Raise/Passes.h"
-#include "linea/Transforms/Passes.h"
+#include "linea/Pipelines/Pipelines.h"
 #include "linea/Version.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -118,11 +117,7 @@ struct ProgramOptions {
   /// linea-raise on every function, unless --no-raise: it is exact, so it
   /// runs wherever Linea compiles.
   void addRaiseTo(mlir::OpPassManager &pm) const {
-    // The sizes the model's IR assumes are checked before anything
-    // canonicalizes them away (linea-check-assumed-sizes).
-    pm.addPass(mlir::linea::createLineaCheckAssumedSizes());
-    if (!noRaise)
-      pm.addNestedPass<mlir::func::FuncOp>(mlir::linea::createLineaRaise());
+    mlir::linea::buildRaisePipeline(pm, !noRaise);
   }
 
   /// The chosen pipeline added to `pm` (nothing with --no-optimize).

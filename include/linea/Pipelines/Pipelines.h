@@ -15,6 +15,14 @@
 
 namespace mlir::linea {
 
+/// How every flow from model IR starts (linea-run, linea-compile,
+/// linea-export): the sizes the model's IR assumes checked
+/// (linea-check-assumed-sizes, with `checkAssumedSizes`) before anything
+/// canonicalizes them away, then linea-raise on every function unless
+/// `raise` is false.
+void buildRaisePipeline(OpPassManager &pm, bool raise,
+                        bool checkAssumedSizes = true);
+
 struct OptimizeOptions : public PassPipelineOptions<OptimizeOptions> {
   Option<TargetKind> target{*this, "target",
                             llvm::cl::desc("What the cost model weighs for"),
