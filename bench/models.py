@@ -61,6 +61,16 @@ LAYERS = {
     "packed causal linear attention (ids mask; 64 long-tailed docs per 65536 tokens)": (
         "la_packed_causal", "packed"),
     "two-block linear transformer (d_model 256)": ("model_linear_transformer", "model"),
+    # Other writing styles (issue 59).
+    "causal linear attention, heads split after x @ W (d_model 256)": ("la_projected", "model"),
+    "GLA, log-sigmoid gates summed, heads split after x @ W (d_model 256)": (
+        "gla_log_gates_projected", "model"),
+    "retention, decay from float positions": ("gla_float_positions", "heads"),
+    "causal linear attention in einsum": ("la_einsum_causal", "heads"),
+    "causal linear attention, a cumsum of outer products read by q @ S": (
+        "la_cumulative_outer_matmul", "heads"),
+    "normalized linear attention, the RNN way (cumsums of states and keys)": (
+        "la_cumulative_normalized", "heads"),
 }
 SEQUENCE_DIM = {"heads": 2, "model": 1, "packed": 2}
 DOCUMENTS = 64

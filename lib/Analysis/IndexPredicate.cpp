@@ -313,6 +313,8 @@ private:
       x = e->operands[1];
       swapped = true;
     }
+    if (std::optional<NodePtr> positions = positionComparison(p, e))
+      return *positions;
     if (!c)
       return fail("the mask compares two floats that are not an indicator "
                   "and a constant");
@@ -348,6 +350,54 @@ private:
     return onTrue ? cond : combine(Node::Kind::negation, cond);
   }
 
+  /// A comparison of float positions (`n[:, None] - n[None, :] >= 0` with
+  /// `n = arange(L, dtype=float)`) with each other or with a constant: the
+  /// comparison of the integers they hold, where they hold them exactly (up
+  /// to `exactExtent`). None where a side is no position; null, having
+  /// failed with the reason, where both are but the comparison is no atom.
+  std::optional<NodePtr> positionComparison(arith::CmpFPredicate p,
+                                            const ElementExpr *e) {
+    FailureOr<FloatPosition> lhs = getFloatPosition(e->operands[0], ctx);
+    FailureOr<FloatPosition> rhs = getFloatPosition(e->operands[1], ctx);
+    if (failed(lhs) || failed(rhs))
+      return std::nullopt;
+    // Both sides constant is no mask of the indices; leave it to the rest.
+    if (isa<AffineConstantExpr>(lhs->value) &&
+        isa<AffineConstantExpr>(rhs->value))
+      return std::nullopt;
+    std::optional<Node::Pred> pred = floatPredicate(p);
+    if (!pred)
+      return fail("the mask compares float positions with predicate '" +
+                  arith::stringifyCmpFPredicate(p) + "'");
+    // (A side with a nonzero extent is linear in the row and column: its
+    // value is among the values it rounds.)
+    FailureOr<LinearForm> l = getLinearForm(lhs->value, numLoops);
+    FailureOr<LinearForm> r = getLinearForm(rhs->value, numLoops);
+    for (const FloatPosition *side : {&*lhs, &*rhs}) {
+      int64_t extent = linea::exactExtent(*side, {row, col}, numLoops);
+      if (extent == 0 || failed(l) || failed(r))
+        return fail("the mask compares float positions that are not exact "
+                    "integers of the row and column");
+      exactExtent = std::min(exactExtent, extent);
+    }
+    return atomOf(*l, *r, *pred);
+  }
+
+  /// The integer comparison a float comparison of exact integers is (no
+  /// NaN: ordered and unordered agree).
+  static std::optional<Node::Pred> floatPredicate(arith::CmpFPredicate p) {
+    using P = arith::CmpFPredicate;
+    switch (p) {
+    case P::OEQ: case P::UEQ: return Node::Pred::eq;
+    case P::ONE: case P::UNE: return Node::Pred::ne;
+    case P::OLT: case P::ULT: return Node::Pred::lt;
+    case P::OLE: case P::ULE: return Node::Pred::le;
+    case P::OGT: case P::UGT: return Node::Pred::gt;
+    case P::OGE: case P::UGE: return Node::Pred::ge;
+    default: return std::nullopt;
+    }
+  }
+
   /// `lhs <p> rhs` as `(lhs - rhs) <p> 0` over i and t.
   NodePtr comparison(arith::CmpIPredicate p, const ElementExpr *e) {
     std::optional<LinearForm> lhs = linear(e->operands[0]);
@@ -363,12 +413,17 @@ private:
     if (isUnsigned(p) && !(nonNegative(*lhs) && nonNegative(*rhs)))
       return fail("the mask compares indices unsigned where a side can be "
                   "negative");
-    int64_t ai = lhs->coefficients[row] - rhs->coefficients[row];
-    int64_t at = lhs->coefficients[col] - rhs->coefficients[col];
-    int64_t c = lhs->constant - rhs->constant;
+    return atomOf(*lhs, *rhs, *signedPredicate(p));
+  }
+
+  NodePtr atomOf(const LinearForm &lhs, const LinearForm &rhs,
+                 Node::Pred pred) {
+    int64_t ai = lhs.coefficients[row] - rhs.coefficients[row];
+    int64_t at = lhs.coefficients[col] - rhs.coefficients[col];
+    int64_t c = lhs.constant - rhs.constant;
     for (unsigned d = 0; d < numLoops; ++d)
       if (d != row && d != col &&
-          lhs->coefficients[d] != rhs->coefficients[d])
+          lhs.coefficients[d] != rhs.coefficients[d])
         return fail("the mask depends on loop d" + Twine(d) +
                     ", not only on the row and column");
     if (std::max({std::abs(ai), std::abs(at), std::abs(c)}) >= kMaxMagnitude)
@@ -376,7 +431,7 @@ private:
     if (ai != 0 && at != 0 && ai != -at)
       return fail("the mask compares " + Twine(ai) + " * i + " + Twine(at) +
                   " * t, which is not a comparison of i, t or t - i");
-    return atom(ai, at, c, *signedPredicate(p));
+    return atom(ai, at, c, pred);
   }
 
   std::optional<LinearForm> linear(const ElementExpr *e) {
@@ -395,6 +450,12 @@ private:
     return *form;
   }
 
+public:
+  /// The largest length for which the float positions compared so far are
+  /// exact.
+  int64_t exactExtent = std::numeric_limits<int64_t>::max();
+
+private:
   unsigned row, col, numLoops;
   MLIRContext *ctx;
   std::string &why;
@@ -519,11 +580,11 @@ IndexPredicate::get(const ElementExpr *mask, unsigned row, unsigned col,
       scan(o);
   };
   scan(mask);
-  NodePtr root =
-      PredicateBuilder(row, col, numLoops, ctx, why, given).build(mask);
+  PredicateBuilder builder(row, col, numLoops, ctx, why, given);
+  NodePtr root = builder.build(mask);
   if (!root)
     return failure();
-  return IndexPredicate(root);
+  return IndexPredicate(root, builder.exactExtent);
 }
 
 IndexPredicate IndexPredicate::always() { return IndexPredicate(constant(true)); }
@@ -550,11 +611,12 @@ IndexPredicate IndexPredicate::prefix(int64_t j) {
 }
 
 IndexPredicate IndexPredicate::operator&&(const IndexPredicate &other) const {
-  return IndexPredicate(combine(Node::Kind::conjunction, root, other.root));
+  return IndexPredicate(combine(Node::Kind::conjunction, root, other.root),
+                        std::min(exactExtent, other.exactExtent));
 }
 
 IndexPredicate IndexPredicate::operator!() const {
-  return IndexPredicate(combine(Node::Kind::negation, root));
+  return IndexPredicate(combine(Node::Kind::negation, root), exactExtent);
 }
 
 bool IndexPredicate::evaluate(int64_t i, int64_t t) const {
@@ -610,8 +672,21 @@ bool IndexPredicate::equals(const IndexPredicate &other,
   return true;
 }
 
+std::optional<int64_t> IndexPredicate::getExactExtent() const {
+  if (exactExtent == kUnbounded)
+    return std::nullopt;
+  return exactExtent;
+}
+
 MaskClass IndexPredicate::classify(std::optional<int64_t> length) const {
   MaskClass result;
+  if (length && *length > exactExtent) {
+    result.mismatch = "its float positions hold exact integers only up to "
+                      "length " +
+                      std::to_string(exactExtent) + ", not " +
+                      std::to_string(*length);
+    return result;
+  }
   if (equals(always(), length)) {
     result.kind = MaskClass::Kind::none;
     return result;

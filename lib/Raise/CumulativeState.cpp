@@ -27,6 +27,31 @@ using namespace mlir::linea;
 using namespace mlir::linea::raise;
 
 
+namespace {
+
+bool isOuterProduct(const Product &p) {
+  return p.reads.size() == 2 && p.masks.empty() && p.others.empty();
+}
+
+/// The element of `states` at `indices` with the operands of the product
+/// that makes it (through the views that unsqueeze them) read as leaves.
+FailureOr<const ElementExpr *>
+traceOuterProductOperands(ElementTracer &tracer, Value states,
+                          ArrayRef<AffineExpr> indices) {
+  auto product = states.getDefiningOp<linalg::LinalgOp>();
+  if (!product)
+    return failure();
+  for (Value operand : product.getDpsInputs()) {
+    while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+        operand.getDefiningOp()))
+      operand = operand.getDefiningOp()->getOperand(0);
+    tracer.stopAt(operand);
+  }
+  return tracer.traceElement(states, indices);
+}
+
+} // namespace
+
 LogicalResult raise::raiseCumulativeState(RewriterBase &rewriter, Operation *op,
                                           RaiseLog &log, Rejection &why) {
   linalg::LinalgOp root = asReductionRoot(op);
@@ -91,13 +116,22 @@ LogicalResult raise::raiseCumulativeState(RewriterBase &rewriter, Operation *op,
   if (failed(element))
     return reject(why, tracer.getFailureReason());
   Product outer = factorize(*element);
-  if (outer.reads.size() != 2 || !outer.masks.empty() ||
-      !outer.others.empty())
+  if (!isOuterProduct(outer)) {
+    // Each factor computed before the product (a feature map phi(k)):
+    // read the product's operands as the tensors they are.
+    element = traceOuterProductOperands(tracer, scan->input,
+                                        stateRead->indices);
+    if (succeeded(element))
+      outer = factorize(*element);
+  }
+  if (!isOuterProduct(outer))
     return reject(why, "the summed states are not an outer product of two "
                        "tensors");
   FailureOr<LoopView> a = getLoopView(outer.reads[0]);
   FailureOr<LoopView> b = getLoopView(outer.reads[1]);
-  if (failed(a) || failed(b) || hasUnitDim(*a) || hasUnitDim(*b))
+  // (Unit dims read at 0, a batch of one the product's view dropped, are
+  // collapsed away where the op's operands are made.)
+  if (failed(a) || failed(b))
     return reject(why, "the outer product's factors are read at indices "
                        "that are not loops");
   if (a->position(valueColumn))
@@ -108,7 +142,9 @@ LogicalResult raise::raiseCumulativeState(RewriterBase &rewriter, Operation *op,
     if (loop != row && loop != valueColumn)
       batch.push_back(loop);
   auto reads = [](const LoopView &view, ArrayRef<unsigned> loops) {
-    SmallVector<unsigned> sorted(view.loops), expected(loops);
+    SmallVector<unsigned> sorted, expected(loops);
+    llvm::copy_if(view.loops, std::back_inserter(sorted),
+                  [](unsigned loop) { return loop != LoopView::kUnitDim; });
     llvm::sort(sorted);
     llvm::sort(expected);
     return sorted == expected;

@@ -254,6 +254,27 @@ groupDims(ArrayRef<OpFoldResult> small, ArrayRef<OpFoldResult> large,
   return groups;
 }
 
+/// Where a dynamic size `small` would group a run of sizes `large` that is
+/// one dynamic size and units: the two sizes, to be assumed equal.
+std::optional<std::pair<Value, Value>>
+assumedEqual(OpFoldResult small, ArrayRef<OpFoldResult> large) {
+  auto a = dyn_cast<Value>(small);
+  if (!a || !a.getType().isIndex())
+    return std::nullopt;
+  Value b;
+  for (OpFoldResult size : large) {
+    if (getConstantIntValue(size) == 1)
+      continue;
+    auto value = dyn_cast<Value>(size);
+    if (b || !value || !value.getType().isIndex())
+      return std::nullopt;
+    b = value;
+  }
+  if (!b)
+    return std::nullopt;
+  return std::make_pair(a, b);
+}
+
 /// Whether `size` is a product of tensor dims and non-negative constants:
 /// never negative (it sizes a tensor that exists).
 bool isSizeProduct(Value size) {
@@ -333,21 +354,60 @@ struct ReshapeToExpandOrCollapse : OpRewritePattern<tensor::ReshapeOp> {
       sourceProducts.push_back(productOfDim(source, d, kProductDepth));
     for (OpFoldResult size : sizes)
       sizeProducts.push_back(productOfSize(size));
-    if (resultType.getRank() >= sourceType.getRank()) {
-      std::optional<SmallVector<ReassociationIndices>> groups = groupDims(
-          sourceSizes, sizes,
+    bool expands = resultType.getRank() >= sourceType.getRank();
+    // The smaller shape's dims group the larger one's.
+    ArrayRef<OpFoldResult> small = expands ? ArrayRef(sourceSizes) : ArrayRef(sizes);
+    ArrayRef<OpFoldResult> large = expands ? ArrayRef(sizes) : ArrayRef(sourceSizes);
+    ArrayRef<SizeProduct> smallProducts = expands ? sourceProducts : sizeProducts;
+    ArrayRef<SizeProduct> largeProducts = expands ? sizeProducts : sourceProducts;
+    auto variable = [&](ArrayRef<OpFoldResult> shape, size_t d)
+        -> ValueBoundsConstraintSet::Variable {
+      if (shape.data() == sourceSizes.data())
+        return {source, int64_t(d)};
+      return ValueBoundsConstraintSet::Variable(shape[d]);
+    };
+    // Where a grouping needs one pair of dynamic sizes equal that nothing
+    // proves (two arguments' lengths, one symbol to torch.export): the pair.
+    std::optional<std::pair<Value, Value>> assumed;
+    auto group = [&](bool assume) {
+      assumed.reset();
+      return groupDims(
+          small, large,
           [&](size_t k, size_t j, size_t n) {
-            return n == 1 && isIndexSize(sizes[j]) &&
-                   provedEqual({source, int64_t(k)},
-                               ValueBoundsConstraintSet::Variable(sizes[j]));
+            return n == 1 && isIndexSize(small[k]) && isIndexSize(large[j]) &&
+                   provedEqual(variable(small, k), variable(large, j));
           },
           [&](size_t k, size_t j, size_t n) {
-            return provedProduct(sourceProducts[k],
-                                 ArrayRef(sizeProducts).slice(j, n));
+            if (provedProduct(smallProducts[k], largeProducts.slice(j, n)))
+              return true;
+            if (!assume || assumed)
+              return false;
+            std::optional<std::pair<Value, Value>> pair =
+                assumedEqual(small[k], large.slice(j, n));
+            if (pair)
+              assumed = pair;
+            return pair.has_value();
           });
-      if (!groups)
-        return rewriter.notifyMatchFailure(
+    };
+    std::optional<SmallVector<ReassociationIndices>> groups = group(false);
+    if (!groups)
+      groups = group(true);
+    if (!groups)
+      return rewriter.notifyMatchFailure(
           op, "the sizes are not proved to match group by group");
+    if (assumed) {
+      // The reshape keeps its element count: with every other group equal,
+      // the pair is too (unless another size is 0): checked at run time.
+      auto [a, b] = *assumed;
+      Value same = arith::CmpIOp::create(rewriter, loc,
+                                         arith::CmpIPredicate::eq, a, b);
+      linea::CheckOp::create(
+          rewriter, loc, same,
+          "linea-raise: a view the model takes needs two dynamic sizes equal, "
+          "{0} and {1} (torch.export asserts they are equal)",
+          ValueRange{a, b});
+    }
+    if (expands) {
       for (OpFoldResult &size : sizes)
         if (!isIndexSize(size))
           size = arith::IndexCastOp::create(rewriter, loc,
@@ -358,20 +418,6 @@ struct ReshapeToExpandOrCollapse : OpRewritePattern<tensor::ReshapeOp> {
                                                          *groups, sizes);
       return success();
     }
-    std::optional<SmallVector<ReassociationIndices>> groups = groupDims(
-        sizes, sourceSizes,
-        [&](size_t k, size_t j, size_t n) {
-          return n == 1 && isIndexSize(sizes[k]) &&
-                 provedEqual(ValueBoundsConstraintSet::Variable(sizes[k]),
-                             {source, int64_t(j)});
-        },
-        [&](size_t k, size_t j, size_t n) {
-          return provedProduct(sizeProducts[k],
-                               ArrayRef(sourceProducts).slice(j, n));
-        });
-    if (!groups)
-      return rewriter.notifyMatchFailure(
-          op, "the sizes are not proved to match group by group");
     Value collapsed = tensor::CollapseShapeOp::create(rewriter, loc,
                                                       op.getSource(), *groups);
     if (collapsed.getType() != resultType)

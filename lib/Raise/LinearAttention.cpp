@@ -83,6 +83,9 @@ struct MaskedAttention {
   std::optional<SegmentIds> segments;
   std::optional<int64_t> length;
   double scale = 1.0;
+
+  /// The largest length for which the mask's float positions are exact.
+  std::optional<int64_t> exactExtent() const { return mask.getExactExtent(); }
 };
 
 /// Pairs the root's view of the scores with the scores' own loops.
@@ -400,6 +403,14 @@ struct GatedParallel {
   LoopView query, key, gate;
 };
 
+/// Whether the two views are indexed by the same loops, in any order.
+bool sameLoops(const LoopView &a, const LoopView &b) {
+  SmallVector<unsigned> x(a.loops), y(b.loops);
+  llvm::sort(x);
+  llvm::sort(y);
+  return x == y;
+}
+
 std::optional<GatedParallel> matchGatedParallel(const MaskedAttention &m) {
   linalg::LinalgOp scoresOp = m.scores.op;
   MLIRContext *ctx = scoresOp.getContext();
@@ -437,16 +448,29 @@ std::optional<GatedParallel> matchGatedParallel(const MaskedAttention &m) {
   };
   auto q = split(trace(m.query), /*negated=*/false);
   auto k = split(trace(m.key), /*negated=*/true);
-  if (!q || !k || q->second->value != k->second->value ||
-      q->first->indices != q->second->indices ||
-      k->first->indices != k->second->indices)
+  if (!q || !k || q->second->value != k->second->value)
     return std::nullopt;
   std::optional<AddScan> scan = inclusiveAddScan(q->second->value);
   FailureOr<LoopView> queryView = getLoopView(q->first);
   FailureOr<LoopView> keyView = getLoopView(k->first);
   FailureOr<LoopView> gateView = getLoopView(q->second);
+  FailureOr<LoopView> keyGateView = getLoopView(k->second);
   if (!scan || failed(queryView) || failed(keyView) || failed(gateView) ||
+      failed(keyGateView) ||
       gateView->position(m.queryRow) != std::optional<unsigned>(scan->dim))
+    return std::nullopt;
+  // Each of q and k is decayed by the gate at its own element: the same
+  // loops index both (in any layout: a head split after `x @ W` reads q
+  // through a transpose the cumsum of the gates does not have), and the
+  // gate read by the keys is the gate read by the queries with the key row
+  // in place of the query row.
+  if (!sameLoops(*queryView, *gateView) || !sameLoops(*keyView, *keyGateView))
+    return std::nullopt;
+  SmallVector<unsigned> gateOfKeys(gateView->loops);
+  for (unsigned &loop : gateOfKeys)
+    if (loop == m.queryRow)
+      loop = m.keyRow;
+  if (gateOfKeys != keyGateView->loops)
     return std::nullopt;
   gateView->tensor = scan->input;
   return GatedParallel{*queryView, *keyView, *gateView};
@@ -466,14 +490,16 @@ LogicalResult raise::raiseMaskedLinearAttention(RewriterBase &rewriter,
       m->maskClass.kind == MaskClass::Kind::causal ? matchGatedParallel(*m)
                                                    : std::nullopt;
   // (16-bit GLA keeps its decayed queries and keys as written.)
-  if (gated && gated->gate.tensor.getType() == gated->query.tensor.getType() &&
-      elementTypeOf(gated->query.tensor).isF32()) {
+  if (gated && elementTypeOf(gated->gate.tensor).isF32() &&
+      elementTypeOf(gated->query.tensor).isF32() &&
+      elementTypeOf(gated->key.tensor).isF32()) {
     // Within a segment exp(b_i - b_t) is the gates' product from t + 1 to
     // i, whatever came before it: the packed op's, segment by segment.
     log.raised(op, "linea.gated_linear_attention mask = causal" +
                        Twine(m->segments ? " offsets" : "") +
                        " (GLA's parallel form: queries and keys decayed by "
                        "exp(+-cumsum(g)))");
+    checkExactAtRunTime(rewriter, m->op, {m->row, m->col}, m->exactExtent());
     replaceRootBySegments(
         rewriter, op, m->segments, [&](OpBuilder &b, Value offsets) {
           SmallVector<unsigned> qOrder(m->scoresBatch), kOrder(m->scoresBatch);
@@ -499,6 +525,7 @@ LogicalResult raise::raiseMaskedLinearAttention(RewriterBase &rewriter,
     return success();
   }
   log.raised(op, describe(*m, false));
+  checkExactAtRunTime(rewriter, m->op, {m->row, m->col}, m->exactExtent());
   replaceRootBySegments(
       rewriter, op, m->segments, [&](OpBuilder &b, Value offsets) {
         Value v = valuesInOrder(b, loc, *m);
@@ -520,6 +547,7 @@ LogicalResult raise::raiseMaskedRowSum(RewriterBase &rewriter,
   SmallVector<unsigned> loops(m->batch);
   loops.push_back(m->row);
   log.raised(op, describe(*m, false) + ", values a column of ones (a row sum)");
+  checkExactAtRunTime(rewriter, m->op, {m->row, m->col}, m->exactExtent());
   replaceRootBySegments(
       rewriter, op, m->segments, [&](OpBuilder &b, Value offsets) {
         // The values: a column of ones, [batch.., L, 1].
@@ -636,6 +664,10 @@ LogicalResult raise::raiseNormalizedLinearAttention(RewriterBase &rewriter,
   loops.push_back(numeratorView->loops[*o->out.position(o->row)]);
   loops.push_back(numeratorView->loops[*o->out.position(*o->valueColumn)]);
   log.raised(root, describe(*o, true));
+  std::optional<int64_t> extent = o->exactExtent();
+  if (std::optional<int64_t> sumExtent = z->exactExtent())
+    extent = std::min(extent.value_or(*sumExtent), *sumExtent);
+  checkExactAtRunTime(rewriter, o->op, {o->row, o->col}, extent);
   replaceRootBySegments(
       rewriter, root, o->segments, [&](OpBuilder &b, Value offsets) {
         Value v = valuesInOrder(b, loc, *o);
@@ -653,44 +685,51 @@ LogicalResult raise::raiseNormalizedLinearAttention(RewriterBase &rewriter,
 namespace {
 
 /// A decay `base^(i - t)` or `exp(c * (i - t))` with `base`, `c` free of
-/// i and t: the per-step log-decay `log(base)` or `c`.
+/// i and t: the per-step log-decay `log(base)` or `c`; and the largest
+/// length for which its float `i - t` is exact.
 struct Decay {
   const ElementExpr *logDecay = nullptr; // c
   const ElementExpr *base = nullptr;     // or base
+  int64_t exactExtent = 0;
 };
 
-/// Whether `e` is `i - t` as a float (an integer expression converted).
-bool isRowMinusColumn(const ElementExpr *e, unsigned row, unsigned col,
-                      MLIRContext *ctx) {
-  if (!e->getOp<arith::SIToFPOp>() && !e->getOp<arith::UIToFPOp>())
-    return false;
-  FailureOr<AffineExpr> affine = getAffineExpr(e->operands[0], ctx);
-  if (failed(affine))
-    return false;
-  FailureOr<LinearForm> form =
-      getLinearForm(*affine, std::max(row, col) + 1);
+/// Where `e` is `i - t` as a float (an integer difference converted, or
+/// float positions subtracted): the largest length for which it is exact.
+std::optional<int64_t> rowMinusColumn(const ElementExpr *e, unsigned row,
+                                      unsigned col, unsigned numLoops,
+                                      MLIRContext *ctx) {
+  FailureOr<FloatPosition> position = getFloatPosition(e, ctx);
+  if (failed(position) || isa<AffineConstantExpr>(position->value))
+    return std::nullopt;
+  FailureOr<LinearForm> form = getLinearForm(position->value, numLoops);
   if (failed(form) || form->constant != 0)
-    return false;
+    return std::nullopt;
   for (auto [d, coefficient] : llvm::enumerate(form->coefficients))
     if (coefficient != (d == row ? 1 : d == col ? -1 : 0))
-      return false;
-  return true;
+      return std::nullopt;
+  int64_t extent = exactExtent(*position, {row, col}, numLoops);
+  if (extent == 0)
+    return std::nullopt;
+  return extent;
 }
 
 std::optional<Decay> matchDecay(const ElementExpr *e, unsigned row,
-                                unsigned col, MLIRContext *ctx) {
+                                unsigned col, unsigned numLoops,
+                                MLIRContext *ctx) {
   auto free = [&](const ElementExpr *x) {
     return !dependsOnLoops(x, {row, col});
   };
-  if (e->getOp<math::PowFOp>() && free(e->operands[0]) &&
-      isRowMinusColumn(e->operands[1], row, col, ctx))
-    return Decay{nullptr, e->operands[0]};
+  if (e->getOp<math::PowFOp>() && free(e->operands[0]))
+    if (std::optional<int64_t> extent =
+            rowMinusColumn(e->operands[1], row, col, numLoops, ctx))
+      return Decay{nullptr, e->operands[0], *extent};
   if (e->getOp<math::ExpOp>() && e->operands[0]->getOp<arith::MulFOp>()) {
     const ElementExpr *product = e->operands[0];
     for (int k : {0, 1})
-      if (free(product->operands[k]) &&
-          isRowMinusColumn(product->operands[1 - k], row, col, ctx))
-        return Decay{product->operands[k], nullptr};
+      if (free(product->operands[k]))
+        if (std::optional<int64_t> extent = rowMinusColumn(
+                product->operands[1 - k], row, col, numLoops, ctx))
+          return Decay{product->operands[k], nullptr, *extent};
   }
   return std::nullopt;
 }
@@ -737,7 +776,8 @@ LogicalResult raise::raiseDecayedLinearAttention(RewriterBase &rewriter,
     return failure();
   linalg::LinalgOp root = m->op;
   MLIRContext *ctx = root.getContext();
-  std::optional<Decay> decay = matchDecay(m->decay, m->row, m->col, ctx);
+  std::optional<Decay> decay =
+      matchDecay(m->decay, m->row, m->col, root.getNumLoops(), ctx);
   if (!decay)
     return reject(why, "a factor of the product, " + m->decay->str() +
                            ", is neither a mask, a constant nor a decay "
@@ -748,8 +788,15 @@ LogicalResult raise::raiseDecayedLinearAttention(RewriterBase &rewriter,
   if (decay->base && !isPositive(decay->base, root, m->batch))
     return reject(why, "the decay's base " + decay->base->str() +
                            " is not proved positive for every head");
+  std::optional<int64_t> extent = m->exactExtent();
+  if (decay->exactExtent != std::numeric_limits<int64_t>::max())
+    extent = std::min(extent.value_or(decay->exactExtent), decay->exactExtent);
+  std::string reason;
+  if (failed(checkExactAtStaticSizes(root, {m->row, m->col}, extent, reason)))
+    return reject(why, "the decay reads float positions: " + reason);
   Location loc = root.getLoc();
   rewriter.setInsertionPoint(root);
+  checkExactAtRunTime(rewriter, root, {m->row, m->col}, extent);
   SmallVector<unsigned> queryOrder(m->scoresBatch), keyOrder(m->scoresBatch);
   queryOrder.append({m->queryRow, m->feature});
   keyOrder.append({m->keyRow, m->feature});

@@ -22,8 +22,11 @@
 
 #include "Patterns.h"
 
+#include "linea/Dialect/TMTensor.h"
+
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
@@ -69,11 +72,92 @@ static bool splitsReduction(OpOperand *fused) {
   return false;
 }
 
+namespace {
+
+/// A scan's unit dims dropped as linalg's are: `collapse_shape(scan(x))`
+/// that only drops unit dims (the scan's own dim alone in its group) is
+/// the scan of `collapse_shape(x)`. torch-mlir's cumsum is a tm_tensor.scan,
+/// which the unit-dim folding of linalg ops does not reach; without this
+/// the collapse it leaves between a scan and its reader hides the scan from
+/// the raise (the states of `q.unsqueeze(-2) @ cumsum(k^T v)` with batch 1).
+struct CollapseUnitDimsOfScan : OpRewritePattern<tensor::CollapseShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::CollapseShapeOp collapse,
+                                PatternRewriter &rewriter) const override {
+    auto scan = collapse.getSrc().getDefiningOp<linea::tm_tensor::ScanOp>();
+    // Besides the collapse, only sizes read off the scan (a run-time check's).
+    auto onlyCollapsedOrSized = [&](OpOperand &use) {
+      return use.getOwner() == collapse.getOperation() ||
+             isa<tensor::DimOp>(use.getOwner());
+    };
+    if (!scan || scan.getNumResults() != 2 ||
+        collapse.getSrc() != scan->getResult(0) ||
+        !llvm::all_of(scan->getResult(0).getUses(), onlyCollapsedOrSized) ||
+        !scan->getResult(1).use_empty())
+      return rewriter.notifyMatchFailure(collapse, "not the one reader of a scan");
+    auto type = cast<RankedTensorType>(collapse.getSrcType());
+    int64_t dim = scan.getDimension();
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
+    std::optional<int64_t> scanGroup;
+    for (auto [g, group] : llvm::enumerate(groups)) {
+      if (llvm::is_contained(group, dim)) {
+        if (group.size() != 1)
+          return rewriter.notifyMatchFailure(collapse,
+                                             "the scan dim is merged");
+        scanGroup = g;
+      }
+      if (llvm::count_if(group, [&](int64_t d) {
+            return type.getDimSize(d) != 1;
+          }) > 1)
+        return rewriter.notifyMatchFailure(collapse,
+                                           "a group merges two dims");
+    }
+    // The accumulator has every dim but the scan's: the same groups
+    // without it.
+    SmallVector<ReassociationIndices> accumulatorGroups;
+    for (auto [g, group] : llvm::enumerate(groups)) {
+      if (int64_t(g) == *scanGroup)
+        continue;
+      ReassociationIndices shifted;
+      for (int64_t d : group)
+        shifted.push_back(d > dim ? d - 1 : d);
+      accumulatorGroups.push_back(shifted);
+    }
+    Location loc = scan.getLoc();
+    auto collapsed = [&](Value v, ArrayRef<ReassociationIndices> g) -> Value {
+      if (g.size() == size_t(cast<RankedTensorType>(v.getType()).getRank()))
+        return v;
+      return tensor::CollapseShapeOp::create(rewriter, loc, v, g);
+    };
+    Value input = collapsed(scan.getInput(), groups);
+    Value output = collapsed(scan.getOutput(), groups);
+    Value accumulator = collapsed(scan.getAccumulator(), accumulatorGroups);
+    auto narrowed = linea::tm_tensor::ScanOp::create(
+        rewriter, loc, TypeRange{output.getType(), accumulator.getType()},
+        ValueRange{input}, ValueRange{output, accumulator},
+        rewriter.getI64IntegerAttr(*scanGroup), scan.getInclusiveAttr());
+    rewriter.inlineRegionBefore(scan.getRegion(), narrowed.getRegion(),
+                                narrowed.getRegion().end());
+    rewriter.replaceOp(collapse, narrowed->getResult(0));
+    // The scan's sizes are its output's.
+    for (OpOperand &use : llvm::make_early_inc_range(scan->getResult(0).getUses()))
+      rewriter.modifyOpInPlace(use.getOwner(),
+                               [&] { use.set(scan.getOutput()); });
+    rewriter.eraseOp(scan);
+    return success();
+  }
+};
+
+} // namespace
+
 SmallVector<FrozenRewritePatternSet>
 mlir::linea::raise::normalizationPatterns(MLIRContext *ctx) {
   auto dropUnitDims = [](RewritePatternSet &patterns) {
     linalg::ControlDropUnitDims options;
     linalg::populateFoldUnitExtentDimsPatterns(patterns, options);
+    patterns.add<CollapseUnitDimsOfScan>(patterns.getContext());
   };
   SmallVector<FrozenRewritePatternSet> stages;
   stages.push_back(stage(ctx, [](RewritePatternSet &patterns) {

@@ -141,6 +141,9 @@ LogicalResult raise::raiseTriangularSum(RewriterBase &rewriter, Operation *op,
     return reject(why, "mask is " + mask->str() +
                            ": not a triangle a prefix sum applies (t <= i, "
                            "t < i, t >= i or t > i)");
+  if (failed(checkExactAtStaticSizes(root, {*i, *t}, mask->getExactExtent(),
+                                     reason)))
+    return reject(why, "mask is " + mask->str() + ": " + reason);
   if (product->scale != 1.0)
     return reject(why, "the triangular sum is scaled");
   if (!hasZeroInit(root))
@@ -155,6 +158,7 @@ LogicalResult raise::raiseTriangularSum(RewriterBase &rewriter, Operation *op,
     order.push_back(loop == *i ? *t : loop);
   Location loc = root.getLoc();
   rewriter.setInsertionPoint(root);
+  checkExactAtRunTime(rewriter, root, {*i, *t}, mask->getExactExtent());
   Value input = permuteTo(rewriter, loc, *x, order);
   int64_t dim = *out->position(*i);
   auto presum = PresumOp::create(

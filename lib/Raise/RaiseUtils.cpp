@@ -423,6 +423,66 @@ FailureOr<IndexPredicate> raise::getMask(const Product &product, unsigned row,
 // Operands
 //===----------------------------------------------------------------------===//
 
+/// The size of `loop` of `op`, read off the last operand that has it as a
+/// dim (the output first): not off the scores, which the raise replaces.
+static Value loopSize(OpBuilder &b, linalg::LinalgOp op, unsigned loop) {
+  SmallVector<OpOperand *> operands;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    operands.push_back(&init);
+  for (OpOperand *input : llvm::reverse(op.getDpsInputOperands()))
+    operands.push_back(input);
+  for (OpOperand *operand : operands) {
+    if (!isa<RankedTensorType>(operand->get().getType()))
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    for (auto [p, expr] : llvm::enumerate(map.getResults()))
+      if (auto dim = dyn_cast<AffineDimExpr>(expr);
+          dim && dim.getPosition() == loop)
+        return tensor::DimOp::create(b, op.getLoc(), operand->get(), p);
+  }
+  return nullptr;
+}
+
+LogicalResult raise::checkExactAtStaticSizes(linalg::LinalgOp root,
+                                             ArrayRef<unsigned> loops,
+                                             std::optional<int64_t> extent,
+                                             std::string &why) {
+  if (!extent)
+    return success();
+  for (unsigned loop : loops)
+    if (std::optional<int64_t> size = staticLoopSize(root, loop);
+        size && *size > *extent) {
+      why = "its float positions hold exact integers only up to length " +
+            std::to_string(*extent) + ", not " + std::to_string(*size);
+      return failure();
+    }
+  return success();
+}
+
+void raise::checkExactAtRunTime(OpBuilder &b, linalg::LinalgOp root,
+                                ArrayRef<unsigned> loops,
+                                std::optional<int64_t> extent) {
+  if (!extent)
+    return;
+  Location loc = root.getLoc();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(root);
+  Value limit = arith::ConstantIndexOp::create(b, loc, *extent);
+  for (unsigned loop : loops) {
+    if (staticLoopSize(root, loop))
+      continue;
+    Value size = loopSize(b, root, loop);
+    if (!size)
+      continue;
+    Value exact = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                        size, limit);
+    CheckOp::create(b, loc, exact,
+                    "linea-raise: the model's float positions hold exact "
+                    "integers only up to length {0}; this length is {1}",
+                    ValueRange{limit, size});
+  }
+}
+
 bool raise::hasZeroInit(linalg::LinalgOp op) {
   ElementTracer tracer(op);
   OpOperand *init = op.getDpsInitOperand(0);

@@ -180,6 +180,21 @@ struct AddScan {
 };
 std::optional<AddScan> inclusiveAddScan(Value value);
 
+/// A raise that reads float positions (a mask or a decay built from
+/// `torch.arange(L, dtype=torch.float32)`) is exact up to a length
+/// (`IndexPredicate::getExactExtent`, `exactExtent`): where none is given,
+/// nothing to do; where a static size of the root's `loops` exceeds it,
+/// failure with the reason in `why`.
+LogicalResult checkExactAtStaticSizes(linalg::LinalgOp root,
+                                      ArrayRef<unsigned> loops,
+                                      std::optional<int64_t> extent,
+                                      std::string &why);
+/// ... and where a size is dynamic, a run-time check before the root that it
+/// is at most that length (built with the replacement).
+void checkExactAtRunTime(OpBuilder &b, linalg::LinalgOp root,
+                         ArrayRef<unsigned> loops,
+                         std::optional<int64_t> extent);
+
 /// Whether `view`'s dim read by `loop` has a static size.
 bool hasStaticDim(const LoopView &view, unsigned loop);
 

@@ -473,6 +473,7 @@ LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
      << mask->str() << (segments ? ", where the ids run in order" : "")
      << (guard ? "; sdpa's guard for rows with no key never fires" : "") << ")";
   log.raised(root, what);
+  checkExactAtRunTime(rewriter, root, {row, col}, mask->getExactExtent());
   // Within a segment the softmax runs over that segment's keys only (the
   // others are -inf): the packed op's, segment by segment.
   replaceRootBySegments(

@@ -103,3 +103,33 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.name in EMULATED_BLOCKS:
             item.add_marker(pytest.mark.xdist_group("gpu-emulation"))
+
+
+# Skips that mean a tool the suites need is missing from the machine, not
+# that a case does not apply (a GPU absent is the latter). scripts/test.sh,
+# which installs every one of them, sets LINEA_REQUIRE_TOOLS=1: there such a
+# skip is a failure, so that a CI machine without them cannot pass by
+# skipping their tests.
+MISSING_TOOL = ("could not import", "no CUDA toolkit", "needs OpenMPI", "no torch",
+                "no libLineaPlugin.so", "needs a CMake build directory")
+
+
+def missing_tool(report):
+    """The reason of a skip that names a missing tool, if `report` is one."""
+    if not report.skipped or not isinstance(report.longrepr, tuple):
+        return None
+    reason = str(report.longrepr[2])
+    return reason if any(tool in reason for tool in MISSING_TOOL) else None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if os.environ.get("LINEA_REQUIRE_TOOLS") != "1":
+        return
+    reason = missing_tool(report)
+    if reason is not None:
+        report.outcome = "failed"
+        report.longrepr = (f"{reason}: a tool this suite needs is missing "
+                           "(LINEA_REQUIRE_TOOLS=1: scripts/test.sh installs it)")

@@ -77,7 +77,7 @@ def test_export_errors():
     program, _, _ = programs.build(dict(op="presum", shape=[1, 4]), seed=3)
     with pytest.raises(LineaError, match="unknown target 'tpu'"):
         linea.export(program, target="tpu")
-    with pytest.raises(LineaError, match="export takes no option 'threads'"):
+    with pytest.raises(LineaError, match="'linea-export' has no option 'threads'"):
         linea.export(program, threads=2)
     with pytest.raises(LineaError, match="error"):
         linea.export("func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"

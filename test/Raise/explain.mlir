@@ -136,12 +136,57 @@ func.func @gated_by_data(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: ten
 // Causal linear attention the RNN way, as torch.export prints
 // `(q.unsqueeze(-2) @ cumsum(k.unsqueeze(-1) * v.unsqueeze(-2), 2)).squeeze(-2)`
 // with a dynamic length: the contraction reads the states through a
-// collapse of the batch dims and the sequence. The cumsum alone raises;
-// the contraction is a candidate the cumulative-state pattern refused
-// (this once said nothing: "0 candidate(s) left as written").
+// collapse of the batch dims and the sequence. The normalization expands the
+// contraction back into those dims and drops the unit batch around the
+// scan too (this once said nothing, "0 candidate(s) left as written", then
+// refused the collapse): one linear attention, the states gone.
 // CHECK-LABEL: func.func @states_through_a_collapse
-// CHECK: linea.presum
+// CHECK-NOT: linea.presum
+// CHECK: linea.linear_attention {{.*}} mask = causal
+// CHECK-NOT: tm_tensor.scan
 func.func @states_through_a_collapse(%q: tensor<1x2x?x8xf32>, %k: tensor<1x2x?x8xf32>, %v: tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32> {
+  %c0 = arith.constant 0.000000e+00 : f32
+  %c2 = arith.constant 2 : index
+  %n = tensor.dim %k, %c2 : tensor<1x2x?x8xf32>
+  %ke = tensor.expand_shape %k [[0], [1], [2], [3, 4]] output_shape [1, 2, %n, 8, 1] : tensor<1x2x?x8xf32> into tensor<1x2x?x8x1xf32>
+  %ve = tensor.expand_shape %v [[0], [1], [2], [3, 4]] output_shape [1, 2, %n, 1, 8] : tensor<1x2x?x8xf32> into tensor<1x2x?x1x8xf32>
+  %e0 = tensor.empty(%n) : tensor<1x2x?x8x8xf32>
+  %outer = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, 0)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, 0, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%ke, %ve : tensor<1x2x?x8x1xf32>, tensor<1x2x?x1x8xf32>) outs(%e0 : tensor<1x2x?x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %p = arith.mulf %a, %b : f32
+    linalg.yield %p : f32
+  } -> tensor<1x2x?x8x8xf32>
+  %z0 = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<1x2x?x8x8xf32>) -> tensor<1x2x?x8x8xf32>
+  %e1 = tensor.empty() : tensor<1x2x8x8xf32>
+  %z1 = linalg.fill ins(%c0 : f32) outs(%e1 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %states:2 = tm_tensor.scan dimension(2) inclusive(true) ins(%outer : tensor<1x2x?x8x8xf32>) outs(%z0, %z1 : tensor<1x2x?x8x8xf32>, tensor<1x2x8x8xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %s = arith.addf %x, %y : f32
+    tm_tensor.yield %s : f32
+  } -> tensor<1x2x?x8x8xf32>, tensor<1x2x8x8xf32>
+  %qe = tensor.expand_shape %q [[0], [1], [2], [3, 4]] output_shape [1, 2, %n, 1, 8] : tensor<1x2x?x8xf32> into tensor<1x2x?x1x8xf32>
+  %qc = tensor.collapse_shape %qe [[0, 1, 2], [3], [4]] : tensor<1x2x?x1x8xf32> into tensor<?x1x8xf32>
+  %sc = tensor.collapse_shape %states#0 [[0, 1, 2], [3], [4]] : tensor<1x2x?x8x8xf32> into tensor<?x8x8xf32>
+  %m = arith.muli %n, %c2 : index
+  %e2 = tensor.empty(%m) : tensor<?x1x8xf32>
+  %z2 = linalg.fill ins(%c0 : f32) outs(%e2 : tensor<?x1x8xf32>) -> tensor<?x1x8xf32>
+  // expected-remark @below {{linea-raise: raised to linea.linear_attention mask = causal (the states as a cumulative sum of outer products)}}
+  %o = linalg.batch_matmul ins(%qc, %sc : tensor<?x1x8xf32>, tensor<?x8x8xf32>) outs(%z2 : tensor<?x1x8xf32>) -> tensor<?x1x8xf32>
+  %oe = tensor.expand_shape %o [[0, 1, 2], [3], [4]] output_shape [1, 2, %n, 1, 8] : tensor<?x1x8xf32> into tensor<1x2x?x1x8xf32>
+  %r = tensor.collapse_shape %oe [[0], [1], [2, 3], [4]] : tensor<1x2x?x1x8xf32> into tensor<1x2x?x8xf32>
+  return %r : tensor<1x2x?x8xf32>
+}
+
+// -----
+
+// The same states, also returned collapsed: the collapse has a second
+// reader, so the normalization keeps it, and the contraction still reads
+// the sequence merged with the batch dims. The cumsum alone raises.
+// CHECK-LABEL: func.func @states_through_a_shared_collapse
+// CHECK: linea.presum
+// CHECK-NOT: linea.linear_attention
+func.func @states_through_a_shared_collapse(%q: tensor<1x2x?x8xf32>, %k: tensor<1x2x?x8xf32>, %v: tensor<1x2x?x8xf32>) -> (tensor<1x2x?x8xf32>, tensor<?x8x8xf32>) {
   %c0 = arith.constant 0.000000e+00 : f32
   %c2 = arith.constant 2 : index
   %n = tensor.dim %k, %c2 : tensor<1x2x?x8xf32>
@@ -173,5 +218,5 @@ func.func @states_through_a_collapse(%q: tensor<1x2x?x8xf32>, %k: tensor<1x2x?x8
   %o = linalg.batch_matmul ins(%qc, %sc : tensor<?x1x8xf32>, tensor<?x8x8xf32>) outs(%z2 : tensor<?x1x8xf32>) -> tensor<?x1x8xf32>
   %oe = tensor.expand_shape %o [[0, 1, 2], [3], [4]] output_shape [1, 2, %n, 1, 8] : tensor<?x1x8xf32> into tensor<1x2x?x1x8xf32>
   %r = tensor.collapse_shape %oe [[0], [1], [2, 3], [4]] : tensor<1x2x?x1x8xf32> into tensor<1x2x?x8xf32>
-  return %r : tensor<1x2x?x8xf32>
+  return %r, %sc : tensor<1x2x?x8xf32>, tensor<?x8x8xf32>
 }

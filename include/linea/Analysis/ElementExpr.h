@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <deque>
 #include <string>
@@ -84,6 +85,10 @@ public:
   /// itself, whatever produced it.
   const ElementExpr *operandLeaf(OpOperand &operand);
 
+  /// Reads `tensors` as leaves from now on, whatever produced them (a
+  /// feature map applied before an outer product stays the tensor it is).
+  void stopAt(ValueRange tensors) { stops.insert(tensors.begin(), tensors.end()); }
+
   linalg::LinalgOp getRoot() const { return root; }
   unsigned getNumLoops() const { return numLoops; }
   /// Why the last failed trace failed.
@@ -114,6 +119,7 @@ private:
   std::deque<ElementExpr> nodes;
   std::string reason;
   unsigned depth = 0;
+  llvm::SmallDenseSet<Value, 4> stops;
 };
 
 /// The integer expression `e` as an affine expr of the root's loop indices,
@@ -127,6 +133,26 @@ struct LinearForm {
   int64_t constant = 0;
 };
 FailureOr<LinearForm> getLinearForm(AffineExpr e, unsigned numDims);
+
+/// A float that holds an integer affine in the loop indices exactly:
+/// positions as `torch.arange(L, dtype=torch.float32)` makes them (`sitofp`
+/// of an index), and their sums, differences, negations and products by
+/// integral constants. Exact while every value the float arithmetic rounds
+/// stays within `2^p` (p: its type's precision, 24 for f32).
+struct FloatPosition {
+  AffineExpr value;
+  /// Each value rounded on the way, and the magnitude up to which its type
+  /// holds every integer.
+  SmallVector<std::pair<AffineExpr, int64_t>> rounded;
+};
+FailureOr<FloatPosition> getFloatPosition(const ElementExpr *e,
+                                          MLIRContext *ctx);
+
+/// The largest extent n such that every value `p` rounds is exact with each
+/// of `loops` in [0, n): int64 max where nothing bounds it, 0 where a value
+/// reads another loop of the root's `numDims` or is never exact.
+int64_t exactExtent(const FloatPosition &p, ArrayRef<unsigned> loops,
+                    unsigned numDims);
 
 /// Whether `e` depends on any of the root's `loops` (through an index or the
 /// indices of a read).

@@ -18,6 +18,7 @@
 
 #include "linea/Analysis/ElementExpr.h"
 
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,13 +72,22 @@ public:
   MaskClass classify(std::optional<int64_t> length) const;
   /// `t <= i or t < 5`.
   std::string str() const;
+  /// The largest length of the rows and columns for which the mask is this
+  /// predicate, where it compares float positions (`torch.arange(L,
+  /// dtype=torch.float32)`: exact integers up to 2^24); none where it
+  /// compares integers only. `classify` of a longer length is `other`; a
+  /// raise of a dynamic length checks the length at run time.
+  std::optional<int64_t> getExactExtent() const;
 
   struct Node;
 
 private:
-  explicit IndexPredicate(std::shared_ptr<const Node> root)
-      : root(std::move(root)) {}
+  explicit IndexPredicate(std::shared_ptr<const Node> root,
+                          int64_t exactExtent = kUnbounded)
+      : root(std::move(root)), exactExtent(exactExtent) {}
+  static constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
   std::shared_ptr<const Node> root;
+  int64_t exactExtent;
 };
 
 } // namespace mlir::linea

@@ -169,6 +169,100 @@ class DecayWindow(torch.nn.Module):
         return ((q @ k.transpose(-1, -2)) * decay) @ v
 
 
+# --- other writing styles: positions as floats, gates as log-sums, RNN form ---
+
+def float_positions(L, scale=1.0):
+    """torch.arange(L, dtype=float): RetNet's parallel form as often written."""
+    n = torch.arange(L, dtype=torch.float32) * scale
+    return n[:, None] - n[None, :]
+
+
+class FloatPositionsRetNet(torch.nn.Module):
+    """Retention with float positions: diff = n_i - n_t of a float arange,
+    the decay exp(diff * log(gamma)) where diff >= 0."""
+    def forward(self, q, k, v):
+        diff = float_positions(q.shape[-2])
+        decay = torch.where(diff >= 0, torch.exp(diff * math.log(0.9)),
+                            torch.zeros((), dtype=q.dtype))
+        return ((q @ k.transpose(-1, -2)) * decay) @ v
+
+
+class FloatPositionsMask(torch.nn.Module):
+    """A causal 0/1 mask from float positions, multiplied in."""
+    def forward(self, q, k, v):
+        return ((q @ k.transpose(-1, -2)) * (float_positions(q.shape[-2]) >= 0).float()) @ v
+
+
+class FloatPositionsShifted(torch.nn.Module):
+    """Near miss: float positions compared with 1, not 0 (t <= i - 1)."""
+    def forward(self, q, k, v):
+        keep = float_positions(q.shape[-2]) >= 1
+        return (q @ k.transpose(-1, -2)).masked_fill(~keep, 0.0) @ v
+
+
+class FloatPositionsInexact(torch.nn.Module):
+    """Near miss: positions scaled by 2^21, exact in f32 only up to L = 5."""
+    def forward(self, q, k, v):
+        keep = float_positions(q.shape[-2], 2.0 ** 21) >= 0
+        return (q @ k.transpose(-1, -2)).masked_fill(~keep, 0.0) @ v
+
+
+class FloatPositionsSquareDecay(torch.nn.Module):
+    """Near miss: exp(-0.1 (i - t)^2), a decay that is not a power."""
+    def forward(self, q, k, v):
+        diff = float_positions(q.shape[-2])
+        decay = torch.where(diff >= 0, torch.exp(diff * diff * -0.1),
+                            torch.zeros((), dtype=q.dtype))
+        return ((q @ k.transpose(-1, -2)) * decay) @ v
+
+
+class EinsumCausal(torch.nn.Module):
+    """Causal linear attention in einsum, [B, H, L, D] tensors."""
+    def forward(self, q, k, v):
+        s = torch.einsum("bhld,bhmd->bhlm", q, k)
+        return torch.einsum("bhlm,bhme->bhle", torch.tril(s), v)
+
+
+class CumulativeOuterMatmul(torch.nn.Module):
+    """The states as a cumsum of outer products, read by a batched matmul:
+    o_i = (q_i[None, :] @ S_i)[0]."""
+    def forward(self, q, k, v):
+        states = torch.cumsum(k.unsqueeze(-1) * v.unsqueeze(-2), dim=2)
+        return (q.unsqueeze(-2) @ states).squeeze(-2)
+
+
+class CumulativeNormalized(torch.nn.Module):
+    """The normalized causal layer the RNN way: elu + 1 features, numerator
+    q . cumsum(k^T v), denominator q . cumsum(k)."""
+    def forward(self, q, k, v):
+        q, k = F.elu(q) + 1, F.elu(k) + 1
+        states = torch.cumsum(k.unsqueeze(-1) * v.unsqueeze(-2), dim=2)
+        numerator = torch.einsum("bhld,bhlde->bhle", q, states)
+        denominator = (q * torch.cumsum(k, dim=2)).sum(-1, keepdim=True)
+        return numerator / (denominator + 1e-6)
+
+
+class LogGateGLA(torch.nn.Module):
+    """GLA on [B, L, Dm] as models write it: x @ W projections split into
+    heads after the product, log-sigmoid gates summed along the sequence,
+    q exp(G) and k exp(-G), tril, heads merged and projected. (As written
+    it overflows once the gates' sum passes -88 in f32; raised, it cannot.)"""
+    def __init__(self):
+        super().__init__()
+        dm = H * D
+        self.wq, self.wk, self.wv, self.wg, self.wo = (
+            closed_form_weight(dm, dm, c) for c in (0.37, 0.71, 1.13, 0.53, 1.57))
+
+    def forward(self, x):
+        b, L, dm = x.shape
+        split = lambda y: y.view(b, L, H, D).transpose(1, 2)
+        q, k, v = split(x @ self.wq), split(x @ self.wk), split(x @ self.wv)
+        # fla's GLA normalizes its log-gates by 16 (gate_logit_normalizer).
+        G = torch.cumsum(F.logsigmoid(split(x @ self.wg) + 4.0) / 16, dim=2)
+        o = torch.tril((q * torch.exp(G)) @ (k * torch.exp(-G)).transpose(-1, -2)) @ v
+        return o.transpose(1, 2).reshape(b, L, dm) @ self.wo
+
+
 # --- masks given as tables (registered buffers) -------------------------------
 
 def closed_form_weight(rows, cols, c):
@@ -628,6 +722,38 @@ CORPUS = {
         ["gated_linear_attention mask = causal"], dynamic=True),
     "gla_retnet": entry(RetNet, qkv, ["gated_linear_attention mask = causal"]),
     "gla_retnet_dynamic": entry(RetNet, qkv, ["gated_linear_attention mask = causal"], dynamic=True),
+    # Other writing styles (issue 59).
+    "gla_float_positions": entry(FloatPositionsRetNet, qkv,
+                                 ["gated_linear_attention mask = causal"]),
+    "gla_float_positions_dynamic": entry(FloatPositionsRetNet, qkv,
+                                         ["gated_linear_attention mask = causal"],
+                                         dynamic=True),
+    "la_float_positions_mask": entry(FloatPositionsMask, qkv, causal),
+    "nm_float_positions_shifted": entry(FloatPositionsShifted, qkv, [],
+                                        remark="mask is t < i: the diagonal is excluded"),
+    "nm_float_positions_inexact": entry(
+        FloatPositionsInexact, qkv, [],
+        remark="mask is 2097152 * i + -2097152 * t + 0 >= 0: its float positions hold "
+               "exact integers only up to length 9, not 16"),
+    "nm_float_positions_square_decay": entry(FloatPositionsSquareDecay, qkv, [],
+                                             remark="a factor of the product"),
+    "la_einsum_causal": entry(EinsumCausal, qkv, causal),
+    "la_cumulative_outer_matmul": entry(CumulativeOuterMatmul, qkv, causal),
+    "la_einsum_causal_dynamic": entry(EinsumCausal, qkv, causal, dynamic=True),
+    # A batch of one: the unit dims dropped around the states' cumsum.
+    "la_cumulative_outer_matmul_dynamic_batch1": entry(
+        CumulativeOuterMatmul, lambda L: [(1, H, L, D), (1, H, L, D), (1, H, L, DV)], causal,
+        dynamic=True),
+    "la_cumulative_normalized_dynamic": entry(CumulativeNormalized, qkv,
+                                              ["presum dim = 2", "linear_attention mask = causal"],
+                                              ops=["linear_attention", "presum"], dynamic=True),
+    "la_cumulative_normalized": entry(CumulativeNormalized, qkv,
+                                      ["presum dim = 2", "linear_attention mask = causal"],
+                                      ops=["linear_attention", "presum"]),
+    "gla_log_gates_projected": entry(LogGateGLA, lambda L: [(B, L, H * D)],
+                                     ["gated_linear_attention mask = causal",
+                                      "presum dim = 2"],
+                                     ops=["gated_linear_attention"]),
     "nm_decay_window": entry(DecayWindow, qkv, [], remark="mask is t <= i and t >= i - 3"),
     "ps_cumsum": entry(CumSum, seq, ["presum dim = 1"]),
     "ps_cumsum_dynamic": entry(CumSum, seq, ["presum dim = 1"], dynamic=True),
