@@ -54,6 +54,18 @@ bool provedEqual(const ValueBoundsConstraintSet::Variable &a,
 
 bool isSizeProduct(Value size);
 
+/// A run-time check that two dynamic sizes, which torch.export takes for
+/// one symbol, are equal where the model relies on it (`what`).
+void checkSameSize(OpBuilder &b, Location loc, Value x, Value y,
+                   StringRef what) {
+  Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
+  linea::CheckOp::create(b, loc, same,
+                         "linea-raise: " + what.str() +
+                             ", {0} and {1} (torch.export asserts they are "
+                             "equal)",
+                         ValueRange{x, y});
+}
+
 /// The size an element of a `tensor.from_elements` shape holds, as an index
 /// value or a constant; or, for an integer product of sizes (`B * H` of a
 /// merged batch and heads), that integer, cast to an index only once the
@@ -398,14 +410,8 @@ struct ReshapeToExpandOrCollapse : OpRewritePattern<tensor::ReshapeOp> {
     if (assumed) {
       // The reshape keeps its element count: with every other group equal,
       // the pair is too (unless another size is 0): checked at run time.
-      auto [a, b] = *assumed;
-      Value same = arith::CmpIOp::create(rewriter, loc,
-                                         arith::CmpIPredicate::eq, a, b);
-      linea::CheckOp::create(
-          rewriter, loc, same,
-          "linea-raise: a view the model takes needs two dynamic sizes equal, "
-          "{0} and {1} (torch.export asserts they are equal)",
-          ValueRange{a, b});
+      checkSameSize(rewriter, loc, assumed->first, assumed->second,
+                    "a view the model takes needs two dynamic sizes equal");
     }
     if (expands) {
       for (OpFoldResult &size : sizes)
@@ -500,15 +506,11 @@ struct BroadcastGatherToSource : OpRewritePattern<linalg::GenericOp> {
     for (int64_t p : mayBroadcast) {
       if (provedEqual({source, p}, {init, p}))
         continue;
-      Value a = tensor::DimOp::create(rewriter, loc, source, p);
-      Value b = tensor::DimOp::create(rewriter, loc, init, p);
-      Value same = arith::CmpIOp::create(rewriter, loc,
-                                         arith::CmpIPredicate::eq, a, b);
-      linea::CheckOp::create(
-          rewriter, loc, same,
-          "linea-raise: two dynamic sizes the model broadcasts against each "
-          "other differ, {0} and {1} (torch.export asserts they are equal)",
-          ValueRange{a, b});
+      checkSameSize(rewriter, loc,
+                    tensor::DimOp::create(rewriter, loc, source, p),
+                    tensor::DimOp::create(rewriter, loc, init, p),
+                    "two dynamic sizes the model broadcasts against each "
+                    "other differ");
     }
     Value result = source;
     if (sourceType != initType)
