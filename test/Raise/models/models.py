@@ -242,6 +242,15 @@ class CumulativeNormalized(torch.nn.Module):
         return numerator / (denominator + 1e-6)
 
 
+class CumulativeFeatureMap(torch.nn.Module):
+    """The cumsum of outer products with elu + 1 features, the keys' used
+    once (fused into the outer product by the raise's normalization)."""
+    def forward(self, q, k, v):
+        q, k = F.elu(q) + 1, F.elu(k) + 1
+        states = torch.cumsum(k.unsqueeze(-1) * v.unsqueeze(-2), dim=2)
+        return (q.unsqueeze(-2) @ states).squeeze(-2)
+
+
 class LogGateGLA(torch.nn.Module):
     """GLA on [B, L, Dm] as models write it: x @ W projections split into
     heads after the product, log-sigmoid gates summed along the sequence,
@@ -747,6 +756,10 @@ CORPUS = {
     "la_cumulative_normalized_dynamic": entry(CumulativeNormalized, qkv,
                                               ["presum dim = 2", "linear_attention mask = causal"],
                                               ops=["linear_attention", "presum"], dynamic=True),
+    "la_cumulative_feature_map": entry(CumulativeFeatureMap, qkv, causal),
+    "la_cumulative_feature_map_dynamic_batch1": entry(
+        CumulativeFeatureMap, lambda L: [(1, H, L, D), (1, H, L, D), (1, H, L, DV)], causal,
+        dynamic=True),
     "la_cumulative_normalized": entry(CumulativeNormalized, qkv,
                                       ["presum dim = 2", "linear_attention mask = causal"],
                                       ops=["linear_attention", "presum"]),
