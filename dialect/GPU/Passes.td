@@ -669,5 +669,66 @@ def LineaKernelReport : Pass<"linea-kernel-report", "::mlir::ModuleOp"> {
   }];
 }
 
+def LineaEmulateGpuThreads : Pass<"linea-emulate-gpu-threads", "::mlir::ModuleOp"> {
+  let summary = "Run GPU launches, warp instructions included, on CPU threads";
+  let description = [{
+    The last step of `linea-gpu-mapped-to-cpu`: after
+    `convert-parallel-loops-to-gpu`, on the CPU, so that the kernels exactly
+    as `linea-lower-to-nvvm` outlines them (tensor-core fragments, 16-bit
+    shared temporaries, cp.async, the barriers between a sequence block's
+    ops and its temporaries' places in shared memory) are checked
+    numerically where no GPU is. Each `gpu.launch` runs its blocks in order
+    (one block at a time, as one static shared memory and one dynamic
+    shared buffer per launch expect); its threads run as loops where its
+    body has no `gpu.barrier`, `nvgpu.ldmatrix` or `nvvm.mma.sync`, and
+    otherwise as an OpenMP team of the block's size (numbered x fastest, as
+    the GPU numbers them for warps):
+
+    - `gpu.barrier` waits for the team;
+    - `nvgpu.ldmatrix` and `nvvm.mma.sync` (m16n8k16, f16/bf16 operands,
+      f32 accumulators) call Linea's GPU emulation library (in linea-run),
+      in which the lanes of a warp put down their addresses or registers,
+      wait for each other, and each computes what PTX assigns it;
+    - `nvgpu.device_async_copy` copies at once (zero-filling past its
+      source elements), and its groups and waits go away;
+    - `gpu.dynamic_shared_memory` is a buffer of the launch's size.
+
+    Workgroup memory is plain memory. A barrier or warp instruction outside
+    a launch, or a launch it cannot run (asynchronous, clusters,
+    attributions, a body of several blocks), is an error.
+
+    ```mlir
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c4, %gy = %c1, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+      ...
+      gpu.barrier
+      %d = nvvm.mma.sync A[...] B[...] C[...] {shape = #nvvm.shape<m = 16, n = 8, k = 16>, ...}
+      gpu.terminator
+    }
+    // becomes
+    scf.for %bz = %c0 to %c1 step %c1 {
+      scf.for %by = %c0 to %c1 step %c1 {
+        scf.for %bx = %c0 to %c4 step %c1 {
+          func.call @linea_gpu_emu_begin_block(%c256_i64) : (i64) -> ()
+          omp.parallel num_threads(%c256_i32 : i32) {
+            %t = func.call @omp_get_thread_num() : () -> i32
+            ...
+            func.call @linea_gpu_emu_barrier(%t64) : (i64) -> ()
+            func.call @linea_gpu_emu_mma_m16n8k16(%t64, %bf16, %a, %b, %c) : (i64, i64, i64, i64, i64) -> ()
+            omp.terminator
+          }
+        }
+      }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::omp::OpenMPDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
 
 #endif // LINEA_GPU_PASSES_TD

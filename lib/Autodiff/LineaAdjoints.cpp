@@ -333,7 +333,7 @@ static Value quotientAdjoint(OpBuilder &b, Location loc, Value plus, Value dO,
                                      nb.getFloatAttr(element, value));
   };
   auto denominator = [&](OpBuilder &nb, Location nl, Value den) -> Value {
-    return arith::AddFOp::create(nb, nl, den, constant(nb, nl, 1e-6));
+    return arith::AddFOp::create(nb, nl, den, constant(nb, nl, kNormalizerEpsilon));
   };
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, dO);
   Value numerator =
@@ -521,7 +521,7 @@ struct SoftmaxBackward {
     Value i = linalg::IndexOp::create(nb, l, s.position(0));
     Value t = linalg::IndexOp::create(nb, l, s.position(1));
     Value last = arith::AddIOp::create(nb, l, i, offset);
-    return arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle, t, last);
+    return causallyVisible(nb, l, t, last);
   }
   Value masked(OpBuilder &nb, Location l, const LoopSpace &s, Value x,
                Value otherwise) {

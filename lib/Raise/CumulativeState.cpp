@@ -136,14 +136,13 @@ FailureOr<Value> buildFactor(OpBuilder &b, Location loc, const ElementExpr *e,
 
 LogicalResult raise::raiseCumulativeState(RewriterBase &rewriter, Operation *op,
                                           RaiseLog &log, Rejection &why) {
-  linalg::LinalgOp root = asReductionRoot(op);
-  if (!root)
+  FailureOr<PlainReduction> reduction =
+      matchPlainReduction(op, /*numReads=*/2, /*masked=*/false);
+  if (failed(reduction))
     return failure();
-  ElementTracer tracer(root);
-  FailureOr<Product> product = matchPlainAccumulation(tracer);
-  if (failed(product) || product->reads.size() != 2 ||
-      !product->masks.empty() || !product->others.empty())
-    return failure();
+  linalg::LinalgOp root = reduction->root;
+  ElementTracer &tracer = *reduction->tracer;
+  const Product *product = &reduction->product;
   // o = q . S with S a scan of states.
   const ElementExpr *stateRead = nullptr, *queryRead = nullptr;
   std::optional<AddScan> scan;

@@ -38,7 +38,6 @@
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-#define DEBUG_TYPE "linea-front-end-shapes"
 
 using namespace mlir;
 

@@ -14,8 +14,13 @@
 // of the scores and of the values are paired through the scores' own dims,
 // so heads split by reshape and transpose, in any order, meet as one.
 //
+// The gated forms, GLA's parallel form (matched here by matchGatedParallel)
+// and RetNet's decayed retention, are in LinearAttentionGated.cpp; what the
+// two files share is in LinearAttention.h.
+//
 //===----------------------------------------------------------------------===//
 
+#include "LinearAttention.h"
 #include "Patterns.h"
 #include "Scores.h"
 #include "SegmentIds.h"
@@ -25,7 +30,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -36,57 +40,11 @@ using namespace mlir::linea::raise;
 namespace {
 
 /// SPEC's normalizer offset.
-constexpr float kNormalizerEps = 1e-6f;
+constexpr float kNormalizerEps = kNormalizerEpsilon;
 
 Type elementTypeOf(Value tensor) {
   return cast<ShapedType>(tensor.getType()).getElementType();
 }
-
-/// A float scalar as f32 (widened or rounded).
-Value toF32(OpBuilder &b, Location loc, Value x) {
-  Type f32 = b.getF32Type();
-  if (x.getType() == f32)
-    return x;
-  if (cast<FloatType>(x.getType()).getWidth() < 32)
-    return arith::ExtFOp::create(b, loc, f32, x);
-  return arith::TruncFOp::create(b, loc, f32, x);
-}
-
-/// `O[b.., i, e] = c * sum_t (A .* M)[b.., i, t] V[b.., t, e]` (or, for a
-/// row sum, `V = 1` and no e): the match, in the loops of the root.
-struct MaskedAttention {
-  linalg::LinalgOp op;
-  /// Owns the expressions below (the decay's).
-  std::shared_ptr<ElementTracer> tracer;
-  /// A factor of the product that is neither a mask nor a constant, where
-  /// the caller allowed one (a decay).
-  const ElementExpr *decay = nullptr;
-  Scores scores;
-  /// The root's view of the scores and of the values (none for a row sum).
-  LoopView scoresView;
-  std::optional<LoopView> values;
-  LoopView out;
-  /// The root's loops: batch (in the output's order), rows i, keys t,
-  /// value columns e (none for a row sum).
-  SmallVector<unsigned> batch;
-  unsigned row = 0, col = 0;
-  std::optional<unsigned> valueColumn;
-  /// The scores' loops paired with them: batch[k] is scoresBatch[k].
-  SmallVector<unsigned> scoresBatch;
-  /// Which scores operand is the query (indexed by i) and which the key.
-  LoopView query, key;
-  unsigned queryRow = 0, keyRow = 0, feature = 0;
-  /// The mask within each packed segment where the mask keeps to segments
-  /// of ids (`segments`), else the mask.
-  IndexPredicate mask = IndexPredicate::always();
-  MaskClass maskClass;
-  std::optional<SegmentIds> segments;
-  std::optional<int64_t> length;
-  double scale = 1.0;
-
-  /// The largest length for which the mask's float positions are exact.
-  std::optional<int64_t> exactExtent() const { return mask.getExactExtent(); }
-};
 
 /// Pairs the root's view of the scores with the scores' own loops.
 LogicalResult pairWithScores(MaskedAttention &m, Rejection &why) {
@@ -171,13 +129,12 @@ bool readsAsScores(linalg::LinalgOp root, const ElementExpr *read) {
   return reduced == 1 && rows;
 }
 
-/// The shared part of the value contraction and the row sum: `root` is
-/// `out + prod` with the scores as one factor and masks and constants as
-/// the others; `withValues` asks for a second tensor factor, the values.
-FailureOr<MaskedAttention> matchMaskedAttention(Operation *op,
-                                                bool withValues,
-                                                Rejection &why,
-                                                bool allowDecay = false) {
+} // namespace
+
+FailureOr<MaskedAttention> raise::matchMaskedAttention(Operation *op,
+                                                       bool withValues,
+                                                       Rejection &why,
+                                                       bool allowDecay) {
   linalg::LinalgOp root = asReductionRoot(op);
   if (!root)
     return failure();
@@ -304,6 +261,8 @@ FailureOr<MaskedAttention> matchMaskedAttention(Operation *op,
   return m;
 }
 
+namespace {
+
 /// `mask = ...` as the op spells it.
 std::string describe(const MaskedAttention &m, bool normalize) {
   std::string s;
@@ -387,93 +346,13 @@ bool sameSegments(const std::optional<SegmentIds> &a,
   return a->atRow.tensor == b->atRow.tensor && idDim(*a) == idDim(*b);
 }
 
-/// The values of `m` laid out `[batch.., L, Dv]`.
-Value valuesInOrder(OpBuilder &b, Location loc, const MaskedAttention &m) {
+} // namespace
+
+Value raise::valuesInOrder(OpBuilder &b, Location loc,
+                           const MaskedAttention &m) {
   SmallVector<unsigned> order(m.batch);
   order.append({m.col, *m.valueColumn});
   return permuteTo(b, loc, *m.values, order);
-}
-
-} // namespace
-
-/// GLA's parallel form: queries `q exp(b)` and keys `k exp(-b)` with `b` an
-/// inclusive cumsum along the sequence of log-decays `g` (one per key dim):
-/// `q`, `k` and `g` over the scores' loops.
-struct GatedParallel {
-  LoopView query, key, gate;
-};
-
-/// Whether the two views are indexed by the same loops, in any order.
-bool sameLoops(const LoopView &a, const LoopView &b) {
-  SmallVector<unsigned> x(a.loops), y(b.loops);
-  llvm::sort(x);
-  llvm::sort(y);
-  return x == y;
-}
-
-std::optional<GatedParallel> matchGatedParallel(const MaskedAttention &m) {
-  linalg::LinalgOp scoresOp = m.scores.op;
-  MLIRContext *ctx = scoresOp.getContext();
-  ElementTracer tracer(scoresOp);
-  auto trace = [&](const LoopView &view) -> const ElementExpr * {
-    SmallVector<AffineExpr> indices;
-    for (unsigned loop : view.loops)
-      indices.push_back(getAffineDimExpr(loop, ctx));
-    FailureOr<const ElementExpr *> e = tracer.traceElement(view.tensor, indices);
-    return succeeded(e) ? *e : nullptr;
-  };
-  // x * exp(+-b): the tensor x and the read of b.
-  auto split = [](const ElementExpr *e, bool negated)
-      -> std::optional<std::pair<const ElementExpr *, const ElementExpr *>> {
-    if (!e || !e->getOp<arith::MulFOp>())
-      return std::nullopt;
-    for (int k : {0, 1}) {
-      const ElementExpr *x = e->operands[k], *y = e->operands[1 - k];
-      if (!x->isa(ElementExpr::Kind::Read) || !y->getOp<math::ExpOp>())
-        continue;
-      const ElementExpr *b = y->operands[0];
-      if (negated) {
-        if (b->getOp<arith::NegFOp>())
-          b = b->operands[0];
-        else if (b->getOp<arith::SubFOp>() &&
-                 b->operands[0]->getConstantValue() == 0.0)
-          b = b->operands[1];
-        else
-          continue;
-      }
-      if (b->isa(ElementExpr::Kind::Read))
-        return std::make_pair(x, b);
-    }
-    return std::nullopt;
-  };
-  auto q = split(trace(m.query), /*negated=*/false);
-  auto k = split(trace(m.key), /*negated=*/true);
-  if (!q || !k || q->second->value != k->second->value)
-    return std::nullopt;
-  std::optional<AddScan> scan = inclusiveAddScan(q->second->value);
-  FailureOr<LoopView> queryView = getLoopView(q->first);
-  FailureOr<LoopView> keyView = getLoopView(k->first);
-  FailureOr<LoopView> gateView = getLoopView(q->second);
-  FailureOr<LoopView> keyGateView = getLoopView(k->second);
-  if (!scan || failed(queryView) || failed(keyView) || failed(gateView) ||
-      failed(keyGateView) ||
-      gateView->position(m.queryRow) != std::optional<unsigned>(scan->dim))
-    return std::nullopt;
-  // Each of q and k is decayed by the gate at its own element: the same
-  // loops index both (in any layout: a head split after `x @ W` reads q
-  // through a transpose the cumsum of the gates does not have), and the
-  // gate read by the keys is the gate read by the queries with the key row
-  // in place of the query row.
-  if (!sameLoops(*queryView, *gateView) || !sameLoops(*keyView, *keyGateView))
-    return std::nullopt;
-  SmallVector<unsigned> gateOfKeys(gateView->loops);
-  for (unsigned &loop : gateOfKeys)
-    if (loop == m.queryRow)
-      loop = m.keyRow;
-  if (gateOfKeys != keyGateView->loops)
-    return std::nullopt;
-  gateView->tensor = scan->input;
-  return GatedParallel{*queryView, *keyView, *gateView};
 }
 
 LogicalResult raise::raiseMaskedLinearAttention(RewriterBase &rewriter,
@@ -674,194 +553,6 @@ LogicalResult raise::raiseNormalizedLinearAttention(RewriterBase &rewriter,
         Value result =
             buildLinearAttention(b, loc, *o, v, /*normalize=*/true, offsets);
         return inRootLayout(b, root, result, loops, *out);
-      });
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
-// Decayed: RetNet's retention
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-/// A decay `base^(i - t)` or `exp(c * (i - t))` with `base`, `c` free of
-/// i and t: the per-step log-decay `log(base)` or `c`; and the largest
-/// length for which its float `i - t` is exact.
-struct Decay {
-  const ElementExpr *logDecay = nullptr; // c
-  const ElementExpr *base = nullptr;     // or base
-  int64_t exactExtent = 0;
-};
-
-/// Where `e` is `i - t` as a float (an integer difference converted, or
-/// float positions subtracted): the largest length for which it is exact.
-std::optional<int64_t> rowMinusColumn(const ElementExpr *e, unsigned row,
-                                      unsigned col, unsigned numLoops,
-                                      MLIRContext *ctx) {
-  FailureOr<FloatPosition> position = getFloatPosition(e, ctx);
-  if (failed(position) || isa<AffineConstantExpr>(position->value))
-    return std::nullopt;
-  FailureOr<LinearForm> form = getLinearForm(position->value, numLoops);
-  if (failed(form) || form->constant != 0)
-    return std::nullopt;
-  for (auto [d, coefficient] : llvm::enumerate(form->coefficients))
-    if (coefficient != (d == row ? 1 : d == col ? -1 : 0))
-      return std::nullopt;
-  int64_t extent = exactExtent(*position, {row, col}, numLoops);
-  if (extent == 0)
-    return std::nullopt;
-  return extent;
-}
-
-std::optional<Decay> matchDecay(const ElementExpr *e, unsigned row,
-                                unsigned col, unsigned numLoops,
-                                MLIRContext *ctx) {
-  auto free = [&](const ElementExpr *x) {
-    return !dependsOnLoops(x, {row, col});
-  };
-  if (e->getOp<math::PowFOp>() && free(e->operands[0]))
-    if (std::optional<int64_t> extent =
-            rowMinusColumn(e->operands[1], row, col, numLoops, ctx))
-      return Decay{nullptr, e->operands[0], *extent};
-  if (e->getOp<math::ExpOp>() && e->operands[0]->getOp<arith::MulFOp>()) {
-    const ElementExpr *product = e->operands[0];
-    for (int k : {0, 1})
-      if (free(product->operands[k]))
-        if (std::optional<int64_t> extent = rowMinusColumn(
-                product->operands[1 - k], row, col, numLoops, ctx))
-          return Decay{product->operands[k], nullptr, *extent};
-  }
-  return std::nullopt;
-}
-
-/// Whether `base` is positive for every value of the batch loops (it may
-/// depend on them only): evaluated at each, where they are static and few.
-bool isPositive(const ElementExpr *base, linalg::LinalgOp root,
-                ArrayRef<unsigned> batch) {
-  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
-  SmallVector<unsigned> used;
-  for (unsigned loop : batch)
-    if (dependsOnLoops(base, {loop}))
-      used.push_back(loop);
-  int64_t points = 1;
-  for (unsigned loop : used) {
-    if (ShapedType::isDynamic(ranges[loop]))
-      return false;
-    points *= ranges[loop];
-    if (points > (1 << 16))
-      return false;
-  }
-  SmallVector<int64_t> at(root.getNumLoops(), 0);
-  for (int64_t p = 0; p < points; ++p) {
-    int64_t rest = p;
-    for (unsigned loop : used) {
-      at[loop] = rest % ranges[loop];
-      rest /= ranges[loop];
-    }
-    std::optional<double> v = evaluate(base, at);
-    if (!v || !(*v > 0.0))
-      return false;
-  }
-  return true;
-}
-
-} // namespace
-
-LogicalResult raise::raiseDecayedLinearAttention(RewriterBase &rewriter,
-                                                 Operation *op, RaiseLog &log,
-                                                 Rejection &why) {
-  FailureOr<MaskedAttention> m =
-      matchMaskedAttention(op, /*withValues=*/true, why, /*allowDecay=*/true);
-  if (failed(m) || !m->decay)
-    return failure();
-  linalg::LinalgOp root = m->op;
-  MLIRContext *ctx = root.getContext();
-  std::optional<Decay> decay =
-      matchDecay(m->decay, m->row, m->col, root.getNumLoops(), ctx);
-  if (!decay)
-    return reject(why, "a factor of the product, " + m->decay->str() +
-                           ", is neither a mask, a constant nor a decay "
-                           "base^(i - t) or exp(c * (i - t))");
-  if (m->maskClass.kind != MaskClass::Kind::causal)
-    return reject(why, "a decay needs the causal mask (t <= i); the mask is " +
-                           m->mask.str());
-  if (decay->base && !isPositive(decay->base, root, m->batch))
-    return reject(why, "the decay's base " + decay->base->str() +
-                           " is not proved positive for every head");
-  std::optional<int64_t> extent = m->exactExtent();
-  if (decay->exactExtent != std::numeric_limits<int64_t>::max())
-    extent = std::min(extent.value_or(decay->exactExtent), decay->exactExtent);
-  std::string reason;
-  if (failed(checkExactAtStaticSizes(root, {m->row, m->col}, extent, reason)))
-    return reject(why, "the decay reads float positions: " + reason);
-  Location loc = root.getLoc();
-  rewriter.setInsertionPoint(root);
-  checkExactAtRunTime(rewriter, root, {m->row, m->col}, extent);
-  SmallVector<unsigned> queryOrder(m->scoresBatch), keyOrder(m->scoresBatch);
-  queryOrder.append({m->queryRow, m->feature});
-  keyOrder.append({m->keyRow, m->feature});
-  Value q = permuteTo(rewriter, loc, m->query, queryOrder);
-  Value k = permuteTo(rewriter, loc, m->key, keyOrder);
-  Value v = valuesInOrder(rewriter, loc, *m);
-  // The gate, one log-decay per token: [batch.., L], each element the
-  // decay's expression at its batch indices.
-  auto qType = cast<RankedTensorType>(q.getType());
-  int64_t rank = qType.getRank();
-  SmallVector<OpFoldResult> gateSizes;
-  for (int64_t d = 0; d + 1 < rank; ++d)
-    gateSizes.push_back(tensor::getMixedSize(rewriter, loc, q, d));
-  Value empty = tensor::EmptyOp::create(rewriter, loc, gateSizes,
-                                        rewriter.getF32Type());
-  AffineMap identity = rewriter.getMultiDimIdentityMap(rank - 1);
-  SmallVector<utils::IteratorType> parallel(rank - 1,
-                                            utils::IteratorType::parallel);
-  bool built = true;
-  auto generic = linalg::GenericOp::create(
-      rewriter, loc, empty.getType(), ValueRange{}, ValueRange{empty},
-      ArrayRef<AffineMap>{identity}, parallel,
-      [&](OpBuilder &b, Location l, ValueRange) {
-        SmallVector<Value> loops(root.getNumLoops());
-        for (auto [d, loop] : llvm::enumerate(m->batch))
-          loops[loop] = linalg::IndexOp::create(b, l, d);
-        loops[m->row] = linalg::IndexOp::create(b, l, rank - 2);
-        FailureOr<Value> value = materialize(
-            b, l, decay->base ? decay->base : decay->logDecay, loops);
-        Value g;
-        if (succeeded(value)) {
-          g = toF32(b, l, *value);
-          if (decay->base)
-            g = math::LogOp::create(b, l, g);
-        } else {
-          built = false;
-          g = arith::ConstantOp::create(b, l, b.getF32FloatAttr(0.0f));
-        }
-        linalg::YieldOp::create(b, l, g);
-      });
-  if (!built) {
-    rewriter.eraseOp(generic);
-    return reject(why, "the decay cannot be rebuilt per head");
-  }
-  auto vType = cast<RankedTensorType>(v.getType());
-  SmallVector<int64_t> shape(vType.getShape());
-  shape[shape.size() - 2] = qType.getDimSize(rank - 2);
-  SmallVector<unsigned> loops(m->batch);
-  loops.append({m->row, *m->valueColumn});
-  log.raised(
-      root,
-      "linea.gated_linear_attention mask = causal" +
-          std::string(m->segments ? " offsets" : "") + ", a per-token gate " +
-          std::string(decay->base ? "log(" + decay->base->str() + ")"
-                                  : decay->logDecay->str()) +
-          (m->scale != 1.0 ? " scale = " + std::to_string(m->scale) : ""));
-  replaceRootBySegments(
-      rewriter, root, m->segments, [&](OpBuilder &b, Value offsets) {
-        auto gated = GatedLinearAttentionOp::create(
-            b, loc, RankedTensorType::get(shape, vType.getElementType()),
-            /*final_state=*/Type(), q, k, v, generic.getResult(0),
-            /*initial_state=*/Value(), offsets, /*prefix_index=*/Value(),
-            MaskAttr::get(ctx, Mask::causal), /*prefix_length=*/nullptr,
-            b.getF32FloatAttr(float(m->scale)), /*form=*/nullptr);
-        return inRootLayout(b, root, gated.getOutput(), loops, m->out);
       });
   return success();
 }

@@ -32,7 +32,7 @@ LogicalResult raiseMaskedLinearAttention(RewriterBase &rewriter,
                                          Rejection &why);
 /// `O = (A .* M .* D) V` with a decay `D[i, t] = base^(i - t)` or
 /// `exp(c (i - t))` (RetNet's retention) under the causal mask: gated linear
-/// attention with a per-token log-decay (LinearAttention.cpp).
+/// attention with a per-token log-decay (LinearAttentionGated.cpp).
 LogicalResult raiseDecayedLinearAttention(RewriterBase &rewriter,
                                           Operation *root, RaiseLog &log,
                                           Rejection &why);

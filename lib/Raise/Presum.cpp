@@ -97,16 +97,14 @@ std::optional<TriangularSum> triangularSum(const IndexPredicate &mask,
 
 LogicalResult raise::raiseTriangularSum(RewriterBase &rewriter, Operation *op,
                                         RaiseLog &log, Rejection &why) {
-  linalg::LinalgOp root = asReductionRoot(op);
-  if (!root)
-    return failure();
-  ElementTracer tracer(root);
-  FailureOr<Product> product = matchPlainAccumulation(tracer);
-  std::string reason;
   // sum_t M[i, t] x[.., t, ..]: one tensor, the rest a mask.
-  if (failed(product) || product->reads.size() != 1 ||
-      product->masks.empty() || !product->others.empty())
+  FailureOr<PlainReduction> reduction =
+      matchPlainReduction(op, /*numReads=*/1, /*masked=*/true);
+  if (failed(reduction))
     return failure();
+  linalg::LinalgOp root = reduction->root;
+  const Product *product = &reduction->product;
+  std::string reason;
   FailureOr<LoopView> x = getLoopView(product->reads[0]);
   FailureOr<LoopView> out = getLoopView(root, *root.getDpsInitOperand(0));
   if (failed(x) || failed(out) || hasUnitDim(*x) || hasUnitDim(*out))

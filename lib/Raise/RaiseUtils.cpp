@@ -613,6 +613,20 @@ linalg::LinalgOp raise::asReductionRoot(Operation *op) {
   return root;
 }
 
+FailureOr<PlainReduction> raise::matchPlainReduction(Operation *op,
+                                                     unsigned numReads,
+                                                     bool masked) {
+  linalg::LinalgOp root = asReductionRoot(op);
+  if (!root)
+    return failure();
+  auto tracer = std::make_unique<ElementTracer>(root);
+  FailureOr<Product> product = matchPlainAccumulation(*tracer);
+  if (failed(product) || product->reads.size() != numReads ||
+      product->masks.empty() == masked || !product->others.empty())
+    return failure();
+  return PlainReduction{root, std::move(tracer), std::move(*product)};
+}
+
 bool raise::hasStaticDim(const LoopView &view, unsigned loop) {
   std::optional<unsigned> p = view.position(loop);
   return p && !cast<ShapedType>(view.tensor.getType()).isDynamicDim(*p);

@@ -9,12 +9,13 @@
 #ifndef LINEA_LIB_RAISE_RAISEUTILS_H
 #define LINEA_LIB_RAISE_RAISEUTILS_H
 
-#include "linea/Analysis/ElementExpr.h"
-#include "linea/Analysis/IndexPredicate.h"
+#include "ElementExpr.h"
+#include "IndexPredicate.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <memory>
 #include <string>
 
 namespace mlir::linea::raise {
@@ -110,7 +111,7 @@ FailureOr<Product> matchAccumulation(ElementTracer &tracer,
                                      bool keepOthers = false);
 /// The body of the tracer's root as `out + product`, no operand expanded as
 /// scores: where the raises that read a plain product (the cumulative
-/// state, the softmax's `W V`, a triangular sum) start.
+/// state, the softmax's `W V`, a triangular sum) start (matchPlainReduction).
 FailureOr<Product> matchPlainAccumulation(ElementTracer &tracer);
 
 /// The conjunction of `product`'s masks as a predicate of loops (`row`,
@@ -172,6 +173,22 @@ void replaceRoot(RewriterBase &rewriter, Operation *root, Value value,
 /// `op` as the root of a raise that reduces: a linalg op on tensors with
 /// one output and one reduced loop, or null.
 linalg::LinalgOp asReductionRoot(Operation *op);
+/// A reduction root read as `out + product` with no operand expanded as
+/// scores. The tracer owns the product's expressions (and traces more of
+/// the root for the raise that goes on).
+struct PlainReduction {
+  linalg::LinalgOp root;
+  std::unique_ptr<ElementTracer> tracer;
+  Product product;
+};
+/// The opening the raises that read a plain product share (the cumulative
+/// state, the softmax's `W V`, a triangular sum): `op` as a reduction root
+/// (asReductionRoot) whose body is a plain accumulation
+/// (matchPlainAccumulation) of `numReads` tensors, with masks where
+/// `masked` (a triangular sum's), none otherwise, and no other factor.
+/// Failure otherwise: the op is no candidate of those raises.
+FailureOr<PlainReduction> matchPlainReduction(Operation *op, unsigned numReads,
+                                              bool masked);
 /// An inclusive add scan along `dim` (torch.cumsum's tm_tensor.scan, or a
 /// linea.presum without decay) producing `value`: its input.
 struct AddScan {

@@ -17,7 +17,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-#define DEBUG_TYPE "linea-raise"
 
 using namespace mlir;
 using namespace mlir::linea;

@@ -273,16 +273,14 @@ bool collectLogits(const ElementExpr *e, Logits &logits) {
 LogicalResult raise::raiseSoftmaxAttention(RewriterBase &rewriter,
                                            Operation *op,
                                            RaiseLog &log, Rejection &why) {
-  // O = W V.
-  linalg::LinalgOp root = asReductionRoot(op);
-  if (!root)
+  // O = W V: two tensors, no mask.
+  FailureOr<PlainReduction> reduction =
+      matchPlainReduction(op, /*numReads=*/2, /*masked=*/false);
+  if (failed(reduction))
     return failure();
-  ElementTracer tracer(root);
-  FailureOr<Product> product = matchPlainAccumulation(tracer);
+  linalg::LinalgOp root = reduction->root;
+  const Product *product = &reduction->product;
   std::string reason;
-  if (failed(product) || product->reads.size() != 2 ||
-      !product->masks.empty() || !product->others.empty())
-    return failure();
   // W is the operand a softmax normalization produced: P / Z.
   const ElementExpr *wRead = nullptr, *vRead = nullptr;
   linalg::GenericOp normalize;

@@ -8,14 +8,14 @@
 // sequence is one block's program, like a chunked op's sequence, and every
 // segment of every sequence is one launch. A normalized PrefixLM op's
 // normalizer becomes a value column before its segments are split
-// (SplitPrefix.h): one copy of the packed rows, not one per segment, which a
-// GPU segment block could not hold.
+// (NormalizerColumn.h): one copy of the packed rows, not one per segment,
+// which a GPU segment block could not hold.
 //
 //===----------------------------------------------------------------------===//
 
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Transforms/Passes.h"
-#include "linea/Transforms/SplitPrefix.h"
+#include "linea/Utils/NormalizerColumn.h"
 #include "linea/Utils/Segments.h"
 #include "linea/Utils/SequenceBlocks.h"
 
@@ -25,8 +25,6 @@ namespace mlir::linea {
 #define GEN_PASS_DEF_LINEASPLITSEGMENTS
 #include "linea/Transforms/Passes.h.inc"
 } // namespace mlir::linea
-
-#define DEBUG_TYPE "linea-split-segments"
 
 using namespace mlir;
 using namespace mlir::linea;

@@ -252,7 +252,7 @@ Value mlir::linea::divideByLastColumn(OpBuilder &b, Location loc, Value x,
       iterators,
       [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
         Value den =
-            arith::AddFOp::create(nb, l, args[1], f32Constant(nb, l, 1e-6f));
+            arith::AddFOp::create(nb, l, args[1], f32Constant(nb, l, kNormalizerEpsilon));
         Value q = arith::DivFOp::create(nb, l, args[0], den);
         Value y = arith::MulFOp::create(nb, l, q, f32Constant(nb, l, scale));
         if (y.getType() != elementType)
@@ -273,6 +273,12 @@ Value mlir::linea::scaleAndCast(OpBuilder &b, Location loc, Value x,
           y = arith::TruncFOp::create(nb, l, elementType, y);
         return y;
       });
+}
+
+Value mlir::linea::causallyVisible(OpBuilder &b, Location loc, Value key,
+                                   Value lastKey) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, key,
+                               lastKey);
 }
 
 static Value indexAt(OpBuilder &b, Location loc, const LoopSpace &s,

@@ -66,6 +66,10 @@ inline int64_t numBatchDims(ShapedType t) { return t.getRank() - 2; }
 /// arithmetic on it could overflow (`2 * size`, `size * size`).
 inline constexpr int64_t kMaxFormSize = int64_t(1) << 24;
 
+/// SPEC's normalizer offset: `normalize` divides each row by
+/// `phi(q_i) . z_i + kNormalizerEpsilon` (f32 builders take it as 1e-6f).
+inline constexpr double kNormalizerEpsilon = 1e-6;
+
 /// Everything that defines a linear-attention op, gated or not: what
 /// LinearAttentionOpInterface::getSpec reads and createLike builds from.
 /// What a packed op reads of each segment (PackedOpInterface): the rows of

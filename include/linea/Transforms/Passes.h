@@ -31,29 +31,8 @@ void populateExpandFoldedAttentionPatterns(RewritePatternSet &patterns);
 void populateFoldToLoopPatterns(RewritePatternSet &patterns);
 /// extract_slice of a one-use producer -> the producer on the slice.
 void populateComputeKeptSlicesPatterns(RewritePatternSet &patterns);
-/// prefix(j) -> bidirectional part + causal part.
-void populateSplitPrefixPatterns(RewritePatternSet &patterns);
-/// Bidirectional regions -> one-shot state contractions.
-void populatePrefixToOneShotPatterns(RewritePatternSet &patterns);
-/// Causal regions -> chunked loops; `chunkSize` is for ops without a
-/// chosen form (0: kDefaultChunkSize).
-void populateCausalToChunkedPatterns(RewritePatternSet &patterns,
-                                     int64_t chunkSize);
-/// Causal regions -> the chunk-parallel form; `chunkSize` as above. Ops
-/// planned for the GPU take the planned target's shared memory
-/// (`#linea.target`).
-void populateCausalToChunkParallelPatterns(RewritePatternSet &patterns,
-                                           int64_t chunkSize);
-/// The chunk size of a chunked op that has neither a form nor an option.
-constexpr int64_t kDefaultChunkSize = 64;
-/// presum -> blocked two-level scan; `blockSize` 0 chooses.
-void populatePresumToScanPatterns(RewritePatternSet &patterns,
-                                  int64_t blockSize);
 /// An elementwise generic's result written over an operand it reads last.
 void populateElementwiseInPlacePatterns(RewritePatternSet &patterns);
-/// attention -> tiled online softmax.
-void populateTileAttentionPatterns(RewritePatternSet &patterns,
-                                   int64_t tileSize);
 
 #define GEN_PASS_REGISTRATION
 #include "linea/Transforms/Passes.h.inc"

@@ -116,6 +116,13 @@ Value scaleAndCast(OpBuilder &b, Location loc, Value x, float scale,
 
 namespace mlir::linea {
 
+/// Whether key `key` is visible from a query whose last visible key is
+/// `lastKey`: `key <= lastKey` (signed indices). Every causal mask is this
+/// predicate, `lastKey` being the query's row (causal), the row shifted by an
+/// offset (queries aligned with the end of longer keys, a tile's start) or
+/// `max(row, j - 1)` under a prefix of `j` rows (`t < j or t <= i`).
+Value causallyVisible(OpBuilder &b, Location loc, Value key, Value lastKey);
+
 /// Inside a linalg.generic body: is key column `col` visible from query `row`?
 using VisibleFn =
     function_ref<Value(OpBuilder &, Location, Value row, Value col)>;

@@ -74,11 +74,6 @@ Value lastVisibleKey(OpBuilder &b, Location loc, Value row, Value prefix) {
   return arith::MaxSIOp::create(b, loc, row, lastPrefix);
 }
 
-Value isVisible(OpBuilder &b, Location loc, Value key, Value lastKey) {
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, key,
-                               lastKey);
-}
-
 /// Shapes shared by the attention lowerings, read off q and v.
 struct AttentionDims {
   int64_t numBatch;
@@ -132,7 +127,7 @@ Value finishOutput(OpBuilder &b, Location loc, const AttentionDims &dims,
             arith::MulFOp::create(nb, l, args[0], f32Constant(nb, l, scale));
         if (denominator) {
           Value den =
-              arith::AddFOp::create(nb, l, args[1], f32Constant(nb, l, 1e-6f));
+              arith::AddFOp::create(nb, l, args[1], f32Constant(nb, l, kNormalizerEpsilon));
           x = arith::DivFOp::create(nb, l, x, den);
         }
         if (elementType != x.getType())
@@ -265,7 +260,7 @@ struct LowerLinearAttention
     Value scores = maskedScores(
         rewriter, loc, dims.numBatch, q, k,
         [&](OpBuilder &b, Location l, Value row, Value col) {
-          return isVisible(
+          return causallyVisible(
               b, l, col, lastVisibleKey(b, l, row, prefix));
         });
     Value o = matmulAccumulate(rewriter, loc, dims.numBatch, scores, v,
@@ -332,7 +327,7 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
           if (!causal)
             return scaled;
           Value last = arith::AddIOp::create(b, l, loopIndex(b, l, s2, 0), offset);
-          Value visible = isVisible(b, l, loopIndex(b, l, s2, 1), last);
+          Value visible = causallyVisible(b, l, loopIndex(b, l, s2, 1), last);
           return arith::SelectOp::create(b, l, visible, scaled,
                                          f32Constant(b, l, negInf))
               .getResult();

@@ -3,12 +3,12 @@
 #include "linea/Analysis/CostModel.h"
 #include "linea/Dialect/LineaDialect.h"
 #include "linea/Dialect/LineaOps.h"
-#include "linea/Transforms/FormUtils.h"
-#include "linea/Transforms/Passes.h"
+#include "linea/Utils/FormUtils.h"
+#include "linea/Forms/Passes.h"
 
 namespace mlir::linea {
 #define GEN_PASS_DEF_LINEASELECTFORMS
-#include "linea/Transforms/Passes.h.inc"
+#include "linea/Forms/Passes.h.inc"
 } // namespace mlir::linea
 
 using namespace mlir;

@@ -13,8 +13,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "linea/Dialect/LineaOps.h"
-#include "linea/Transforms/ChunkLoop.h"
-#include "linea/Transforms/Passes.h"
+#include "ChunkLoop.h"
+#include "linea/Forms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"
 #include "linea/Utils/SequenceBlocks.h"
 #include "linea/Utils/StructuredBuilders.h"
@@ -31,7 +31,7 @@
 
 namespace mlir::linea {
 #define GEN_PASS_DEF_LINEATILEATTENTION
-#include "linea/Transforms/Passes.h.inc"
+#include "linea/Forms/Passes.h.inc"
 } // namespace mlir::linea
 
 using namespace mlir;
@@ -374,8 +374,7 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
           if (causal) {
             Value key = arith::AddIOp::create(nb2, l, mask.start, column);
             Value last = arith::AddIOp::create(nb2, l, row, mask.rowOffset);
-            visible = arith::CmpIOp::create(nb2, l, arith::CmpIPredicate::sle,
-                                            key, last);
+            visible = causallyVisible(nb2, l, key, last);
           }
           if (mask.validKeys)
             visible = arith::AndIOp::create(

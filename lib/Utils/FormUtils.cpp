@@ -1,6 +1,6 @@
 //===- FormUtils.cpp - what the one-shot and chunked forms share ----------===//
 
-#include "linea/Transforms/FormUtils.h"
+#include "linea/Utils/FormUtils.h"
 #include "linea/Utils/AttentionBuilders.h"
 #include "linea/Utils/StructuredBuilders.h"
 

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LINEA_TRANSFORMS_FORMUTILS_H
-#define LINEA_TRANSFORMS_FORMUTILS_H
+#ifndef LINEA_UTILS_FORMUTILS_H
+#define LINEA_UTILS_FORMUTILS_H
 
 #include "linea/Dialect/LineaOps.h"
 #include "mlir/IR/PatternMatch.h"
@@ -64,4 +64,4 @@ inline void replaceWithForm(PatternRewriter &rewriter,
 
 } // namespace mlir::linea
 
-#endif // LINEA_TRANSFORMS_FORMUTILS_H
+#endif // LINEA_UTILS_FORMUTILS_H

@@ -1,13 +1,14 @@
-//===- SplitPrefix.h - what linea-split-prefix builds ---------*- C++ -*-===//
+//===- NormalizerColumn.h - the normalizer as a value column --*- C++ -*-===//
 //
 // linea-split-prefix splits a PrefixLM op into a bidirectional and a causal
 // part, a normalized op once its normalizer is a value column. Passes that
-// split packed ops first (linea-split-segments) take that step here too.
+// split packed ops first (linea-split-segments) take that step too: the
+// pattern lives here, for both.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LINEA_TRANSFORMS_SPLITPREFIX_H
-#define LINEA_TRANSFORMS_SPLITPREFIX_H
+#ifndef LINEA_UTILS_NORMALIZERCOLUMN_H
+#define LINEA_UTILS_NORMALIZERCOLUMN_H
 
 #include "linea/Dialect/LineaOps.h"
 
@@ -27,4 +28,4 @@ void populateNormalizerAsValueColumnPatterns(RewritePatternSet &patterns,
 
 } // namespace mlir::linea
 
-#endif // LINEA_TRANSFORMS_SPLITPREFIX_H
+#endif // LINEA_UTILS_NORMALIZERCOLUMN_H

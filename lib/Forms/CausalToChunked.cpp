@@ -11,10 +11,11 @@
 
 #include "linea/Dialect/LineaDialect.h"
 #include "linea/Dialect/LineaOps.h"
-#include "linea/Transforms/ChunkLoop.h"
-#include "linea/Transforms/ChunkRows.h"
-#include "linea/Transforms/FormUtils.h"
-#include "linea/Transforms/Passes.h"
+#include "ChunkLoop.h"
+#include "ChunkRows.h"
+#include "ChunkSize.h"
+#include "linea/Utils/FormUtils.h"
+#include "linea/Forms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"
 #include "linea/Utils/SequenceBlocks.h"
 #include "linea/Utils/StructuredBuilders.h"
@@ -31,7 +32,7 @@
 
 namespace mlir::linea {
 #define GEN_PASS_DEF_LINEACAUSALTOCHUNKED
-#include "linea/Transforms/Passes.h.inc"
+#include "linea/Forms/Passes.h.inc"
 } // namespace mlir::linea
 
 #define DEBUG_TYPE "linea-causal-to-chunked"
@@ -40,14 +41,6 @@ using namespace mlir;
 using namespace mlir::linea;
 
 namespace {
-
-/// The chunk size for `op`: its chosen form's, else the pass option, else
-/// the documented default.
-int64_t chunkSizeFor(FormOpInterface op, int64_t option) {
-  if (FormAttr form = op.getFormAttr())
-    return form.getChunkSize();
-  return option > 0 ? option : kDefaultChunkSize;
-}
 
 /// One chunk: its rows from the state entering it, then the state after it.
 /// The rows are built first: they read S before the update overwrites it in

@@ -14,9 +14,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "linea/Dialect/LineaOps.h"
-#include "linea/Transforms/ChunkLoop.h"
-#include "linea/Transforms/FormUtils.h"
-#include "linea/Transforms/Passes.h"
+#include "ChunkLoop.h"
+#include "linea/Utils/FormUtils.h"
+#include "linea/Forms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"
 #include "linea/Utils/SequenceBlocks.h"
 #include "linea/Utils/StructuredBuilders.h"
@@ -28,10 +28,8 @@
 
 namespace mlir::linea {
 #define GEN_PASS_DEF_LINEAPREFIXTOONESHOT
-#include "linea/Transforms/Passes.h.inc"
+#include "linea/Forms/Passes.h.inc"
 } // namespace mlir::linea
-
-#define DEBUG_TYPE "linea-prefix-to-oneshot"
 
 using namespace mlir;
 using namespace mlir::linea;

@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "linea/Dialect/LineaOps.h"
-#include "linea/Transforms/FormUtils.h"
-#include "linea/Transforms/Passes.h"
+#include "linea/Utils/FormUtils.h"
+#include "linea/Forms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"
 #include "linea/Utils/StructuredBuilders.h"
 
@@ -25,10 +25,8 @@
 
 namespace mlir::linea {
 #define GEN_PASS_DEF_LINEAPRESUMTOSCAN
-#include "linea/Transforms/Passes.h.inc"
+#include "linea/Forms/Passes.h.inc"
 } // namespace mlir::linea
-
-#define DEBUG_TYPE "linea-presum-to-scan"
 
 using namespace mlir;
 using namespace mlir::linea;

@@ -13,10 +13,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LINEA_ANALYSIS_INDEXPREDICATE_H
-#define LINEA_ANALYSIS_INDEXPREDICATE_H
+#ifndef LINEA_LIB_RAISE_INDEXPREDICATE_H
+#define LINEA_LIB_RAISE_INDEXPREDICATE_H
 
-#include "linea/Analysis/ElementExpr.h"
+#include "ElementExpr.h"
 
 #include <limits>
 #include <memory>
@@ -92,4 +92,4 @@ private:
 
 } // namespace mlir::linea
 
-#endif // LINEA_ANALYSIS_INDEXPREDICATE_H
+#endif // LINEA_LIB_RAISE_INDEXPREDICATE_H

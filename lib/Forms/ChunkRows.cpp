@@ -1,6 +1,6 @@
 //===- ChunkRows.cpp - a chunk's output rows, for both chunked forms ------===//
 
-#include "linea/Transforms/ChunkRows.h"
+#include "ChunkRows.h"
 #include "linea/Dialect/LineaDialect.h"
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Utils/AttentionBuilders.h"
@@ -18,7 +18,7 @@ using namespace mlir::linea;
 namespace {
 
 Value causalVisible(OpBuilder &b, Location loc, Value row, Value col) {
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, col, row);
+  return causallyVisible(b, loc, col, row);
 }
 
 /// Zeros `[B..., rows of x, cols of y]`.

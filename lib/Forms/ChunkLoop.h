@@ -9,10 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LINEA_TRANSFORMS_CHUNKLOOP_H
-#define LINEA_TRANSFORMS_CHUNKLOOP_H
+#ifndef LINEA_FORMS_CHUNKLOOP_H
+#define LINEA_FORMS_CHUNKLOOP_H
 
-#include "linea/Transforms/ChunkRows.h"
+#include "ChunkRows.h"
 
 #include "mlir/IR/PatternMatch.h"
 
@@ -66,4 +66,4 @@ Value inOwnBuffer(RewriterBase &rewriter, Value state);
 
 } // namespace mlir::linea
 
-#endif // LINEA_TRANSFORMS_CHUNKLOOP_H
+#endif // LINEA_FORMS_CHUNKLOOP_H

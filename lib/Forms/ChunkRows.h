@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LINEA_TRANSFORMS_CHUNKROWS_H
-#define LINEA_TRANSFORMS_CHUNKROWS_H
+#ifndef LINEA_FORMS_CHUNKROWS_H
+#define LINEA_FORMS_CHUNKROWS_H
 
 #include "mlir/IR/Builders.h"
 
@@ -60,4 +60,4 @@ Value inSequenceBlocks(
 
 } // namespace mlir::linea
 
-#endif // LINEA_TRANSFORMS_CHUNKROWS_H
+#endif // LINEA_FORMS_CHUNKROWS_H

@@ -7,13 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "linea/Transforms/SplitPrefix.h"
-
 #include "linea/Dialect/LineaOps.h"
-#include "linea/Transforms/FormUtils.h"
-#include "linea/Transforms/Passes.h"
+#include "linea/Forms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"
-#include "linea/Utils/StructuredBuilders.h"
+#include "linea/Utils/NormalizerColumn.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -23,10 +20,8 @@
 
 namespace mlir::linea {
 #define GEN_PASS_DEF_LINEASPLITPREFIX
-#include "linea/Transforms/Passes.h.inc"
+#include "linea/Forms/Passes.h.inc"
 } // namespace mlir::linea
-
-#define DEBUG_TYPE "linea-split-prefix"
 
 using namespace mlir;
 using namespace mlir::linea;
@@ -102,69 +97,6 @@ Value joinRows(OpBuilder &b, Location loc, const SplitPoint &split,
   return insertAlong(b, loc, tail, out, split.seq, split.prefix, split.rest);
 }
 
-Value dropLastColumn(OpBuilder &b, Location loc, Value x) {
-  auto type = cast<RankedTensorType>(x.getType());
-  int64_t last = type.getRank() - 1;
-  return sliceAlong(b, loc, x, last, b.getIndexAttr(0),
-                    b.getIndexAttr(type.getDimSize(last) - 1));
-}
-
-/// `type` with f32 elements and one more entry in its last dim: room for
-/// the normalizer's column.
-RankedTensorType withNormalizerColumn(Type type) {
-  auto tensor = cast<RankedTensorType>(type);
-  SmallVector<int64_t> shape(tensor.getShape());
-  if (!ShapedType::isDynamic(shape.back()))
-    ++shape.back();
-  return RankedTensorType::get(shape, Float32Type::get(type.getContext()));
-}
-
-/// A normalized PrefixLM op -> the unnormalized op over `[v, 1]`: the ones
-/// column's output is the normalizer `phi(q) z` of each row (z = sum phi(k)
-/// over the keys the row sees), so dividing by it afterwards (and scaling)
-/// is the op. Its state carries `z` as an extra column, which is what lets
-/// a split pass `z` across: SplitPrefix splits only unnormalized ops.
-struct NormalizerAsValueColumn
-    : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
-  NormalizerAsValueColumn(MLIRContext *context, bool packedOnly,
-                          PatternBenefit benefit)
-      : OpInterfaceRewritePattern(context, benefit), packedOnly(packedOnly) {}
-
-  LogicalResult matchAndRewrite(LinearAttentionOpInterface op,
-                                PatternRewriter &rewriter) const override {
-    if (op.getEffectiveMask() != Mask::prefix || !op.getNormalize())
-      return rewriter.notifyMatchFailure(op, "not a normalized prefix op");
-    if (packedOnly && !op.isPacked())
-      return rewriter.notifyMatchFailure(op, "one sequence: left to the split");
-    Location loc = op.getLoc();
-    LinearAttentionSpec spec = op.getSpec();
-    spec.query = castToF32(rewriter, loc, spec.query);
-    spec.key = castToF32(rewriter, loc, spec.key);
-    spec.value =
-        appendOnesColumn(rewriter, loc, castToF32(rewriter, loc, spec.value));
-    spec.normalize = false;
-    spec.scale = 1.0f;
-    spec.outputType = withNormalizerColumn(op.getOutput().getType());
-    if (Value finalState = op.getFinalState())
-      spec.finalStateType = withNormalizerColumn(finalState.getType());
-    Operation *unnormalized = op.createLike(rewriter, loc, spec);
-
-    SmallVector<Value> results{
-        finishRows(rewriter, loc, op, unnormalized->getResult(0))};
-    if (Value finalState = op.getFinalState()) {
-      Value state = dropLastColumn(rewriter, loc, unnormalized->getResult(1));
-      if (state.getType() != finalState.getType())
-        state =
-            tensor::CastOp::create(rewriter, loc, finalState.getType(), state);
-      results.push_back(state);
-    }
-    rewriter.replaceOp(op, results);
-    return success();
-  }
-
-  bool packedOnly;
-};
-
 struct SplitPrefix : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
 
@@ -232,12 +164,6 @@ struct LineaSplitPrefixPass
 };
 
 } // namespace
-
-void mlir::linea::populateNormalizerAsValueColumnPatterns(
-    RewritePatternSet &patterns, bool packedOnly, PatternBenefit benefit) {
-  patterns.add<NormalizerAsValueColumn>(patterns.getContext(), packedOnly,
-                                        benefit);
-}
 
 void mlir::linea::populateSplitPrefixPatterns(RewritePatternSet &patterns) {
   patterns.add<SplitPrefix>(patterns.getContext());

@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LINEA_ANALYSIS_ELEMENTEXPR_H
-#define LINEA_ANALYSIS_ELEMENTEXPR_H
+#ifndef LINEA_LIB_RAISE_ELEMENTEXPR_H
+#define LINEA_LIB_RAISE_ELEMENTEXPR_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -204,4 +204,4 @@ FailureOr<Value> materialize(OpBuilder &b, Location loc, const ElementExpr *e,
 
 } // namespace mlir::linea
 
-#endif // LINEA_ANALYSIS_ELEMENTEXPR_H
+#endif // LINEA_LIB_RAISE_ELEMENTEXPR_H

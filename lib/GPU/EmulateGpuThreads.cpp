@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "linea/CPU/Passes.h"
+#include "linea/GPU/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -22,7 +22,7 @@
 
 namespace mlir::linea {
 #define GEN_PASS_DEF_LINEAEMULATEGPUTHREADS
-#include "linea/CPU/Passes.h.inc"
+#include "linea/GPU/Passes.h.inc"
 } // namespace mlir::linea
 
 using namespace mlir;

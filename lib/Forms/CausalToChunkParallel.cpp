@@ -10,9 +10,10 @@
 
 #include "linea/Analysis/CostModel.h"
 #include "linea/Dialect/LineaOps.h"
-#include "linea/Transforms/ChunkRows.h"
-#include "linea/Transforms/FormUtils.h"
-#include "linea/Transforms/Passes.h"
+#include "ChunkRows.h"
+#include "ChunkSize.h"
+#include "linea/Utils/FormUtils.h"
+#include "linea/Forms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"
 #include "linea/Utils/SequenceBlocks.h"
 #include "linea/Utils/StructuredBuilders.h"
@@ -30,7 +31,7 @@
 
 namespace mlir::linea {
 #define GEN_PASS_DEF_LINEACAUSALTOCHUNKPARALLEL
-#include "linea/Transforms/Passes.h.inc"
+#include "linea/Forms/Passes.h.inc"
 } // namespace mlir::linea
 
 #define DEBUG_TYPE "linea-causal-to-chunk-parallel"
@@ -214,11 +215,7 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
     if (!form.formAllows(FormKind::chunk_parallel))
       return rewriter.notifyMatchFailure(op, "its form is not chunk-parallel");
     Location loc = op.getLoc();
-    int64_t chunk = kDefaultChunkSize;
-    if (FormAttr attr = form.getFormAttr())
-      chunk = attr.getChunkSize();
-    else if (chunkSize > 0)
-      chunk = chunkSize;
+    int64_t chunk = chunkSizeFor(form, chunkSize);
 
     // A static sequence shorter than a chunk is one chunk of its own length
     // (no padding to compute and drop).

@@ -1,6 +1,6 @@
 //===- ChunkLoop.cpp - a loop over chunks of rows -------------------------===//
 
-#include "linea/Transforms/ChunkLoop.h"
+#include "ChunkLoop.h"
 
 #include "linea/Utils/AttentionBuilders.h"
 #include "linea/Utils/StructuredBuilders.h"
