@@ -12,7 +12,6 @@ namespace mlir::linea {
 #include "linea/Bufferization/Passes.h.inc"
 } // namespace mlir::linea
 
-#define DEBUG_TYPE "linea-lower-copies"
 
 using namespace mlir;
 

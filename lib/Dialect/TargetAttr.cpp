@@ -65,7 +65,7 @@ TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    llvm::APFloat matrixFlops, llvm::APFloat scalarFlops,
                    llvm::APFloat bytes, llvm::APFloat stepSeconds,
                    llvm::APFloat contractionTile, bool) {
-  if (kind == TargetKind::gpu && !chip.starts_with("sm_"))
+  if (kind == TargetKind::gpu && !parseChip(chip))
     return emitError() << "a GPU target names its chip (sm_XX), got '" << chip
                        << "'";
   if (kind == TargetKind::cpu && !chip.empty())

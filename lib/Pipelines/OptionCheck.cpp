@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "linea/Pipelines/OptionCheck.h"
+#include "linea/Pipelines/Compile.h"
 #include "linea/Pipelines/Pipelines.h"
 
 #include "mlir/Pass/Pass.h"
@@ -88,6 +89,8 @@ struct OptionNamesOf : Options {
 /// Every option of one of Linea's pipelines or passes; nothing for any
 /// other.
 std::optional<SmallVector<std::string>> knownOptions(StringRef name) {
+  if (name == "linea-compile")
+    return OptionNamesOf<CompileOptions>().names();
   if (name == "linea-optimize")
     return OptionNamesOf<OptimizeOptions>().names();
   if (name == "linea-export")

@@ -1,11 +1,13 @@
 //===- Pipelines.cpp - Linea's named pass pipelines -----------------------===//
 
 #include "linea/Pipelines/Pipelines.h"
+#include "linea/Pipelines/Compile.h"
 
 #include "linea/Bufferization/Passes.h"
 #include "linea/CPU/Passes.h"
 #include "linea/Conversion/Passes.h"
 #include "linea/Distributed/Passes.h"
+#include "linea/Forms/Passes.h"
 #include "linea/Raise/Passes.h"
 #include "linea/GPU/Passes.h"
 #include "linea/Transforms/Passes.h"
@@ -39,7 +41,7 @@ static void buildFormsPipeline(OpPassManager &pm,
   bool distribute = lineaKernels && options.target == TargetKind::gpu;
   // Before any rewrite: the checks read the ops' operands as written.
   if (options.runtimeChecks)
-    pm.addPass(createLineaInsertRuntimeChecks());
+    addRuntimeChecks(pm);
   // Packed sequences: every pass after this one sees single sequences.
   LineaSplitSegmentsOptions segments;
   segments.target = options.target;
@@ -83,6 +85,10 @@ static void buildFormsPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 } // namespace mlir::linea
+
+void mlir::linea::addRuntimeChecks(OpPassManager &pm) {
+  pm.addPass(createLineaInsertRuntimeChecks());
+}
 
 void mlir::linea::buildRaisePipeline(OpPassManager &pm, bool raise,
                                      bool checkAssumedSizes) {
@@ -146,12 +152,8 @@ static void addRouteChecks(OpPassManager &pm, StringRef handler) {
 
 /// Everything left in Linea through the reference lowering, then one-shot
 /// bufferization with deallocation: the common front of both targets.
-static void buildReferenceToBuffers(OpPassManager &pm, bool runtimeChecks) {
+static void buildReferenceToBuffers(OpPassManager &pm) {
   using namespace mlir::linea;
-  if (runtimeChecks) {
-    pm.addPass(createLineaCheckAssumedSizes());
-    pm.addPass(createLineaInsertRuntimeChecks());
-  }
   pm.addPass(createConvertLineaToLinalg());
   // Elementwise arith on tensors (common in fold bodies) becomes linalg.
   pm.addPass(createConvertElementwiseToLinalgPass());
@@ -268,8 +270,12 @@ static void buildOptimizeForGPU(OpPassManager &pm,
 /// functions, the part the GPU and the CPU emulation share.
 static void buildLaunches(OpPassManager &pm,
                           const linea::LowerToNVVMOptions &options) {
+  // The model's assumed sizes before anything canonicalizes them away; the
+  // Linea ops' checks come with linea-optimize.
+  if (options.runtimeChecks)
+    pm.addPass(linea::createLineaCheckAssumedSizes());
   buildOptimizeForGPU(pm, options);
-  buildReferenceToBuffers(pm, options.runtimeChecks);
+  buildReferenceToBuffers(pm);
   if (options.precision != linea::Precision::f32) {
     linea::LineaContractionsToMMAOptions mma;
     mma.precision = options.precision;
@@ -374,7 +380,7 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm,
   // The checks read the Linea ops (a decayed presum's sizes), so they go in
   // before the vector scans replace any.
   if (options.runtimeChecks)
-    pm.addPass(createLineaInsertRuntimeChecks());
+    addRuntimeChecks(pm);
   // Model IR's linalg around the Linea ops, before those lower to linalg
   // of their own: broadcast copies and opaque reshapes made plain, then
   // elementwise chains fused.
@@ -389,7 +395,7 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm,
     scans.vectorWidth = vectorWidth;
     pm.addNestedPass<func::FuncOp>(createLineaVectorizeScans(scans));
   }
-  buildReferenceToBuffers(pm, /*runtimeChecks=*/false);
+  buildReferenceToBuffers(pm);
   // A model's temporaries die with their last reader, not at its return.
   pm.addNestedPass<func::FuncOp>(createLineaFreeAfterLastUse());
   if (options.vectorize) {
@@ -462,6 +468,7 @@ void mlir::linea::registerPipelines() {
 
 void mlir::linea::registerAllPasses() {
   registerLineaTransformsPasses();
+  registerLineaFormsPasses();
   registerLineaRaisePasses();
   registerLineaConversionPasses();
   registerLineaBufferizationPasses();
@@ -469,4 +476,5 @@ void mlir::linea::registerAllPasses() {
   registerLineaCPUPasses();
   registerLineaDistributedPasses();
   registerPipelines();
+  registerCompilePipeline();
 }

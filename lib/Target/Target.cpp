@@ -72,11 +72,23 @@ int64_t mlir::linea::hostRegisterRows() {
   return (registers - 3) / 2;
 }
 
-/// The digits of `sm_XX[a]`; empty for anything else.
-static llvm::StringRef chipNumber(llvm::StringRef chip) {
+std::optional<ChipName> mlir::linea::parseChip(llvm::StringRef chip) {
   if (!chip.consume_front("sm_"))
-    return {};
-  return chip.take_while(llvm::isDigit);
+    return std::nullopt;
+  llvm::StringRef digits = chip.take_while(llvm::isDigit);
+  llvm::StringRef variant = chip.drop_front(digits.size());
+  unsigned number = 0;
+  if (digits.size() < 2 || digits.size() > 3 ||
+      digits.getAsInteger(10, number) || variant.size() > 1 ||
+      (!variant.empty() && variant != "a" && variant != "f"))
+    return std::nullopt;
+  return ChipName{number, variant.empty() ? '\0' : variant.front()};
+}
+
+/// The compute capability of `sm_XX[a|f]`; 0 for anything else.
+static unsigned chipNumber(llvm::StringRef chip) {
+  std::optional<ChipName> name = parseChip(chip);
+  return name ? name->number : 0;
 }
 
 /// The most shared memory one block may use on an NVIDIA chip (`sm_XX`),
@@ -84,12 +96,12 @@ static llvm::StringRef chipNumber(llvm::StringRef chip) {
 /// runtime library makes at launch: 227 KiB on sm_90/sm_100, 163 KiB on
 /// sm_80/sm_87, 99 KiB on sm_86/sm_89, 48 KiB elsewhere.
 static int64_t sharedMemoryForChip(llvm::StringRef chip) {
-  llvm::StringRef arch = chipNumber(chip);
-  if (arch == "90" || arch == "100" || arch == "103")
+  unsigned arch = chipNumber(chip);
+  if (arch == 90 || arch == 100 || arch == 103)
     return 227 * 1024;
-  if (arch == "80" || arch == "87")
+  if (arch == 80 || arch == 87)
     return 163 * 1024;
-  if (arch == "86" || arch == "89" || arch == "120")
+  if (arch == 86 || arch == 89 || arch == 120)
     return 99 * 1024;
   return kStaticSharedMemoryBytes;
 }
@@ -97,14 +109,14 @@ static int64_t sharedMemoryForChip(llvm::StringRef chip) {
 /// The SMs of an NVIDIA chip (`sm_XX`): its data-center part's count (132
 /// for sm_90, 108 for sm_80), an estimate for chips without one.
 static int64_t multiprocessorsForChip(llvm::StringRef chip) {
-  llvm::StringRef arch = chipNumber(chip);
-  if (arch == "80")
+  unsigned arch = chipNumber(chip);
+  if (arch == 80)
     return 108; // A100
-  if (arch == "86")
+  if (arch == 86)
     return 84; // A40
-  if (arch == "89")
+  if (arch == 89)
     return 142; // L40S
-  if (arch == "100")
+  if (arch == 100)
     return 148; // B200
   return kGPU.parallelUnits; // H100, and an estimate for the rest
 }
@@ -126,15 +138,12 @@ bool TargetDescription::gatedChunkFitsBlock(int64_t chunk, int64_t dk,
 bool mlir::linea::hasWarpgroupMMA(llvm::StringRef chip) {
   // The `a` variant only: wgmma is not part of sm_90's forward-compatible
   // feature set, nor of later chips'.
-  return chip == "sm_90a";
+  std::optional<ChipName> name = parseChip(chip);
+  return name && name->number == 90 && name->variant == 'a';
 }
 
 bool mlir::linea::hasTensorMemoryAccelerator(llvm::StringRef chip) {
-  llvm::StringRef arch = chip;
-  unsigned number = 0;
-  return arch.consume_front("sm_") &&
-         !arch.take_while(llvm::isDigit).getAsInteger(10, number) &&
-         number >= 90;
+  return chipNumber(chip) >= 90;
 }
 
 llvm::StringRef mlir::linea::ptxFeaturesForChip(llvm::StringRef chip) {
@@ -160,7 +169,7 @@ TargetDescription TargetDescription::forChip(llvm::StringRef chip) {
   description.chip = chip;
   description.parallelUnits = multiprocessorsForChip(chip);
   description.sharedMemoryPerBlock = sharedMemoryForChip(chip);
-  if (chipNumber(chip) == "80") {
+  if (chipNumber(chip) == 80) {
     // An A100 SXM: dense f16/bf16 tensor cores, f32 CUDA cores, HBM2e.
     description.matrixFlopsPerSecond = 312e12;
     description.scalarFlopsPerSecond = 19.5e12;
@@ -177,7 +186,7 @@ TargetDescription::named(TargetKind kind, llvm::StringRef chip,
   };
   if (!chip.empty() && kind != TargetKind::gpu)
     return fail("chip=" + chip + " names a GPU; add target=gpu");
-  if (!chip.empty() && !chip.starts_with("sm_"))
+  if (!chip.empty() && !parseChip(chip))
     return fail("chip must name an NVIDIA chip (sm_80, sm_90a), got '" + chip +
                 "'");
   TargetDescription builtIn = chip.empty() ? get(kind) : forChip(chip);

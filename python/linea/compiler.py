@@ -145,7 +145,8 @@ def _linea_compile_command(entry, target, pipeline, chip, options,
         if pipeline:
             raise LineaError(1, "target='cuda' takes pipeline options as keywords, "
                                 "not pipeline=")
-        cmd += ["--target", "cuda", "--chip", chip]
+        # No chip: linea-compile's default (kDefaultGPUChip, the one copy).
+        cmd += ["--target", "cuda"] + (["--chip", chip] if chip else [])
         if options:
             cmd += ["--options", _option_text(options)]
     elif target == "cpu":
@@ -173,7 +174,7 @@ def _compiler_build(compiler):
 
 
 def compile_library(source_or_path, entry=None, target="cpu", pipeline=None,
-                    chip="sm_90a", sequence_parallel=False, raising=True, **options):
+                    chip=None, sequence_parallel=False, raising=True, **options):
     """The cached library of a program (compiled on a miss): the path of
     `libkernel.so`, with `kernel.json` and `kernel.h` beside it. Arguments as
     for `compile`; a GPU-less machine builds CUDA libraries this way.
@@ -228,14 +229,14 @@ def _explains(options):
 
 
 def compile(source_or_path, entry=None, target="cpu", pipeline=None,  # noqa: A001
-            chip="sm_90a", comm=None, raising=True, **options):
+            chip=None, comm=None, raising=True, **options):
     """Compiles MLIR text (or a path to a .mlir file) and returns a Kernel for
     `entry` (default: the only public function).
 
     target="cpu": `pipeline` replaces linea-optimize, or keywords set its
     options (`form="chunked", chunk_size=128`). target="cuda": the kernels
-    for `chip`; keywords set linea-lower-to-nvvm's options
-    (`precision="bf16"`).
+    for `chip` (None: linea-compile's default, sm_90a); keywords set
+    linea-lower-to-nvvm's options (`precision="bf16"`).
 
     `raising=False` leaves model IR as written; by default linea-raise
     turns the sequence-mixing layers it recognizes exactly into Linea ops.

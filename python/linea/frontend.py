@@ -472,7 +472,7 @@ def _iree_model(module, text, target, weights, options):
         handoff = compiler.export(text, target=target, **options)  # "cuda" is "gpu" there
     with _stage(f"compiling {name} with IREE (target {target})"):
         return iree.IreeModel(text, handoff, name, target=target,
-                              chip=options.get("chip") or "sm_90a",
+                              chip=options.get("chip"),
                               weights_of=module if weights == "arguments" else None)
 
 

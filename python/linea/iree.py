@@ -37,7 +37,10 @@ IREE_NEWEST_CUDA_CHIP = "sm_89"
 
 
 def cuda_target(chip):
-    """IREE's name for the chip: `sm_90a` and newer as the newest it knows."""
+    """IREE's name for the chip: `sm_90a` and newer as the newest it knows,
+    and so is no chip (Linea's default chip is an H100's)."""
+    if not chip:
+        return IREE_NEWEST_CUDA_CHIP
     number = int("".join(c for c in chip.removeprefix("sm_") if c.isdigit()) or 0)
     return IREE_NEWEST_CUDA_CHIP if number >= 90 else chip.rstrip("a")
 
@@ -53,7 +56,7 @@ def compile_flags(target, chip):
     raise LineaError(1, f"unknown target {target!r}; expected 'cpu' or 'cuda'")
 
 
-def compile_vmfb(text, target="cpu", chip="sm_90a"):
+def compile_vmfb(text, target="cpu", chip=None):
     """The module compiled by IREE: the bytes of its .vmfb."""
     compiler, _ = _iree()
     try:
@@ -67,7 +70,7 @@ class IreeModel:
     imported IR, `handoff` what Linea gave IREE (`linea.export`'s text),
     `vmfb` IREE's module."""
 
-    def __init__(self, source, handoff, name, target="cpu", chip="sm_90a",
+    def __init__(self, source, handoff, name, target="cpu", chip=None,
                  weights_of=None, one_thread=True):
         self.source = source
         self.handoff = handoff

@@ -18,11 +18,12 @@ grep -q "^0 passed, 0 failed, [1-9][0-9]* skipped$" "$scratch/out/cases.txt"
 if [ -d "$root/build/gpu-kit/models" ]; then
   LINEA_CACHE_DIR="$root/build/gpu-kit/cache" LINEA_BUILD_DIR="$scratch/no-compiler" \
   PYTHONPATH="$root/build/gpu-kit/python" /usr/bin/python3 -c "
-import pathlib, sys, linea
+import os, pathlib, sys, linea
 models = sorted(pathlib.Path(sys.argv[1]).glob('*.mlir'))
 assert len(models) >= 6, models
+chip = os.environ.get('LINEA_GPU_CHIP', 'sm_90a')  # bench/gpu_models.py's --chip
 for path in models:
     for precision in ['f32', 'bf16']:  # bench/gpu_models.py's PRECISIONS
-        linea.compile_library(path.read_text(), target='cuda', precision=precision)
+        linea.compile_library(path.read_text(), target='cuda', chip=chip, precision=precision)
 print(f'{len(models)} example models in the kit, f32 and bf16')" "$root/build/gpu-kit/models"
 fi

@@ -9,12 +9,11 @@
 #ifndef LINEA_TOOLS_COMMON_COMMANDLINE_H
 #define LINEA_TOOLS_COMMON_COMMANDLINE_H
 
+#include "linea/Pipelines/Compile.h"
 #include "linea/Pipelines/OptionCheck.h"
 #include "linea/Pipelines/Pipelines.h"
 #include "linea/Version.h"
 
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
@@ -81,7 +80,8 @@ private:
 /// `--no-raise` (model IR is raised into Linea ops first, by default).
 struct ProgramOptions {
   std::string file;
-  std::string pipeline = "linea-optimize";
+  std::string pipeline =
+      mlir::linea::CompileOptions::kDefaultOptimizePipeline.str();
   bool noOptimize = false, pipelineGiven = false, noRaise = false;
 
   /// Takes the current argument, the tool's own flags being read already:
@@ -114,17 +114,12 @@ struct ProgramOptions {
       fail(tool, "bad --pipeline: " + *problem);
   }
 
-  /// linea-raise on every function, unless --no-raise: it is exact, so it
-  /// runs wherever Linea compiles.
-  void addRaiseTo(mlir::OpPassManager &pm) const {
-    mlir::linea::buildRaisePipeline(pm, !noRaise);
-  }
-
-  /// The chosen pipeline added to `pm` (nothing with --no-optimize).
-  void addTo(mlir::OpPassManager &pm, llvm::StringRef tool) const {
-    if (!noOptimize && mlir::failed(mlir::parsePassPipeline(pipeline, pm,
-                                                            llvm::errs())))
-      fail(tool, "cannot parse pipeline '" + pipeline + "'");
+  /// The compile flow's raise and optimizing pipeline as given: the raise
+  /// unless --no-raise, the pipeline (linea-optimize by default), none with
+  /// --no-optimize.
+  void configure(mlir::linea::CompileOptions &flow) const {
+    flow.raise = !noRaise;
+    flow.pipeline = noOptimize ? std::string() : pipeline;
   }
 };
 

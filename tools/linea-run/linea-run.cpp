@@ -33,6 +33,7 @@
 #include "linea/Dialect/LineaDialect.h"
 #include "linea/Dialect/TMTensor.h"
 #include "linea/Distributed/Passes.h"
+#include "linea/Pipelines/Compile.h"
 #include "linea/Pipelines/Pipelines.h"
 #include "linea/Transforms/Passes.h"
 #include "linea/Target/HostCompile.h"
@@ -327,16 +328,6 @@ BoundArg bindTensor(RankedTensorType type, StringRef path, int index) {
   return bound;
 }
 
-/// True when only LLVM dialect ops (and the module) are left.
-bool isLoweredToLLVM(ModuleOp module) {
-  WalkResult found = module->walk([](Operation *op) {
-    if (isa<ModuleOp>(op) || op->getDialect()->getNamespace() == "llvm")
-      return WalkResult::advance();
-    return WalkResult::interrupt();
-  });
-  return !found.wasInterrupted();
-}
-
 /// A result descriptor read back from the packed result buffer; `half` the
 /// semantics of 16-bit elements, null for f32.
 struct ResultView {
@@ -616,22 +607,10 @@ int main(int argc, char **argv) {
     resultShards.push_back(shardedDim(entry.getResultAttrDict(k)));
   }
 
-  PassManager optimize(&context);
-  options.program.addRaiseTo(optimize);
-  // Each op in a function of its own first: compile time linear in the
-  // number of ops.
-  optimize.addPass(linea::createLineaOutlineOps());
-  options.program.addTo(optimize, "linea-run");
-  if (failed(optimize.run(*module)))
+  linea::CompileOptions flow;
+  options.program.configure(flow);
+  if (failed(linea::runCompilePipeline(*module, flow)))
     return 1;
-  // A --pipeline that already reached the LLVM dialect (such as
-  // linea-gpu-mapped-to-cpu) is not lowered again.
-  if (!isLoweredToLLVM(*module)) {
-    PassManager lower(&context);
-    linea::buildLowerToCPUPipeline(lower);
-    if (failed(lower.run(*module)))
-      return 1;
-  }
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();

@@ -15,6 +15,11 @@
 
 namespace mlir::linea {
 
+/// The run-time checks of the Linea ops' dynamic sizes
+/// (linea-insert-runtime-checks): every flow adds them through here, once,
+/// before any rewrite reads the ops.
+void addRuntimeChecks(OpPassManager &pm);
+
 /// How every flow from model IR starts (linea-run, linea-compile,
 /// linea-export): the sizes the model's IR assumes checked
 /// (linea-check-assumed-sizes, with `checkAssumedSizes`) before anything

@@ -16,6 +16,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace mlir::linea {
 
@@ -113,6 +114,17 @@ struct TargetDescription {
 /// decayed queries and one 16-row key block with its diagonal block, all
 /// f32. Where it does not fit, that phase runs as grids over every chunk.
 int64_t gatedChunkBlockBytes(int64_t chunk, int64_t dk, int64_t dv);
+
+/// An NVIDIA chip's name, read once for every pass and tool: `sm_`, its
+/// compute capability as two or three digits, and an optional variant
+/// suffix (`a`: the chip's own features such as wgmma; `f`: the family's).
+struct ChipName {
+  unsigned number;
+  char variant; // 0, 'a' or 'f'
+};
+
+/// `chip` read as above; nothing for anything else (`sm80`, `sm_9`, `gfx90a`).
+std::optional<ChipName> parseChip(llvm::StringRef chip);
 
 /// Whether an NVIDIA chip (`sm_XX`) has warpgroup MMA (wgmma): sm_90a.
 bool hasWarpgroupMMA(llvm::StringRef chip);
