@@ -54,20 +54,21 @@ LogicalResult mlir::linea::buildCompileFront(OpPassManager &pm,
   return addOptimizer(pm, options, errors);
 }
 
-/// linea-lower-to-nvvm's options: the flow's own (chip, format, checks)
-/// and the caller's text.
+/// linea-lower-to-nvvm's options: the caller's text, then the flow's own
+/// (chip, a cubin, checks already inserted and routed to the handler).
 static std::unique_ptr<LowerToNVVMOptions>
 nvvmOptions(const CompileOptions &options, llvm::raw_ostream &errors) {
-  std::string chip =
-      options.chip.empty() ? kDefaultGPUChip.str() : std::string(options.chip);
-  std::string text = options.gpuOptions + " chip=" + chip +
-                     " format=bin runtime-checks=0";
-  if (!options.checkHandler.empty())
-    text += " check-handler=" + options.checkHandler;
-  auto parsed = LowerToNVVMOptions::createFromString(text);
-  if (!parsed)
+  auto parsed = LowerToNVVMOptions::createFromString(options.gpuOptions);
+  if (!parsed) {
     errors << "bad options '" << options.gpuOptions
            << "' (linea-lower-to-nvvm's options, e.g. 'precision=bf16')";
+    return nullptr;
+  }
+  parsed->chip = options.chip.empty() ? kDefaultGPUChip.str()
+                                      : std::string(options.chip);
+  parsed->format = BinaryFormat::bin;
+  parsed->runtimeChecks = false;
+  parsed->checkHandler = std::string(options.checkHandler);
   return parsed;
 }
 

@@ -39,9 +39,6 @@ using namespace mlir::linea::raise;
 
 namespace {
 
-/// SPEC's normalizer offset.
-constexpr float kNormalizerEps = kNormalizerEpsilon;
-
 Type elementTypeOf(Value tensor) {
   return cast<ShapedType>(tensor.getType()).getElementType();
 }
@@ -529,7 +526,7 @@ LogicalResult raise::raiseNormalizedLinearAttention(RewriterBase &rewriter,
       !sameSegments(o->segments, z->segments))
     return reject(why, "the row sum's mask (" + z->mask.str() +
                            ") is not the output's (" + o->mask.str() + ")");
-  if (float(eps) != kNormalizerEps)
+  if (float(eps) != float(kNormalizerEpsilon))
     return reject(why, "the normalizer adds " + std::to_string(eps) +
                            ", not 1e-6: raised as two linear attentions");
   if (z->scale != 1.0)

@@ -251,8 +251,8 @@ Value mlir::linea::divideByLastColumn(OpBuilder &b, Location loc, Value x,
       b, loc, {numerator, x}, init, {identity, denominatorMap, identity},
       iterators,
       [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        Value den =
-            arith::AddFOp::create(nb, l, args[1], f32Constant(nb, l, kNormalizerEpsilon));
+        Value den = arith::AddFOp::create(
+            nb, l, args[1], f32Constant(nb, l, kNormalizerEpsilon));
         Value q = arith::DivFOp::create(nb, l, args[0], den);
         Value y = arith::MulFOp::create(nb, l, q, f32Constant(nb, l, scale));
         if (y.getType() != elementType)

@@ -126,8 +126,8 @@ Value finishOutput(OpBuilder &b, Location loc, const AttentionDims &dims,
         Value x =
             arith::MulFOp::create(nb, l, args[0], f32Constant(nb, l, scale));
         if (denominator) {
-          Value den =
-              arith::AddFOp::create(nb, l, args[1], f32Constant(nb, l, kNormalizerEpsilon));
+          Value den = arith::AddFOp::create(
+              nb, l, args[1], f32Constant(nb, l, kNormalizerEpsilon));
           x = arith::DivFOp::create(nb, l, x, den);
         }
         if (elementType != x.getType())
