@@ -12,6 +12,52 @@
 
 include "mlir/Pass/PassBase.td"
 
+def LineaPlanTarget : Pass<"linea-plan-target"> {
+  let summary = "Record the machine a module is compiled for";
+  let description = [{
+    The first stage of every pipeline: records the target's description
+    (`linea/Target/Target.h`: its kind, chip, shared memory, threads per
+    block, rates) as `linea.target = #linea.target<...>` on the op it runs
+    on, the module. Every later pass reads the machine from there and no
+    pass guesses it: a GPU pass on a module with no GPU target recorded
+    stops with an error naming this pass, and the tensor-core kernels follow
+    the recorded chip (wgmma on `sm_90a`, TMA from `sm_90`).
+
+    A module that already has a target keeps it when the options name none
+    (`target` of the same kind, no `chip`, no `target-description`) or the
+    same one; naming another is an error: the forms planned for one machine
+    are not re-planned for another. `linea-select-forms` and
+    `linea-split-segments` take the same options and plan the same way when
+    run on their own.
+
+    ```mlir
+    module {
+      func.func @f(...) { ... }
+    }
+    // with target=gpu chip=sm_80 becomes
+    module attributes {linea.target = #linea.target<kind = gpu,
+        chip = "sm_80", units = 108, threads = 256, shared_memory = 166912,
+        ...>} {
+      func.func @f(...) { ... }
+    }
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "::mlir::linea::TargetKind",
+           /*default=*/"::mlir::linea::TargetKind::cpu",
+           "The kind of machine: cpu or gpu",
+           "::mlir::linea::targetKindValues()">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "The NVIDIA chip (target=gpu; empty: the module's planned "
+           "target, else the default chip, sm_90a)">,
+    Option<"targetDescription", "target-description", "std::string",
+           /*default=*/"\"\"",
+           "A JSON file with the target's measured rates (written by "
+           "`python3 -m linea.calibrate`); empty: the built-in estimates">
+  ];
+  let dependentDialects = ["::mlir::linea::LineaDialect"];
+}
+
 def LineaSplitPrefix : Pass<"linea-split-prefix"> {
   let summary = "Split a PrefixLM op into a bidirectional and a causal part";
   let description = [{

@@ -439,8 +439,8 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
     f32 scores, a state in global memory) each lane loads element by
     element.
 
-    With `warpgroup-mma` (sm_90a; `linea-lower-to-nvvm` sets it for that
-    chip) a chain whose depths are multiples of 64 and whose output's rows
+    On a module planned for sm_90a (`#linea.target`, linea-plan-target) a
+    chain whose depths are multiples of 64 and whose output's rows
     and columns are multiples of 64 is staged for warpgroup MMA instead:
     blocks of one or two warpgroups (128 threads each, at most
     `block-size`) over 128 x 128 down to 64 x 64 output tiles (chosen as
@@ -459,7 +459,7 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
     reads, stride byte offset 1024). The accumulators are those of N / 8
     mma.sync tiles per warp, so masks and stores are as above.
 
-    With `tma` too, each operand stored in the tensor-core type in whole
+    With TMA too (a chip from sm_90, `tma` on), each operand stored in the tensor-core type in whole
     16-byte rows (in at most 5 dims) gets a tensor map on the host before
     the grid (`nvgpu.tma.create.descriptor`, 128-byte swizzle, boxes of
     the slice's rows x 64 where the depth is inner, 64 x 64 where it is
@@ -512,11 +512,9 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
     Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
            "Threads per block (a multiple of 32; 0: the planned target's, "
            "`#linea.target`)">,
-    Option<"warpgroupMma", "warpgroup-mma", "bool", /*default=*/"false",
-           "Stage grids for sm_90a's warpgroup MMA (wgmma) where their "
-           "sizes allow">,
-    Option<"tma", "tma", "bool", /*default=*/"false",
-           "Load the warpgroup grids' 16-bit slices by TMA (sm_90 and later)">
+    Option<"tma", "tma", "bool", /*default=*/"true",
+           "Load the warpgroup grids' 16-bit slices by TMA where the planned "
+           "chip has it (sm_90 and later); off: by the block's threads">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::NVVM::NVVMDialect",

@@ -31,17 +31,10 @@ using namespace mlir;
 
 namespace {
 
-/// The part each loop of a contraction generic plays, and its operands:
-/// `C[batch.., m, n] += A[batch.., m, k] * B[batch.., k, n]`, each operand's
-/// dims in any order except that n is C's innermost dim.
-struct ContractionLayout {
-  SmallVector<unsigned> batch;
-  unsigned m = 0, n = 0, k = 0;
-  OpOperand *a = nullptr;
-  OpOperand *b = nullptr;
-  OpOperand *c = nullptr;
-  /// B's contiguous dim is k (the scores' keys): B is packed k-major first.
-  bool packB = false;
+/// A contraction the kernel runs, laid out (linea::ContractionLayout: n is
+/// C's innermost dim, B the operand that reads it), with what the kernel
+/// folds in.
+struct ContractionLayout : linea::ContractionLayout {
   /// The i1 that masks a product in the body (`select(visible, a*b, 0)`),
   /// or null.
   Value visible;
@@ -91,33 +84,14 @@ FailureOr<ContractionLayout> matchContraction(linalg::GenericOp op) {
   FailureOr<linea::MaskedContraction> c = linea::matchMaskedContraction(op);
   if (failed(c) || c->widens)
     return failure();
-  for (AffineMap map : op.getIndexingMapsArray())
-    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false) ||
-        map.getNumResults() == 0)
-      return failure();
+  FailureOr<linea::ContractionLayout> laidOut =
+      linea::layoutContraction(op, *c);
+  if (failed(laidOut))
+    return failure();
   ContractionLayout layout;
-  layout.c = c->init;
-  layout.batch.assign(c->dims.batch.begin(), c->dims.batch.end());
-  layout.k = c->dims.k[0];
+  static_cast<linea::ContractionLayout &>(layout) = *laidOut;
   layout.visible = c->visible;
   layout.predicate = c->predicate;
-  AffineMap cMap = op.getMatchingIndexingMap(c->init);
-  unsigned innermost =
-      cast<AffineDimExpr>(cMap.getResults().back()).getPosition();
-  if (innermost == c->dims.n[0]) {
-    layout.a = c->lhs, layout.b = c->rhs;
-    layout.m = c->dims.m[0], layout.n = c->dims.n[0];
-  } else if (innermost == c->dims.m[0]) {
-    layout.a = c->rhs, layout.b = c->lhs;
-    layout.m = c->dims.n[0], layout.n = c->dims.m[0];
-  } else {
-    return failure();
-  }
-  unsigned bInnermost = cast<AffineDimExpr>(
-      op.getMatchingIndexingMap(layout.b).getResults().back()).getPosition();
-  if (bInnermost != layout.n && bInnermost != layout.k)
-    return failure();
-  layout.packB = bInnermost == layout.k;
   if (!isF32Buffer(layout.a->get()) ||
       !hasUnitInnermostStride(layout.b->get()) ||
       !hasUnitInnermostStride(layout.c->get()))
@@ -296,7 +270,8 @@ private:
   /// operands (batches may run on different threads).
   void buildBatch() {
     SmallVector<Value> buffers;
-    if (layout.packB) {
+    // B's contiguous dim is k (the scores' keys): packed k-major first.
+    if (layout.bDepthInner) {
       if (!packsOnceBeforeLoops()) {
         packKMajor(sizes[layout.k], sizes[layout.n]);
         buffers.push_back(kMajorB);

@@ -1,8 +1,8 @@
 //===- TargetAttr.cpp - #linea.target, the machine a module is for --------===//
 //
-// The one place a pass learns the machine's numbers: the attribute the
-// first pass that needs the machine records on the module (planTarget), or
-// the built-in description where none was recorded.
+// The one place a pass learns the machine's numbers: the attribute
+// linea-plan-target (or the first pass of a pipeline that needs the
+// machine) records on the module. A pass that finds none stops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -150,9 +150,17 @@ mlir::linea::planTarget(Operation *root, TargetKind kind, StringRef chip,
             "linea-optimize{target=gpu} itself)";
 }
 
-TargetDescription mlir::linea::targetFor(Operation *op, TargetKind kind) {
-  // (linea-select-forms refuses to plan one module for two kinds.)
-  if (TargetAttr target = plannedTarget(op); target && target.getKind() == kind)
+FailureOr<TargetDescription>
+mlir::linea::targetFor(Operation *op, TargetKind kind, StringRef pass) {
+  TargetAttr target = plannedTarget(op);
+  if (target && target.getKind() == kind)
     return target.getDescription();
-  return TargetDescription::get(kind);
+  InFlightDiagnostic error = op->emitError()
+                             << pass << " needs the " << stringifyTargetKind(kind)
+                             << " the module is for, and ";
+  if (target)
+    return error << "it was planned for " << target
+                 << "; run one pipeline per target";
+  return error << "none is recorded: run linea-plan-target{target="
+               << stringifyTargetKind(kind) << "} first";
 }

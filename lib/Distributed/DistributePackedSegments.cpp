@@ -238,6 +238,19 @@ Value prefixRowsFromStates(OpBuilder &b, Location loc, int64_t numBatch,
   return loop.getResult(0);
 }
 
+/// This rank's rows of `op`'s packed sequences `x` (along `dim`) and where
+/// they lie among all ranks' rows, the global segment `offsets` checked
+/// against the total at run time.
+std::pair<Value, RowSpan> packedRowsHere(OpBuilder &b, Location loc,
+                                         ModuleOp module, const Ranks &ranks,
+                                         Operation *op, Value offsets, Value x,
+                                         int64_t dim) {
+  Value rows = tensor::DimOp::create(b, loc, x, dim);
+  RowSpan span = rowSpan(b, loc, module, ranks, rows);
+  checkGlobalOffsets(b, loc, op, offsets, span.total);
+  return {rows, span};
+}
+
 /// A packed op whose rows read their segment's state after its prefix
 /// (per-segment prefix lengths; mask none with a gate, where the prefix is
 /// the whole segment). On this rank each segment n is two segments, its
@@ -255,9 +268,10 @@ distributePackedPrefixes(OpBuilder &b, ModuleOp module, const Ranks &ranks,
   int64_t numBatch = numBatchDims(op.getQuery().getType());
   bool scalarGate = op.getGate() && op.hasScalarGate();
   FormOperands all = prepareOperands(b, loc, op);
-  Value rows = tensor::DimOp::create(b, loc, all.q, numBatch);
-  RowSpan span = rowSpan(b, loc, module, ranks, rows);
-  checkGlobalOffsets(b, loc, op, op.getOffsets(), span.total);
+  Value rows;
+  RowSpan span;
+  std::tie(rows, span) = packedRowsHere(b, loc, module, ranks, op,
+                                        op.getOffsets(), all.q, numBatch);
   Value prefixLengths =
       op.getEffectiveMask() == Mask::prefix ? op.getPrefixIndex() : Value();
   if (prefixLengths)
@@ -372,9 +386,10 @@ distributePackedAttention(OpBuilder &b, ModuleOp module, const Ranks &ranks,
   int64_t numBatch = numBatchDims(op.getQuery().getType());
   bool scalarGate = op.getGate() && op.hasScalarGate();
   FormOperands all = prepareOperands(b, loc, op);
-  Value rows = tensor::DimOp::create(b, loc, all.q, numBatch);
-  RowSpan span = rowSpan(b, loc, module, ranks, rows);
-  checkGlobalOffsets(b, loc, op, op.getOffsets(), span.total);
+  Value rows;
+  RowSpan span;
+  std::tie(rows, span) = packedRowsHere(b, loc, module, ranks, op,
+                                        op.getOffsets(), all.q, numBatch);
   Value offsets = localOffsets(b, loc, op.getOffsets(), span.offset, rows);
 
   Value initial = op.getInitialState();
@@ -495,9 +510,10 @@ Value distributePackedPresum(OpBuilder &b, ModuleOp module, const Ranks &ranks,
   Value x = presum.getInput();
   int64_t dim = presum.getScanDim();
   bool reverse = presum.getReverse();
-  Value rows = tensor::DimOp::create(b, loc, x, dim);
-  RowSpan span = rowSpan(b, loc, module, ranks, rows);
-  checkGlobalOffsets(b, loc, presum, presum.getOffsets(), span.total);
+  Value rows;
+  RowSpan span;
+  std::tie(rows, span) = packedRowsHere(b, loc, module, ranks, presum,
+                                        presum.getOffsets(), x, dim);
   Value offsets = localOffsets(b, loc, presum.getOffsets(), span.offset, rows);
   Value scanned = PresumOp::create(
       b, loc, x.getType(), x, /*decay=*/Value(), offsets, presum.getDimAttr(),

@@ -303,7 +303,8 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
   }
 
   /// Whether a block computing one chunk's gated rows fits the shared
-  /// memory of the GPU `op` was planned for (static chunk and widths only).
+  /// memory of the GPU `op` was planned for (static chunk and widths only;
+  /// `op` is planned for the GPU: plannedForGPU).
   static bool chunkFitsBlock(Operation *op, const Chunk &chunks) {
     auto q = cast<RankedTensorType>(chunks.q.getType());
     auto v = cast<RankedTensorType>(chunks.v.getType());
@@ -311,8 +312,7 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
     if (q.isDynamicDim(rank - 2) || q.isDynamicDim(rank - 1) ||
         v.isDynamicDim(rank - 1))
       return false;
-    return targetFor(op, TargetKind::gpu)
-        .gatedChunkFitsBlock(q.getDimSize(rank - 2), q.getDimSize(rank - 1),
+    return plannedTarget(op).getDescription().gatedChunkFitsBlock(q.getDimSize(rank - 2), q.getDimSize(rank - 1),
                              v.getDimSize(rank - 1));
   }
 

@@ -13,6 +13,9 @@
 
 namespace mlir::linea {
 
+/// The chunk size of a chunked op that has neither a form nor an option.
+constexpr int64_t kDefaultChunkSize = 64;
+
 /// The chunk size for `op`: its chosen form's (`#linea.form<chunked, C>`,
 /// `#linea.form<chunk_parallel, C>`), else the pass's `chunk-size` option
 /// where positive, else kDefaultChunkSize.

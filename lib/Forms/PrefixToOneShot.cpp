@@ -15,6 +15,7 @@
 
 #include "linea/Dialect/LineaOps.h"
 #include "ChunkLoop.h"
+#include "ChunkSize.h"
 #include "linea/Utils/FormUtils.h"
 #include "linea/Forms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"

@@ -22,16 +22,16 @@ bool isZero(Value v) {
   return matchPattern(v, m_Constant(&attr)) && attr.getValue().isZero();
 }
 
-/// The batch dims then the three named dims, as Linea's builders lay them
-/// out.
-AffineMap batchMap(MLIRContext *ctx, int64_t numBatch,
-                   ArrayRef<int64_t> trailing) {
-  SmallVector<AffineExpr> exprs;
+/// Whether `operand` reads the contraction's batch loops first, as loops
+/// 0, 1, ... in order (the tiles index their batch by loop), then two dims.
+bool batchLeads(linalg::GenericOp op, OpOperand *operand, int64_t numBatch) {
+  AffineMap map = op.getMatchingIndexingMap(operand);
+  if (map.getNumResults() != unsigned(numBatch + 2))
+    return false;
   for (int64_t i = 0; i < numBatch; ++i)
-    exprs.push_back(getAffineDimExpr(i, ctx));
-  for (int64_t d : trailing)
-    exprs.push_back(getAffineDimExpr(numBatch + d, ctx));
-  return AffineMap::get(numBatch + 3, 0, exprs, ctx);
+    if (map.getResult(i) != getAffineDimExpr(i, op.getContext()))
+      return false;
+  return true;
 }
 
 bool readsOutput(const Contraction &c) {
@@ -123,44 +123,34 @@ std::optional<Contraction> mma::matchContraction(linalg::GenericOp op) {
     if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
       return std::nullopt;
   }
-  int64_t numBatch = int64_t(op.getNumLoops()) - 3;
-  if (numBatch < 0)
+  FailureOr<linea::ContractionLayout> layout =
+      linea::layoutContraction(op, *masked);
+  if (failed(layout))
     return std::nullopt;
-  MLIRContext *ctx = op.getContext();
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  auto shape = [&](int k) {
-    return cast<MemRefType>(operands[k].getType()).getShape();
+  int64_t numBatch = layout->batch.size();
+  // C stored [batch.., m, n]; A [batch.., m, k] or [batch.., k, m]; B
+  // [batch.., k, n] or [batch.., n, k], not both transposed.
+  for (OpOperand *operand : {layout->a, layout->b, layout->c})
+    if (!batchLeads(op, operand, numBatch))
+      return std::nullopt;
+  if (!layout->aDepthInner && layout->bDepthInner)
+    return std::nullopt;
+  auto shape = [](OpOperand *operand) {
+    return cast<MemRefType>(operand->get().getType()).getShape();
   };
   Contraction c;
-  c.a = operands[0];
-  c.m = operands[1];
-  c.out = operands[2];
-  c.batchShape = llvm::to_vector(shape(2).take_front(numBatch));
-  c.rows = shape(2)[numBatch];
-  c.cols = shape(2)[numBatch + 1];
-  // (i, t, e): A(i, t) M(t, e) -> out(i, e).
-  if (maps == SmallVector<AffineMap>{batchMap(ctx, numBatch, {0, 1}),
-                                     batchMap(ctx, numBatch, {1, 2}),
-                                     batchMap(ctx, numBatch, {0, 2})}) {
-    c.depth = shape(0)[numBatch + 1];
-    c.rowLoop = numBatch, c.colLoop = numBatch + 2;
-  } else if (maps == SmallVector<AffineMap>{batchMap(ctx, numBatch, {0, 1}),
-                                            batchMap(ctx, numBatch, {0, 2}),
-                                            batchMap(ctx, numBatch, {1, 2})}) {
-    // (t, d, e): A(t, d) M(t, e) -> out(d, e).
-    c.transposedA = true;
-    c.depth = shape(0)[numBatch];
-    c.rowLoop = numBatch + 1, c.colLoop = numBatch + 2;
-  } else if (maps == SmallVector<AffineMap>{batchMap(ctx, numBatch, {0, 2}),
-                                            batchMap(ctx, numBatch, {1, 2}),
-                                            batchMap(ctx, numBatch, {0, 1})}) {
-    // (i, t, d): A(i, d) M(t, d) -> out(i, t).
-    c.transposedM = true;
-    c.depth = shape(0)[numBatch + 1];
-    c.rowLoop = numBatch, c.colLoop = numBatch + 1;
-  } else {
-    return std::nullopt;
-  }
+  c.a = layout->a->get();
+  c.m = layout->b->get();
+  c.out = layout->c->get();
+  c.batchShape = llvm::to_vector(shape(layout->c).take_front(numBatch));
+  c.rows = shape(layout->c)[numBatch];
+  c.cols = shape(layout->c)[numBatch + 1];
+  c.depth = shape(layout->a)[numBatch + (layout->aDepthInner ? 1 : 0)];
+  // A [k, m]: the state update K^T V; B [n, k]: the scores Q K^T.
+  c.transposedA = !layout->aDepthInner;
+  c.transposedM = layout->bDepthInner;
+  c.rowLoop = layout->m;
+  c.colLoop = layout->n;
   c.mask = mask;
   if (c.rows % kTileM || c.cols % kTileN || c.depth % kTileK)
     return std::nullopt;

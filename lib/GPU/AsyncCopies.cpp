@@ -54,14 +54,14 @@ struct LineaAsyncCopiesPass
   using LineaAsyncCopiesBase::LineaAsyncCopiesBase;
 
   void runOnOperation() override {
-    FailureOr<int64_t> threads =
-        linea::threadsPerBlock(getOperation(), getArgument(), blockSize);
-    if (failed(threads))
+    FailureOr<linea::BlockLimits> limits =
+        linea::blockLimits(getOperation(), getArgument(), blockSize);
+    if (failed(limits))
       return signalPassFailure();
-    threadCount = *threads;
+    threadCount = limits->threads;
     SmallVector<linalg::CopyOp> copies;
     getOperation()->walk([&](scf::ForallOp forall) {
-      if (!linea::runsAsOneBlock(forall))
+      if (!linea::runsAsOneBlock(forall, limits->sharedMemory))
         return;
       forall.walk([&](linalg::CopyOp copy) {
         if (isLineCopy(copy))

@@ -79,11 +79,11 @@ struct LineaContractionsToMMAPass
       operandType = builder.getF16Type();
     else if (precision == linea::Precision::bf16)
       operandType = builder.getBF16Type();
-    FailureOr<int64_t> blockThreads =
-        linea::threadsPerBlock(getOperation(), getArgument(), blockSize);
-    if (failed(blockThreads))
+    FailureOr<linea::BlockLimits> limits =
+        linea::blockLimits(getOperation(), getArgument(), blockSize);
+    if (failed(limits))
       return signalPassFailure();
-    threads = *blockThreads;
+    threads = limits->threads;
     if (!operandType || threads % kWarp) {
       getOperation()->emitError()
           << "linea-contractions-to-mma needs precision f16 or bf16 and a "
@@ -92,14 +92,19 @@ struct LineaContractionsToMMAPass
           << threads;
       return signalPassFailure();
     }
-    minimumBlocks = linea::targetFor(getOperation(), linea::TargetKind::gpu)
-                        .parallelUnits;
+    // blockLimits found the target: the tensor-core instructions are the
+    // planned chip's.
+    linea::TargetDescription gpu = *linea::targetFor(
+        getOperation(), linea::TargetKind::gpu, getArgument());
+    minimumBlocks = gpu.parallelUnits;
+    warpgroupMma = linea::hasWarpgroupMMA(gpu.chip);
+    tmaLoads = tma && linea::hasTensorMemoryAccelerator(gpu.chip);
     copies.clear();
     narrowed.clear();
     fittingBlocks.clear();
     // Decided on the temporaries as they come: narrowing only shrinks them.
     getOperation()->walk([&](scf::ForallOp forall) {
-      if (linea::runsAsOneBlock(forall))
+      if (linea::runsAsOneBlock(forall, limits->sharedMemory))
         fittingBlocks.insert(forall);
     });
     IRRewriter rewriter(&getContext());
@@ -136,6 +141,10 @@ struct LineaContractionsToMMAPass
   /// of the planned GPU busy.
   int64_t threads = 0;
   int64_t minimumBlocks = 0;
+  /// What the planned chip has: warpgroup MMA (sm_90a), and TMA (sm_90 and
+  /// later) where the `tma` option leaves it on.
+  bool warpgroupMma = false;
+  bool tmaLoads = false;
 
   /// A sequence block's temporaries that only its tensor-core contractions
   /// read hold the tensor-core type (which the warps would narrow each
@@ -370,7 +379,7 @@ struct LineaContractionsToMMAPass
 
   /// A grid of blocks on warpgroup MMA, one per block tile, staging both
   /// slices in one private workgroup global aligned for the swizzle (by
-  /// TMA where `tma` and the operands allow).
+  /// TMA where the chip, `tma` and the operands allow).
   void buildWarpgroupGrid(OpBuilder &b, Location loc,
                           const AccumulationChain &chain, Type operandType,
                           const linea::mma::WarpgroupTiling &tiling,
@@ -382,7 +391,7 @@ struct LineaContractionsToMMAPass
         symbols, linea::mma::kSwizzleAlignment);
     // On the host, before the grid.
     SmallVector<linea::mma::TensorMaps> maps;
-    if (tma)
+    if (tmaLoads)
       maps = linea::mma::createTensorMaps(b, loc, members, operandType, tiling);
     SmallVector<Value> ids =
         linea::parallelLoop(b, loc, {tiling.numBlocks(members.front()), tiling.threads()},

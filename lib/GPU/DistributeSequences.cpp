@@ -76,7 +76,11 @@ struct LineaDistributeSequencesPass
           << static_cast<int64_t>(valueTile);
       return signalPassFailure();
     }
-    target = targetFor(getOperation(), TargetKind::gpu);
+    FailureOr<TargetDescription> gpu =
+        targetFor(getOperation(), TargetKind::gpu, getArgument());
+    if (failed(gpu))
+      return signalPassFailure();
+    target = *gpu;
     columnsPerBlock = valueTile >= 0 ? valueTile : target.valueTile;
     SmallVector<LinearAttentionOpInterface> ops;
     getOperation()->walk([&](LinearAttentionOpInterface op) {

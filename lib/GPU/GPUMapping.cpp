@@ -154,34 +154,31 @@ SmallVector<Value> linea::parallelLoop(OpBuilder &b, Location loc,
 }
 
 bool linea::runsAsOneBlock(
-    scf::ForallOp forall,
+    scf::ForallOp forall, int64_t sharedMemory,
     function_ref<void(Operation *obstacle, int64_t bytes, int64_t budget)>
         whyNot) {
   Operation *obstacle = nullptr;
   if (!isSequenceBlockLoop(forall))
     return false;
   FailureOr<int64_t> bytes = sequenceBlockBytes(forall, obstacle);
-  int64_t budget = sharedMemoryPerBlock(forall);
-  if (succeeded(bytes) && *bytes <= budget)
+  if (succeeded(bytes) && *bytes <= sharedMemory)
     return true;
   if (whyNot)
-    whyNot(obstacle, succeeded(bytes) ? *bytes : 0, budget);
+    whyNot(obstacle, succeeded(bytes) ? *bytes : 0, sharedMemory);
   return false;
 }
 
-int64_t linea::sharedMemoryPerBlock(Operation *op) {
-  return targetFor(op, TargetKind::gpu).sharedMemoryPerBlock;
-}
-
-FailureOr<int64_t> linea::threadsPerBlock(Operation *root, StringRef pass,
-                                          int64_t option) {
-  if (option > 0 && option <= kMaxThreadsPerBlock)
-    return option;
-  if (option != 0)
+FailureOr<linea::BlockLimits>
+linea::blockLimits(Operation *root, StringRef pass, int64_t blockSize) {
+  if (blockSize < 0 || blockSize > kMaxThreadsPerBlock)
     return root->emitError() << pass << " needs a block-size in [1, "
                              << kMaxThreadsPerBlock
-                             << "] (or 0: the target's), got " << option;
-  return targetFor(root, TargetKind::gpu).threadsPerBlock;
+                             << "] (or 0: the target's), got " << blockSize;
+  FailureOr<TargetDescription> gpu = targetFor(root, TargetKind::gpu, pass);
+  if (failed(gpu))
+    return failure();
+  return BlockLimits{blockSize > 0 ? blockSize : gpu->threadsPerBlock,
+                     gpu->sharedMemoryPerBlock};
 }
 
 int64_t linea::elementsPerCopyLine(Type type) {

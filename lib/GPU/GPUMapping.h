@@ -87,26 +87,32 @@ FailureOr<SharedMemoryPlan> planSharedMemory(Block &body,
 FailureOr<int64_t> sequenceBlockBytes(scf::ForallOp forall,
                                       Operation *&obstacle);
 
-/// Whether `forall` is a sequence block whose temporaries fit in the shared
-/// memory of the GPU it is planned for (`#linea.target`): linea-map-to-gpu
-/// keeps it one GPU block (else a host loop), and the passes before it that
-/// address its temporaries as shared memory (ldmatrix, cp.async) ask the
-/// same. For a sequence block that does not fit, `whyNot` (if given) is
-/// told why: the op that cannot run in one block, else the bytes of its
-/// temporaries and the shared memory they exceed.
+/// What one block may use on the GPU a module is planned for
+/// (`#linea.target`), as a GPU pass sees it.
+struct BlockLimits {
+  int64_t threads;
+  int64_t sharedMemory;
+};
+
+/// The block limits for the GPU pass `pass` on `root`: the threads its
+/// `block-size` option names where that is in [1, kMaxThreadsPerBlock],
+/// the planned GPU's where it is 0, and the planned GPU's shared memory.
+/// An error naming `pass` for any other block size, or where no GPU target
+/// was recorded (linea-plan-target).
+FailureOr<BlockLimits> blockLimits(Operation *root, StringRef pass,
+                                   int64_t blockSize);
+
+/// Whether `forall` is a sequence block whose temporaries fit in
+/// `sharedMemory` bytes (BlockLimits): linea-map-to-gpu keeps it one GPU
+/// block (else a host loop), and the passes before it that address its
+/// temporaries as shared memory (ldmatrix, cp.async) ask the same. For a
+/// sequence block that does not fit, `whyNot` (if given) is told why: the
+/// op that cannot run in one block, else the bytes of its temporaries and
+/// the shared memory they exceed.
 bool runsAsOneBlock(
-    scf::ForallOp forall,
+    scf::ForallOp forall, int64_t sharedMemory,
     function_ref<void(Operation *obstacle, int64_t bytes, int64_t budget)>
         whyNot = nullptr);
-
-/// The shared memory one block may use on the GPU `op` is planned for.
-int64_t sharedMemoryPerBlock(Operation *op);
-
-/// Threads per block for the GPU passes on `root`: `option` where it is in
-/// [1, kMaxThreadsPerBlock], the planned GPU's where it is 0; an error
-/// naming `pass` otherwise.
-FailureOr<int64_t> threadsPerBlock(Operation *root, StringRef pass,
-                                   int64_t option);
 
 /// Bytes one cp.async moves (the size that may bypass L1).
 constexpr int64_t kCopyBytes = 16;

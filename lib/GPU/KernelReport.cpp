@@ -269,8 +269,11 @@ struct LineaKernelReportPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // The planned GPU's rates: an estimate, not a measurement.
-    linea::TargetDescription gpu =
-        linea::targetFor(module, linea::TargetKind::gpu);
+    FailureOr<linea::TargetDescription> planned =
+        linea::targetFor(module, linea::TargetKind::gpu, getArgument());
+    if (failed(planned))
+      return signalPassFailure();
+    const linea::TargetDescription &gpu = *planned;
     std::string chip = gpu.chip.str();
     SymbolTableCollection symbols;
     llvm::MapVector<FusedLoc, OpTotal> totals;

@@ -393,14 +393,16 @@ struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
   using LineaMapToGPUBase::LineaMapToGPUBase;
 
   void runOnOperation() override {
-    FailureOr<int64_t> threads =
-        linea::threadsPerBlock(getOperation(), getArgument(), blockSize);
-    if (failed(threads))
+    FailureOr<linea::BlockLimits> limits =
+        linea::blockLimits(getOperation(), getArgument(), blockSize);
+    if (failed(limits))
       return signalPassFailure();
+    sharedMemory = limits->sharedMemory;
+    int64_t threads = limits->threads;
     IRRewriter rewriter(&getContext());
     if (failed(mapSequenceLoops(rewriter)))
       return signalPassFailure();
-    mapScatterAdds(rewriter, *threads);
+    mapScatterAdds(rewriter, threads);
 
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) {
@@ -421,10 +423,10 @@ struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
       if (!*loops)
         continue;
       if (inSequenceBlock)
-        distributeOverThreads(rewriter, *loops, *threads);
+        distributeOverThreads(rewriter, *loops, threads);
       else if (auto band = dyn_cast<scf::ParallelOp>(*loops)) {
         guardAsserts(rewriter, band);
-        mapToBlocksAndThreads(rewriter, band, *threads);
+        mapToBlocksAndThreads(rewriter, band, threads);
       }
     }
   }
@@ -485,9 +487,9 @@ struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
 
   /// Whether `forall` runs as one block (runsAsOneBlock); a remark says why
   /// a sequence block does not.
-  static bool fitsInOneBlock(scf::ForallOp forall) {
+  bool fitsInOneBlock(scf::ForallOp forall) const {
     return linea::runsAsOneBlock(
-        forall, [&](Operation *obstacle, int64_t bytes, int64_t budget) {
+        forall, sharedMemory, [&](Operation *obstacle, int64_t bytes, int64_t budget) {
           InFlightDiagnostic remark = mlir::emitRemark(forall.getLoc())
                                       << "sequence loop stays on the host: ";
           if (obstacle)
@@ -497,6 +499,9 @@ struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
                    << " bytes of shared memory";
         });
   }
+
+  /// The planned GPU's shared memory per block (BlockLimits).
+  int64_t sharedMemory = 0;
 };
 
 } // namespace

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "linea/Pipelines/Compile.h"
+#include "linea/Pipelines/OptionCheck.h"
 
 #include "linea/Pipelines/Pipelines.h"
 #include "linea/Transforms/Passes.h"
@@ -155,4 +156,5 @@ void mlir::linea::registerCompilePipeline() {
       [](function_ref<void(const mlir::detail::PassOptions &)> printOptions) {
         printOptions(CompileOptions());
       });
+  recordPipelineOptions("linea-compile", CompileOptions());
 }

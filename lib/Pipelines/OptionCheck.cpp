@@ -1,6 +1,7 @@
 //===- OptionCheck.cpp - pass options checked before MLIR parses them -----===//
 //
-// The option names of Linea's pipelines come from their option structs, and
+// The option names of Linea's pipelines come from their option structs
+// (recorded where each pipeline is registered), and
 // those of Linea's passes from the pass itself (printed as a pipeline, every
 // option shows). Upstream passes' options are left to MLIR: a list option
 // with no value does not print, so their names are not known for sure here.
@@ -8,14 +9,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "linea/Pipelines/OptionCheck.h"
-#include "linea/Pipelines/Compile.h"
-#include "linea/Pipelines/Pipelines.h"
 
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
 using namespace mlir::linea;
@@ -75,30 +77,30 @@ SmallVector<StringRef> optionKeys(StringRef options) {
   return keys;
 }
 
-/// Reads the registered names of an options struct's options.
-template <typename Options>
-struct OptionNamesOf : Options {
-  SmallVector<std::string> names() {
-    SmallVector<std::string> result;
-    for (auto &entry : this->OptionsMap)
-      result.push_back(entry.first.str());
-    return result;
-  }
-};
+/// The option names of Linea's pipelines, as recordPipelineOptions records
+/// them where each is registered.
+llvm::StringMap<SmallVector<std::string>> &pipelineOptions() {
+  static llvm::StringMap<SmallVector<std::string>> options;
+  return options;
+}
+
+/// The option names in `printed`, a pass or an option struct printed as
+/// text: `name{a=1 b=x}` or `{a=1 b=x}`.
+SmallVector<std::string> printedOptionNames(StringRef printed) {
+  SmallVector<std::string> names;
+  size_t open = printed.find('{');
+  if (open != StringRef::npos)
+    for (StringRef key : optionKeys(printed.drop_front(open + 1).drop_back()))
+      names.push_back(key.str());
+  return names;
+}
 
 /// Every option of one of Linea's pipelines or passes; nothing for any
 /// other.
 std::optional<SmallVector<std::string>> knownOptions(StringRef name) {
-  if (name == "linea-compile")
-    return OptionNamesOf<CompileOptions>().names();
-  if (name == "linea-optimize")
-    return OptionNamesOf<OptimizeOptions>().names();
-  if (name == "linea-export")
-    return OptionNamesOf<ExportOptions>().names();
-  if (name == "linea-lower-to-cpu")
-    return OptionNamesOf<LowerToCPUOptions>().names();
-  if (name == "linea-lower-to-nvvm" || name == "linea-gpu-mapped-to-cpu")
-    return OptionNamesOf<LowerToNVVMOptions>().names();
+  auto recorded = pipelineOptions().find(name);
+  if (recorded != pipelineOptions().end())
+    return recorded->second;
   const PassInfo *pass = PassInfo::lookup(name);
   if (!pass || !name.contains("linea"))
     return std::nullopt;
@@ -111,13 +113,7 @@ std::optional<SmallVector<std::string>> knownOptions(StringRef name) {
   std::string printed;
   llvm::raw_string_ostream os(printed);
   pm.begin()->printAsTextualPipeline(os);
-  SmallVector<std::string> names;
-  size_t open = StringRef(printed).find('{');
-  if (open != StringRef::npos)
-    for (StringRef key :
-         optionKeys(StringRef(printed).drop_front(open + 1).drop_back()))
-      names.push_back(key.str());
-  return names;
+  return printedOptionNames(printed);
 }
 
 /// The candidate nearest to `word` if it is near enough to be a typo
@@ -190,6 +186,14 @@ std::optional<std::string> diagnoseElements(StringRef text) {
 }
 
 } // namespace
+
+void mlir::linea::recordPipelineOptions(
+    StringRef name, const mlir::detail::PassOptions &options) {
+  std::string printed;
+  llvm::raw_string_ostream os(printed);
+  options.print(os);
+  pipelineOptions()[name] = printedOptionNames(printed);
+}
 
 std::optional<std::string> mlir::linea::diagnosePassOptions(StringRef name,
                                                             StringRef options) {

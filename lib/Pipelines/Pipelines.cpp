@@ -2,6 +2,7 @@
 
 #include "linea/Pipelines/Pipelines.h"
 #include "linea/Pipelines/Compile.h"
+#include "linea/Pipelines/OptionCheck.h"
 
 #include "linea/Bufferization/Passes.h"
 #include "linea/CPU/Passes.h"
@@ -39,14 +40,18 @@ static void buildFormsPipeline(OpPassManager &pm,
                                const OptimizeOptions &options,
                                bool lineaKernels) {
   bool distribute = lineaKernels && options.target == TargetKind::gpu;
+  // The machine, once: every later pass reads it from the module.
+  LineaPlanTargetOptions target;
+  target.target = options.target;
+  target.chip = options.chip;
+  target.targetDescription = options.targetDescription;
+  pm.addPass(createLineaPlanTarget(target));
   // Before any rewrite: the checks read the ops' operands as written.
   if (options.runtimeChecks)
     addRuntimeChecks(pm);
   // Packed sequences: every pass after this one sees single sequences.
   LineaSplitSegmentsOptions segments;
   segments.target = options.target;
-  segments.chip = options.chip;
-  segments.targetDescription = options.targetDescription;
   pm.addPass(createLineaSplitSegments(segments));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLineaExpandFoldedAttention());
@@ -60,8 +65,6 @@ static void buildFormsPipeline(OpPassManager &pm,
   select.form = options.form;
   select.chunkSize = options.chunkSize;
   select.explain = options.explain;
-  select.chip = options.chip;
-  select.targetDescription = options.targetDescription;
   pm.addPass(createLineaSelectForms(select));
   // Between the choice of forms and their rewrites: the form is known and
   // the ops still stand as written.
@@ -73,7 +76,11 @@ static void buildFormsPipeline(OpPassManager &pm,
   pm.addPass(createLineaPrefixToOneShot());
   pm.addPass(createLineaCausalToChunked());
   pm.addPass(createLineaCausalToChunkParallel());
-  pm.addPass(createLineaTileAttention());
+  // Softmax attention handed to a GPU compiler stays loop-free (the masked
+  // softmax by its definition), for that compiler to tile into kernels of
+  // its own: IREE 3.13's CUDA target crashed on the tiles of the GPU plan.
+  if (lineaKernels || options.target == TargetKind::cpu)
+    pm.addPass(createLineaTileAttention());
   // The forms above create presums of their own (the gates' log-decays):
   // the cost model picks the scan for those too, then the scans are built.
   pm.addPass(createLineaSelectForms(select));
@@ -280,8 +287,6 @@ static void buildLaunches(OpPassManager &pm,
     linea::LineaContractionsToMMAOptions mma;
     mma.precision = options.precision;
     mma.blockSize = options.blockSize;
-    mma.warpgroupMma = linea::hasWarpgroupMMA(options.chip);
-    mma.tma = linea::hasTensorMemoryAccelerator(options.chip);
     pm.addPass(linea::createLineaContractionsToMMA(mma));
   }
   pm.addPass(linea::createLineaReadAsStored());
@@ -428,35 +433,38 @@ void mlir::linea::buildGPUMappedOnCPUPipeline(OpPassManager &pm,
   buildBuffersToLLVM(pm, /*threads=*/1, /*openmp=*/true, options.checkHandler);
 }
 
+/// Registers the pipeline `name` and records its options for the tools'
+/// one-line option checks (OptionCheck.h).
+template <typename Options>
+static void registerPipeline(StringRef name, StringRef description,
+                             void (*build)(OpPassManager &, const Options &)) {
+  PassPipelineRegistration<Options>(name, description, build);
+  linea::recordPipelineOptions(name, Options());
+}
+
 void mlir::linea::registerPipelines() {
-  PassPipelineRegistration<OptimizeOptions>(
+  registerPipeline<OptimizeOptions>(
       "linea-optimize",
       "Linea's optimizing pipeline: fold loops, prefix splitting, cost-model "
       "form selection, one-shot, chunked, tiled and blocked-scan forms",
-      [](OpPassManager &pm, const OptimizeOptions &options) {
-        buildOptimizePipeline(pm, options);
-      });
-  PassPipelineRegistration<ExportOptions>(
+      buildOptimizePipeline);
+  registerPipeline<ExportOptions>(
       "linea-export",
       "Hand Linea's rewrite to another compiler: raise, choose forms, and "
       "write the result in upstream dialects only (linalg, tensor, scf, "
       "arith, math, cf.assert for the run-time checks)",
-      [](OpPassManager &pm, const ExportOptions &options) {
-        buildExportPipeline(pm, options);
-      });
-  PassPipelineRegistration<LowerToCPUOptions>(
+      buildExportPipeline);
+  registerPipeline<LowerToCPUOptions>(
       "linea-lower-to-cpu",
       "Lower every Linea op (reference forms) and the upstream dialects to "
       "the LLVM dialect, runnable by mlir-runner and linea-run",
-      [](OpPassManager &pm, const LowerToCPUOptions &options) {
-        buildLowerToCPUPipeline(pm, options);
-      });
-  PassPipelineRegistration<LowerToNVVMOptions>(
+      buildLowerToCPUPipeline);
+  registerPipeline<LowerToNVVMOptions>(
       "linea-lower-to-nvvm",
       "Lower a Linea program to GPU kernels in a gpu.binary (cubin or PTX) "
       "for a chosen sm_XX, and the host side to GPU runtime calls",
       buildLowerToNVVMPipeline);
-  PassPipelineRegistration<LowerToNVVMOptions>(
+  registerPipeline<LowerToNVVMOptions>(
       "linea-gpu-mapped-to-cpu",
       "linea-lower-to-nvvm up to its gpu.launch ops (tensor-core code too, "
       "with precision=f16|bf16), then run on the CPU: each launch's blocks "

@@ -636,7 +636,7 @@ std::optional<AddScan> raise::inclusiveAddScan(Value value) {
   if (auto scan = value.getDefiningOp<tm_tensor::ScanOp>();
       scan && value == scan.getResult(0) && scan.getInclusive() &&
       isa_and_nonnull<arith::AddFOp>(scan.getCommutativeCombiner()))
-    return AddScan{scan.getInput(), scan.getDimension()};
+    return AddScan{scan.getInput(), int64_t(scan.getDimension())};
   if (auto presum = value.getDefiningOp<PresumOp>();
       presum && !presum.getExclusive() && !presum.getReverse() &&
       !presum.getDecay())

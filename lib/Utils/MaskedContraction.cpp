@@ -136,3 +136,36 @@ mlir::linea::matchMaskedContraction(linalg::LinalgOp op) {
       return failure();
   return c;
 }
+
+FailureOr<ContractionLayout>
+linea::layoutContraction(linalg::LinalgOp op, const MaskedContraction &c) {
+  for (AffineMap map : op.getIndexingMapsArray())
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false) ||
+        map.getNumResults() == 0)
+      return failure();
+  auto innermost = [&](OpOperand *operand) {
+    return cast<AffineDimExpr>(
+               op.getMatchingIndexingMap(operand).getResults().back())
+        .getPosition();
+  };
+  ContractionLayout layout;
+  layout.c = c.init;
+  layout.k = c.dims.k[0];
+  layout.batch.assign(c.dims.batch.begin(), c.dims.batch.end());
+  unsigned cInner = innermost(c.init);
+  if (cInner == c.dims.n[0]) {
+    layout.a = c.lhs, layout.b = c.rhs;
+    layout.m = c.dims.m[0], layout.n = c.dims.n[0];
+  } else if (cInner == c.dims.m[0]) {
+    layout.a = c.rhs, layout.b = c.lhs;
+    layout.m = c.dims.n[0], layout.n = c.dims.m[0];
+  } else {
+    return failure();
+  }
+  unsigned aInner = innermost(layout.a), bInner = innermost(layout.b);
+  if (bInner != layout.n && bInner != layout.k)
+    return failure();
+  layout.aDepthInner = aInner == layout.k;
+  layout.bDepthInner = bInner == layout.k;
+  return layout;
+}

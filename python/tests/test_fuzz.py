@@ -65,11 +65,12 @@ def oracle(B, L, D, l, j, seed):
     return [q, g, x, m, j], [a, b, c, y]
 
 
-# Every integer option of Linea's passes and pipelines.
+# Every integer option of Linea's passes and pipelines (a GPU pass after the
+# pass that records its target).
 OPTIONS = [
     ("linea-causal-to-chunked", "chunk-size"), ("linea-presum-to-scan", "block-size"),
     ("linea-tile-attention", "tile-size"), ("linea-select-forms", "chunk-size"),
-    ("linea-distribute-sequences", "value-tile"), ("linea-optimize", "chunk-size"),
+    ("linea-plan-target{target=gpu},linea-distribute-sequences", "value-tile"), ("linea-optimize", "chunk-size"),
     ("linea-gpu-mapped-to-cpu", "block-size"), ("linea-gpu-mapped-to-cpu", "chunk-size"),
     ("linea-lower-to-nvvm", "block-size"), ("linea-lower-to-nvvm", "chunk-size"),
 ]

@@ -51,8 +51,9 @@ GPU_MAPPED = "linea-gpu-mapped-to-cpu{block-size=7}"
 # The same with every causal region chunked: one block per sequence (and per
 # value tile), the chunk loop inside it, each op spread over 7 threads.
 GPU_MAPPED_CHUNKED = "linea-gpu-mapped-to-cpu{block-size=7 form=chunked chunk-size=3}"
-# Sequences and value tiles as a forall, run on the CPU.
-DISTRIBUTED = ("linea-split-prefix,canonicalize,linea-select-forms{form=chunked},"
+# Sequences and value tiles as a forall, run on the CPU (planned for the GPU:
+# the distribution reads the GPU's numbers).
+DISTRIBUTED = ("linea-split-prefix,canonicalize,linea-select-forms{target=gpu form=chunked},"
                "linea-distribute-sequences{value-tile=2},linea-prefix-to-oneshot,"
                "linea-causal-to-chunked{chunk-size=3}")
 ATTENTION_OPS = ("linear_attention", "gated_linear_attention")

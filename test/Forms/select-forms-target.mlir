@@ -21,7 +21,7 @@
 // Measured numbers (a target-description file) replace the built-in ones.
 // CALIBRATED: module attributes {linea.target = #linea.target<kind = gpu, chip = "sm_90a", units = 132, threads = 256, shared_memory = 1024, {{.*}}, calibrated = true>}
 
-// expected-error-re@+1 {{the forms here were planned for #linea.target<kind = cpu, {{.*}}> and cannot be re-planned for #linea.target<kind = gpu, chip = "sm_80", {{.*}}>: run one pipeline per target}}
+// expected-error-re@+1 {{the forms here were planned for #linea.target<kind = cpu, {{.*}}> and cannot be re-planned for #linea.target<kind = gpu, chip = "sm_90a", {{.*}}>: run one pipeline per target}}
 module {
   func.func @causal(%q: tensor<2x128x32xf32>, %v: tensor<2x128x16xf32>) -> tensor<2x128x16xf32> {
     %o = linea.linear_attention %q, %q, %v mask = causal

@@ -1,4 +1,4 @@
-// RUN: linea-opt %s -linea-async-copies=block-size=128 -split-input-file | FileCheck %s
+// RUN: linea-opt %s -linea-plan-target=target=gpu -linea-async-copies=block-size=128 -split-input-file | FileCheck %s
 // RUN: linea-opt %s "-linea-select-forms=target=gpu target-description=%S/Inputs/shared-1k.json" -linea-async-copies=block-size=128 -split-input-file | FileCheck %s --check-prefix=SMALL
 
 // A sequence block's copy of its rows of a bf16 operand into its own

@@ -1,7 +1,7 @@
-// RUN: linea-opt %s -linea-contractions-to-mma -split-input-file | FileCheck %s
-// RUN: linea-opt %s -linea-contractions-to-mma=precision=bf16 -split-input-file | FileCheck %s --check-prefix=BF16
+// RUN: linea-opt %s "-linea-plan-target=target=gpu chip=sm_90" -linea-contractions-to-mma -split-input-file | FileCheck %s
+// RUN: linea-opt %s "-linea-plan-target=target=gpu chip=sm_90" -linea-contractions-to-mma=precision=bf16 -split-input-file | FileCheck %s --check-prefix=BF16
 // RUN: linea-opt %s "-linea-select-forms=target=gpu target-description=%S/Inputs/shared-1k.json" -linea-contractions-to-mma=precision=bf16 -split-input-file | FileCheck %s --check-prefix=SMALL
-// RUN: linea-opt %s -linea-contractions-to-mma -canonicalize -split-input-file | FileCheck %s --check-prefix=CANON
+// RUN: linea-opt %s "-linea-plan-target=target=gpu chip=sm_90" -linea-contractions-to-mma -canonicalize -split-input-file | FileCheck %s --check-prefix=CANON
 
 // The state update S[b] += K[b]^T V[b] outside a sequence block: a grid of
 // blocks, one per 32 x 32 output tile (the largest tile whose eight 16 x 8

@@ -1,6 +1,6 @@
-// RUN: linea-opt %s "-linea-contractions-to-mma=precision=bf16 warpgroup-mma=1" -split-input-file | FileCheck %s
-// RUN: linea-opt %s "-linea-contractions-to-mma=precision=bf16 warpgroup-mma=1 block-size=128" -split-input-file | FileCheck %s --check-prefix=ONE-GROUP
-// RUN: linea-opt %s "-linea-contractions-to-mma=precision=bf16 warpgroup-mma=1 tma=1" -split-input-file | FileCheck %s --check-prefix=TMA
+// RUN: linea-opt %s "-linea-plan-target=target=gpu chip=sm_90a" "-linea-contractions-to-mma=precision=bf16 tma=0" -split-input-file | FileCheck %s
+// RUN: linea-opt %s "-linea-plan-target=target=gpu chip=sm_90a" "-linea-contractions-to-mma=precision=bf16 tma=0 block-size=128" -split-input-file | FileCheck %s --check-prefix=ONE-GROUP
+// RUN: linea-opt %s "-linea-plan-target=target=gpu chip=sm_90a" -linea-contractions-to-mma=precision=bf16 -split-input-file | FileCheck %s --check-prefix=TMA
 
 // The state update S[b] += K[b]^T V[b] with warpgroup MMA: 160 sequences of
 // 128 x 128 states are 160 blocks of one 128 x 128 tile each, two
@@ -170,7 +170,7 @@ func.func @output_chain(%p: memref<4x33x128x128xf32>, %v: memref<4x33x128x128xf3
 // CHECK:   nvgpu.device_async_copy %[[V16]]
 // CHECK: nvvm.wgmma.mma_async
 // CHECK-NOT: linalg.generic
-// With tma=1, a tensor map per operand on the host, before the grid, its box
+// With TMA (the default on sm_90a), a tensor map per operand on the host, before the grid, its box
 // one slice (64 depth rows of 64 columns: both are stored depth-outer), in
 // the 128-byte swizzle. In the block thread 0 initializes an mbarrier for
 // one arrival, and per step, where both operands start on 16-byte lines,

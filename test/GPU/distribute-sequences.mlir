@@ -1,5 +1,5 @@
-// RUN: linea-opt %s -linea-distribute-sequences -split-input-file | FileCheck %s
-// RUN: linea-opt %s -linea-distribute-sequences=value-tile=0 -split-input-file | FileCheck %s --check-prefix=NOTILE
+// RUN: linea-opt %s -linea-plan-target=target=gpu -linea-distribute-sequences -split-input-file | FileCheck %s
+// RUN: linea-opt %s -linea-plan-target=target=gpu -linea-distribute-sequences=value-tile=0 -split-input-file | FileCheck %s --check-prefix=NOTILE
 
 // A chunked causal op over [2, 3] sequences of 128 value columns: one
 // sequence block per (batch, head, 64-column value tile), through the ops'

@@ -1,5 +1,5 @@
-// RUN: linea-opt %s -linea-map-to-gpu=block-size=16 -canonicalize -split-input-file | FileCheck %s
-// RUN: linea-opt %s -linea-map-to-gpu=block-size=16 -canonicalize -convert-parallel-loops-to-gpu -linea-host-shared-allocs -split-input-file | FileCheck %s --check-prefix=LAUNCH
+// RUN: linea-opt %s -linea-plan-target=target=gpu -linea-map-to-gpu=block-size=16 -canonicalize -split-input-file | FileCheck %s
+// RUN: linea-opt %s -linea-plan-target=target=gpu -linea-map-to-gpu=block-size=16 -canonicalize -convert-parallel-loops-to-gpu -linea-host-shared-allocs -split-input-file | FileCheck %s --check-prefix=LAUNCH
 // RUN: not linea-opt %s -linea-map-to-gpu=block-size=-1 2>&1 | FileCheck %s --check-prefix=BAD
 
 // One thread per output element (8 x 4 collapsed to 32, in 2 blocks of 16);

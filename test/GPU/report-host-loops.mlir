@@ -1,4 +1,4 @@
-// RUN: linea-opt %s -linea-kernel-report -o /dev/null 2>&1 | FileCheck %s
+// RUN: linea-opt %s -linea-plan-target=target=gpu -linea-kernel-report -o /dev/null 2>&1 | FileCheck %s
 
 // A kernel launched inside host loops is counted once per launch: its
 // per-launch numbers, then the trip counts' product (3 x 4 = 12 launches)

@@ -43,6 +43,24 @@ func.func @causal(%q: tensor<4x?x16xf32>, %k: tensor<4x?x16xf32>, %v: tensor<4x?
   return %o : tensor<4x?x16xf32>
 }
 
+// Softmax attention: for the CPU the loop over key tiles (the online
+// softmax); for a GPU compiler loop-free, the masked softmax by its
+// definition, which that compiler tiles into kernels of its own (IREE
+// 3.13's CUDA target crashed on the tiles of the GPU plan).
+// CHECK-LABEL: func.func @softmax
+// CHECK: scf.for
+// GPU-LABEL: func.func @softmax
+// GPU-NOT: scf.for
+// GPU: math.exp
+// GPU-NOT: scf.for
+// GPU: return
+func.func @softmax(%q: tensor<4x?x16xf32>, %k: tensor<4x?x16xf32>, %v: tensor<4x?x16xf32>)
+    -> tensor<4x?x16xf32> {
+  %o = linea.attention %q, %k, %v mask = causal
+      : tensor<4x?x16xf32>, tensor<4x?x16xf32>, tensor<4x?x16xf32> -> tensor<4x?x16xf32>
+  return %o : tensor<4x?x16xf32>
+}
+
 // RAISED-LABEL: func.func @main
 // RAISED-NOT: {{= linea\.|linea.target|scf.for}}
 // RAISED: tensor.pad

@@ -51,11 +51,12 @@ FailureOr<TargetDescription> planTarget(Operation *root, TargetKind kind,
                                         StringRef chip,
                                         StringRef descriptionPath);
 
-/// The numbers a pass for targets of `kind` uses on `op`: those of the
-/// target it was planned for, else the built-in description of `kind` (a
-/// pass run on its own, as in a lit test, without linea-select-forms before
-/// it).
-TargetDescription targetFor(Operation *op, TargetKind kind);
+/// The numbers `pass`, a pass for targets of `kind`, uses on `op`: those of
+/// the target `op`'s module was planned for. Where none of that kind was
+/// recorded, an error on `op` naming `pass` and the pass that records one
+/// (linea-plan-target): a pass never guesses the machine.
+FailureOr<TargetDescription> targetFor(Operation *op, TargetKind kind,
+                                       StringRef pass);
 
 /// Sequence tensors are `[B..., L, D]`: these name the positions.
 inline int64_t seqDim(ShapedType t) { return t.getRank() - 2; }

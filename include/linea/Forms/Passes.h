@@ -29,7 +29,7 @@ void populateSplitPrefixPatterns(RewritePatternSet &patterns);
 /// Bidirectional regions -> one-shot state contractions.
 void populatePrefixToOneShotPatterns(RewritePatternSet &patterns);
 /// Causal regions -> chunked loops; `chunkSize` is for ops without a
-/// chosen form (0: kDefaultChunkSize).
+/// chosen form (0: the default, 64: chunkSizeFor).
 void populateCausalToChunkedPatterns(RewritePatternSet &patterns,
                                      int64_t chunkSize);
 /// Causal regions -> the chunk-parallel form; `chunkSize` as above. Ops
@@ -37,8 +37,6 @@ void populateCausalToChunkedPatterns(RewritePatternSet &patterns,
 /// (`#linea.target`).
 void populateCausalToChunkParallelPatterns(RewritePatternSet &patterns,
                                            int64_t chunkSize);
-/// The chunk size of a chunked op that has neither a form nor an option.
-constexpr int64_t kDefaultChunkSize = 64;
 /// presum -> blocked two-level scan; `blockSize` 0 chooses.
 void populatePresumToScanPatterns(RewritePatternSet &patterns,
                                   int64_t blockSize);

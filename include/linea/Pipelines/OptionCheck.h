@@ -15,7 +15,17 @@
 #include <optional>
 #include <string>
 
+namespace mlir::detail {
+class PassOptions;
+} // namespace mlir::detail
+
 namespace mlir::linea {
+
+/// Records the options of the pipeline `name` (every option `options`
+/// declares), for the checks below: each of Linea's pipelines records its
+/// own where it is registered.
+void recordPipelineOptions(llvm::StringRef name,
+                           const mlir::detail::PassOptions &options);
 
 /// Why the textual pipeline (`linea-optimize{chunk-size=64}`,
 /// `builtin.module(func.func(linea-raise))`) would not parse: an unknown pass

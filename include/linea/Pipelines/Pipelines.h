@@ -160,9 +160,9 @@ void buildLowerToCPUPipeline(OpPassManager &pm,
 enum class BinaryFormat { bin, isa, fatbin };
 
 struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
-  Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("The NVIDIA target, e.g. sm_80, sm_90a"),
-                           llvm::cl::init("sm_80")};
+  Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("The NVIDIA target, e.g. sm_80, sm_90a"),
+      llvm::cl::init(kDefaultGPUChip.str())};
   Option<BinaryFormat> format{
       *this, "format", llvm::cl::desc("gpu.binary contents"),
       llvm::cl::init(BinaryFormat::bin),

@@ -51,6 +51,29 @@ struct MaskedContraction {
 /// each of m, n and k.
 FailureOr<MaskedContraction> matchMaskedContraction(linalg::LinalgOp op);
 
+/// A masked contraction laid out as the kernels take it,
+/// `C[.., m, n] += A[..] * B[..]`: `n` is C's innermost dim and B the
+/// operand that reads it, A the other (so A and B are the op's lhs and rhs,
+/// or its rhs and lhs). Each operand's dims are in any order.
+struct ContractionLayout {
+  OpOperand *a = nullptr, *b = nullptr, *c = nullptr;
+  /// The loops: C's rows, C's columns, the reduction; the batch loops.
+  unsigned m = 0, n = 0, k = 0;
+  SmallVector<unsigned> batch;
+  /// Whether A's innermost dim is the reduction `k` (A stored `[.., m, k]`;
+  /// else any other of its dims).
+  bool aDepthInner = false;
+  /// Whether B's innermost dim is `k` (B stored `[.., n, k]`), else `n`
+  /// (`[.., k, n]`).
+  bool bDepthInner = false;
+};
+
+/// `c`, a masked contraction of `op`, laid out as above; failure where an
+/// indexing map is not a projected permutation with results, or the
+/// innermost dim of C is not m or n, or of B not n or k.
+FailureOr<ContractionLayout> layoutContraction(linalg::LinalgOp op,
+                                               const MaskedContraction &c);
+
 } // namespace mlir::linea
 
 #endif // LINEA_UTILS_MASKEDCONTRACTION_H
