@@ -204,8 +204,9 @@ Value gatedRowsPerChunkBlock(OpBuilder &b, Location loc, int64_t numBatch,
 }
 
 struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
-  ToChunkParallel(MLIRContext *ctx, int64_t chunkSize)
-      : OpInterfaceRewritePattern(ctx), chunkSize(chunkSize) {}
+  ToChunkParallel(MLIRContext *ctx, int64_t chunkSize, bool sequenceBlocks)
+      : OpInterfaceRewritePattern(ctx), chunkSize(chunkSize),
+        sequenceBlocks(sequenceBlocks) {}
 
   LogicalResult matchAndRewrite(LinearAttentionOpInterface op,
                                 PatternRewriter &rewriter) const override {
@@ -238,7 +239,8 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
     // On the GPU a gated op's local states and rows are blocks per chunk
     // where one fits the planned GPU's shared memory.
     bool gpu = plannedForGPU(op);
-    bool chunkBlocks = g && gpu && chunkFitsBlock(op, chunks);
+    bool blocks = gpu && sequenceBlocks;
+    bool chunkBlocks = g && blocks && chunkFitsBlock(op, chunks);
     LLVM_DEBUG(llvm::dbgs() << "chunk-parallel form, chunks of " << chunk
                             << (g ? " (gated)" : "")
                             << (chunkBlocks ? ": a GPU block per chunk\n"
@@ -291,7 +293,7 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
     } else if (g) {
       Value cum = gatePresum(rewriter, loc, chunks.g, numBatch, /*suffix=*/false);
       GatedScoresPlan plan{/*mayFactor=*/!gpu, /*blocksAtOnce=*/true,
-                           /*diagonalInBlocks=*/gpu};
+                           /*diagonalInBlocks=*/blocks};
       rows = gatedChunkRows(rewriter, loc, numBatch, scalar, plan, chunks, cum,
                             entering);
     } else {
@@ -317,6 +319,9 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
   }
 
   int64_t chunkSize;
+  /// Whether a GPU-planned gated op's per-chunk work may be sequence
+  /// blocks (Linea's kernels) rather than grids (a hand-off).
+  bool sequenceBlocks;
 };
 
 struct LineaCausalToChunkParallelPass
@@ -328,7 +333,7 @@ struct LineaCausalToChunkParallelPass
     if (failed(verifyFormSizeOption(getOperation(), "chunk-size", chunkSize)))
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
-    populateCausalToChunkParallelPatterns(patterns, chunkSize);
+    populateCausalToChunkParallelPatterns(patterns, chunkSize, sequenceBlocks);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
@@ -337,6 +342,7 @@ struct LineaCausalToChunkParallelPass
 } // namespace
 
 void mlir::linea::populateCausalToChunkParallelPatterns(
-    RewritePatternSet &patterns, int64_t chunkSize) {
-  patterns.add<ToChunkParallel>(patterns.getContext(), chunkSize);
+    RewritePatternSet &patterns, int64_t chunkSize, bool sequenceBlocks) {
+  patterns.add<ToChunkParallel>(patterns.getContext(), chunkSize,
+                                sequenceBlocks);
 }

@@ -75,7 +75,11 @@ static void buildFormsPipeline(OpPassManager &pm,
     pm.addPass(createLineaDistributeSequences());
   pm.addPass(createLineaPrefixToOneShot());
   pm.addPass(createLineaCausalToChunked());
-  pm.addPass(createLineaCausalToChunkParallel());
+  // Sequence blocks per gated chunk are for Linea's kernels; a receiving
+  // compiler maps grids over every chunk itself.
+  LineaCausalToChunkParallelOptions chunkParallel;
+  chunkParallel.sequenceBlocks = lineaKernels;
+  pm.addPass(createLineaCausalToChunkParallel(chunkParallel));
   // Softmax attention handed to a GPU compiler stays loop-free (the masked
   // softmax by its definition), for that compiler to tile into kernels of
   // its own: IREE 3.13's CUDA target crashed on the tiles of the GPU plan.

@@ -1,5 +1,8 @@
 // RUN: linea-opt %s --linea-causal-to-chunk-parallel -canonicalize -cse -split-input-file | FileCheck %s
 // RUN: sed 's/shared_memory = 232448/shared_memory = 1024/' %s | linea-opt --linea-causal-to-chunk-parallel -canonicalize -cse -split-input-file | FileCheck %s --check-prefix=GRIDS
+// Without sequence blocks (linea-export: the receiving compiler maps the
+// work), grids over every chunk and no scf.forall.
+// RUN: linea-opt %s --linea-causal-to-chunk-parallel=sequence-blocks=0 -canonicalize -cse -split-input-file | FileCheck %s --check-prefix=HANDOFF
 
 // L = 37 in chunks of 16: q, k, v padded with zero rows to 48 and viewed as
 // [B, N = 3, C = 16, D]; every chunk's state K_c^T V_c at once; the states
@@ -149,6 +152,11 @@ func.func @short(%q: tensor<5x8xf32>) -> tensor<5x8xf32> {
 // GRIDS:   arith.cmpi eq
 // GRIDS: %[[SCORES:.+]] = tensor.collapse_shape %[[PLACED]] {{\[}}[0], [1], [2, 3], [4, 5]] : tensor<2x2x2x16x2x16xf32> into tensor<2x2x32x32xf32>
 // GRIDS: linalg.generic {{.*}} ins(%[[SCORES]], %[[QC]] :
+// HANDOFF-LABEL: func.func @gated_blocks_at_once
+// HANDOFF-NOT: scf.forall
+// HANDOFF: linalg.generic
+// HANDOFF-NOT: scf.forall
+// HANDOFF: return
 module attributes {linea.target = #linea.target<kind = gpu, chip = "sm_90a", units = 132, threads = 256, shared_memory = 232448, value_tile = 64, matrix_flops = 9.9e14, scalar_flops = 6.7e13, bytes = 3.35e12, step_seconds = 1.0e-6, contraction_tile = 64.0>} {
   func.func @gated_blocks_at_once(%q: tensor<2x64x8xf32>, %g: tensor<2x64x8xf32>) -> tensor<2x64x8xf32> {
     %o = linea.gated_linear_attention %q, %q, %q, %g mask = causal form = chunk_parallel(32)

@@ -61,6 +61,18 @@ func.func @softmax(%q: tensor<4x?x16xf32>, %k: tensor<4x?x16xf32>, %v: tensor<4x
   return %o : tensor<4x?x16xf32>
 }
 
+// A gated op planned for a GPU gets grids over every chunk, not Linea's block
+// per chunk (the receiving compiler maps the work; IREE's CUDA target
+// crashed on the blocks).
+// GPU-LABEL: func.func @gated
+// GPU-NOT: scf.forall
+// GPU: return
+func.func @gated(%q: tensor<2x64x8xf32>, %g: tensor<2x64x8xf32>) -> tensor<2x64x8xf32> {
+  %o = linea.gated_linear_attention %q, %q, %q, %g mask = causal
+      : tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x64x8xf32> -> tensor<2x64x8xf32>
+  return %o : tensor<2x64x8xf32>
+}
+
 // RAISED-LABEL: func.func @main
 // RAISED-NOT: {{= linea\.|linea.target|scf.for}}
 // RAISED: tensor.pad

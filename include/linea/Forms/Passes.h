@@ -32,11 +32,12 @@ void populatePrefixToOneShotPatterns(RewritePatternSet &patterns);
 /// chosen form (0: the default, 64: chunkSizeFor).
 void populateCausalToChunkedPatterns(RewritePatternSet &patterns,
                                      int64_t chunkSize);
-/// Causal regions -> the chunk-parallel form; `chunkSize` as above. Ops
-/// planned for the GPU take the planned target's shared memory
-/// (`#linea.target`).
+/// Causal regions -> the chunk-parallel form; `chunkSize` as above. Gated
+/// ops planned for the GPU (`#linea.target`) take sequence blocks per chunk
+/// where `sequenceBlocks` allows.
 void populateCausalToChunkParallelPatterns(RewritePatternSet &patterns,
-                                           int64_t chunkSize);
+                                           int64_t chunkSize,
+                                           bool sequenceBlocks = true);
 /// presum -> blocked two-level scan; `blockSize` 0 chooses.
 void populatePresumToScanPatterns(RewritePatternSet &patterns,
                                   int64_t blockSize);
