@@ -22,14 +22,17 @@ bool isZero(Value v) {
   return matchPattern(v, m_Constant(&attr)) && attr.getValue().isZero();
 }
 
-/// Whether `operand` reads the contraction's batch loops first, as loops
-/// 0, 1, ... in order (the tiles index their batch by loop), then two dims.
-bool batchLeads(linalg::GenericOp op, OpOperand *operand, int64_t numBatch) {
+/// Whether `operand` reads the contraction's batch loops first, which are
+/// loops 0, 1, ... in that order (the tiles index their batch by loop),
+/// then two dims.
+bool batchLeads(linalg::GenericOp op, OpOperand *operand,
+                ArrayRef<unsigned> batch) {
   AffineMap map = op.getMatchingIndexingMap(operand);
-  if (map.getNumResults() != unsigned(numBatch + 2))
+  if (map.getNumResults() != batch.size() + 2)
     return false;
-  for (int64_t i = 0; i < numBatch; ++i)
-    if (map.getResult(i) != getAffineDimExpr(i, op.getContext()))
+  for (unsigned i = 0; i < batch.size(); ++i)
+    if (!llvm::is_contained(batch, i) ||
+        map.getResult(i) != getAffineDimExpr(i, op.getContext()))
       return false;
   return true;
 }
@@ -131,7 +134,7 @@ std::optional<Contraction> mma::matchContraction(linalg::GenericOp op) {
   // C stored [batch.., m, n]; A [batch.., m, k] or [batch.., k, m]; B
   // [batch.., k, n] or [batch.., n, k], not both transposed.
   for (OpOperand *operand : {layout->a, layout->b, layout->c})
-    if (!batchLeads(op, operand, numBatch))
+    if (!batchLeads(op, operand, layout->batch))
       return std::nullopt;
   if (!layout->aDepthInner && layout->bDepthInner)
     return std::nullopt;
