@@ -28,18 +28,36 @@ void addRuntimeChecks(OpPassManager &pm);
 void buildRaisePipeline(OpPassManager &pm, bool raise,
                         bool checkAssumedSizes = true);
 
-struct OptimizeOptions : public PassPipelineOptions<OptimizeOptions> {
-  Option<TargetKind> target{*this, "target",
-                            llvm::cl::desc("What the cost model weighs for"),
-                            llvm::cl::init(TargetKind::cpu),
-                            targetKindValues()};
-  Option<FormPreference> form{
+/// The options of every pipeline that chooses forms (linea-optimize,
+/// linea-export, linea-lower-to-nvvm), declared once.
+template <typename Derived>
+struct FormOptions : public PassPipelineOptions<Derived> {
+  mlir::detail::PassOptions::Option<FormPreference> form{
       *this, "form",
       llvm::cl::desc("auto, or force a form wherever it is legal"),
       llvm::cl::init(FormPreference::automatic), formPreferenceValues()};
-  Option<int64_t> chunkSize{*this, "chunk-size",
-                            llvm::cl::desc("Force a chunk size (0 = choose)"),
-                            llvm::cl::init(0)};
+  mlir::detail::PassOptions::Option<int64_t> chunkSize{
+      *this, "chunk-size",
+      llvm::cl::desc("Force a chunk size (0 = the cost model's choice)"),
+      llvm::cl::init(0)};
+};
+
+/// The options of the pipelines that plan the target themselves
+/// (linea-optimize, linea-export: linea-plan-target's), and choose forms.
+template <typename Derived>
+struct PlanningOptions : public FormOptions<Derived> {
+  mlir::detail::PassOptions::Option<TargetKind> target{
+      *this, "target",
+      llvm::cl::desc("The machine the forms are planned for: cpu or gpu"),
+      llvm::cl::init(TargetKind::cpu), targetKindValues()};
+  mlir::detail::PassOptions::Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("The NVIDIA chip with target=gpu (empty: the module's "
+                     "planned target, else sm_90a)"),
+      llvm::cl::init("")};
+};
+
+struct OptimizeOptions : public PlanningOptions<OptimizeOptions> {
   Option<bool> explain{*this, "explain",
                        llvm::cl::desc("Remark on every form choice"),
                        llvm::cl::init(false)};
@@ -48,11 +66,6 @@ struct OptimizeOptions : public PassPipelineOptions<OptimizeOptions> {
       llvm::cl::desc("Assert dynamic shape relations and prefix ranges at "
                      "run time (linea-insert-runtime-checks)"),
       llvm::cl::init(true)};
-  Option<std::string> chip{
-      *this, "chip",
-      llvm::cl::desc("The NVIDIA chip to plan for with target=gpu (empty: "
-                     "the module's planned target, else sm_90a)"),
-      llvm::cl::init("")};
   Option<bool> markMinimalTraffic{
       *this, "mark-minimal-traffic",
       llvm::cl::desc("Record in each op's location the bytes it moves at "
@@ -73,24 +86,9 @@ struct OptimizeOptions : public PassPipelineOptions<OptimizeOptions> {
 void buildOptimizePipeline(OpPassManager &pm,
                            const OptimizeOptions &options = OptimizeOptions());
 
-struct ExportOptions : public PassPipelineOptions<ExportOptions> {
-  Option<TargetKind> target{
-      *this, "target",
-      llvm::cl::desc("The hardware the receiving compiler builds for: the "
-                     "cost model weighs the forms for it"),
-      llvm::cl::init(TargetKind::cpu), targetKindValues()};
-  Option<std::string> chip{
-      *this, "chip",
-      llvm::cl::desc("The NVIDIA chip to plan for with target=gpu (empty: "
-                     "sm_90a)"),
-      llvm::cl::init("")};
-  Option<FormPreference> form{
-      *this, "form",
-      llvm::cl::desc("auto, or force a form wherever it is legal"),
-      llvm::cl::init(FormPreference::automatic), formPreferenceValues()};
-  Option<int64_t> chunkSize{*this, "chunk-size",
-                            llvm::cl::desc("Force a chunk size (0 = choose)"),
-                            llvm::cl::init(0)};
+/// linea-export's `target` and `chip` name the hardware the receiving
+/// compiler builds for: the cost model weighs the forms for it.
+struct ExportOptions : public PlanningOptions<ExportOptions> {
   Option<bool> raise{*this, "raise",
                      llvm::cl::desc("Raise the model's layers into Linea ops "
                                     "first (linea-raise)"),
@@ -159,7 +157,7 @@ void buildLowerToCPUPipeline(OpPassManager &pm,
 /// What the gpu.binary of linea-lower-to-nvvm holds.
 enum class BinaryFormat { bin, isa, fatbin };
 
-struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
+struct LowerToNVVMOptions : public FormOptions<LowerToNVVMOptions> {
   Option<std::string> chip{
       *this, "chip", llvm::cl::desc("The NVIDIA target, e.g. sm_80, sm_90a"),
       llvm::cl::init(kDefaultGPUChip.str())};
@@ -180,14 +178,6 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
                      "the contractions are converted on load for tensor "
                      "cores (mma.sync, f32 accumulation)"),
       llvm::cl::init(Precision::f32), precisionValues()};
-  Option<FormPreference> form{
-      *this, "form",
-      llvm::cl::desc("auto, or force a form (as linea-optimize's option)"),
-      llvm::cl::init(FormPreference::automatic), formPreferenceValues()};
-  Option<int64_t> chunkSize{*this, "chunk-size",
-                            llvm::cl::desc("Force the chunk size (0 = the "
-                                           "cost model's choice for the GPU)"),
-                            llvm::cl::init(0)};
   Option<bool> report{*this, "report",
                       llvm::cl::desc("Remark per kernel: FLOPs, bytes and a "
                                      "roofline estimate for the chip"),
