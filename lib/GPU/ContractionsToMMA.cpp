@@ -92,10 +92,8 @@ struct LineaContractionsToMMAPass
           << threads;
       return signalPassFailure();
     }
-    // blockLimits found the target: the tensor-core instructions are the
-    // planned chip's.
-    linea::TargetDescription gpu = *linea::targetFor(
-        getOperation(), linea::TargetKind::gpu, getArgument());
+    // The tensor-core instructions are the planned chip's.
+    const linea::TargetDescription &gpu = limits->target;
     minimumBlocks = gpu.parallelUnits;
     warpgroupMma = linea::hasWarpgroupMMA(gpu.chip);
     tmaLoads = tma && linea::hasTensorMemoryAccelerator(gpu.chip);

@@ -178,7 +178,7 @@ linea::blockLimits(Operation *root, StringRef pass, int64_t blockSize) {
   if (failed(gpu))
     return failure();
   return BlockLimits{blockSize > 0 ? blockSize : gpu->threadsPerBlock,
-                     gpu->sharedMemoryPerBlock};
+                     gpu->sharedMemoryPerBlock, *gpu};
 }
 
 int64_t linea::elementsPerCopyLine(Type type) {

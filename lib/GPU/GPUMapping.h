@@ -10,6 +10,8 @@
 #ifndef LINEA_LIB_CONVERSION_LINEATOGPU_GPUMAPPING_H
 #define LINEA_LIB_CONVERSION_LINEATOGPU_GPUMAPPING_H
 
+#include "linea/Target/Target.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -92,6 +94,8 @@ FailureOr<int64_t> sequenceBlockBytes(scf::ForallOp forall,
 struct BlockLimits {
   int64_t threads;
   int64_t sharedMemory;
+  /// The planned GPU itself (its chip, its SMs).
+  TargetDescription target;
 };
 
 /// The block limits for the GPU pass `pass` on `root`: the threads its
