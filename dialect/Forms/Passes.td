@@ -232,12 +232,12 @@ def LineaCausalToChunkParallel : Pass<"linea-causal-to-chunk-parallel"> {
   let options = [
     Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"0",
            "Rows per chunk for ops without a chosen form (0 = 64)">,
-    Option<"sequenceBlocks", "sequence-blocks", "bool", /*default=*/"true",
-           "On a module planned for the GPU, a gated op's per-chunk work as "
-           "sequence blocks for Linea's kernels (a chunk's state and rows "
-           "where they fit the shared memory, else the scores' diagonal "
-           "blocks); off: grids over every chunk, for a compiler that maps "
-           "the work itself (linea-export)">
+    Option<"handOff", "hand-off", "bool", /*default=*/"false",
+           "The result goes to another compiler (linea-export), not to "
+           "Linea's lowering: a GPU-planned gated op's per-chunk work as "
+           "grids over every chunk for that compiler to map (not Linea's "
+           "sequence blocks), and the zero step before the chunk states and "
+           "gate totals as a pad (not written in place)">
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::scf::SCFDialect",

@@ -121,10 +121,25 @@ Value joinChunks(OpBuilder &b, Location loc, Value rows, const ChunkGrid &grid) 
   return sliceAlong(b, loc, joined, grid.seq, b.getIndexAttr(0), grid.length);
 }
 
-/// `[first; rest]` along `dim`: `first` lacks that dim, `rest` has it.
+/// `[first; rest]` along `dim`, `first` (f32, lacking that dim) zeros where
+/// null. Linea's lowering writes `rest` in place into the joined buffer; a
+/// hand-off gets a zero step as a pad instead: the empty tensor filled by
+/// two inserts is, for IREE's GPU target, a write to a global buffer
+/// outside any workgroup, which it refuses.
 Value prependAlong(OpBuilder &b, Location loc, Value first, Value rest,
-                   int64_t dim) {
+                   int64_t dim, bool handOff) {
   auto restType = cast<RankedTensorType>(rest.getType());
+  if (!first && handOff) {
+    SmallVector<OpFoldResult> low(restType.getRank(), b.getIndexAttr(0));
+    SmallVector<OpFoldResult> high(low);
+    low[dim] = b.getIndexAttr(1);
+    SmallVector<int64_t> shape(restType.getShape());
+    if (!restType.isDynamicDim(dim))
+      shape[dim] += 1;
+    Value zero = f32Constant(b, loc, 0.0f);
+    return tensor::PadOp::create(b, loc, restType.clone(shape), rest, low,
+                                 high, zero);
+  }
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, rest);
   OpFoldResult count = sizes[dim];
   AffineExpr n = b.getAffineSymbolExpr(0);
@@ -135,16 +150,14 @@ Value prependAlong(OpBuilder &b, Location loc, Value first, Value rest,
   SmallVector<OpFoldResult> strides(restType.getRank(), b.getIndexAttr(1));
   SmallVector<OpFoldResult> oneStep(sizes);
   oneStep[dim] = b.getIndexAttr(1);
+  if (!first) {
+    SmallVector<OpFoldResult> stepSizes(sizes);
+    stepSizes.erase(stepSizes.begin() + dim);
+    first = buildFilled(b, loc, stepSizes, b.getF32Type(), 0.0);
+  }
   all = tensor::InsertSliceOp::create(b, loc, first, all, offsets, oneStep,
                                       strides);
   return insertAlong(b, loc, rest, all, dim, b.getIndexAttr(1));
-}
-
-/// f32 zeros of `x`'s shape without dim `dim`.
-Value zerosWithout(OpBuilder &b, Location loc, Value x, int64_t dim) {
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
-  sizes.erase(sizes.begin() + dim);
-  return buildFilled(b, loc, sizes, b.getF32Type(), 0.0);
 }
 
 /// Phase (1) of a gated op for the GPU: each chunk's local state in a
@@ -204,9 +217,9 @@ Value gatedRowsPerChunkBlock(OpBuilder &b, Location loc, int64_t numBatch,
 }
 
 struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
-  ToChunkParallel(MLIRContext *ctx, int64_t chunkSize, bool sequenceBlocks)
+  ToChunkParallel(MLIRContext *ctx, int64_t chunkSize, bool handOff)
       : OpInterfaceRewritePattern(ctx), chunkSize(chunkSize),
-        sequenceBlocks(sequenceBlocks) {}
+        handOff(handOff) {}
 
   LogicalResult matchAndRewrite(LinearAttentionOpInterface op,
                                 PatternRewriter &rewriter) const override {
@@ -239,7 +252,7 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
     // On the GPU a gated op's local states and rows are blocks per chunk
     // where one fits the planned GPU's shared memory.
     bool gpu = plannedForGPU(op);
-    bool blocks = gpu && sequenceBlocks;
+    bool blocks = gpu && !handOff;
     bool chunkBlocks = g && blocks && chunkFitsBlock(op, chunks);
     LLVM_DEBUG(llvm::dbgs() << "chunk-parallel form, chunks of " << chunk
                             << (g ? " (gated)" : "")
@@ -264,14 +277,16 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
     // (2) The states entering the chunks, and the final one: an inclusive
     // (decayed) presum of [S0; H] along the chunk axis.
     Value state0 =
-        initialStateOrZeros(rewriter, loc, op.getInitialState(), q, v);
-    Value states = prependAlong(rewriter, loc, state0, local, chunkAxis);
+        op.getInitialState()
+            ? initialStateOrZeros(rewriter, loc, op.getInitialState(), q, v)
+            : Value();
+    Value states =
+        prependAlong(rewriter, loc, state0, local, chunkAxis, handOff);
     Value decay;
     if (g) {
       Value total = sumOverSequence(rewriter, loc, numBatch, chunks.g, scalar);
-      decay = prependAlong(rewriter, loc,
-                           zerosWithout(rewriter, loc, total, chunkAxis), total,
-                           chunkAxis);
+      decay = prependAlong(rewriter, loc, /*first=*/Value(), total, chunkAxis,
+                           handOff);
     }
     // A sequential scan, part of this form: N steps of independent
     // [Dk, Dv] states (one GPU block per slice of them), not a long
@@ -319,9 +334,9 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
   }
 
   int64_t chunkSize;
-  /// Whether a GPU-planned gated op's per-chunk work may be sequence
-  /// blocks (Linea's kernels) rather than grids (a hand-off).
-  bool sequenceBlocks;
+  /// Whether the result goes to another compiler rather than to Linea's
+  /// lowering (grids, not sequence blocks; pads, not writes in place).
+  bool handOff;
 };
 
 struct LineaCausalToChunkParallelPass
@@ -333,7 +348,7 @@ struct LineaCausalToChunkParallelPass
     if (failed(verifyFormSizeOption(getOperation(), "chunk-size", chunkSize)))
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
-    populateCausalToChunkParallelPatterns(patterns, chunkSize, sequenceBlocks);
+    populateCausalToChunkParallelPatterns(patterns, chunkSize, handOff);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
@@ -342,7 +357,6 @@ struct LineaCausalToChunkParallelPass
 } // namespace
 
 void mlir::linea::populateCausalToChunkParallelPatterns(
-    RewritePatternSet &patterns, int64_t chunkSize, bool sequenceBlocks) {
-  patterns.add<ToChunkParallel>(patterns.getContext(), chunkSize,
-                                sequenceBlocks);
+    RewritePatternSet &patterns, int64_t chunkSize, bool handOff) {
+  patterns.add<ToChunkParallel>(patterns.getContext(), chunkSize, handOff);
 }

@@ -225,6 +225,19 @@ Value diagonalPerBlock(OpBuilder &b, Location l, int64_t numBatch,
       });
 }
 
+/// The exact decayed causal scores of `q` against `k` (rows of the same
+/// chunk or block) where they are computed on grids over every chunk, not
+/// in sequence blocks. A scalar gate's decay leaves the contraction there:
+/// the plain scores, then the decay as their epilogue (C x C exponentials,
+/// not C x C x Dk; and a matmul that another compiler tiles as one: IREE's
+/// GPU target cannot distribute the fused form).
+Value exactScoresOnGrids(OpBuilder &b, Location l, int64_t numBatch,
+                         bool scalar, Value q, Value k, Value cum) {
+  if (scalar)
+    return scalarDecayedScores(b, l, numBatch, q, k, cum, cum, causalVisible);
+  return decayedScores(b, l, numBatch, q, k, cum, cum, scalar, causalVisible);
+}
+
 /// subBlockScores without its loop, for the chunk-parallel form's grids
 /// (no launches from the host): every query block I = the rows `16 I ..
 /// 16 I + 15` at once, a batch dim. Block I factors against its own first
@@ -246,8 +259,8 @@ Value blockBatchedScores(OpBuilder &b, Location l, int64_t numBatch,
       diagonalInBlocks
           ? diagonalPerBlock(b, l, numBatch, scalar, qBlocks, kBlocks,
                              cumBlocks)
-          : decayedScores(b, l, numBatch + 1, qBlocks, kBlocks, cumBlocks,
-                          cumBlocks, scalar, causalVisible);
+          : exactScoresOnGrids(b, l, numBatch + 1, scalar, qBlocks, kBlocks,
+                               cumBlocks);
   Value ref = stepAlong(b, l, cumBlocks, numBatch + 1, b.getIndexAttr(0));
   Value queries = decayAgainst(b, l, numBatch + 1, scalar, qBlocks, cumBlocks,
                                ref, /*towardRef=*/false);
@@ -299,6 +312,8 @@ Value gatedScores(OpBuilder &b, Location l, int64_t numBatch, bool scalar,
                  ? blockBatchedScores(nb, nl, numBatch, scalar, c, cum,
                                       plan.diagonalInBlocks)
                  : subBlockScores(nb, nl, numBatch, scalar, c, cum, *length);
+    if (plan.blocksAtOnce && !plan.diagonalInBlocks)
+      return exactScoresOnGrids(nb, nl, numBatch, scalar, c.q, c.k, cum);
     return decayedScores(nb, nl, numBatch, c.q, c.k, cum, cum, scalar,
                          causalVisible);
   };

@@ -78,7 +78,7 @@ static void buildFormsPipeline(OpPassManager &pm,
   // Sequence blocks per gated chunk are for Linea's kernels; a receiving
   // compiler maps grids over every chunk itself.
   LineaCausalToChunkParallelOptions chunkParallel;
-  chunkParallel.sequenceBlocks = lineaKernels;
+  chunkParallel.handOff = !lineaKernels;
   pm.addPass(createLineaCausalToChunkParallel(chunkParallel));
   // Softmax attention handed to a GPU compiler stays loop-free (the masked
   // softmax by its definition), for that compiler to tile into kernels of

@@ -189,16 +189,21 @@ std::pair<Value, Value> runsInOrder(OpBuilder &b, Location loc, Value ids,
   return {inOrder, results[0]};
 }
 
-/// `[0, s_1, .., s_{runs-1}, length]`: where each run of `ids` starts, then
-/// the length.
+/// `[0, s_1, .., s_{runs-1}, length]` as i64: where each run of `ids`
+/// starts, then the length. (Not `index` elements: a compiler the result is
+/// handed to may refuse those in memory, as IREE does across its dispatches.)
 Value runOffsets(OpBuilder &b, Location loc, Value ids, Value length,
                  Value runs) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto asOffset = [](OpBuilder &nb, Location l, Value position) -> Value {
+    return arith::IndexCastOp::create(nb, l, nb.getI64Type(), position);
+  };
   Value count = arith::AddIOp::create(b, loc, runs, one);
   Value offsets = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{count},
-                                          b.getIndexType());
-  offsets = tensor::InsertOp::create(b, loc, zero, offsets, zero);
+                                          b.getI64Type());
+  offsets =
+      tensor::InsertOp::create(b, loc, asOffset(b, loc, zero), offsets, zero);
   ValueRange filled = forEachNextToken(
       b, loc, ids, length, {offsets, one},
       [&](OpBuilder &n, Location l, Value token, Value previousId, Value id,
@@ -208,8 +213,8 @@ Value runOffsets(OpBuilder &b, Location loc, Value ids, Value length,
         auto start = scf::IfOp::create(
             n, l, changed,
             [&](OpBuilder &t, Location tl) {
-              Value next = tensor::InsertOp::create(t, tl, token, carried[0],
-                                                    carried[1]);
+              Value next = tensor::InsertOp::create(
+                  t, tl, asOffset(t, tl, token), carried[0], carried[1]);
               Value after = arith::AddIOp::create(t, tl, carried[1], one);
               scf::YieldOp::create(t, tl, ValueRange{next, after});
             },
@@ -218,7 +223,8 @@ Value runOffsets(OpBuilder &b, Location loc, Value ids, Value length,
             });
         return SmallVector<Value>(start.getResults());
       });
-  return tensor::InsertOp::create(b, loc, length, filled[0], runs);
+  return tensor::InsertOp::create(b, loc, asOffset(b, loc, length), filled[0],
+                                  runs);
 }
 
 /// Moves into the branches of `branch` what only they read (the root as

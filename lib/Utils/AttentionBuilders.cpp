@@ -338,6 +338,34 @@ Value mlir::linea::decayedScores(OpBuilder &b, Location loc, int64_t numBatch,
       });
 }
 
+Value mlir::linea::scalarDecayedScores(OpBuilder &b, Location loc,
+                                       int64_t numBatch, Value q, Value k,
+                                       Value rowLog, Value colLog,
+                                       VisibleFn visible) {
+  Value scores = scoresAccumulate(
+      b, loc, numBatch, q, k,
+      zerosWithBatchOf(b, loc, q, numBatch,
+                       {tensor::getMixedSize(b, loc, q, numBatch),
+                        tensor::getMixedSize(b, loc, k, numBatch)}));
+  LoopSpace s(b.getContext(), numBatch, {kPar, kPar});
+  AffineExpr i = s[0], t = s[1];
+  Value init = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, scores), b.getF32Type());
+  return buildGeneric(
+      b, loc, {scores, rowLog, colLog}, init,
+      {s.map({i, t}), s.map({i}), s.map({t}), s.map({i, t})}, s.iterators(),
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value seen = visible(nb, l, indexAt(nb, l, s, 0), indexAt(nb, l, s, 1));
+        Value zero = f32Constant(nb, l, 0.0f);
+        // As in decayedScores: an invisible pair's exponent may be positive.
+        Value diff = arith::SubFOp::create(nb, l, args[1], args[2]);
+        Value decay = math::ExpOp::create(
+            nb, l, arith::SelectOp::create(nb, l, seen, diff, zero));
+        Value decayed = arith::MulFOp::create(nb, l, args[0], decay);
+        return arith::SelectOp::create(nb, l, seen, decayed, zero);
+      });
+}
+
 Value mlir::linea::queryTimesState(OpBuilder &b, Location loc,
                                    int64_t numBatch, Value q, Value state) {
   Value init = zerosWithBatchOf(

@@ -25,8 +25,17 @@ EXPORTS = ["linea-export", "linea-export{target=gpu}", "linea-export{chunk-size=
 # The presum without a loop, alone (decayed presums stay scans).
 MASKED_SUMS = "linea-presum-to-masked-sums"
 
+# The GPU hand-off of gated ops: grids over every chunk, pads before the
+# chunk states and gate totals, a scalar gate's decay after its scores; with
+# chunks of 32 (16-row blocks at once) and 16 (the exact scores) too.
+GATED = [spec for spec in cases.edge_cases() if spec["op"] == "gated_linear_attention"]
+GPU_HAND_OFFS = ([(spec, "linea-export{target=gpu}") for spec in GATED]
+                 + [(spec, f"linea-export{{target=gpu chunk-size={chunk}}}")
+                    for spec in GATED if spec["L"] == 257 for chunk in (16, 32)])
+
 RUNS = ([(spec, "linea-export") for spec in cases.edge_cases()]
         + [(spec, MASKED_SUMS) for spec in cases.edge_cases() if spec["op"] == "presum"]
+        + GPU_HAND_OFFS
         + [(spec, EXPORTS[i % len(EXPORTS)])
            for i, spec in enumerate(cases.random_cases(cases.SEED + 3)[::9])])
 

@@ -2,7 +2,7 @@
 // RUN: sed 's/shared_memory = 232448/shared_memory = 1024/' %s | linea-opt --linea-causal-to-chunk-parallel -canonicalize -cse -split-input-file | FileCheck %s --check-prefix=GRIDS
 // Without sequence blocks (linea-export: the receiving compiler maps the
 // work), grids over every chunk and no scf.forall.
-// RUN: linea-opt %s --linea-causal-to-chunk-parallel=sequence-blocks=0 -canonicalize -cse -split-input-file | FileCheck %s --check-prefix=HANDOFF
+// RUN: linea-opt %s --linea-causal-to-chunk-parallel=hand-off=1 -canonicalize -cse -split-input-file | FileCheck %s --check-prefix=HANDOFF
 
 // L = 37 in chunks of 16: q, k, v padded with zero rows to 48 and viewed as
 // [B, N = 3, C = 16, D]; every chunk's state K_c^T V_c at once; the states
@@ -152,15 +152,47 @@ func.func @short(%q: tensor<5x8xf32>) -> tensor<5x8xf32> {
 // GRIDS:   arith.cmpi eq
 // GRIDS: %[[SCORES:.+]] = tensor.collapse_shape %[[PLACED]] {{\[}}[0], [1], [2, 3], [4, 5]] : tensor<2x2x2x16x2x16xf32> into tensor<2x2x32x32xf32>
 // GRIDS: linalg.generic {{.*}} ins(%[[SCORES]], %[[QC]] :
+// Handed off, the zero step before the chunk states and before the chunk
+// gate totals is a pad (IREE's GPU target refuses the empty tensor filled by
+// two inserts).
 // HANDOFF-LABEL: func.func @gated_blocks_at_once
 // HANDOFF-NOT: scf.forall
-// HANDOFF: linalg.generic
+// HANDOFF: %[[STATES:.+]] = tensor.pad %{{.+}} low[0, 1, 0, 0] high[0, 0, 0, 0]
+// HANDOFF: %[[TOTALS:.+]] = tensor.pad %{{.+}} low[0, 1, 0] high[0, 0, 0]
+// HANDOFF: linea.presum %[[STATES]] decay(%[[TOTALS]] : tensor<2x3x8xf32>) dim = 1 form = scan
 // HANDOFF-NOT: scf.forall
 // HANDOFF: return
 module attributes {linea.target = #linea.target<kind = gpu, chip = "sm_90a", units = 132, threads = 256, shared_memory = 232448, value_tile = 64, matrix_flops = 9.9e14, scalar_flops = 6.7e13, bytes = 3.35e12, step_seconds = 1.0e-6, contraction_tile = 64.0>} {
   func.func @gated_blocks_at_once(%q: tensor<2x64x8xf32>, %g: tensor<2x64x8xf32>) -> tensor<2x64x8xf32> {
     %o = linea.gated_linear_attention %q, %q, %q, %g mask = causal form = chunk_parallel(32)
         : tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x64x8xf32> -> tensor<2x64x8xf32>
+    return %o : tensor<2x64x8xf32>
+  }
+}
+
+// -----
+
+// A scalar gate handed off: the exact 16 x 16 diagonal blocks are the plain
+// scores, a contraction with nothing but a product in its body, then the
+// decay exp(b_i - b_t) as their elementwise epilogue (IREE's GPU target
+// cannot distribute the fused form).
+// HANDOFF-LABEL: func.func @scalar_gated_hand_off
+// HANDOFF: tensor.pad %{{.+}} low[0, 1, 0, 0]
+// HANDOFF: tensor.pad %{{.+}} low[0, 1] high[0, 0]
+// HANDOFF: %[[QB:.+]] = tensor.expand_shape %{{.+}} output_shape [2, 2, 2, 16, 8]
+// HANDOFF: %[[CB:.+]] = tensor.expand_shape %{{.+}} output_shape [2, 2, 2, 16]
+// HANDOFF: %[[SCORES:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[QB]], %[[QB]] : {{.*}}) outs(%{{.+}} : tensor<2x2x2x16x16xf32>)
+// HANDOFF-NEXT: ^bb0
+// HANDOFF-NEXT: arith.mulf
+// HANDOFF-NEXT: arith.addf
+// HANDOFF-NEXT: linalg.yield
+// HANDOFF: linalg.generic {{.*}} ins(%[[SCORES]], %[[CB]], %[[CB]] : {{.*}}) outs(%{{.+}} : tensor<2x2x2x16x16xf32>)
+// HANDOFF: math.exp
+// HANDOFF: return
+module attributes {linea.target = #linea.target<kind = gpu, chip = "sm_90a", units = 132, threads = 256, shared_memory = 232448, value_tile = 64, matrix_flops = 9.9e14, scalar_flops = 6.7e13, bytes = 3.35e12, step_seconds = 1.0e-6, contraction_tile = 64.0>} {
+  func.func @scalar_gated_hand_off(%q: tensor<2x64x8xf32>, %g: tensor<2x64xf32>) -> tensor<2x64x8xf32> {
+    %o = linea.gated_linear_attention %q, %q, %q, %g mask = causal form = chunk_parallel(32)
+        : tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x64xf32> -> tensor<2x64x8xf32>
     return %o : tensor<2x64x8xf32>
   }
 }

@@ -34,10 +34,10 @@ void populateCausalToChunkedPatterns(RewritePatternSet &patterns,
                                      int64_t chunkSize);
 /// Causal regions -> the chunk-parallel form; `chunkSize` as above. Gated
 /// ops planned for the GPU (`#linea.target`) take sequence blocks per chunk
-/// where `sequenceBlocks` allows.
+/// unless the result is a `handOff` to another compiler.
 void populateCausalToChunkParallelPatterns(RewritePatternSet &patterns,
                                            int64_t chunkSize,
-                                           bool sequenceBlocks = true);
+                                           bool handOff = false);
 /// presum -> blocked two-level scan; `blockSize` 0 chooses.
 void populatePresumToScanPatterns(RewritePatternSet &patterns,
                                   int64_t blockSize);

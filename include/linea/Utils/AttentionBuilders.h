@@ -138,6 +138,15 @@ Value decayedScores(OpBuilder &b, Location loc, int64_t numBatch, Value q,
                     Value k, Value rowLog, Value colLog, bool scalarGate,
                     VisibleFn visible);
 
+/// decayedScores for a scalar gate as two ops: the plain scores `q k^T`,
+/// then each scaled by `[visible] exp(rowLog[i] - colLog[t])`. The decay
+/// does not depend on `d`, so it leaves the contraction: C x C exponentials
+/// instead of C x C x Dk, and a plain contraction with an elementwise
+/// epilogue, which any compiler tiles as a matmul.
+Value scalarDecayedScores(OpBuilder &b, Location loc, int64_t numBatch,
+                          Value q, Value k, Value rowLog, Value colLog,
+                          VisibleFn visible);
+
 /// `init[i, e] + sum_d q[i, d] exp(rowLog[i, d]) s[d, e]`.
 Value decayedQueryTimesState(OpBuilder &b, Location loc, int64_t numBatch,
                              Value q, Value rowLog, Value state,
