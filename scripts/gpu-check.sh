@@ -19,13 +19,22 @@
 #                                here for target="cuda" (weights as arguments
 #                                and as constants) and saved; linea.load runs
 #                                it there against float64 outputs made here
+#   bench/gpu_iree.py, iree/     the example models compiled here by IREE's
+#                                CUDA target, as exported and as Linea hands
+#                                them off (linea.export); there, both run
+#                                against float64 (issue 61). That stage needs
+#                                IREE's runtime there: its wheel, fetched here
+#                                beside fla's (pip download ... -d .whl
+#                                iree-base-runtime==3.13.0, the same flags),
+#                                installed with fla's; without it the stage
+#                                says so and is skipped
 #   run.sh                       what to run there
 # There (Python 3 with torch and numpy, a CUDA driver):
 #   bash build/gpu-kit/run.sh [OUT_DIR]
 # runs the cases against the float64 oracle (one line each, then
 # `N passed, N failed`) and the benchmark, and writes both to OUT_DIR
-# ($OUT, or build/gpu-kit/results): GPU-RESULTS.md, GPU-MODELS.md, GPU-TRAINING.md and
-# cases.txt.
+# ($OUT, or build/gpu-kit/results): GPU-RESULTS.md, GPU-MODELS.md, GPU-TRAINING.md,
+# GPU-IREE.md and cases.txt.
 #
 # scripts/gpu-check.sh --no-build skips the build (CI builds first).
 set -euo pipefail
@@ -68,6 +77,10 @@ if [ -x "$root/.deps/frontend/bin/python" ]; then
   cp "$root/bench/gpu_training.py" "$kit/bench/"
   "$root/.deps/frontend/bin/python" "$root/bench/gpu_training.py" --build-only "$kit/training" \
     2>/dev/null
+  # The example models and their hand-off, compiled by IREE for CUDA.
+  cp "$root/bench/gpu_iree.py" "$kit/bench/"
+  "$root/.deps/frontend/bin/python" "$root/bench/gpu_iree.py" --build-only "$kit/iree" \
+    2>/dev/null | tail -1
 else
   echo "gpu-check: no .deps/frontend (scripts/install-frontend.sh): the kit has no example models"
 fi
@@ -107,8 +120,25 @@ if [ -d "$kit/models" ]; then
   stage python3 "$kit/bench/gpu_models.py" --models "$kit/models" --results "$out/GPU-MODELS.md" $profile \
     2>&1 | tee "$out/models.txt"
 fi
+if [ -d "$kit/iree" ]; then
+  if python3 -c "import iree.runtime" 2>/dev/null; then
+    stage python3 "$kit/bench/gpu_iree.py" --models "$kit/iree" --results "$out/GPU-IREE.md" \
+      2>&1 | tee "$out/iree.txt"
+  else
+    echo "run.sh: no IREE runtime (iree-base-runtime==3.13.0): IREE's hand-off stage skipped" \
+      | tee "$out/iree.txt"
+  fi
+fi
 exit $status
 RUN
 chmod +x "$kit/run.sh"
-echo "gpu-check: kit in $kit ($(du -sh "$kit" | cut -f1), $(ls "$kit/cache" | wc -l) libraries);" \
-     "on a GPU machine: bash $kit/run.sh [OUT_DIR]"
+# The front end's export cache (torch-mlir's output, 16 MB) served the
+# builds above; nothing there exports.
+rm -rf "$kit/cache/exports"
+# The kit packed too (xz, about an eighth of its size): a device call carries
+# 64 MiB at most, and the kit with fla's and IREE's wheels is past that.
+tar -C "$build" -cf - gpu-kit | xz -T0 -3 > "$build/gpu-kit.tar.xz"
+echo "gpu-check: kit in $kit ($(du -sh "$kit" | cut -f1), $(ls "$kit/cache" | wc -l) libraries;" \
+     "packed: $(du -sh "$build/gpu-kit.tar.xz" | cut -f1)); on a GPU machine:" \
+     "bash $kit/run.sh [OUT_DIR], or with the packed kit carried:" \
+     "tar -xJf build/gpu-kit.tar.xz -C build && bash build/gpu-kit/run.sh [OUT_DIR]"

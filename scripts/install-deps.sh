@@ -9,6 +9,7 @@ packages=(
   python3-torch
   python3-venv python3-pip python3-setuptools
   openmpi-bin libopenmpi-dev python3-mpi4py
+  xz-utils
 )
 
 missing=()

@@ -27,3 +27,24 @@ for path in models:
         linea.compile_library(path.read_text(), target='cuda', chip=chip, precision=precision)
 print(f'{len(models)} example models in the kit, f32 and bf16')" "$root/build/gpu-kit/models"
 fi
+# IREE's CUDA target built every example as exported and as Linea hands it
+# off (bench/gpu_iree.py --build-only; a model it refused has a .txt).
+if [ -d "$root/build/gpu-kit/iree" ]; then
+  /usr/bin/python3 - "$root/build/gpu-kit/iree" <<'CHECK'
+import pathlib, sys
+kit = pathlib.Path(sys.argv[1])
+refused = sorted(p.name for p in kit.glob("*-*.txt"))
+assert not refused, f"IREE refused: {refused}"
+for form in ["source", "handoff"]:
+    built = {p.name.split(f"-{form}")[0] for p in kit.glob(f"*-{form}*.vmfb")}
+    assert len(built) == 8, (form, sorted(built))
+print(f"{len(list(kit.glob('*.vmfb')))} IREE CUDA modules in the kit")
+CHECK
+fi
+# A device call carries 64 MiB at most: the kit unpacked stays under 62 MiB
+# (fla's wheel, 1 MB, beside it); packed, under 24 MiB (IREE's runtime
+# wheel, 15 MB, and fla's beside it).
+kib=$(du -sk "$root/build/gpu-kit" | cut -f1)
+packed=$(du -sk "$root/build/gpu-kit.tar.xz" | cut -f1)
+echo "kit: $((kib / 1024)) MiB, packed $((packed / 1024)) MiB"
+[ "$kib" -lt $((62 * 1024)) ] && [ "$packed" -lt $((24 * 1024)) ]
