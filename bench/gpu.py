@@ -154,6 +154,38 @@ def kernel_profile(torch, call):
                   key=lambda row: -row[2])
 
 
+def rows_of_each(names, command_for, timeout):
+    """The table rows of each name, each from a process of its own (a crash
+    or a hang costs that name's rows only, and is a row saying so): the
+    process prints its rows as JSON lines `ROW [...]`, which are returned,
+    and anything else, which is echoed."""
+    import json
+    import signal
+    import subprocess
+    rows = []
+    for name in names:
+        try:
+            done = subprocess.run(command_for(name), capture_output=True, text=True,
+                                  timeout=timeout)
+        except subprocess.TimeoutExpired:
+            rows.append([name, "", f"timed out after {timeout} s"])
+            print(tuple(rows[-1]), flush=True)
+            continue
+        ran = [json.loads(line[4:]) for line in done.stdout.splitlines()
+               if line.startswith("ROW ")]
+        print("\n".join(line for line in done.stdout.splitlines()
+                        if not line.startswith("ROW ")), flush=True)
+        if done.returncode != 0:
+            why = (f"crashed ({signal.Signals(-done.returncode).name})" if done.returncode < 0
+                   else f"exit code {done.returncode}")
+            print(done.stderr[-3000:], flush=True)
+            ran.append([name, "", f"{why} after {len(ran)} rows"])
+        for row in ran:
+            print(tuple(row), flush=True)
+        rows += ran
+    return rows
+
+
 def rel_l2(torch, got, want):
     got, want = got.double(), want.double()
     return float(torch.linalg.norm(got - want) / torch.linalg.norm(want))

@@ -22,11 +22,9 @@ import json
 import os
 import pathlib
 import shutil
-import signal
-import subprocess
 import sys
 
-from gpu import kernel_profile, median_ms  # (bench/gpu.py, beside this file here and in the kit)
+from gpu import kernel_profile, median_ms, rows_of_each  # (bench/gpu.py, beside this file here and in the kit)
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXAMPLES = ["causal_linear_transformer", "prefixlm_linear_attention", "retnet_retention",
@@ -128,28 +126,12 @@ def run(models_dir, chip, results, profile):
     """There: every example, each in a process of its own (a crash costs
     its own rows only and is reported as one), at every length."""
     import torch
-    rows = []
-    for name in EXAMPLES:
-        command = [sys.executable, "-X", "faulthandler", __file__, "--models", str(models_dir),
-                   "--only", name, "--chip", chip] + (["--profile"] if profile else [])
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=150)
-        except subprocess.TimeoutExpired:
-            rows.append([name, "", "timed out after 150 s"])
-            print(rows[-1], flush=True)
-            continue
-        ran = [json.loads(line[4:]) for line in done.stdout.splitlines()
-               if line.startswith("ROW ")]
-        print("\n".join(line for line in done.stdout.splitlines()
-                        if not line.startswith("ROW ")), flush=True)
-        if done.returncode != 0:
-            why = (f"crashed ({signal.Signals(-done.returncode).name})" if done.returncode < 0
-                   else f"exit code {done.returncode}")
-            print(done.stderr[-3000:], flush=True)
-            ran.append([name, "", f"{why} after {len(ran)} rows"])
-        for row in ran:
-            print(tuple(row), flush=True)
-        rows += ran
+    rows = rows_of_each(
+        EXAMPLES,
+        lambda name: [sys.executable, "-X", "faulthandler", __file__, "--models",
+                      str(models_dir), "--only", name, "--chip", chip]
+        + (["--profile"] if profile else []),
+        timeout=150)
     columns = ["example", "L"]
     for precision in PRECISIONS:
         columns += [f"torch {precision} (ms)", f"Linea {precision} (ms)",
