@@ -171,7 +171,11 @@ def LineaSplitSegments : Pass<"linea-split-segments"> {
     Option<"targetDescription", "target-description", "std::string",
            /*default=*/"\"\"",
            "A JSON file with the target's measured rates (as "
-           "linea-select-forms takes it)">
+           "linea-select-forms takes it)">,
+    Option<"handOff", "hand-off", "bool", /*default=*/"false",
+           "The result goes to another compiler (linea-export): the segments "
+           "one after another in an scf.for carrying the outputs, on every "
+           "target (IREE 3.13 crashes on a top-level scf.forall)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",

@@ -52,6 +52,7 @@ static void buildFormsPipeline(OpPassManager &pm,
   // Packed sequences: every pass after this one sees single sequences.
   LineaSplitSegmentsOptions segments;
   segments.target = options.target;
+  segments.handOff = !lineaKernels;
   pm.addPass(createLineaSplitSegments(segments));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLineaExpandFoldedAttention());

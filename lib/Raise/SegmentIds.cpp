@@ -190,8 +190,11 @@ std::pair<Value, Value> runsInOrder(OpBuilder &b, Location loc, Value ids,
 }
 
 /// `[0, s_1, .., s_{runs-1}, length]` as i64: where each run of `ids`
-/// starts, then the length. (Not `index` elements: a compiler the result is
-/// handed to may refuse those in memory, as IREE does across its dispatches.)
+/// starts, then the length. Written for any compiler the result may be
+/// handed to: i64, not `index`, elements (IREE refuses those across its
+/// dispatches), and a loop whose body has no branch and whose tensor keeps
+/// its size (IREE cannot size one a branch yields): a token that starts no
+/// run writes its slot past the end, `runs + 1`, which is cut off.
 Value runOffsets(OpBuilder &b, Location loc, Value ids, Value length,
                  Value runs) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -200,7 +203,9 @@ Value runOffsets(OpBuilder &b, Location loc, Value ids, Value length,
     return arith::IndexCastOp::create(nb, l, nb.getI64Type(), position);
   };
   Value count = arith::AddIOp::create(b, loc, runs, one);
-  Value offsets = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{count},
+  Value scratch = count;
+  Value slots = arith::AddIOp::create(b, loc, count, one);
+  Value offsets = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{slots},
                                           b.getI64Type());
   offsets =
       tensor::InsertOp::create(b, loc, asOffset(b, loc, zero), offsets, zero);
@@ -208,23 +213,23 @@ Value runOffsets(OpBuilder &b, Location loc, Value ids, Value length,
       b, loc, ids, length, {offsets, one},
       [&](OpBuilder &n, Location l, Value token, Value previousId, Value id,
           ValueRange carried) -> SmallVector<Value> {
-        Value changed = arith::CmpIOp::create(n, l, arith::CmpIPredicate::ne,
-                                              previousId, id);
-        auto start = scf::IfOp::create(
-            n, l, changed,
-            [&](OpBuilder &t, Location tl) {
-              Value next = tensor::InsertOp::create(
-                  t, tl, asOffset(t, tl, token), carried[0], carried[1]);
-              Value after = arith::AddIOp::create(t, tl, carried[1], one);
-              scf::YieldOp::create(t, tl, ValueRange{next, after});
-            },
-            [&](OpBuilder &e, Location el) {
-              scf::YieldOp::create(e, el, carried);
-            });
-        return SmallVector<Value>(start.getResults());
+        Value starts = arith::CmpIOp::create(n, l, arith::CmpIPredicate::ne,
+                                             previousId, id);
+        Value slot =
+            arith::SelectOp::create(n, l, starts, carried[1], scratch);
+        Value next = tensor::InsertOp::create(n, l, asOffset(n, l, token),
+                                              carried[0], slot);
+        Value after = arith::SelectOp::create(
+            n, l, starts, arith::AddIOp::create(n, l, carried[1], one),
+            carried[1]);
+        return {next, after};
       });
-  return tensor::InsertOp::create(b, loc, asOffset(b, loc, length), filled[0],
-                                  runs);
+  Value ended = tensor::InsertOp::create(b, loc, asOffset(b, loc, length),
+                                         filled[0], runs);
+  return tensor::ExtractSliceOp::create(b, loc, ended,
+                                        ArrayRef<OpFoldResult>{zero},
+                                        ArrayRef<OpFoldResult>{count},
+                                        ArrayRef<OpFoldResult>{one});
 }
 
 /// Moves into the branches of `branch` what only they read (the root as

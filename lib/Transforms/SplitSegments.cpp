@@ -40,7 +40,8 @@ struct LineaSplitSegmentsPass
         planTarget(getOperation(), target, chip, targetDescription);
     if (failed(machine))
       return signalPassFailure();
-    SegmentLoopKind kind = machine->kind == TargetKind::gpu
+    SegmentLoopKind kind = handOff ? SegmentLoopKind::inOrder
+                           : machine->kind == TargetKind::gpu
                                ? SegmentLoopKind::perSegmentBlock
                                : SegmentLoopKind::perSegment;
     if (kind == SegmentLoopKind::perSegmentBlock && failed(checkSegmentBlocks()))

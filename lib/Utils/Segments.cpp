@@ -7,6 +7,7 @@
 #include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -48,26 +49,25 @@ static SmallVector<OpFoldResult> segmentLoopSizes(OpBuilder &b, Location loc,
   return sizes;
 }
 
-SmallVector<Value> mlir::linea::buildSegmentLoop(
+namespace {
+/// Where one result of a segment's body goes in its output: rows at
+/// `[o_n, o_{n+1})` along `dim` (and at the sequence's indices before it),
+/// an entry at n of dim 0 (and at the sequence's indices after it).
+struct SegmentInsert {
+  Value source;
+  SmallVector<OpFoldResult> at, sizes;
+};
+} // namespace
+
+/// The segment at loop indices `indices` (the segment, then with
+/// perSegmentBlock the sequence), its body's results and where each goes.
+static SmallVector<SegmentInsert> buildSegmentBody(
     OpBuilder &b, Location loc, Value offsets, ValueRange sequences,
-    int64_t dim, ValueRange rowOutputs, ValueRange entryOutputs,
+    int64_t dim, size_t numRowOutputs, size_t numOutputs, ValueRange indices,
     function_ref<SmallVector<Value>(OpBuilder &, Location, const Segment &)>
-        body,
-    SegmentLoopKind kind) {
+        body) {
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  SmallVector<OpFoldResult> sizes =
-      segmentLoopSizes(b, loc, offsets, sequences.front(), dim, kind);
-  SmallVector<Value> outputs(rowOutputs);
-  llvm::append_range(outputs, entryOutputs);
-  std::optional<ArrayAttr> mapping;
-  if (kind == SegmentLoopKind::perSegmentBlock)
-    mapping =
-        b.getArrayAttr(sequenceBlockMapping(b.getContext(), sizes.size()));
-  auto forall = scf::ForallOp::create(b, loc, sizes, outputs, mapping);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(forall.getBody());
   Segment segment;
-  ValueRange indices = forall.getInductionVars();
   segment.index = indices.front();
   segment.sequence.assign(indices.begin() + 1, indices.end());
   segment.start = segmentOffset(b, loc, offsets, segment.index);
@@ -77,21 +77,13 @@ SmallVector<Value> mlir::linea::buildSegmentLoop(
   for (Value x : sequences)
     segment.slices.push_back(sliceOfSegment(b, loc, x, dim, segment));
   SmallVector<Value> results = body(b, loc, segment);
-  assert(results.size() == outputs.size() && "one value per output");
+  assert(results.size() == numOutputs && "one value per output");
 
-  // Where each result goes: rows at [o_n, o_{n+1}) along `dim` (and at the
-  // sequence's indices before it), an entry at n of dim 0 (and at the
-  // sequence's indices after it). (Sizes are built before the terminator,
-  // whose body holds only the inserts.)
-  struct Insert {
-    Value source;
-    SmallVector<OpFoldResult> at, sizes;
-  };
-  SmallVector<Insert> inserts;
+  SmallVector<SegmentInsert> inserts;
   for (auto [number, value] : llvm::enumerate(results)) {
-    Insert insert{value, {}, tensor::getMixedSizes(b, loc, value)};
+    SegmentInsert insert{value, {}, tensor::getMixedSizes(b, loc, value)};
     int64_t rank = insert.sizes.size();
-    bool rows = number < rowOutputs.size();
+    bool rows = number < numRowOutputs;
     insert.at.assign(rows ? rank : rank + 1, b.getIndexAttr(0));
     for (auto [d, index] : llvm::enumerate(segment.sequence))
       insert.at[rows ? d : d + 1] = index;
@@ -104,6 +96,61 @@ SmallVector<Value> mlir::linea::buildSegmentLoop(
     }
     inserts.push_back(std::move(insert));
   }
+  return inserts;
+}
+
+/// buildSegmentLoop's inOrder kind: an scf.for over the segments that
+/// carries the outputs and inserts each segment's results into them.
+static SmallVector<Value> buildSegmentsInOrder(
+    OpBuilder &b, Location loc, Value offsets, ValueRange sequences,
+    int64_t dim, size_t numRowOutputs, ValueRange outputs,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, const Segment &)>
+        body) {
+  Value count = getValueOrCreateConstantIndexOp(
+      b, loc, segmentCount(b, loc, offsets));
+  auto loop = scf::ForOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, 0), count,
+      arith::ConstantIndexOp::create(b, loc, 1), outputs,
+      [&](OpBuilder &nb, Location nl, Value n, ValueRange carried) {
+        SmallVector<SegmentInsert> inserts =
+            buildSegmentBody(nb, nl, offsets, sequences, dim, numRowOutputs,
+                             carried.size(), ValueRange{n}, body);
+        SmallVector<Value> filled;
+        for (auto [insert, dest] : llvm::zip_equal(inserts, carried))
+          filled.push_back(tensor::InsertSliceOp::create(
+              nb, nl, insert.source, dest, insert.at, insert.sizes,
+              SmallVector<OpFoldResult>(insert.at.size(),
+                                        nb.getIndexAttr(1))));
+        scf::YieldOp::create(nb, nl, filled);
+      });
+  return SmallVector<Value>(loop.getResults());
+}
+
+SmallVector<Value> mlir::linea::buildSegmentLoop(
+    OpBuilder &b, Location loc, Value offsets, ValueRange sequences,
+    int64_t dim, ValueRange rowOutputs, ValueRange entryOutputs,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, const Segment &)>
+        body,
+    SegmentLoopKind kind) {
+  SmallVector<Value> outputs(rowOutputs);
+  llvm::append_range(outputs, entryOutputs);
+  if (kind == SegmentLoopKind::inOrder)
+    return buildSegmentsInOrder(b, loc, offsets, sequences, dim,
+                                rowOutputs.size(), outputs, body);
+  SmallVector<OpFoldResult> sizes =
+      segmentLoopSizes(b, loc, offsets, sequences.front(), dim, kind);
+  std::optional<ArrayAttr> mapping;
+  if (kind == SegmentLoopKind::perSegmentBlock)
+    mapping =
+        b.getArrayAttr(sequenceBlockMapping(b.getContext(), sizes.size()));
+  auto forall = scf::ForallOp::create(b, loc, sizes, outputs, mapping);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forall.getBody());
+  // (Sizes are built before the terminator, whose body holds only the
+  // inserts.)
+  SmallVector<SegmentInsert> inserts = buildSegmentBody(
+      b, loc, offsets, sequences, dim, rowOutputs.size(), outputs.size(),
+      forall.getInductionVars(), body);
   b.setInsertionPointToStart(forall.getTerminator().getBody());
   for (auto [insert, dest] :
        llvm::zip_equal(inserts, forall.getRegionIterArgs())) {

@@ -94,3 +94,31 @@ def test_cuda_hand_off_compiles(name):
     text = linea.export(linea.frontend.export_torch(module.eval(), *inputs, dynamic=dynamic),
                         target="gpu")
     assert len(iree.compile_vmfb(text, target="cuda", chip="sm_90a")) > 0
+
+
+@pytest.mark.parametrize("layer", ["PackedCausal", "PackedNormalized", "PackedBidirectional"])
+def test_packed_layer_through_iree(layer):
+    """The raise corpus's packed layers (documents by segment ids, a dynamic
+    L) through IREE: the ids' runs become i64 offsets and the segments run
+    one after another, both as IREE takes them; ids not in runs take the
+    layer as written, also through IREE."""
+    import pathlib
+    import sys
+    import numpy as np
+    from linea import iree
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "test" / "Raise"
+                           / "models"))
+    import models
+    torch.manual_seed(0)
+    module = getattr(models, layer)().eval()
+    example = [torch.randn(1, 4, 64, 16) for _ in range(3)] + [torch.arange(64) // 20]
+    dynamic = {0: {2: "L"}, 1: {2: "L"}, 2: {2: "L"}, 3: {0: "L"}}
+    model = iree.IreeModel(None, linea.export(linea.frontend.export_torch(
+        module, *example, dynamic=dynamic)), layer)
+    length = 97
+    # A document of one token (id 3); ids that skip values (1, 4, 5, 6).
+    in_runs = torch.tensor(np.repeat([0, 2, 3, 7], [13, 40, 1, 43]))
+    interleaved = torch.arange(length) % 3
+    for ids in (in_runs, interleaved):
+        inputs = [torch.randn(1, 4, length, 16) for _ in range(3)] + [ids]
+        assert rel_l2(model(*inputs), exact(module, inputs)) <= 1e-4

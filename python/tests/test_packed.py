@@ -361,6 +361,16 @@ def test_linear_attention_against_oracle(case):
     check_attention_case(case, attention_id(case), no_optimize=case["no_optimize"])
 
 
+# The hand-off (linea-export, issue 61) writes the segments one after
+# another, an scf.for carrying the outputs (IREE crashes on a top-level
+# scf.forall), with the CPU's forms and with the GPU's.
+@pytest.mark.parametrize("pipeline", ["linea-export", "linea-export{target=gpu}"])
+@pytest.mark.parametrize("case", ATTENTION_CASES[::2],
+                         ids=[attention_id(c) for c in ATTENTION_CASES[::2]])
+def test_hand_off_against_oracle(case, pipeline):
+    check_attention_case(case, attention_id(case), pipeline=pipeline)
+
+
 # Normalized PrefixLM ops (none among ATTENTION_CASES): the normalizer
 # becomes a ones column of the packed values before the segments split.
 NORMALIZED_PREFIX_CASES = [

@@ -1,4 +1,5 @@
 // RUN: linea-opt %s -linea-split-segments -split-input-file | FileCheck %s
+// RUN: linea-opt %s "-linea-split-segments=hand-off=1" -split-input-file | FileCheck %s --check-prefix=HANDOFF
 
 // One presum per segment, in a parallel loop over the N = |o| - 1 segments:
 // segment n's rows [o_n, o_{n+1}) of the input and of the decay, the op's
@@ -20,6 +21,19 @@
 // CHECK:   scf.forall.in_parallel
 // CHECK:     tensor.parallel_insert_slice %[[SUM]] into %[[OUT]][0, %[[START]], 0] [2, %[[SIZE]], 5]
 // CHECK: return %[[R]]
+// Handed off, the same segments one after another: an scf.for that carries
+// the output and inserts each segment's rows into it.
+// HANDOFF-LABEL: func.func @decayed
+// HANDOFF-SAME: (%[[X:[a-z0-9_]+]]: tensor<2x?x5xf32>, %[[A:[a-z0-9_]+]]: tensor<2x?xf32>, %[[O:[a-z0-9_]+]]: tensor<?xi32>)
+// HANDOFF-NOT: scf.forall
+// HANDOFF: %[[R:.+]] = scf.for %[[I:.+]] = %c0 to %{{.+}} step %c1 iter_args(%[[OUT:.+]] = %{{.+}}) -> (tensor<2x?x5xf32>)
+// HANDOFF:   %[[S32:.+]] = tensor.extract %[[O]][%[[I]]]
+// HANDOFF:   %[[START:.+]] = arith.index_cast %[[S32]] : i32 to index
+// HANDOFF:   %[[ROWS:.+]] = tensor.extract_slice %[[X]][0, %[[START]], 0] [2, %[[SIZE:.+]], 5]
+// HANDOFF:   %[[SUM:.+]] = linea.presum %[[ROWS]] decay(%{{.+}} : tensor<2x?xf32>) dim = 1 exclusive reverse
+// HANDOFF:   %[[FILLED:.+]] = tensor.insert_slice %[[SUM]] into %[[OUT]][0, %[[START]], 0] [2, %[[SIZE]], 5]
+// HANDOFF:   scf.yield %[[FILLED]]
+// HANDOFF: return %[[R]]
 func.func @decayed(%x: tensor<2x?x5xf32>, %a: tensor<2x?xf32>, %o: tensor<?xi32>) -> tensor<2x?x5xf32> {
   %0 = linea.presum %x decay(%a : tensor<2x?xf32>) offsets(%o) dim = 1 exclusive reverse
       : tensor<2x?x5xf32>, tensor<?xi32> -> tensor<2x?x5xf32>

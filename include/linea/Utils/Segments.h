@@ -31,8 +31,11 @@ struct Segment {
 /// What one iteration of a loop over segments takes: a whole segment (every
 /// sequence of the batch), or one segment of one sequence, each iteration a
 /// GPU sequence block (`#gpu.block` mapping): one launch for every segment
-/// of every sequence, whatever their number.
-enum class SegmentLoopKind { perSegment, perSegmentBlock };
+/// of every sequence, whatever their number. `inOrder` is `perSegment` as
+/// an scf.for carrying the outputs, one segment after another: for a
+/// compiler the result is handed to that takes no scf.forall at the top
+/// level (IREE 3.13 crashes on one).
+enum class SegmentLoopKind { perSegment, perSegmentBlock, inOrder };
 
 /// A parallel loop (scf.forall) over the N segments of `offsets`, whose
 /// body gets segment n's rows `[o_n, o_{n+1})` of each of `sequences` along
