@@ -42,6 +42,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -71,6 +72,23 @@ using linea::mma::StagedSlices;
 struct LineaContractionsToMMAPass
     : linea::impl::LineaContractionsToMMABase<LineaContractionsToMMAPass> {
   using LineaContractionsToMMABase::LineaContractionsToMMABase;
+
+  /// Named contractions (linalg.matmul, linalg.batch_matmul, ...: a
+  /// model's projections as torch-mlir writes them) as the generics the
+  /// matcher reads; Linea's own forms build generics already.
+  void generalizeNamedContractions(IRRewriter &rewriter) {
+    SmallVector<linalg::LinalgOp> named;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (!isa<linalg::GenericOp>(op) &&
+          linalg::isaContractionOpInterface(op) &&
+          !op->getParentOfType<gpu::LaunchOp>())
+        named.push_back(op);
+    });
+    for (linalg::LinalgOp op : named) {
+      rewriter.setInsertionPoint(op);
+      (void)linalg::generalizeNamedOp(rewriter, op);
+    }
+  }
 
   void runOnOperation() override {
     Builder builder(&getContext());
@@ -106,6 +124,7 @@ struct LineaContractionsToMMAPass
         fittingBlocks.insert(forall);
     });
     IRRewriter rewriter(&getContext());
+    generalizeNamedContractions(rewriter);
     // A sequence block's copies of 16-bit operands stay 16-bit, for its
     // contractions to read as stored.
     linea::copyIntoStoredTemporaries(rewriter, getOperation());

@@ -281,3 +281,38 @@ def test_normalized_sequence_block(L, dynamic_L):
     assert report.returncode == 0, report.stderr
     assert "sequence loop stays on the host" not in report.stderr, report.stderr
     programs.assert_matches(linea.run(program, inputs, pipeline=pipeline), expected)
+
+
+def projection_program(batch, m, k, n):
+    """@main: a projection as torch-mlir writes one, a named linalg.matmul
+    (linalg.batch_matmul with a batch) into a zero fill, on f32 tensors."""
+    def t(*dims):
+        return "tensor<" + "x".join(str(d) for d in batch + list(dims)) + "xf32>"
+    op = "linalg.batch_matmul" if batch else "linalg.matmul"
+    return (f"func.func @main(%a: {t(m, k)}, %b: {t(k, n)}) -> {t(m, n)} {{\n"
+            f"  %zero = arith.constant 0.0 : f32\n"
+            f"  %e = tensor.empty() : {t(m, n)}\n"
+            f"  %c = linalg.fill ins(%zero : f32) outs(%e : {t(m, n)}) -> {t(m, n)}\n"
+            f"  %r = {op} ins(%a, %b : {t(m, k)}, {t(k, n)}) outs(%c : {t(m, n)}) -> {t(m, n)}\n"
+            f"  return %r : {t(m, n)}\n}}\n")
+
+
+@pytest.mark.parametrize("chip", ["sm_90a", "sm_80"])
+@pytest.mark.parametrize("batch", [[], [3]], ids=["matmul", "batch_matmul"])
+def test_named_projection_on_tensor_cores(batch, chip):
+    """A model's projection written as a named op goes to the tensor cores
+    with precision=bf16, as Linea's own contractions do (it ran on a scalar
+    grid before): mma.sync, or on sm_90a wgmma where the grid has blocks
+    enough (these 4 to 12 blocks of 64 x 64 take mma.sync)."""
+    m, k, n = 256, 128, 64
+    text = projection_program(batch, m, k, n)
+    ir = lowered(text, f"--linea-gpu-mapped-to-cpu=chip={chip} precision=bf16")
+    assert ("llvm.call @linea_gpu_emu_mma_m16n8k16" in ir
+            or "llvm.call @linea_gpu_emu_wgmma" in ir)
+    pipeline = f"linea-gpu-mapped-to-cpu{{chip={chip} precision=bf16}}"
+    rng = np.random.default_rng(len(batch))
+    a = rounded(rng.standard_normal(batch + [m, k]), "bf16")
+    b = rounded(rng.standard_normal(batch + [k, n]), "bf16")
+    got = linea.run(text, [a.astype(np.float32), b.astype(np.float32)], pipeline=pipeline)
+    got = got[0] if isinstance(got, (list, tuple)) else got
+    assert ref.rel_l2(np.asarray(got, np.float64), a @ b) <= TOLERANCE["bf16"]
