@@ -286,3 +286,15 @@ func.func @small_grid(%k: memref<2x128x64xf32>, %v: memref<2x128x64xf32>, %s: me
   }
   return
 }
+
+// -----
+
+// A projection as torch-mlir writes it, a named linalg.matmul, is
+// generalized and takes the same warpgroup grid as Linea's own contractions.
+// CHECK-LABEL: func.func @named_projection
+// CHECK-NOT: linalg.matmul
+// CHECK: nvvm.wgmma.mma_async
+func.func @named_projection(%x: memref<4096x256xf32>, %w: memref<256x256xf32>, %y: memref<4096x256xf32>) {
+  linalg.matmul ins(%x, %w : memref<4096x256xf32>, memref<256x256xf32>) outs(%y : memref<4096x256xf32>)
+  return
+}
