@@ -113,8 +113,10 @@ def test_packed_layer_through_iree(layer):
     module = getattr(models, layer)().eval()
     example = [torch.randn(1, 4, 64, 16) for _ in range(3)] + [torch.arange(64) // 20]
     dynamic = {0: {2: "L"}, 1: {2: "L"}, 2: {2: "L"}, 3: {0: "L"}}
-    model = iree.IreeModel(None, linea.export(linea.frontend.export_torch(
-        module, *example, dynamic=dynamic)), layer)
+    source = linea.frontend.export_torch(module, *example, dynamic=dynamic)
+    # IREE's CUDA target builds the GPU hand-off too (not run: no GPU here).
+    assert len(iree.compile_vmfb(linea.export(source, target="gpu"), target="cuda")) > 0
+    model = iree.IreeModel(None, linea.export(source), layer)
     length = 97
     # A document of one token (id 3); ids that skip values (1, 4, 5, 6).
     in_runs = torch.tensor(np.repeat([0, 2, 3, 7], [13, 40, 1, 43]))
