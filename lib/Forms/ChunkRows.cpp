@@ -59,17 +59,6 @@ Value largestLogDecay(OpBuilder &b, Location l, Value cum) {
 /// tensor-core tile.
 constexpr int64_t kSubBlock = 16;
 
-/// `keep ? x * exp(exponent) : 0`, the exponent taken only where kept
-/// (elsewhere it may be positive and overflow).
-Value decayedWhere(OpBuilder &b, Location l, Value keep, Value x,
-                   Value exponent) {
-  Value zero = f32Constant(b, l, 0.0f);
-  Value safe = arith::SelectOp::create(b, l, keep, exponent, zero);
-  Value decayed =
-      arith::MulFOp::create(b, l, x, math::ExpOp::create(b, l, safe));
-  return arith::SelectOp::create(b, l, keep, decayed, zero);
-}
-
 /// `x[B..., t, d] * exp(log[B..., t, d] - ref[B..., d])` for rows `t >
 /// after` (0 above; every row without `after`), or with `towardRef`
 /// `x * exp(ref - log)` for every row (no `d` in `log` and `ref` for a

@@ -356,14 +356,18 @@ Value mlir::linea::scalarDecayedScores(OpBuilder &b, Location loc,
       {s.map({i, t}), s.map({i}), s.map({t}), s.map({i, t})}, s.iterators(),
       [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
         Value seen = visible(nb, l, indexAt(nb, l, s, 0), indexAt(nb, l, s, 1));
-        Value zero = f32Constant(nb, l, 0.0f);
-        // As in decayedScores: an invisible pair's exponent may be positive.
-        Value diff = arith::SubFOp::create(nb, l, args[1], args[2]);
-        Value decay = math::ExpOp::create(
-            nb, l, arith::SelectOp::create(nb, l, seen, diff, zero));
-        Value decayed = arith::MulFOp::create(nb, l, args[0], decay);
-        return arith::SelectOp::create(nb, l, seen, decayed, zero);
+        return decayedWhere(nb, l, seen, args[0],
+                            arith::SubFOp::create(nb, l, args[1], args[2]));
       });
+}
+
+Value mlir::linea::decayedWhere(OpBuilder &b, Location loc, Value keep,
+                                Value x, Value exponent) {
+  Value zero = f32Constant(b, loc, 0.0f);
+  Value safe = arith::SelectOp::create(b, loc, keep, exponent, zero);
+  Value decayed =
+      arith::MulFOp::create(b, loc, x, math::ExpOp::create(b, loc, safe));
+  return arith::SelectOp::create(b, loc, keep, decayed, zero);
 }
 
 Value mlir::linea::queryTimesState(OpBuilder &b, Location loc,

@@ -138,6 +138,11 @@ Value decayedScores(OpBuilder &b, Location loc, int64_t numBatch, Value q,
                     Value k, Value rowLog, Value colLog, bool scalarGate,
                     VisibleFn visible);
 
+/// `keep ? x * exp(exponent) : 0`, the exponent taken only where kept
+/// (elsewhere it may be positive and overflow).
+Value decayedWhere(OpBuilder &b, Location loc, Value keep, Value x,
+                   Value exponent);
+
 /// decayedScores for a scalar gate as two ops: the plain scores `q k^T`,
 /// then each scaled by `[visible] exp(rowLog[i] - colLog[t])`. The decay
 /// does not depend on `d`, so it leaves the contraction: C x C exponentials
