@@ -415,6 +415,17 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
     are gone. A chain whose slices would exceed 48 KiB of static shared
     memory is built one contraction at a time.
 
+    The output's rows may be dynamic where A stores them outer (`x W` over
+    a model's dynamic L: `memref<?x256xf32>` by `memref<256x256xf32>`), all
+    other sizes static and the op not reading its own output: the grid
+    then has `ceil(rows / tile) x` the column tiles' blocks, counted on the
+    host (the tile planned as if the rows were 4096), and the last row
+    tile is partial: A's rows past the count are loaded clamped and staged
+    as zeros (a cp.async line from them reads no source byte, a TMA box
+    past them is zero-filled by the hardware), and the accumulators of
+    those rows are not stored. A dynamic-row contraction no grid tiles
+    stays for the CUDA cores.
+
     A bf16/f16 program reaches f32 through widening copies (an elementwise
     `extf` into a fresh buffer) and leaves it through narrowing ones
     (`truncf`). A staged grid reads a widened operand's 16-bit buffer

@@ -37,6 +37,17 @@ bool batchLeads(linalg::GenericOp op, OpOperand *operand,
   return true;
 }
 
+/// Whether `operand`'s sizes are static but for dim `rows` (none: -1), the
+/// output rows a grid can cover with a partial last tile where A stores
+/// them outer (a projection over a model's dynamic L).
+bool staticButRows(OpOperand *operand, int64_t rows) {
+  auto type = cast<MemRefType>(operand->get().getType());
+  for (auto [dim, size] : llvm::enumerate(type.getShape()))
+    if (ShapedType::isDynamic(size) && int64_t(dim) != rows)
+      return false;
+  return true;
+}
+
 bool readsOutput(const Contraction &c) {
   Value root = linea::viewRoot(c.out);
   return linea::viewRoot(c.a) == root || linea::viewRoot(c.m) == root;
@@ -123,7 +134,7 @@ std::optional<Contraction> mma::matchContraction(linalg::GenericOp op) {
   // sequence, a shared-memory temporary).
   for (Value v : operands) {
     auto type = dyn_cast<MemRefType>(v.getType());
-    if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+    if (!type || !type.getElementType().isF32())
       return std::nullopt;
   }
   FailureOr<linea::ContractionLayout> layout =
@@ -137,6 +148,10 @@ std::optional<Contraction> mma::matchContraction(linalg::GenericOp op) {
     if (!batchLeads(op, operand, layout->batch))
       return std::nullopt;
   if (!layout->aDepthInner && layout->bDepthInner)
+    return std::nullopt;
+  if (!staticButRows(layout->c, numBatch) ||
+      !staticButRows(layout->a, layout->aDepthInner ? numBatch : -1) ||
+      !staticButRows(layout->b, -1))
     return std::nullopt;
   auto shape = [](OpOperand *operand) {
     return cast<MemRefType>(operand->get().getType()).getShape();
@@ -155,7 +170,11 @@ std::optional<Contraction> mma::matchContraction(linalg::GenericOp op) {
   c.rowLoop = layout->m;
   c.colLoop = layout->n;
   c.mask = mask;
-  if (c.rows % kTileM || c.cols % kTileN || c.depth % kTileK)
+  if ((!c.dynamicRows() && c.rows % kTileM) || c.cols % kTileN ||
+      c.depth % kTileK)
+    return std::nullopt;
+  // A grid's blocks would read rows that others write.
+  if (c.dynamicRows() && readsOutput(c))
     return std::nullopt;
   return c;
 }

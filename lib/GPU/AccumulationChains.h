@@ -17,9 +17,11 @@
 
 namespace mlir::linea::mma {
 
-/// `op` as a contraction tensor cores can run: on static f32 buffers, one
-/// of A M, A^T M and A M^T (batch dims first, as Linea's builders lay them
-/// out), optionally masked, its sizes multiples of the 16 x 8 x 16 tile.
+/// `op` as a contraction tensor cores can run: on f32 buffers, one of A M,
+/// A^T M and A M^T (batch dims first, as Linea's builders lay them out),
+/// optionally masked, its sizes multiples of the 16 x 8 x 16 tile and
+/// static, but for output rows that A stores outer (a model's projection
+/// over a dynamic L), which only a staged grid runs.
 std::optional<Contraction> matchContraction(linalg::GenericOp op);
 
 /// Contractions that accumulate into one output one after the other in

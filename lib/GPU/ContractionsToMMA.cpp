@@ -214,11 +214,15 @@ struct LineaContractionsToMMAPass
   /// a sequence block (which runs it as one block), as lanes loading their
   /// own fragments on shared accumulators; else each contraction on its
   /// own: staged alone, or with lane loads where the sizes do not tile,
-  /// the fill of zeros kept.
+  /// the fill of zeros kept. Dynamic rows take a staged grid or stay as
+  /// they are.
   void buildChain(IRRewriter &b, const AccumulationChain &chain,
                   Type operandType, SymbolTableCollection &symbols) {
     linalg::GenericOp first = chain.ops.front();
     bool oneBlock = linea::isInSequenceBlock(first);
+    bool dynamicRows = chain.members.front().dynamicRows();
+    if (dynamicRows && oneBlock)
+      return;
     std::optional<linea::mma::WarpgroupTiling> warpgroupTiling;
     std::optional<BlockTiling> tiling;
     if (!oneBlock) {
@@ -244,6 +248,8 @@ struct LineaContractionsToMMAPass
         b.eraseOp(chain.zeroFill);
       return;
     }
+    if (dynamicRows && chain.ops.size() == 1)
+      return;
     if (chain.ops.size() > 1) {
       for (auto [i, op] : llvm::enumerate(chain.ops))
         buildChain(b,
@@ -367,7 +373,7 @@ struct LineaContractionsToMMAPass
                        const BlockTiling &tiling,
                        SymbolTableCollection &symbols) {
     OpBuilder::InsertionGuard guard(b);
-    SmallVector<Contraction> members = membersAsStored(b, chain);
+    SmallVector<Contraction> members = membersAsStored(b, loc, chain);
     StagedSlices types(members, operandType, tiling);
     auto globals = [&](ArrayRef<MemRefType> slotTypes, StringRef operand) {
       DenseMap<MemRefType, memref::GlobalOp> byType;
@@ -380,7 +386,10 @@ struct LineaContractionsToMMAPass
     DenseMap<MemRefType, memref::GlobalOp> mGlobals =
         globals(types.mTypes, "m");
     SmallVector<Value> ids = linea::parallelLoop(
-        b, loc, {tiling.numBlocks(members.front()), threads},
+        b, loc,
+        {linea::mma::gridBlocks(b, loc, members.front(), tiling.rows,
+                                tiling.cols),
+         b.getIndexAttr(threads)},
         {gpu::Processor::BlockX, gpu::Processor::ThreadX});
     auto get = [&](memref::GlobalOp global) -> Value {
       return memref::GetGlobalOp::create(b, loc, global.getType(),
@@ -402,7 +411,7 @@ struct LineaContractionsToMMAPass
                           const linea::mma::WarpgroupTiling &tiling,
                           SymbolTableCollection &symbols) {
     OpBuilder::InsertionGuard guard(b);
-    SmallVector<Contraction> members = membersAsStored(b, chain);
+    SmallVector<Contraction> members = membersAsStored(b, loc, chain);
     memref::GlobalOp global = stagedSlice(
         b, loc, linea::mma::warpgroupStagedType(operandType, tiling), "ab",
         symbols, linea::mma::kSwizzleAlignment);
@@ -410,9 +419,12 @@ struct LineaContractionsToMMAPass
     SmallVector<linea::mma::TensorMaps> maps;
     if (tmaLoads)
       maps = linea::mma::createTensorMaps(b, loc, members, operandType, tiling);
-    SmallVector<Value> ids =
-        linea::parallelLoop(b, loc, {tiling.numBlocks(members.front()), tiling.threads()},
-                     {gpu::Processor::BlockX, gpu::Processor::ThreadX});
+    SmallVector<Value> ids = linea::parallelLoop(
+        b, loc,
+        {linea::mma::gridBlocks(b, loc, members.front(), tiling.rows,
+                                tiling.cols),
+         b.getIndexAttr(tiling.threads())},
+        {gpu::Processor::BlockX, gpu::Processor::ThreadX});
     Value staged = memref::GetGlobalOp::create(b, loc, global.getType(),
                                                global.getSymName());
     linea::mma::buildWarpgroupBlock(b, loc, members, bool(chain.zeroFill),
@@ -422,13 +434,17 @@ struct LineaContractionsToMMAPass
 
   /// `chain`'s members for a staged grid: widened bf16/f16 operands read,
   /// and a zero-filled result that is narrowed afterwards written, as
-  /// stored.
-  SmallVector<Contraction> membersAsStored(OpBuilder &b,
+  /// stored; dynamic rows counted (on the host, before the grid).
+  SmallVector<Contraction> membersAsStored(OpBuilder &b, Location loc,
                                            const AccumulationChain &chain) {
     SmallVector<Contraction> members(chain.members);
     for (Contraction &k : members)
       readOperandsAsStored(b, k);
     writeChainAsStored(b, chain, members);
+    for (Contraction &k : members)
+      if (k.dynamicRows())
+        k.rowCount =
+            memref::DimOp::create(b, loc, k.out, k.batchShape.size());
     return members;
   }
 

@@ -37,11 +37,19 @@ namespace mlir::linea::mma {
 /// product by a condition on the output's indices, e.g. the causal
 /// `t <= i`): the warps multiply unmasked and keep the old accumulator
 /// where the mask does not hold.
+///
+/// The rows may be dynamic (a model's projection over its L tokens, A
+/// stored [rows, depth]): `rows` is then ShapedType::kDynamic, and the
+/// grid reads A's rows past the run-time count as zeros and stores none of
+/// them (the last block tile partly past the end).
 struct Contraction {
   Value a, m, out;
   bool transposedA = false, transposedM = false;
   SmallVector<int64_t> batchShape;
   int64_t rows, cols, depth; // M, N, K
+  /// The row count on the host where `rows` is dynamic (the output's dim,
+  /// taken where the grid is built); null until then, and where static.
+  Value rowCount;
   /// The generic's loops that index the output rows and columns.
   int64_t rowLoop, colLoop;
   /// The mask's condition in the generic's body, or null.
@@ -50,8 +58,16 @@ struct Contraction {
   /// which warps load with ldmatrix; null where lanes load their elements.
   Value aShared, mShared;
 
+  bool dynamicRows() const { return ShapedType::isDynamic(rows); }
+
+  /// The rows a tiling plans for: a dynamic count is a sequence's tokens,
+  /// planned as kPlannedRows.
+  static constexpr int64_t kPlannedRows = 4096;
+  int64_t plannedRows() const { return dynamicRows() ? kPlannedRows : rows; }
+
+  /// The 16 x 8 output tiles (as planned, for dynamic rows).
   int64_t numTiles() const {
-    int64_t tiles = (rows / kTileM) * (cols / kTileN);
+    int64_t tiles = (plannedRows() / kTileM) * (cols / kTileN);
     for (int64_t size : batchShape)
       tiles *= size;
     return tiles;
@@ -64,15 +80,36 @@ struct Contraction {
 inline bool aDepthMajor(const Contraction &k) { return k.transposedA; }
 inline bool mDepthMajor(const Contraction &k) { return !k.transposedM; }
 
+/// The blocks of a grid of `rows` x `cols` block tiles over `c`'s output,
+/// at `b` on the host: a constant, or for dynamic rows enough row tiles to
+/// cover `c.rowCount`.
+inline OpFoldResult gridBlocks(OpBuilder &b, Location loc,
+                               const Contraction &c, int64_t rows,
+                               int64_t cols) {
+  int64_t perRowTile = c.cols / cols;
+  for (int64_t size : c.batchShape)
+    perRowTile *= size;
+  if (!c.dynamicRows())
+    return b.getIndexAttr(perRowTile * (c.rows / rows));
+  Value rowTiles = arith::CeilDivUIOp::create(
+      b, loc, c.rowCount, arith::ConstantIndexOp::create(b, loc, rows));
+  return arith::MulIOp::create(
+             b, loc, rowTiles,
+             arith::ConstantIndexOp::create(b, loc, perRowTile))
+      .getResult();
+}
+
 /// One operand's slice for a block to stage in shared memory: `extent`
 /// rows (or columns) from `base` and `depth` deep from `k` of `source`;
 /// `depthMajor` when the depth is the operand's outer index (K in K^T V,
-/// V in P V).
+/// V in P V). Where `rowLimit` is set (a row-major slice of A whose rows
+/// are dynamic) the operand's rows from it on read as zeros.
 struct Slice {
   Value source;
   bool depthMajor;
   Value base, k;
   int64_t extent, depth;
+  Value rowLimit = Value();
 
   /// Elements along the operand's inner index.
   int64_t innerSize() const { return depthMajor ? extent : depth; }
@@ -128,11 +165,34 @@ protected:
   std::pair<Value, Value> blockTileOrigin(Value block, int64_t rows,
                                           int64_t cols) {
     int64_t colBlocks = c.cols / cols;
-    int64_t rowBlocks = c.rows / rows;
-    Value rowBase = mul(rem(div(block, colBlocks), rowBlocks), rows);
     Value colBase = mul(rem(block, colBlocks), cols);
-    splitBatch(div(block, colBlocks * rowBlocks));
-    return {rowBase, colBase};
+    Value rowTile = div(block, colBlocks);
+    if (c.batchShape.empty())
+      return {mul(rowTile, rows), colBase};
+    Value rowBlocks =
+        c.dynamicRows()
+            ? arith::CeilDivUIOp::create(b, loc, c.rowCount, cst(rows))
+                  .getResult()
+            : cst(c.rows / rows);
+    splitBatch(arith::DivUIOp::create(b, loc, rowTile, rowBlocks));
+    return {mul(arith::RemUIOp::create(b, loc, rowTile, rowBlocks), rows),
+            colBase};
+  }
+
+  /// Whether output row `row` exists: true (null) where the rows are
+  /// static, else `row < c.rowCount`.
+  Value rowExists(Value row) {
+    if (!c.dynamicRows())
+      return {};
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
+                                 c.rowCount);
+  }
+
+  /// `row` kept inside `limit` rows (the last one where it is past them),
+  /// for loads whose value a select then replaces.
+  Value clampRow(Value row, Value limit) {
+    return arith::MinUIOp::create(
+        b, loc, row, arith::SubIOp::create(b, loc, limit, cst(1)));
   }
 
   SmallVector<Value> at(Value i, Value j) {
@@ -176,19 +236,34 @@ protected:
           positions.size(),
           arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)));
     SmallVector<Value> acc;
-    for (auto [i, j] : positions)
-      acc.push_back(memref::LoadOp::create(b, loc, c.out, at(i, j)));
+    for (auto [i, j] : positions) {
+      Value exists = rowExists(i);
+      Value row = exists ? clampRow(i, c.rowCount) : i;
+      Value value = memref::LoadOp::create(b, loc, c.out, at(row, j));
+      if (value.getType() != b.getF32Type())
+        value = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+      if (exists)
+        value = arith::SelectOp::create(
+            b, loc, exists, value,
+            arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)));
+      acc.push_back(value);
+    }
     return acc;
   }
 
   /// Stores accumulators to the output, narrowed to its element type (a
-  /// bf16/f16 result written as stored).
+  /// bf16/f16 result written as stored); of dynamic rows, those that exist.
   void store(ValueRange values, ArrayRef<std::pair<Value, Value>> positions) {
     Type element = cast<MemRefType>(c.out.getType()).getElementType();
     for (auto [value, index] : llvm::zip(values, positions)) {
       Value stored = value;
       if (element != value.getType())
         stored = arith::TruncFOp::create(b, loc, element, value);
+      OpBuilder::InsertionGuard guard(b);
+      if (Value exists = rowExists(index.first)) {
+        auto ifExists = scf::IfOp::create(b, loc, exists, /*withElse=*/false);
+        b.setInsertionPoint(ifExists.thenBlock()->getTerminator());
+      }
       memref::StoreOp::create(b, loc, stored, c.out,
                               at(index.first, index.second));
     }
@@ -306,7 +381,23 @@ private:
                             : at(add(slice.base, outer), add(slice.k, inner));
   }
 
-  /// The slice's elements loaded, converted and stored one at a time.
+  /// Where `slice` has a row limit: whether its row `outer` is inside it,
+  /// and that row clamped inside (what a load may address). Else null and
+  /// `outer` itself.
+  std::pair<Value, Value> limitedRow(const Slice &slice, Value outer) {
+    if (!slice.rowLimit)
+      return {Value(), outer};
+    assert(!slice.depthMajor && "a row limit on a slice of rows");
+    Value row = add(slice.base, outer);
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         row, slice.rowLimit);
+    Value clamped = arith::SubIOp::create(
+        b, loc, clampRow(row, slice.rowLimit), slice.base);
+    return {inside, clamped};
+  }
+
+  /// The slice's elements loaded, converted and stored one at a time
+  /// (zeros for rows past its limit).
   void stageElements(const Slice &slice, Value staged, Value thread,
                      int64_t threads, const SlicePlacement &place) {
     int64_t inner = slice.innerSize();
@@ -314,15 +405,22 @@ private:
         b, loc, thread, cst(slice.extent * slice.depth), cst(threads),
         ValueRange{}, [&](OpBuilder &, Location, Value element, ValueRange) {
           Value outer = div(element, inner), in = rem(element, inner);
-          Value value = memref::LoadOp::create(
-              b, loc, slice.source, sourceIndices(slice, outer, in));
+          auto [inside, row] = limitedRow(slice, outer);
+          Value value = memref::LoadOp::create(b, loc, slice.source,
+                                               sourceIndices(slice, row, in));
+          if (inside)
+            value = arith::SelectOp::create(
+                b, loc, inside, value,
+                arith::ConstantOp::create(b, loc,
+                                          b.getZeroAttr(value.getType())));
           memref::StoreOp::create(b, loc, toOperandType(value), staged,
                                   place(outer, in));
           scf::YieldOp::create(b, loc);
         });
   }
 
-  /// The slice's 16-byte lines by cp.async, a group per line; each thread
+  /// The slice's 16-byte lines by cp.async, a group per line (zeros for
+  /// rows past its limit); each thread
   /// waits for all of its groups after its last (a barrier after the
   /// staging then publishes them to the block).
   void stageLines(const Slice &slice, Value staged, Value thread,
@@ -334,9 +432,16 @@ private:
         b, loc, thread, cst(count), cst(threads), ValueRange{},
         [&](OpBuilder &, Location, Value line, ValueRange) {
           Value outer = div(line, inner), in = mul(rem(line, inner), perLine);
+          // A line of a row past the limit reads nothing: all zeros.
+          auto [inside, row] = limitedRow(slice, outer);
+          Value elements =
+              inside ? arith::SelectOp::create(b, loc, inside, cst(perLine),
+                                               cst(0))
+                           .getResult()
+                     : Value();
           linea::copyLineAsync(b, loc, staged, place(outer, in), slice.source,
-                               sourceIndices(slice, outer, in), line, count,
-                               threads);
+                               sourceIndices(slice, row, in), line, count,
+                               threads, elements);
           scf::YieldOp::create(b, loc);
         });
   }

@@ -6,9 +6,11 @@
 #include "linea/Utils/SequenceBlocks.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -125,6 +127,13 @@ FailureOr<int64_t> linea::sequenceBlockBytes(scf::ForallOp forall,
 SmallVector<Value> linea::parallelLoop(OpBuilder &b, Location loc,
                                        ArrayRef<int64_t> sizes,
                                        ArrayRef<gpu::Processor> processors) {
+  return parallelLoop(b, loc, getAsIndexOpFoldResult(b.getContext(), sizes),
+                      processors);
+}
+
+SmallVector<Value> linea::parallelLoop(OpBuilder &b, Location loc,
+                                       ArrayRef<OpFoldResult> sizes,
+                                       ArrayRef<gpu::Processor> processors) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   SmallVector<Value> lower, upper, steps;
@@ -132,11 +141,11 @@ SmallVector<Value> linea::parallelLoop(OpBuilder &b, Location loc,
   SmallVector<bool> kept;
   for (auto [k, size] : llvm::enumerate(sizes)) {
     bool last = k + 1 == sizes.size();
-    kept.push_back(size != 1 || (last && mapped.empty()));
+    kept.push_back(!isOneInteger(size) || (last && mapped.empty()));
     if (!kept.back())
       continue;
     lower.push_back(zero);
-    upper.push_back(arith::ConstantIndexOp::create(b, loc, size));
+    upper.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
     steps.push_back(one);
     mapped.push_back(processors[k]);
   }
@@ -224,7 +233,7 @@ Value linea::startsOnCopyLine(OpBuilder &b, Location loc, Value memref) {
 void linea::copyLineAsync(OpBuilder &b, Location loc, Value shared,
                           ValueRange sharedIndices, Value source,
                           ValueRange sourceIndices, Value line, int64_t lines,
-                          int64_t threads) {
+                          int64_t threads, Value sourceElements) {
   auto cst = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -232,7 +241,7 @@ void linea::copyLineAsync(OpBuilder &b, Location loc, Value shared,
       elementsPerCopyLine(cast<MemRefType>(shared.getType()).getElementType());
   Value token = nvgpu::DeviceAsyncCopyOp::create(
       b, loc, shared, sharedIndices, source, sourceIndices,
-      b.getIndexAttr(perLine), /*srcElements=*/Value(), b.getUnitAttr());
+      b.getIndexAttr(perLine), sourceElements, b.getUnitAttr());
   Value group =
       nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, ValueRange{token});
   Value last = arith::CmpIOp::create(

@@ -32,7 +32,11 @@ void mapLoopTo(scf::ParallelOp loop, ArrayRef<gpu::Processor> processors);
 /// canonicalizer, which drops their mapping. For the same reason a dim of
 /// one iteration, a grid of one block, is left out, its index 0: the
 /// canonicalizer would fold it, mapping and all, and the grid would stay
-/// on the host.)
+/// on the host.) A size may be a value computed on the host (a grid over
+/// a dynamic dim).
+SmallVector<Value> parallelLoop(OpBuilder &b, Location loc,
+                                ArrayRef<OpFoldResult> sizes,
+                                ArrayRef<gpu::Processor> processors);
 SmallVector<Value> parallelLoop(OpBuilder &b, Location loc,
                                 ArrayRef<int64_t> sizes,
                                 ArrayRef<gpu::Processor> processors);
@@ -136,11 +140,13 @@ Value startsOnCopyLine(OpBuilder &b, Location loc, Value memref);
 /// Line `line` of a thread's share (lines `line`, `line + threads`, ... of
 /// `lines`) copied by one 16-byte cp.async (bypassing L1) from `source`
 /// into `shared` (workgroup memory) and committed as a group; after its
-/// last line the thread waits for all of its groups.
+/// last line the thread waits for all of its groups. Where
+/// `sourceElements` is given, only that many elements are read and the
+/// rest of the line is zeros (0: a line past the end of `source`).
 void copyLineAsync(OpBuilder &b, Location loc, Value shared,
                    ValueRange sharedIndices, Value source,
                    ValueRange sourceIndices, Value line, int64_t lines,
-                   int64_t threads);
+                   int64_t threads, Value sourceElements = Value());
 
 } // namespace mlir::linea
 

@@ -127,7 +127,7 @@ public:
           b, loc, cst(0), cst(k.depth), cst(tiling.depth), acc,
           [&](OpBuilder &, Location, Value depth, ValueRange carried) {
             stage({k.a, aDepthMajor(k), rowBase, depth, tiling.rows,
-                   tiling.depth},
+                   tiling.depth, k.rowCount},
                   slice.first, thread, blockSize, aLines, asStored);
             stage({k.m, mDepthMajor(k), colBase, depth, tiling.cols,
                    tiling.depth},
@@ -216,8 +216,8 @@ mma::chooseBlockTiling(ArrayRef<Contraction> members, int64_t numWarps,
          area /= 2)
       for (int64_t rows : squarestFirst(area)) {
         int64_t cols = area / rows;
-        if (cols < kTileN || cols > kMaxBlockSide || c.rows % rows ||
-            c.cols % cols)
+        if (cols < kTileN || cols > kMaxBlockSide ||
+            (!c.dynamicRows() && c.rows % rows) || c.cols % cols)
           continue;
         std::optional<BlockTiling> tiling =
             tileBlock(rows, cols, depth, numWarps);

@@ -25,7 +25,7 @@ struct BlockTiling {
   int64_t rows, cols, depth;
   int64_t tilesPerWarp, activeWarps;
 
-  /// The blocks of a grid over `c`'s output.
+  /// The blocks of a grid over `c`'s output (as planned, for dynamic rows).
   int64_t numBlocks(const Contraction &c) const {
     return c.numTiles() / ((rows / kTileM) * (cols / kTileN));
   }
@@ -37,7 +37,9 @@ struct BlockTiling {
 /// does. Larger tiles read each operand element fewer times; a grid
 /// smaller than the GPU idles SMs. Tiles that keep every warp busy come
 /// first; smaller ones only where none divides. The depth steps 32 at a
-/// time (16 where 32 does not divide every contraction's depth).
+/// time (16 where 32 does not divide every contraction's depth). Dynamic
+/// rows need not divide: their last tile is partial, the grid planned for
+/// kPlannedRows.
 std::optional<BlockTiling> chooseBlockTiling(ArrayRef<Contraction> members,
                                              int64_t numWarps,
                                              int64_t minBlocks);

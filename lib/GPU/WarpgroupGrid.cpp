@@ -66,13 +66,15 @@ struct SwizzledSlice {
 
 /// How one operand of a member reaches the staged buffer: its slice there,
 /// the block tile's first row (or column) of it, whether cp.async lines
-/// can copy it (null: elements only) and its tensor map (null: no TMA).
+/// can copy it (null: elements only), its tensor map (null: no TMA) and
+/// its row limit (A's dynamic row count: TMA reads zeros past it too).
 struct OperandSource {
   Value operand;
   SwizzledSlice slice;
   Value base;
   int64_t extent;
   Value lines, map;
+  Value rowLimit = Value();
 };
 
 class WarpgroupBlockBuilder : public FragmentBuilder {
@@ -114,7 +116,7 @@ public:
       TensorMaps map = index < maps.size() ? maps[index] : TensorMaps();
       sources.push_back(
           {{k.a, {0, aDepthMajor(k)}, rowBase, tiling.rows,
-            copyLines(k.a, WarpgroupTiling::kDepth), map.a},
+            copyLines(k.a, WarpgroupTiling::kDepth), map.a, k.rowCount},
            {k.m, {tiling.rows * WarpgroupTiling::kDepth, mDepthMajor(k)},
             colBase, tiling.cols, copyLines(k.m, WarpgroupTiling::kDepth),
             map.m}});
@@ -301,7 +303,7 @@ private:
   void stageSlice(const OperandSource &operand, Value depth, Value staged,
                   Value thread) {
     stage({operand.operand, operand.slice.mnMajor, operand.base, depth,
-           operand.extent, WarpgroupTiling::kDepth},
+           operand.extent, WarpgroupTiling::kDepth, operand.rowLimit},
           staged, thread, tiling.threads(), operand.lines,
           placement(operand.slice));
   }
@@ -416,7 +418,7 @@ linea::mma::chooseWarpgroupTiling(ArrayRef<Contraction> members,
                    [](const Contraction &k) {
                      return k.depth % WarpgroupTiling::kDepth;
                    }) ||
-      c.rows % kWarpgroupM || c.cols % kRowElements)
+      (!c.dynamicRows() && c.rows % kWarpgroupM) || c.cols % kRowElements)
     return std::nullopt;
   int64_t outputs = c.numTiles() * kTileM * kTileN;
   int64_t maxGroups = maxThreads / kWarpgroupSize;
@@ -426,7 +428,8 @@ linea::mma::chooseWarpgroupTiling(ArrayRef<Contraction> members,
   const std::pair<int64_t, int64_t> tiles[] = {
       {128, 128}, {64, 128}, {128, 64}, {64, 64}};
   for (auto [rows, cols] : tiles) {
-    if (c.rows % rows || c.cols % cols || rows / kWarpgroupM > maxGroups)
+    if ((!c.dynamicRows() && c.rows % rows) || c.cols % cols ||
+        rows / kWarpgroupM > maxGroups)
       continue;
     // As many warpgroups as allowed, splitting the columns in 64s.
     int64_t colGroups =

@@ -31,7 +31,7 @@ struct WarpgroupTiling {
   int64_t threads() const { return warpgroups() * kWarpgroupSize; }
   /// 16-bit elements of a block's staged slices, A's then M's.
   int64_t stagedElements() const { return (rows + cols) * kDepth; }
-  /// The blocks of a grid over `c`'s output.
+  /// The blocks of a grid over `c`'s output (as planned, for dynamic rows).
   int64_t numBlocks(const Contraction &c) const {
     return c.numTiles() * kTileM * kTileN / (rows * cols);
   }
@@ -46,7 +46,8 @@ inline constexpr int64_t kSwizzleAlignment = 1024;
 /// columns of 64): the largest of 128 x 128 down to 64 x 64 that divides
 /// the output and still gives `minBlocks` blocks, else the one with the
 /// most blocks, with as many warpgroups as `maxThreads` allow (columns
-/// split between them in multiples of 64).
+/// split between them in multiples of 64). Dynamic rows need not divide:
+/// their last tile is partial, the grid planned for kPlannedRows.
 std::optional<WarpgroupTiling>
 chooseWarpgroupTiling(ArrayRef<Contraction> members, int64_t maxThreads,
                       int64_t minBlocks);

@@ -316,3 +316,54 @@ def test_named_projection_on_tensor_cores(batch, chip):
     got = linea.run(text, [a.astype(np.float32), b.astype(np.float32)], pipeline=pipeline)
     got = got[0] if isinstance(got, (list, tuple)) else got
     assert ref.rel_l2(np.asarray(got, np.float64), a @ b) <= TOLERANCE["bf16"]
+
+
+def dynamic_projection_program(k, n, stored):
+    """@main: `x @ w` over a dynamic number of rows (a model's projection
+    over its L tokens), x stored bf16 where `stored`; its result written
+    into the first rows of a buffer of 64 more rows filled with 7, so a
+    store past the last row shows."""
+    def t(d, e="f32"):
+        return f"tensor<?x{d}x{e}>"
+    x, body = "%x", ""
+    if stored:
+        body = (f"  %x16 = arith.truncf %x : {t(k)} to {t(k, 'bf16')}\n"
+                f"  %xw = arith.extf %x16 : {t(k, 'bf16')} to {t(k)}\n")
+        x = "%xw"
+    return (f"func.func @main(%x: {t(k)}, %w: tensor<{k}x{n}xf32>) -> {t(n)} {{\n{body}"
+            f"  %zero = arith.constant 0.0 : f32\n  %seven = arith.constant 7.0 : f32\n"
+            f"  %c0 = arith.constant 0 : index\n  %c64 = arith.constant 64 : index\n"
+            f"  %m = tensor.dim %x, %c0 : {t(k)}\n  %m64 = arith.addi %m, %c64 : index\n"
+            f"  %be = tensor.empty(%m64) : {t(n)}\n"
+            f"  %big = linalg.fill ins(%seven : f32) outs(%be : {t(n)}) -> {t(n)}\n"
+            f"  %e = tensor.empty(%m) : {t(n)}\n"
+            f"  %c = linalg.fill ins(%zero : f32) outs(%e : {t(n)}) -> {t(n)}\n"
+            f"  %r = linalg.matmul ins({x}, %w : {t(k)}, tensor<{k}x{n}xf32>) outs(%c : {t(n)}) -> {t(n)}\n"
+            f"  %o = tensor.insert_slice %r into %big[0, 0] [%m, {n}] [1, 1] : {t(n)} into {t(n)}\n"
+            f"  return %o : {t(n)}\n}}\n")
+
+
+@pytest.mark.parametrize("chip,n", [("sm_90a", 512), ("sm_80", 128)])
+@pytest.mark.parametrize("stored", [False, True], ids=["f32", "bf16_stored"])
+def test_dynamic_projection_on_tensor_cores(chip, n, stored):
+    """A projection over a dynamic L on tensor cores (wgmma, by TMA where x
+    is stored bf16; mma.sync, by cp.async lines), one compile for every L:
+    the last row tile partly past the end reads zeros there and stores
+    nothing past the last row (the 7s after it stay)."""
+    k = 128
+    text = dynamic_projection_program(k, n, stored)
+    pipeline = f"linea-gpu-mapped-to-cpu{{chip={chip} precision=bf16}}"
+    ir = lowered(text, f"--{pipeline.replace('{', '=').rstrip('}')}")
+    wanted = "@linea_gpu_emu_wgmma" if chip == "sm_90a" else "@linea_gpu_emu_mma_m16n8k16"
+    assert f"llvm.call {wanted}" in ir
+    if stored and chip == "sm_90a":
+        assert "llvm.call @linea_gpu_emu_tma_load" in ir
+    rng = np.random.default_rng(n + stored)
+    w = rounded(rng.standard_normal([k, n]), "bf16")
+    for m in (1, 127, 200):
+        x = rounded(rng.standard_normal([m, k]), "bf16")
+        got = linea.run(text, [x.astype(np.float32), w.astype(np.float32)], pipeline=pipeline)
+        got = np.asarray(got[0] if isinstance(got, (list, tuple)) else got, np.float64)
+        assert got.shape == (m + 64, n)
+        assert ref.rel_l2(got[:m], x @ w) <= TOLERANCE["bf16"], m
+        assert np.all(got[m:] == 7.0), m

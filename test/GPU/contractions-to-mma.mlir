@@ -135,8 +135,9 @@ func.func @one_tile(%a: memref<16x32xf32>, %m: memref<32x8xf32>, %o: memref<16x8
 
 // -----
 
-// Sizes that do not tile (24 rows), dynamic sizes, or a body that is not a
-// multiply-accumulate stay for the CUDA-core mapping.
+// Sizes that do not tile (24 rows), dynamic rows of an op that reads its
+// own output, or a body that is not a multiply-accumulate stay for the
+// CUDA-core mapping.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: nvvm.mma.sync
 // CHECK-COUNT-3: linalg.generic
@@ -819,5 +820,39 @@ func.func @chain_broken_by_write(%p: memref<4x128x128xf32>, %v: memref<4x128x128
     %r = arith.addf %acc, %m : f32
     linalg.yield %r : f32
   }
+  return
+}
+
+// -----
+
+// A projection over a dynamic L whose activations are stored bf16: on
+// mma.sync, the grid's row tiles cover L, and each cp.async line of a row
+// past L reads no source element (its source size 0: zeros), from a row
+// clamped inside.
+// BF16-LABEL: func.func @dynamic_projection_as_stored
+// BF16-SAME: (%[[X16:[a-z0-9_]+]]: memref<?x256xbf16>
+// BF16: %[[ROWS:.+]] = memref.dim
+// BF16: arith.ceildivui %[[ROWS]]
+// BF16: scf.parallel
+// BF16: %[[INSIDE:.+]] = arith.cmpi ult, %{{.+}}, %[[ROWS]]
+// BF16: arith.minui
+// BF16: %[[SIZE:.+]] = arith.select %[[INSIDE]], %c8{{[_0-9]*}}, %c0{{[_0-9]*}} : index
+// BF16: nvgpu.device_async_copy %[[X16]][%{{.+}}, %{{.+}}], %{{.+}}[%{{.+}}, %{{.+}}], 8, %[[SIZE]] {bypassL1}
+// BF16: nvvm.mma.sync
+#row_d = affine_map<(i, j) -> (i, j)>
+func.func @dynamic_projection_as_stored(%x16: memref<?x256xbf16>, %w: memref<256x128xf32>, %y: memref<?x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %l = memref.dim %x16, %c0 : memref<?x256xbf16>
+  %x = memref.alloc(%l) : memref<?x256xf32>
+  linalg.generic {indexing_maps = [#row_d, #row_d], iterator_types = ["parallel", "parallel"]}
+      ins(%x16 : memref<?x256xbf16>) outs(%x : memref<?x256xf32>) {
+  ^bb0(%a: bf16, %b: f32):
+    %w16 = arith.extf %a : bf16 to f32
+    linalg.yield %w16 : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%y : memref<?x128xf32>)
+  linalg.matmul ins(%x, %w : memref<?x256xf32>, memref<256x128xf32>) outs(%y : memref<?x128xf32>)
+  memref.dealloc %x : memref<?x256xf32>
   return
 }

@@ -298,3 +298,40 @@ func.func @named_projection(%x: memref<4096x256xf32>, %w: memref<256x256xf32>, %
   linalg.matmul ins(%x, %w : memref<4096x256xf32>, memref<256x256xf32>) outs(%y : memref<4096x256xf32>)
   return
 }
+
+// -----
+
+// A projection over a dynamic L: the grid covers the rows with ceil(L / 64)
+// row tiles, counted on the host; A's rows past L are loaded clamped and
+// read as zeros, and only rows below L are stored (the output is read
+// first: no zero fill before it, so its loads are clamped as well).
+// CHECK-LABEL: func.func @dynamic_projection
+// CHECK-SAME: (%[[X:[a-z0-9_]+]]: memref<?x256xf32>, %{{.+}}: memref<256x256xf32>, %[[Y:[a-z0-9_]+]]: memref<?x256xf32>)
+// CHECK: %[[ROWS:.+]] = memref.dim %[[Y]], %c0
+// CHECK: %[[TILES:.+]] = arith.ceildivui %[[ROWS]], %c64
+// CHECK: %[[BLOCKS:.+]] = arith.muli %[[TILES]], %c4
+// CHECK: scf.parallel (%{{.+}}, %{{.+}}) = (%{{.+}}, %{{.+}}) to (%[[BLOCKS]], %{{.+}})
+// CHECK: arith.minui
+// CHECK: memref.load %[[Y]]
+// CHECK: arith.cmpi ult, %{{.+}}, %[[ROWS]]
+// CHECK: memref.load %[[X]]
+// CHECK: arith.select
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %{{.+}}, %[[Y]]
+func.func @dynamic_projection(%x: memref<?x256xf32>, %w: memref<256x256xf32>, %y: memref<?x256xf32>) {
+  linalg.matmul ins(%x, %w : memref<?x256xf32>, memref<256x256xf32>) outs(%y : memref<?x256xf32>)
+  return
+}
+
+// -----
+
+// Near misses stay as they are: rows that A stores inner (the state update
+// K^T V over a dynamic L has them as its depth) and a dynamic depth.
+// CHECK-LABEL: func.func @dynamic_depth
+// CHECK: linalg.generic
+// CHECK-NOT: nvvm.wgmma.mma_async
+func.func @dynamic_depth(%k: memref<64x?xf32>, %v: memref<?x64xf32>, %s: memref<64x64xf32>) {
+  linalg.matmul ins(%k, %v : memref<64x?xf32>, memref<?x64xf32>) outs(%s : memref<64x64xf32>)
+  return
+}
