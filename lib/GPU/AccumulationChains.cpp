@@ -170,8 +170,7 @@ std::optional<Contraction> mma::matchContraction(linalg::GenericOp op) {
   c.rowLoop = layout->m;
   c.colLoop = layout->n;
   c.mask = mask;
-  if ((!c.dynamicRows() && c.rows % kTileM) || c.cols % kTileN ||
-      c.depth % kTileK)
+  if ((!c.dynamicRows() && c.rows % kTileM) || c.depth % kTileK)
     return std::nullopt;
   // A grid's blocks would read rows that others write.
   if (c.dynamicRows() && readsOutput(c))

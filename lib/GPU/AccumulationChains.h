@@ -19,9 +19,10 @@ namespace mlir::linea::mma {
 
 /// `op` as a contraction tensor cores can run: on f32 buffers, one of A M,
 /// A^T M and A M^T (batch dims first, as Linea's builders lay them out),
-/// optionally masked, its sizes multiples of the 16 x 8 x 16 tile and
+/// optionally masked, its rows and depth multiples of the 16 x 16 tile and
 /// static, but for output rows that A stores outer (a model's projection
-/// over a dynamic L), which only a staged grid runs.
+/// over a dynamic L), which only a staged grid runs; static columns, ragged
+/// ones (not a multiple of 8) only for lanes that load their fragments.
 std::optional<Contraction> matchContraction(linalg::GenericOp op);
 
 /// Contractions that accumulate into one output one after the other in

@@ -310,7 +310,9 @@ struct LineaContractionsToMMAPass
     for (Contraction &k : chain.members) {
       readOperandsAsStored(b, k);
       k.aShared = sharedRows(b, loc, k.a, operandType);
-      k.mShared = sharedRows(b, loc, k.m, operandType);
+      // (ldmatrix would read M's columns past ragged ones.)
+      if (!k.raggedCols())
+        k.mShared = sharedRows(b, loc, k.m, operandType);
     }
     writeChainAsStored(b, chain, chain.members);
     const Contraction &c = chain.members.front();

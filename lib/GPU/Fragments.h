@@ -41,7 +41,11 @@ namespace mlir::linea::mma {
 /// The rows may be dynamic (a model's projection over its L tokens, A
 /// stored [rows, depth]): `rows` is then ShapedType::kDynamic, and the
 /// grid reads A's rows past the run-time count as zeros and stores none of
-/// them (the last block tile partly past the end).
+/// them (the last block tile partly past the end). The columns may be
+/// ragged, not a multiple of 8 (a normalized op's values and their ones
+/// column, 64 + 1): the last 16 x 8 tile reads M's columns past them as
+/// zeros and stores none of them; only lanes that load their own fragment
+/// elements take such a contraction.
 struct Contraction {
   Value a, m, out;
   bool transposedA = false, transposedM = false;
@@ -65,9 +69,14 @@ struct Contraction {
   static constexpr int64_t kPlannedRows = 4096;
   int64_t plannedRows() const { return dynamicRows() ? kPlannedRows : rows; }
 
+  bool raggedCols() const { return cols % kTileN != 0; }
+  /// The 8-column tiles that cover the columns (the last one partial where
+  /// they are ragged).
+  int64_t colTiles() const { return llvm::divideCeil(cols, kTileN); }
+
   /// The 16 x 8 output tiles (as planned, for dynamic rows).
   int64_t numTiles() const {
-    int64_t tiles = (plannedRows() / kTileM) * (cols / kTileN);
+    int64_t tiles = (plannedRows() / kTileM) * colTiles();
     for (int64_t size : batchShape)
       tiles *= size;
     return tiles;
@@ -188,8 +197,25 @@ protected:
                                  c.rowCount);
   }
 
-  /// `row` kept inside `limit` rows (the last one where it is past them),
-  /// for loads whose value a select then replaces.
+  /// Whether output column `col` exists: true (null) where the columns are
+  /// whole tiles, else `col < c.cols`.
+  Value colExists(Value col) {
+    if (!c.raggedCols())
+      return {};
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col,
+                                 cst(c.cols));
+  }
+
+  /// Whether output element (i, j) exists (null: always).
+  Value exists(Value i, Value j) {
+    Value row = rowExists(i), col = colExists(j);
+    if (row && col)
+      return arith::AndIOp::create(b, loc, row, col);
+    return row ? row : col;
+  }
+
+  /// `row` (or a column) kept inside `limit` (the last one where it is
+  /// past it), for loads whose value a select then replaces.
   Value clampRow(Value row, Value limit) {
     return arith::MinUIOp::create(
         b, loc, row, arith::SubIOp::create(b, loc, limit, cst(1)));
@@ -237,14 +263,15 @@ protected:
           arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)));
     SmallVector<Value> acc;
     for (auto [i, j] : positions) {
-      Value exists = rowExists(i);
-      Value row = exists ? clampRow(i, c.rowCount) : i;
-      Value value = memref::LoadOp::create(b, loc, c.out, at(row, j));
+      Value inside = exists(i, j);
+      Value row = c.dynamicRows() ? clampRow(i, c.rowCount) : i;
+      Value col = c.raggedCols() ? clampRow(j, cst(c.cols)) : j;
+      Value value = memref::LoadOp::create(b, loc, c.out, at(row, col));
       if (value.getType() != b.getF32Type())
         value = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
-      if (exists)
+      if (inside)
         value = arith::SelectOp::create(
-            b, loc, exists, value,
+            b, loc, inside, value,
             arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)));
       acc.push_back(value);
     }
@@ -252,7 +279,8 @@ protected:
   }
 
   /// Stores accumulators to the output, narrowed to its element type (a
-  /// bf16/f16 result written as stored); of dynamic rows, those that exist.
+  /// bf16/f16 result written as stored); of dynamic rows or ragged
+  /// columns, those that exist.
   void store(ValueRange values, ArrayRef<std::pair<Value, Value>> positions) {
     Type element = cast<MemRefType>(c.out.getType()).getElementType();
     for (auto [value, index] : llvm::zip(values, positions)) {
@@ -260,8 +288,8 @@ protected:
       if (element != value.getType())
         stored = arith::TruncFOp::create(b, loc, element, value);
       OpBuilder::InsertionGuard guard(b);
-      if (Value exists = rowExists(index.first)) {
-        auto ifExists = scf::IfOp::create(b, loc, exists, /*withElse=*/false);
+      if (Value inside = exists(index.first, index.second)) {
+        auto ifExists = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
         b.setInsertionPoint(ifExists.thenBlock()->getTerminator());
       }
       memref::StoreOp::create(b, loc, stored, c.out,

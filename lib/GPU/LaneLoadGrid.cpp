@@ -44,7 +44,7 @@ public:
 private:
   void buildStrip(Value item, Value lane) {
     // item -> (batch..., row strip, column tile), the column tile fastest.
-    int64_t colTiles = c.cols / kTileN;
+    int64_t colTiles = c.colTiles();
     int64_t strips = c.rows / (kTileM * stripTiles);
     Value colTile = rem(item, colTiles);
     Value rest = div(item, colTiles);
@@ -93,9 +93,19 @@ private:
                                   k.transposedA ? at(t, i) : at(i, t));
   }
 
+  /// M's element (t, e); zero for a column past ragged columns (loaded
+  /// from the last column, then replaced).
   Value loadM(const Contraction &k, Value t, Value e) {
-    return memref::LoadOp::create(b, loc, k.m,
-                                  k.transposedM ? at(e, t) : at(t, e));
+    Value inside = colExists(e);
+    if (inside)
+      e = clampRow(e, cst(k.cols));
+    Value value = memref::LoadOp::create(b, loc, k.m,
+                                         k.transposedM ? at(e, t) : at(t, e));
+    if (!inside)
+      return value;
+    return arith::SelectOp::create(
+        b, loc, inside, value,
+        arith::ConstantOp::create(b, loc, b.getZeroAttr(value.getType())));
   }
 
   /// The A fragment of the 16 x 16 tile at (`row`, `depth`): by ldmatrix

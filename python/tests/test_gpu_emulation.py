@@ -261,6 +261,39 @@ def test_warpgroup_mma_on_f32_tensors(gated, mask, options):
     assert ref.rel_l2(np.asarray(got, np.float64), want) <= BF16_COMPUTE
 
 
+@pytest.mark.parametrize("mask, L, options", [
+    ("causal", 203, "form=chunked chunk-size=64"),
+    ("prefix", 203, "form=chunked chunk-size=64"),
+    ("none", 256, "")])
+def test_normalized_values_on_tensor_cores(mask, L, options):
+    """A normalized op's values carry the ones column (64 + 1 = 65 columns):
+    its contractions with them, ragged in their columns, still run on
+    tensor cores (the chunk loop's P V, Q S and K^T V in a sequence block,
+    the padded remainder chunk's too; the one-shot state and rows as
+    grids), the last 16 x 8 tile reading zeros past column 65 and storing
+    none of them: no contraction is left for the CUDA cores, and the result
+    is within bf16 rounding of the oracle (a store past column 65 would
+    land in the next row)."""
+    spec = dict(op="linear_attention", batch=[2], L=L, dk=64, dv=64, mask=mask,
+                feature_map="elu_plus_one", normalize=True)
+    if mask == "prefix":
+        spec["prefix"] = 64
+    program, inputs, expected = programs.build(spec, seed=L + len(mask))
+    pipeline = f"linea-gpu-mapped-to-cpu{{chip=sm_90a precision=bf16 {options}}}"
+    done = subprocess.run(
+        [str(build_dir() / "bin" / "linea-opt"), "-", f"--{pipeline.replace('{', '=')[:-1]}",
+         "--mlir-print-ir-after=linea-contractions-to-mma", "-o", "/dev/null"],
+        input=program, capture_output=True, text=True, check=True)
+    left = [line for line in done.stderr.splitlines()
+            if "linalg.generic" in line and '"reduction"' in line and "x65xf32" in line]
+    assert not left, left
+    got = linea.run(program, inputs, pipeline=pipeline)
+    got = got if isinstance(got, (list, tuple)) else [got]
+    for k, (g, want) in enumerate(zip(got, expected)):
+        error = ref.rel_l2(np.asarray(g, np.float64), want)
+        assert error <= BF16_COMPUTE, f"result {k}: {error:.3g}"
+
+
 @pytest.mark.parametrize("L, dynamic_L", [(4099, False), (203, True)], ids=["static", "dynamic"])
 def test_normalized_sequence_block(L, dynamic_L):
     """A normalized causal linear attention (elu + 1) as a GPU sequence block:

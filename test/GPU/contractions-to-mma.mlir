@@ -856,3 +856,39 @@ func.func @dynamic_projection_as_stored(%x16: memref<?x256xbf16>, %w: memref<256
   memref.dealloc %x : memref<?x256xf32>
   return
 }
+
+// -----
+
+// Ragged columns: a normalized op's values and their ones column, 64 + 1.
+// The last of the nine 16 x 8 column tiles loads M's columns past 65 as
+// zeros (the column clamped, the value replaced) and stores only column
+// 64; lanes load their own fragment elements (ldmatrix would read past the
+// columns).
+// CHECK-LABEL: func.func @ragged_columns
+// CHECK-SAME: (%[[P:[a-z0-9_]+]]: memref<2x64x64xf32>, %[[V:[a-z0-9_]+]]: memref<2x64x65xf32>, %[[O:[a-z0-9_]+]]: memref<2x64x65xf32>)
+// CHECK: scf.parallel
+// CHECK: scf.for {{.+}} iter_args
+// CHECK: %[[INSIDE:.+]] = arith.cmpi ult, %[[E:.+]], %c65
+// CHECK: %[[LAST:.+]] = arith.minui %[[E]], %{{.+}} : index
+// CHECK: %[[X:.+]] = memref.load %[[V]][%{{.+}}, %{{.+}}, %[[LAST]]]
+// CHECK: arith.select %[[INSIDE]], %[[X]], %{{.+}} : f32
+// CHECK: nvvm.mma.sync
+// CHECK: %[[STORED:.+]] = arith.cmpi ult, %{{.+}}, %c65
+// CHECK: scf.if %[[STORED]]
+// CHECK-NEXT: memref.store %{{.+}}, %[[O]]
+// CHECK-NOT: nvgpu.ldmatrix
+#rc_i = affine_map<(b, i, t, e) -> (b, i, t)>
+#rc_t = affine_map<(b, i, t, e) -> (b, t, e)>
+#rc_e = affine_map<(b, i, t, e) -> (b, i, e)>
+func.func @ragged_columns(%p: memref<2x64x64xf32>, %v: memref<2x64x65xf32>, %o: memref<2x64x65xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%o : memref<2x64x65xf32>)
+  linalg.generic {indexing_maps = [#rc_i, #rc_t, #rc_e], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%p, %v : memref<2x64x64xf32>, memref<2x64x65xf32>) outs(%o : memref<2x64x65xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}
