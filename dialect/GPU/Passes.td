@@ -426,6 +426,14 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
     those rows are not stored. A dynamic-row contraction no grid tiles
     stays for the CUDA cores.
 
+    The columns may be ragged, not a multiple of 8: a normalized op's
+    values carry their ones column (64 + 1 = 65), and so do the chunk
+    loop's `P V`, `Q S` and `K^T V`. Such a contraction takes the lane-load
+    form (below; a grid of its own outside a sequence block) over
+    `ceil(N / 8)` column tiles: the last tile's lanes load M's columns past
+    N clamped and replaced by zeros, and store (and read as the initial
+    accumulator) only the columns below N. No ldmatrix reads M there.
+
     A bf16/f16 program reaches f32 through widening copies (an elementwise
     `extf` into a fresh buffer) and leaves it through narrowing ones
     (`truncf`). A staged grid reads a widened operand's 16-bit buffer
