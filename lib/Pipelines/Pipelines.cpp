@@ -278,6 +278,18 @@ static void buildOptimizeForGPU(OpPassManager &pm,
   linea::buildOptimizePipeline(pm, optimize);
 }
 
+/// The model IR around the Linea ops as the GPU kernels take it (the CPU
+/// lowering does the same): torch-mlir's dynamic-shape idioms made plain,
+/// elementwise chains fused into their users (a launch each, not one per
+/// op), and projections whose heads the raise folded into the product
+/// merged back into the plain matmul that tensor cores run.
+static void buildModelIRForKernels(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(linea::createLineaSimplifyFrontEndShapes());
+  pm.addNestedPass<func::FuncOp>(linea::createLineaFuseElementwise());
+  pm.addNestedPass<func::FuncOp>(
+      linea::createLineaCollapseContractionGroups());
+}
+
 /// linea-lower-to-nvvm up to its kernels as gpu.launch ops in the host
 /// functions, the part the GPU and the CPU emulation share.
 static void buildLaunches(OpPassManager &pm,
@@ -287,6 +299,7 @@ static void buildLaunches(OpPassManager &pm,
   if (options.runtimeChecks)
     pm.addPass(linea::createLineaCheckAssumedSizes());
   buildOptimizeForGPU(pm, options);
+  buildModelIRForKernels(pm);
   buildReferenceToBuffers(pm);
   if (options.precision != linea::Precision::f32) {
     linea::LineaContractionsToMMAOptions mma;

@@ -52,16 +52,23 @@ SmallVector<Operation *> modelOps(Operation *root) {
 
 struct LineaFuseElementwisePass
     : linea::impl::LineaFuseElementwiseBase<LineaFuseElementwisePass> {
+  static constexpr int kMaxRounds = 8;
+
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
     linalg::populateElementwiseOpsFusionPatterns(patterns, fusesInto);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
+    FrozenRewritePatternSet frozen(std::move(patterns));
     GreedyRewriteConfig config;
     config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
-    // Not converging within the driver's limit leaves valid, partly fused IR.
-    (void)applyOpPatternsGreedily(modelOps(getOperation()), std::move(patterns),
-                                  config);
+    // One round can leave a fused op beside its consumer (a chain of three
+    // becomes a pair and the third): rounds until nothing fuses. Not
+    // converging leaves valid, partly fused IR.
+    bool changed = true;
+    for (int round = 0; changed && round < kMaxRounds; ++round)
+      (void)applyOpPatternsGreedily(modelOps(getOperation()), frozen, config,
+                                    &changed);
     // Once fused (an operand taken as a destination has two uses, which
     // would stop its producer's fusion): results over dying operands.
     RewritePatternSet inPlace(context);

@@ -277,3 +277,39 @@ func.func @mask_over_reshaped_scores(%q: tensor<2x8x4xf32>, %kt: tensor<2x4x8xf3
   } -> tensor<1x2x8x8xf32>
   return %m : tensor<1x2x8x8xf32>
 }
+
+// -----
+
+// Three elementwise ops in a row are one: one round of the greedy driver
+// leaves a fused pair beside the third op, and the next fuses them.
+// CHECK-LABEL: func.func @three_in_a_row
+// CHECK-COUNT-1: linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK: math.exp
+#row3 = affine_map<(i, j) -> (i, j)>
+func.func @three_in_a_row(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %two = arith.constant 2.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e0 = tensor.empty() : tensor<8x16xf32>
+  %a = linalg.generic {indexing_maps = [#row3, #row3], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x16xf32>) outs(%e0 : tensor<8x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.mulf %v, %two : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16xf32>
+  %e1 = tensor.empty() : tensor<8x16xf32>
+  %b = linalg.generic {indexing_maps = [#row3, #row3], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<8x16xf32>) outs(%e1 : tensor<8x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %s = arith.addf %v, %one : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  %e2 = tensor.empty() : tensor<8x16xf32>
+  %c = linalg.generic {indexing_maps = [#row3, #row3], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<8x16xf32>) outs(%e2 : tensor<8x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %e = math.exp %v : f32
+    linalg.yield %e : f32
+  } -> tensor<8x16xf32>
+  return %c : tensor<8x16xf32>
+}
