@@ -99,15 +99,34 @@ bool independentBetween(Operation *from, Operation *to, Value out,
   return true;
 }
 
+/// What `op` fills `out` with where it is a fill of `out`: a linalg.fill,
+/// or the generic a fill generalizes to (no inputs, every loop parallel,
+/// the output read as iterated, its body yielding a value from above, as
+/// a model's zero fill reaches the GPU pipeline); null otherwise.
+Value fillValue(Operation *op, Value out) {
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return fill.getOutputs()[0] == out ? fill.getInputs()[0] : Value();
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 0 ||
+      generic.getNumDpsInits() != 1 || generic.getDpsInits()[0] != out ||
+      generic.getNumReductionLoops() != 0 ||
+      !generic.getIndexingMapsArray()[0].isIdentity())
+    return {};
+  Value yielded =
+      cast<linalg::YieldOp>(generic.getBody()->getTerminator()).getValues()[0];
+  if (yielded.getParentBlock() == generic.getBody())
+    return {};
+  return yielded;
+}
+
 /// The zero fill of `c`'s output before `first`, with nothing between
 /// them touching the output; null if none.
-linalg::FillOp zeroFillBefore(linalg::GenericOp first, const Contraction &c) {
+Operation *zeroFillBefore(linalg::GenericOp first, const Contraction &c) {
   Value out = linea::viewRoot(c.out);
   for (Operation *op = first->getPrevNode(); op; op = op->getPrevNode()) {
-    auto fill = dyn_cast<linalg::FillOp>(op);
-    if (fill && fill.getOutputs()[0] == c.out) {
-      if (isZero(fill.getInputs()[0]) && !readsOutput(c))
-        return fill;
+    if (Value value = fillValue(op, c.out)) {
+      if (isZero(value) && !readsOutput(c))
+        return op;
       return {};
     }
     llvm::SmallPtrSet<Value, 8> reads, writes;

@@ -32,11 +32,12 @@ std::optional<Contraction> matchContraction(linalg::GenericOp op);
 /// registers, starting from zero instead of the fill. Ops between them may
 /// do other work (decay the queries of `Q S`): the chain runs where its
 /// last member was, so those ops must leave the output alone and write
-/// nothing an earlier member reads.
+/// nothing an earlier member reads. The fill is a `linalg.fill` or the
+/// generic a fill generalizes to.
 struct AccumulationChain {
   SmallVector<linalg::GenericOp> ops;
   SmallVector<Contraction> members;
-  linalg::FillOp zeroFill;
+  Operation *zeroFill = nullptr;
 };
 
 /// `matches`, in program order, grouped into chains.

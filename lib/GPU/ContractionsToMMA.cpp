@@ -255,8 +255,7 @@ struct LineaContractionsToMMAPass
         buildChain(b,
                    AccumulationChain{{op},
                                      {chain.members[i]},
-                                     i == 0 ? chain.zeroFill
-                                            : linalg::FillOp()},
+                                     i == 0 ? chain.zeroFill : nullptr},
                    operandType, symbols);
       return;
     }

@@ -143,3 +143,27 @@ def test_example_cuda_path(name):
     exact = exactly(module, x).numpy()
     rel = np.linalg.norm(out - exact) / np.linalg.norm(exact)
     assert rel <= 1e-4, rel
+
+
+@pytest.mark.parametrize("name", ["causal_linear_transformer", "causal_softmax_block"])
+def test_example_on_tensor_cores(name):
+    """The same GPU form with precision=bf16, one compile for every length:
+    the projections over the dynamic L on warpgroup MMA (their last row tile
+    partial at L = 130), the normalized values with their ones column on
+    mma.sync; within bf16 rounding of the module in float64."""
+    from linea.frontend import export_torch
+    example = __import__(name)
+    module, inputs, dynamic = example.example()
+    module.eval()
+    text = export_torch(module, *inputs, dynamic=dynamic)
+    pipeline = "linea-gpu-mapped-to-cpu{precision=bf16}"
+    tool = linea.runner.build_dir() / "bin" / "linea-opt"
+    lowered = subprocess.run([str(tool), "-", "--linea-raise",
+                              "--linea-gpu-mapped-to-cpu=precision=bf16"],
+                             input=text, capture_output=True, text=True, check=True).stdout
+    assert "llvm.call @linea_gpu_emu_wgmma" in lowered
+    x = at_length(example, 130)
+    (out,) = linea.run(text, [t.numpy() for t in x], pipeline=pipeline)
+    exact = exactly(module, x).numpy()
+    rel = np.linalg.norm(out - exact) / np.linalg.norm(exact)
+    assert rel <= 1e-2, rel

@@ -335,3 +335,26 @@ func.func @dynamic_depth(%k: memref<64x?xf32>, %v: memref<?x64xf32>, %s: memref<
   linalg.matmul ins(%k, %v : memref<64x?xf32>, memref<?x64xf32>) outs(%s : memref<64x64xf32>)
   return
 }
+
+// -----
+
+// A zero fill as it reaches the GPU pipeline from a model, generalized (a
+// generic with no inputs yielding zero), is the chain's fill too: the
+// accumulators start at zero, and neither the fill nor a load of the
+// output is left.
+// CHECK-LABEL: func.func @generalized_zero_fill
+// CHECK-SAME: (%{{.+}}: memref<?x256xf32>, %{{.+}}: memref<256x256xf32>, %[[Y:[a-z0-9_]+]]: memref<?x256xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref.load %[[Y]]
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: memref.store %{{.+}}, %[[Y]]
+#fill_out = affine_map<(i, j) -> (i, j)>
+func.func @generalized_zero_fill(%x: memref<?x256xf32>, %w: memref<256x256xf32>, %y: memref<?x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#fill_out], iterator_types = ["parallel", "parallel"]} outs(%y : memref<?x256xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %zero : f32
+  }
+  linalg.matmul ins(%x, %w : memref<?x256xf32>, memref<256x256xf32>) outs(%y : memref<?x256xf32>)
+  return
+}
