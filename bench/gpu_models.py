@@ -113,6 +113,10 @@ def run_example(models_dir, name, chip, profile):
             with torch.no_grad():
                 for precision, ours in kernels.get(length, kernels.get(None)).items():
                     listed = kernel_profile(torch, lambda: ours(*inputs, *weights))
+                    launches = sum(count for _, count, _ in listed)
+                    busy = sum(ms for _, _, ms in listed)
+                    print(f"  {name} {precision}: {launches} launches per call, "
+                          f"{busy:.3f} ms in kernels", flush=True)
                     for kname, count, ms in listed[:8]:
                         print(f"  {name} {precision}: kernel {ms:9.3f} ms {count:6d} launches  "
                               f"{kname[:90]}", flush=True)
