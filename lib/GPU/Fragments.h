@@ -11,17 +11,20 @@
 #ifndef LINEA_LIB_GPU_FRAGMENTS_H
 #define LINEA_LIB_GPU_FRAGMENTS_H
 
+#include "linea/Analysis/CostModel.h"
 #include "linea/GPU/MmaShape.h"
 
 #include "GPUMapping.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -65,9 +68,10 @@ struct Contraction {
   bool dynamicRows() const { return ShapedType::isDynamic(rows); }
 
   /// The rows a tiling plans for: a dynamic count is a sequence's tokens,
-  /// planned as kPlannedRows.
-  static constexpr int64_t kPlannedRows = 4096;
-  int64_t plannedRows() const { return dynamicRows() ? kPlannedRows : rows; }
+  /// as many as the cost model assumes.
+  int64_t plannedRows() const {
+    return dynamicRows() ? kAssumedDynamicLength : rows;
+  }
 
   bool raggedCols() const { return cols % kTileN != 0; }
   /// The 8-column tiles that cover the columns (the last one partial where
@@ -89,21 +93,30 @@ struct Contraction {
 inline bool aDepthMajor(const Contraction &k) { return k.transposedA; }
 inline bool mDepthMajor(const Contraction &k) { return !k.transposedM; }
 
+/// The `rows`-row tiles that cover `c`'s output rows: a constant, or for
+/// dynamic rows enough to cover `c.rowCount` (the last one partial).
+inline OpFoldResult rowTiles(OpBuilder &b, Location loc, const Contraction &c,
+                             int64_t rows) {
+  if (!c.dynamicRows())
+    return b.getIndexAttr(c.rows / rows);
+  return arith::CeilDivUIOp::create(
+             b, loc, c.rowCount, arith::ConstantIndexOp::create(b, loc, rows))
+      .getResult();
+}
+
 /// The blocks of a grid of `rows` x `cols` block tiles over `c`'s output,
-/// at `b` on the host: a constant, or for dynamic rows enough row tiles to
-/// cover `c.rowCount`.
+/// at `b` on the host.
 inline OpFoldResult gridBlocks(OpBuilder &b, Location loc,
                                const Contraction &c, int64_t rows,
                                int64_t cols) {
   int64_t perRowTile = c.cols / cols;
   for (int64_t size : c.batchShape)
     perRowTile *= size;
-  if (!c.dynamicRows())
-    return b.getIndexAttr(perRowTile * (c.rows / rows));
-  Value rowTiles = arith::CeilDivUIOp::create(
-      b, loc, c.rowCount, arith::ConstantIndexOp::create(b, loc, rows));
+  OpFoldResult tiles = rowTiles(b, loc, c, rows);
+  if (std::optional<int64_t> count = getConstantIntValue(tiles))
+    return b.getIndexAttr(perRowTile * *count);
   return arith::MulIOp::create(
-             b, loc, rowTiles,
+             b, loc, cast<Value>(tiles),
              arith::ConstantIndexOp::create(b, loc, perRowTile))
       .getResult();
 }
@@ -179,10 +192,7 @@ protected:
     if (c.batchShape.empty())
       return {mul(rowTile, rows), colBase};
     Value rowBlocks =
-        c.dynamicRows()
-            ? arith::CeilDivUIOp::create(b, loc, c.rowCount, cst(rows))
-                  .getResult()
-            : cst(c.rows / rows);
+        getValueOrCreateConstantIndexOp(b, loc, rowTiles(b, loc, c, rows));
     splitBatch(arith::DivUIOp::create(b, loc, rowTile, rowBlocks));
     return {mul(arith::RemUIOp::create(b, loc, rowTile, rowBlocks), rows),
             colBase};
@@ -214,11 +224,21 @@ protected:
     return row ? row : col;
   }
 
-  /// `row` (or a column) kept inside `limit` (the last one where it is
-  /// past it), for loads whose value a select then replaces.
-  Value clampRow(Value row, Value limit) {
+  /// A row or column index kept below `limit` (the last one where it is
+  /// past it), for loads whose value orZero then replaces.
+  Value clampBelow(Value index, Value limit) {
     return arith::MinUIOp::create(
-        b, loc, row, arith::SubIOp::create(b, loc, limit, cst(1)));
+        b, loc, index, arith::SubIOp::create(b, loc, limit, cst(1)));
+  }
+
+  /// `value` where `inside` holds, else zero (`value` itself where
+  /// `inside` is null: always inside).
+  Value orZero(Value inside, Value value) {
+    if (!inside)
+      return value;
+    return arith::SelectOp::create(
+        b, loc, inside, value,
+        arith::ConstantOp::create(b, loc, b.getZeroAttr(value.getType())));
   }
 
   SmallVector<Value> at(Value i, Value j) {
@@ -263,17 +283,10 @@ protected:
           arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)));
     SmallVector<Value> acc;
     for (auto [i, j] : positions) {
-      Value inside = exists(i, j);
-      Value row = c.dynamicRows() ? clampRow(i, c.rowCount) : i;
-      Value col = c.raggedCols() ? clampRow(j, cst(c.cols)) : j;
-      Value value = memref::LoadOp::create(b, loc, c.out, at(row, col));
-      if (value.getType() != b.getF32Type())
-        value = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
-      if (inside)
-        value = arith::SelectOp::create(
-            b, loc, inside, value,
-            arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)));
-      acc.push_back(value);
+      Value row = c.dynamicRows() ? clampBelow(i, c.rowCount) : i;
+      Value col = c.raggedCols() ? clampBelow(j, cst(c.cols)) : j;
+      acc.push_back(orZero(exists(i, j), memref::LoadOp::create(
+                                             b, loc, c.out, at(row, col))));
     }
     return acc;
   }
@@ -420,7 +433,7 @@ private:
     Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                          row, slice.rowLimit);
     Value clamped = arith::SubIOp::create(
-        b, loc, clampRow(row, slice.rowLimit), slice.base);
+        b, loc, clampBelow(row, slice.rowLimit), slice.base);
     return {inside, clamped};
   }
 
@@ -434,13 +447,9 @@ private:
         ValueRange{}, [&](OpBuilder &, Location, Value element, ValueRange) {
           Value outer = div(element, inner), in = rem(element, inner);
           auto [inside, row] = limitedRow(slice, outer);
-          Value value = memref::LoadOp::create(b, loc, slice.source,
-                                               sourceIndices(slice, row, in));
-          if (inside)
-            value = arith::SelectOp::create(
-                b, loc, inside, value,
-                arith::ConstantOp::create(b, loc,
-                                          b.getZeroAttr(value.getType())));
+          Value value = orZero(
+              inside, memref::LoadOp::create(b, loc, slice.source,
+                                             sourceIndices(slice, row, in)));
           memref::StoreOp::create(b, loc, toOperandType(value), staged,
                                   place(outer, in));
           scf::YieldOp::create(b, loc);

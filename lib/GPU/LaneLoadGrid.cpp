@@ -98,14 +98,9 @@ private:
   Value loadM(const Contraction &k, Value t, Value e) {
     Value inside = colExists(e);
     if (inside)
-      e = clampRow(e, cst(k.cols));
-    Value value = memref::LoadOp::create(b, loc, k.m,
-                                         k.transposedM ? at(e, t) : at(t, e));
-    if (!inside)
-      return value;
-    return arith::SelectOp::create(
-        b, loc, inside, value,
-        arith::ConstantOp::create(b, loc, b.getZeroAttr(value.getType())));
+      e = clampBelow(e, cst(k.cols));
+    return orZero(inside, memref::LoadOp::create(
+                              b, loc, k.m, k.transposedM ? at(e, t) : at(t, e)));
   }
 
   /// The A fragment of the 16 x 16 tile at (`row`, `depth`): by ldmatrix

@@ -39,7 +39,7 @@ struct BlockTiling {
 /// first; smaller ones only where none divides. The depth steps 32 at a
 /// time (16 where 32 does not divide every contraction's depth). Dynamic
 /// rows need not divide: their last tile is partial, the grid planned for
-/// kPlannedRows.
+/// the cost model's assumed dynamic length (kAssumedDynamicLength).
 std::optional<BlockTiling> chooseBlockTiling(ArrayRef<Contraction> members,
                                              int64_t numWarps,
                                              int64_t minBlocks);

@@ -47,7 +47,7 @@ inline constexpr int64_t kSwizzleAlignment = 1024;
 /// the output and still gives `minBlocks` blocks, else the one with the
 /// most blocks, with as many warpgroups as `maxThreads` allow (columns
 /// split between them in multiples of 64). Dynamic rows need not divide:
-/// their last tile is partial, the grid planned for kPlannedRows.
+/// their last tile is partial, the grid planned for kAssumedDynamicLength.
 std::optional<WarpgroupTiling>
 chooseWarpgroupTiling(ArrayRef<Contraction> members, int64_t maxThreads,
                       int64_t minBlocks);

@@ -278,16 +278,21 @@ static void buildOptimizeForGPU(OpPassManager &pm,
   linea::buildOptimizePipeline(pm, optimize);
 }
 
-/// The model IR around the Linea ops as the GPU kernels take it (the CPU
-/// lowering does the same): torch-mlir's dynamic-shape idioms made plain,
-/// elementwise chains fused into their users (a launch each, not one per
+
+/// The model IR's linalg around the Linea ops as the CPU's and the GPU's
+/// kernels take it, before those ops lower to linalg of their own:
+/// torch-mlir's dynamic-shape idioms made plain, elementwise chains fused
+/// into their users (`fuse`: a loop nest or a launch each, not one per
 /// op), and projections whose heads the raise folded into the product
-/// merged back into the plain matmul that tensor cores run.
-static void buildModelIRForKernels(OpPassManager &pm) {
+/// merged back into the plain matmul that the kernels run (`collapse`).
+static void buildModelIRForKernels(OpPassManager &pm, bool fuse,
+                                   bool collapse) {
   pm.addNestedPass<func::FuncOp>(linea::createLineaSimplifyFrontEndShapes());
-  pm.addNestedPass<func::FuncOp>(linea::createLineaFuseElementwise());
-  pm.addNestedPass<func::FuncOp>(
-      linea::createLineaCollapseContractionGroups());
+  if (fuse)
+    pm.addNestedPass<func::FuncOp>(linea::createLineaFuseElementwise());
+  if (collapse)
+    pm.addNestedPass<func::FuncOp>(
+        linea::createLineaCollapseContractionGroups());
 }
 
 /// linea-lower-to-nvvm up to its kernels as gpu.launch ops in the host
@@ -299,7 +304,7 @@ static void buildLaunches(OpPassManager &pm,
   if (options.runtimeChecks)
     pm.addPass(linea::createLineaCheckAssumedSizes());
   buildOptimizeForGPU(pm, options);
-  buildModelIRForKernels(pm);
+  buildModelIRForKernels(pm, /*fuse=*/true, /*collapse=*/true);
   buildReferenceToBuffers(pm);
   if (options.precision != linea::Precision::f32) {
     linea::LineaContractionsToMMAOptions mma;
@@ -404,16 +409,10 @@ void mlir::linea::buildLowerToCPUPipeline(OpPassManager &pm,
   // before the vector scans replace any.
   if (options.runtimeChecks)
     addRuntimeChecks(pm);
-  // Model IR's linalg around the Linea ops, before those lower to linalg
-  // of their own: broadcast copies and opaque reshapes made plain, then
-  // elementwise chains fused.
-  pm.addNestedPass<func::FuncOp>(createLineaSimplifyFrontEndShapes());
-  if (options.fuseElementwise)
-    pm.addNestedPass<func::FuncOp>(createLineaFuseElementwise());
+  // (The merged matmuls are for the register-tiled kernels: only with
+  // `vectorize`.)
+  buildModelIRForKernels(pm, options.fuseElementwise, options.vectorize);
   if (options.vectorize) {
-    // A projection whose heads the raise folded into its product, merged
-    // back into the matmul the kernels take.
-    pm.addNestedPass<func::FuncOp>(createLineaCollapseContractionGroups());
     LineaVectorizeScansOptions scans;
     scans.vectorWidth = vectorWidth;
     pm.addNestedPass<func::FuncOp>(createLineaVectorizeScans(scans));
