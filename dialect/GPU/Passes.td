@@ -240,13 +240,16 @@ def LineaStageHostReads : Pass<"linea-stage-host-reads", "::mlir::ModuleOp"> {
     On buffers, before `linea-map-to-gpu`: the caller's tensors (a public
     function's buffer arguments) are device memory, yet a packed op's
     run-time checks read its offsets and prefix lengths on the host. Each
-    argument that a `memref.load` outside every linalg op, `scf.forall` and
-    `scf.parallel` reads is copied once at the function's start into a new
-    buffer (`linalg.copy`, which becomes a kernel; the buffer becomes
-    managed memory, and the host waits for the copy before reading it), and
-    those loads read the copy. Loads of views of an argument, or inside
-    loops that later stay on the host, are left to
-    `linea-check-host-code`'s error.
+    argument that host code reads with a `memref.load` is copied once at the
+    function's start into a new buffer (`linalg.copy`, which becomes a
+    kernel; the buffer becomes managed memory, and the host waits for the
+    copy before reading it), and those loads read the copy. Host code is
+    outside every linalg op, `scf.parallel` and sequence block that runs as
+    one GPU block; a sequence block whose temporaries exceed the planned
+    GPU's shared memory stays a host loop around kernels
+    (`linea-map-to-gpu`), and its reads are the host's (a packed op's
+    segment bounds on an A100, where an H100 holds the block). Loads of
+    views of an argument are left to `linea-check-host-code`'s error.
 
     ```mlir
     func.func @f(%o: memref<?xindex>) {
@@ -526,7 +529,9 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
   let options = [
     Option<"precision", "precision", "::mlir::linea::Precision",
            /*default=*/"::mlir::linea::Precision::f16",
-           "Tensor-core operand type: f16 or bf16",
+           "Tensor-core operand type: f16, bf16, or auto (the program's "
+           "own: bf16 or f16 where its functions take or return tensors of "
+           "that type; an f32 program is left as it is)",
            "::mlir::linea::precisionValues()">,
     Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
            "Threads per block (a multiple of 32; 0: the planned target's, "
@@ -593,6 +598,41 @@ def LineaSinkConstantGlobals : Pass<"linea-sink-constant-globals"> {
     ```
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def LineaNameKernels : Pass<"linea-name-kernels", "::mlir::ModuleOp"> {
+  let summary = "Name every gpu.launch after what it computes";
+  let description = [{
+    Before kernel outlining, which names a kernel after its launch's
+    `function` attribute (else `<host function>_kernel`, the same name for
+    every kernel in a profile). Each `gpu.launch` without one is named
+    `linea_<what>`:
+    - the kernel name its ops' locations carry, the one most of them carry
+      (`loc(fused<{linea.kernel = "..."}>[...])`, set by the forms for each
+      stage of a Linea op: `linear_attention_chunk_states`,
+      `gla_chunk_outputs`, `simple_gla_state_scan`, `attention_fwd`,
+      `linear_attention_chunk_loop`, `presum_scan`, ...);
+    - else after its content, for the model's own ops: `matmul` (tensor-core
+      steps, or a loop that accumulates products of two different values),
+      `reduction` (any other loop), `elementwise` (floating-point
+      arithmetic), `copy` (reads and writes only), `fill` (writes only).
+
+    Further launches of a name in the module are numbered in program order
+    (`linea_matmul`, `linea_matmul_1`, ...): every kernel has a name of its
+    own in a profile, and its stage is the name's prefix (`ncu -k
+    regex:linea_gla_chunk_outputs`).
+
+    ```mlir
+    gpu.launch blocks(...) in (...) threads(...) in (...) {
+      %s = memref.load %k[%i] : memref<4x64xf32> loc(#states)
+      ...
+    }
+    #states = loc(fused<{linea.kernel = "linear_attention_chunk_states"}>["a.mlir":2:12])
+    // becomes
+    gpu.launch blocks(...) in (...) threads(...) in (...)
+        function(@linea_linear_attention_chunk_states) {
+    ```
+  }];
 }
 
 def LineaLaunchBounds : Pass<"linea-launch-bounds", "::mlir::gpu::GPUModuleOp"> {

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "linea/Bufferization/Passes.h"
+#include "linea/Utils/Fills.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -23,28 +24,36 @@ namespace {
 /// The uses of `fill`'s result as the destination of a destination-style
 /// op (where bufferization would write into the fill's buffer), in program
 /// order.
-SmallVector<OpOperand *> destinationUses(linalg::FillOp fill) {
+SmallVector<OpOperand *> destinationUses(Operation *fill) {
   SmallVector<OpOperand *> uses;
   fill->getBlock()->walk([&](DestinationStyleOpInterface dps) {
     for (OpOperand &init : dps.getDpsInitsMutable())
-      if (init.get() == fill.getResult(0))
+      if (init.get() == fill->getResult(0))
         uses.push_back(&init);
   });
   return uses;
 }
 
+/// The empty tensor a fill on tensors fills, where it has one.
+tensor::EmptyOp filledEmpty(Operation *fill) {
+  auto dps = cast<DestinationStyleOpInterface>(fill);
+  return dps.hasPureTensorSemantics()
+             ? dps.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>()
+             : tensor::EmptyOp();
+}
+
 struct LineaUnshareFillsPass
     : linea::impl::LineaUnshareFillsBase<LineaUnshareFillsPass> {
   void runOnOperation() override {
-    SmallVector<linalg::FillOp> fills;
-    getOperation()->walk([&](linalg::FillOp fill) {
-      if (fill.hasPureTensorSemantics() &&
-          fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() &&
-          !fill.getResult(0).hasOneUse())
-        fills.push_back(fill);
+    // Fills in either form: a model's reach here generalized by the raise.
+    SmallVector<Operation *> fills;
+    getOperation()->walk([&](Operation *op) {
+      if (linea::filledValue(op) && filledEmpty(op) &&
+          !op->getResult(0).hasOneUse())
+        fills.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::FillOp fill : fills) {
+    for (Operation *fill : fills) {
       SmallVector<OpOperand *> uses = destinationUses(fill);
       // The first destination keeps the original, unless something else
       // reads the zeros too.
@@ -52,10 +61,9 @@ struct LineaUnshareFillsPass
                                            fill->use_begin(), fill->use_end()));
       for (OpOperand *use : llvm::drop_begin(uses, othersRead ? 0 : 1)) {
         rewriter.setInsertionPoint(use->getOwner());
-        Operation *empty = rewriter.clone(
-            *fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>());
-        Operation *copy = rewriter.clone(*fill);
-        copy->setOperand(1, empty->getResult(0));
+        Operation *empty = rewriter.clone(*filledEmpty(fill));
+        auto copy = cast<DestinationStyleOpInterface>(rewriter.clone(*fill));
+        copy.getDpsInitsMutable()[0].set(empty->getResult(0));
         use->set(copy->getResult(0));
       }
     }

@@ -15,6 +15,7 @@
 #include "linea/Utils/FormUtils.h"
 #include "linea/Forms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/KernelNames.h"
 #include "linea/Utils/SequenceBlocks.h"
 #include "linea/Utils/StructuredBuilders.h"
 
@@ -228,7 +229,11 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
       return rewriter.notifyMatchFailure(op, "not a causal op");
     if (!form.formAllows(FormKind::chunk_parallel))
       return rewriter.notifyMatchFailure(op, "its form is not chunk-parallel");
-    Location loc = op.getLoc();
+    // Each stage's ops carry the stage's kernel name.
+    Location loc = kernelStageLoc(op, "inputs");
+    Location statesLoc = kernelStageLoc(op, "chunk_states");
+    Location scanLoc = kernelStageLoc(op, "state_scan");
+    Location rowsLoc = kernelStageLoc(op, "chunk_outputs");
     int64_t chunk = chunkSizeFor(form, chunkSize);
 
     // A static sequence shorter than a chunk is one chunk of its own length
@@ -261,16 +266,16 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
                                             : "\n"));
     Value local;
     if (chunkBlocks) {
-      local = gatedLocalStatesPerChunkBlock(rewriter, loc, numBatch, scalar,
+      local = gatedLocalStatesPerChunkBlock(rewriter, statesLoc, numBatch, scalar,
                                             chunks);
     } else {
       Value zeros = zerosWithBatchOf(
-          rewriter, loc, chunks.k, numBatch,
-          {tensor::getMixedSize(rewriter, loc, chunks.k, numBatch + 1),
-           tensor::getMixedSize(rewriter, loc, chunks.v, numBatch + 1)});
-      local = g ? gatedStateUpdate(rewriter, loc, numBatch, chunks.k, chunks.v,
+          rewriter, statesLoc, chunks.k, numBatch,
+          {tensor::getMixedSize(rewriter, statesLoc, chunks.k, numBatch + 1),
+           tensor::getMixedSize(rewriter, statesLoc, chunks.v, numBatch + 1)});
+      local = g ? gatedStateUpdate(rewriter, statesLoc, numBatch, chunks.k, chunks.v,
                                    chunks.g, zeros, scalar, /*stateIsZero=*/true)
-                : transposedMatmulAccumulate(rewriter, loc, numBatch, chunks.k,
+                : transposedMatmulAccumulate(rewriter, statesLoc, numBatch, chunks.k,
                                              chunks.v, zeros);
     }
 
@@ -278,43 +283,43 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
     // (decayed) presum of [S0; H] along the chunk axis.
     Value state0 =
         op.getInitialState()
-            ? initialStateOrZeros(rewriter, loc, op.getInitialState(), q, v)
+            ? initialStateOrZeros(rewriter, scanLoc, op.getInitialState(), q, v)
             : Value();
     Value states =
-        prependAlong(rewriter, loc, state0, local, chunkAxis, handOff);
+        prependAlong(rewriter, scanLoc, state0, local, chunkAxis, handOff);
     Value decay;
     if (g) {
-      Value total = sumOverSequence(rewriter, loc, numBatch, chunks.g, scalar);
-      decay = prependAlong(rewriter, loc, /*first=*/Value(), total, chunkAxis,
+      Value total = sumOverSequence(rewriter, scanLoc, numBatch, chunks.g, scalar);
+      decay = prependAlong(rewriter, scanLoc, /*first=*/Value(), total, chunkAxis,
                            handOff);
     }
     // A sequential scan, part of this form: N steps of independent
     // [Dk, Dv] states (one GPU block per slice of them), not a long
     // sequence for the blocked scan to cut.
     states = PresumOp::create(
-        rewriter, loc, states.getType(), states, decay, /*offsets=*/Value(),
+        rewriter, scanLoc, states.getType(), states, decay, /*offsets=*/Value(),
         rewriter.getI64IntegerAttr(chunkAxis),
         /*exclusive=*/UnitAttr(), /*reverse=*/UnitAttr(),
         FormAttr::get(rewriter.getContext(), FormKind::scan, 0));
-    Value entering = sliceAlong(rewriter, loc, states, chunkAxis,
+    Value entering = sliceAlong(rewriter, scanLoc, states, chunkAxis,
                                 rewriter.getIndexAttr(0), grid.count);
-    Value finalState = stepAlong(rewriter, loc, states, chunkAxis, grid.count);
+    Value finalState = stepAlong(rewriter, scanLoc, states, chunkAxis, grid.count);
 
     // (3) Every chunk's rows from the state entering it.
     Value rows;
     if (chunkBlocks) {
-      rows = gatedRowsPerChunkBlock(rewriter, loc, numBatch, scalar, chunks,
+      rows = gatedRowsPerChunkBlock(rewriter, rowsLoc, numBatch, scalar, chunks,
                                     entering);
     } else if (g) {
-      Value cum = gatePresum(rewriter, loc, chunks.g, numBatch, /*suffix=*/false);
+      Value cum = gatePresum(rewriter, rowsLoc, chunks.g, numBatch, /*suffix=*/false);
       GatedScoresPlan plan{/*mayFactor=*/!gpu, /*blocksAtOnce=*/true,
                            /*diagonalInBlocks=*/blocks};
-      rows = gatedChunkRows(rewriter, loc, numBatch, scalar, plan, chunks, cum,
+      rows = gatedChunkRows(rewriter, rowsLoc, numBatch, scalar, plan, chunks, cum,
                             entering);
     } else {
-      rows = plainChunkRows(rewriter, loc, numBatch, chunks, entering);
+      rows = plainChunkRows(rewriter, rowsLoc, numBatch, chunks, entering);
     }
-    replaceWithForm(rewriter, op, joinChunks(rewriter, loc, rows, grid),
+    replaceWithForm(rewriter, op, joinChunks(rewriter, rowsLoc, rows, grid),
                     finalState);
     return success();
   }

@@ -77,7 +77,9 @@ struct ToChunked : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
       return rewriter.notifyMatchFailure(op, "not a causal op");
     if (!form.formAllows(FormKind::chunked))
       return rewriter.notifyMatchFailure(op, "its form is not chunked");
-    Location loc = op.getLoc();
+    // One loop over the chunks, one kernel name (a sequence block's whole
+    // program, or the kernels a host loop launches).
+    Location loc = kernelStageLoc(op, "chunk_loop");
     int64_t numBatch = numBatchDims(op.getQuery().getType());
     bool scalar = op.hasScalarGate();
     Value q = op.getQuery(), k = op.getKey(), v = op.getValue(),

@@ -48,7 +48,7 @@ bool copiesRows(LinearAttentionOpInterface op) {
 /// than a chunk): S = S0 + sum_c phi(K_c)^T V_c (gated: each chunk decays
 /// S first), then O_c = phi(Q_c) S for every chunk.
 void rewriteInChunks(PatternRewriter &rewriter, LinearAttentionOpInterface op) {
-  Location loc = op.getLoc();
+  Location loc = kernelStageLoc(op, "oneshot_state");
   int64_t numBatch = numBatchDims(op.getQuery().getType());
   bool scalar = op.hasScalarGate();
   auto prepare = [&](OpBuilder &b, Location l, const Chunk &rows) {
@@ -87,7 +87,10 @@ void rewriteInChunks(PatternRewriter &rewriter, LinearAttentionOpInterface op) {
   state =
       buildChunkLoop(rewriter, loc, loop, inOwnBuffer(rewriter, state)).first;
   loop.step = readState;
-  Value rows = buildChunkLoop(rewriter, loc, loop, state).second;
+  Value rows =
+      buildChunkLoop(rewriter, kernelStageLoc(op, "oneshot_outputs"), loop,
+                     state)
+          .second;
   replaceWithFinished(rewriter, op, rows, state);
 }
 
@@ -108,19 +111,23 @@ struct ToOneShot : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
       rewriteInChunks(rewriter, op);
       return success();
     }
-    Location loc = op.getLoc();
+    Location loc = kernelStageLoc(op, "inputs");
+    Location stateLoc = kernelStageLoc(op, "oneshot_state");
+    Location rowsLoc = kernelStageLoc(op, "oneshot_outputs");
     int64_t numBatch = numBatchDims(op.getQuery().getType());
     auto [q, k, v, g] = prepareOperands(rewriter, loc, op);
     Value init = op.getInitialState();
-    Value state = initialStateOrZeros(rewriter, loc, init, q, v);
+    Value state = initialStateOrZeros(rewriter, stateLoc, init, q, v);
     // S = S0 + phi(K)^T V; gated: S = diag(exp(sum_t g_t)) S0 +
     // (K .* exp(sum_{s>t} g_s))^T V.
     if (g)
-      state = gatedStateUpdate(rewriter, loc, numBatch, k, v, g, state,
+      state = gatedStateUpdate(rewriter, stateLoc, numBatch, k, v, g, state,
                                op.hasScalarGate(), /*stateIsZero=*/!init);
     else
-      state = transposedMatmulAccumulate(rewriter, loc, numBatch, k, v, state);
-    replaceWithForm(rewriter, op, queryTimesState(rewriter, loc, numBatch, q, state),
+      state = transposedMatmulAccumulate(rewriter, stateLoc, numBatch, k, v,
+                                         state);
+    replaceWithForm(rewriter, op,
+                    queryTimesState(rewriter, rowsLoc, numBatch, q, state),
                     state);
     return success();
   }

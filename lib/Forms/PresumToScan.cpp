@@ -112,7 +112,7 @@ struct BlockedPresum : OpRewritePattern<PresumOp> {
       return rewriter.notifyMatchFailure(
           op, "one block holds the whole scan (the plain scan already)");
 
-    Location loc = op.getLoc();
+    Location loc = kernelStageLoc(op, "scan");
     bool exclusive = op.getExclusive(), reverse = op.getReverse();
     Value x = castToF32(rewriter, loc, op.getInput());
     Value length = tensor::DimOp::create(rewriter, loc, x, dim);

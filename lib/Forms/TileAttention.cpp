@@ -16,6 +16,7 @@
 #include "ChunkLoop.h"
 #include "linea/Forms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/KernelNames.h"
 #include "linea/Utils/SequenceBlocks.h"
 #include "linea/Utils/StructuredBuilders.h"
 
@@ -90,7 +91,7 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
 
   /// One loop over key tiles for all query rows at once.
   Value tilesOverKeys(PatternRewriter &rewriter, AttentionOp op) const {
-    Location loc = op.getLoc();
+    Location loc = kernelStageLoc(op, "fwd");
     Value q = castToF32(rewriter, loc, op.getQuery());
     Value k = castToF32(rewriter, loc, op.getKey());
     Value v = castToF32(rewriter, loc, op.getValue());
@@ -149,7 +150,7 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
   /// static size, the block's shared memory: the block runs its queries
   /// tile after tile.
   Value tilesInBlock(PatternRewriter &rewriter, AttentionOp op) const {
-    Location loc = op.getLoc();
+    Location loc = kernelStageLoc(op, "fwd");
     Value q = op.getQuery();
     int64_t nb = numBatchDims(op.getQuery().getType());
     Value rows = tensor::DimOp::create(rewriter, loc, q, nb);
@@ -172,7 +173,7 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
   /// flash attention's grid, all of it one launch (one loop over key tiles
   /// for every row would be a host loop launching each tile's kernels).
   Value queryTileBlocks(PatternRewriter &rewriter, AttentionOp op) const {
-    Location loc = op.getLoc();
+    Location loc = kernelStageLoc(op, "fwd");
     Value q = op.getQuery();
     int64_t nb = numBatchDims(op.getQuery().getType());
     Value rows = tensor::DimOp::create(rewriter, loc, q, nb);
@@ -266,7 +267,7 @@ struct TileAttention : OpRewritePattern<AttentionOp> {
 
   /// An empty `[B..., Lq, Dv]` in the output's element type.
   static Value emptyOutput(OpBuilder &b, AttentionOp op) {
-    Location loc = op.getLoc();
+    Location loc = kernelStageLoc(op, "fwd");
     int64_t nb = numBatchDims(op.getQuery().getType());
     SmallVector<OpFoldResult> sizes =
         tensor::getMixedSizes(b, loc, op.getQuery());

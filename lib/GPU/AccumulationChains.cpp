@@ -2,6 +2,7 @@
 
 #include "AccumulationChains.h"
 
+#include "linea/Utils/Fills.h"
 #include "linea/Utils/MaskedContraction.h"
 
 #include "mlir/IR/Matchers.h"
@@ -99,24 +100,13 @@ bool independentBetween(Operation *from, Operation *to, Value out,
   return true;
 }
 
-/// What `op` fills `out` with where it is a fill of `out`: a linalg.fill,
-/// or the generic a fill generalizes to (no inputs, every loop parallel,
-/// the output read as iterated, its body yielding a value from above, as
-/// a model's zero fill reaches the GPU pipeline); null otherwise.
+/// What `op` fills `out` with where it is a fill of `out` (either form:
+/// linea::filledValue); null otherwise.
 Value fillValue(Operation *op, Value out) {
-  if (auto fill = dyn_cast<linalg::FillOp>(op))
-    return fill.getOutputs()[0] == out ? fill.getInputs()[0] : Value();
-  auto generic = dyn_cast<linalg::GenericOp>(op);
-  if (!generic || generic.getNumDpsInputs() != 0 ||
-      generic.getNumDpsInits() != 1 || generic.getDpsInits()[0] != out ||
-      generic.getNumReductionLoops() != 0 ||
-      !generic.getIndexingMapsArray()[0].isIdentity())
+  auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+  if (!dps || dps.getNumDpsInits() != 1 || dps.getDpsInits()[0] != out)
     return {};
-  Value yielded =
-      cast<linalg::YieldOp>(generic.getBody()->getTerminator()).getValues()[0];
-  if (yielded.getParentBlock() == generic.getBody())
-    return {};
-  return yielded;
+  return linea::filledValue(op);
 }
 
 /// The zero fill of `c`'s output before `first`, with nothing between

@@ -69,6 +69,36 @@ using linea::mma::BlockTiling;
 using linea::mma::Contraction;
 using linea::mma::StagedSlices;
 
+/// Whether anything under `root` holds 16-bit floats: `precision=auto`
+/// leaves a program without any as it is.
+bool hasSixteenBitBuffers(Operation *root) {
+  auto sixteenBit = [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && isa<FloatType>(shaped.getElementType()) &&
+           shaped.getElementTypeBitWidth() == 16;
+  };
+  return root
+      ->walk([&](Operation *op) {
+        bool found = llvm::any_of(op->getResultTypes(), sixteenBit);
+        for (Region &region : op->getRegions())
+          for (Block &block : region)
+            found |= llvm::any_of(block.getArgumentTypes(), sixteenBit);
+        return found ? WalkResult::interrupt() : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// `precision=auto`'s tensor-core type for `c`: the 16-bit type one of its
+/// operands was widened from (a contraction of a bf16 op reads its bf16
+/// tensors, widened to compute in f32), bf16 before f16; null for an f32
+/// contraction, which stays on the CUDA cores.
+Type ownSixteenBitType(const Contraction &c) {
+  Type a = linea::widenedFrom(c.a), m = linea::widenedFrom(c.m);
+  if ((a && a.isBF16()) || (m && m.isBF16()))
+    return a && a.isBF16() ? a : m;
+  return a ? a : m;
+}
+
 struct LineaContractionsToMMAPass
     : linea::impl::LineaContractionsToMMABase<LineaContractionsToMMAPass> {
   using LineaContractionsToMMABase::LineaContractionsToMMABase;
@@ -92,19 +122,24 @@ struct LineaContractionsToMMAPass
 
   void runOnOperation() override {
     Builder builder(&getContext());
+    // The option's type for every contraction, or (auto) each
+    // contraction's own.
     Type operandType;
+    bool automatic = precision == linea::Precision::automatic;
     if (precision == linea::Precision::f16)
       operandType = builder.getF16Type();
     else if (precision == linea::Precision::bf16)
       operandType = builder.getBF16Type();
+    if (automatic && !hasSixteenBitBuffers(getOperation()))
+      return;
     FailureOr<linea::BlockLimits> limits =
         linea::blockLimits(getOperation(), getArgument(), blockSize);
     if (failed(limits))
       return signalPassFailure();
     threads = limits->threads;
-    if (!operandType || threads % kWarp) {
+    if ((!operandType && !automatic) || threads % kWarp) {
       getOperation()->emitError()
-          << "linea-contractions-to-mma needs precision f16 or bf16 and a "
+          << "linea-contractions-to-mma needs precision f16, bf16 or auto and a "
              "block-size that is a positive multiple of 32, got precision '"
           << linea::stringifyPrecision(precision) << "' and block-size "
           << threads;
@@ -129,16 +164,22 @@ struct LineaContractionsToMMAPass
     // contractions to read as stored.
     linea::copyIntoStoredTemporaries(rewriter, getOperation());
     SmallVector<std::pair<linalg::GenericOp, Contraction>> matches;
+    operandTypes.clear();
     getOperation()->walk([&](linalg::GenericOp op) {
       if (op->getParentOfType<gpu::LaunchOp>())
         return;
-      if (std::optional<Contraction> c = linea::mma::matchContraction(op))
-        matches.push_back({op, *c});
+      std::optional<Contraction> c = linea::mma::matchContraction(op);
+      Type type = !c ? Type() : operandType ? operandType : ownSixteenBitType(*c);
+      if (!type)
+        return;
+      matches.push_back({op, *c});
+      operandTypes[op] = type;
     });
-    narrowTemporaries(rewriter, matches, operandType);
+    narrowTemporaries(rewriter, matches);
     SymbolTableCollection symbols;
     for (const AccumulationChain &chain : linea::mma::collectChains(matches))
-      buildChain(rewriter, chain, operandType, symbols);
+      buildChain(rewriter, chain, operandTypes.lookup(chain.ops.front()),
+                 symbols);
     for (linalg::GenericOp copy : copies)
       linea::eraseUnusedCopy(rewriter, copy);
     for (auto [alloc, twin] : narrowed)
@@ -151,6 +192,8 @@ struct LineaContractionsToMMAPass
   /// Sequence-block temporaries only tensor cores read, and their 16-bit
   /// twins (views shaped as they are).
   llvm::MapVector<memref::AllocOp, Value> narrowed;
+  /// The tensor-core type of each contraction the pass takes.
+  DenseMap<Operation *, Type> operandTypes;
   /// Sequence blocks whose temporaries fit in shared memory, which
   /// linea-map-to-gpu keeps one block each.
   DenseSet<Operation *> fittingBlocks;
@@ -168,8 +211,7 @@ struct LineaContractionsToMMAPass
   /// element to anyway), in rows that ldmatrix loads.
   void narrowTemporaries(
       IRRewriter &rewriter,
-      ArrayRef<std::pair<linalg::GenericOp, Contraction>> matches,
-      Type operandType) {
+      ArrayRef<std::pair<linalg::GenericOp, Contraction>> matches) {
     DenseSet<Operation *> onTensorCores;
     for (const auto &match : matches)
       if (linea::isInSequenceBlock(match.first))
@@ -184,8 +226,8 @@ struct LineaContractionsToMMAPass
         auto alloc = linea::viewRoot(operand).getDefiningOp<memref::AllocOp>();
         if (!onTensorCores.contains(op) || !alloc || narrowed.count(alloc))
           continue;
-        if (Value twin = linea::narrowTemporary(rewriter, alloc, operandType,
-                                                tensorCoreRead))
+        if (Value twin = linea::narrowTemporary(
+                rewriter, alloc, operandTypes.lookup(op), tensorCoreRead))
           narrowed[alloc] = twin;
       }
   }

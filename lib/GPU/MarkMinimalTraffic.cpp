@@ -11,6 +11,7 @@
 
 #include "linea/Dialect/LineaDialect.h"
 #include "linea/Dialect/LineaOps.h"
+#include "linea/Utils/LocationMarks.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/SetVector.h"
@@ -24,32 +25,17 @@ using namespace mlir;
 using namespace mlir::linea;
 
 Location mlir::linea::withMinimalBytes(Location loc, double bytes) {
-  MLIRContext *ctx = loc.getContext();
-  auto metadata = DictionaryAttr::get(
-      ctx, {NamedAttribute(StringAttr::get(ctx, kMinimalBytesKey),
-                           IntegerAttr::get(IntegerType::get(ctx, 64),
-                                            static_cast<int64_t>(bytes)))});
-  return FusedLoc::get(ctx, {loc}, metadata);
+  return withMark(loc, kMinimalBytesKey,
+                  IntegerAttr::get(IntegerType::get(loc.getContext(), 64),
+                                   static_cast<int64_t>(bytes)));
 }
 
 std::optional<FusedLoc> mlir::linea::markedSource(Location loc) {
-  std::optional<FusedLoc> found;
-  loc->walk([&](Location nested) {
-    auto fused = dyn_cast<FusedLoc>(nested);
-    auto metadata = fused ? dyn_cast_or_null<DictionaryAttr>(fused.getMetadata())
-                          : DictionaryAttr();
-    if (metadata && metadata.get(kMinimalBytesKey)) {
-      found = fused;
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return found;
+  return markedWith(loc, kMinimalBytesKey);
 }
 
 double mlir::linea::minimalBytesOf(FusedLoc marked) {
-  auto metadata = cast<DictionaryAttr>(marked.getMetadata());
-  return cast<IntegerAttr>(metadata.get(kMinimalBytesKey)).getInt();
+  return cast<IntegerAttr>(markOf(marked, kMinimalBytesKey)).getInt();
 }
 
 namespace {

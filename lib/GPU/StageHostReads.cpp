@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "linea/Dialect/LineaOps.h"
 #include "linea/GPU/Passes.h"
 
 #include "GPUMapping.h"
@@ -29,12 +30,24 @@ using namespace mlir;
 
 namespace {
 
-/// Host code: not in a linalg op (a kernel of its own), a sequence block or
-/// a thread loop.
+/// Host code: not in a linalg op (a kernel of its own), a thread loop or a
+/// sequence block that runs as one GPU block. A sequence block whose
+/// temporaries exceed the planned GPU's shared memory stays a host loop
+/// around kernels (linea-map-to-gpu, the same runsAsOneBlock), and its
+/// own reads are the host's; without a planned GPU every sequence block
+/// counts as one block.
 bool isOnTheHost(Operation *op) {
-  return !op->getParentOfType<linalg::LinalgOp>() &&
-         !op->getParentOfType<scf::ForallOp>() &&
-         !op->getParentOfType<scf::ParallelOp>();
+  if (op->getParentOfType<linalg::LinalgOp>() ||
+      op->getParentOfType<scf::ParallelOp>())
+    return false;
+  linea::TargetAttr target = linea::plannedTarget(op);
+  for (auto forall = op->getParentOfType<scf::ForallOp>(); forall;
+       forall = forall->getParentOfType<scf::ForallOp>())
+    if (!target || target.getKind() != linea::TargetKind::gpu ||
+        linea::runsAsOneBlock(forall,
+                              target.getDescription().sharedMemoryPerBlock))
+      return false;
+  return true;
 }
 
 /// A buffer of Linea's own holding `argument`'s elements, copied at the

@@ -226,6 +226,18 @@ Value linea::readAsStored(OpBuilder &b, Value operand,
   return rebuildViews(b, views, source);
 }
 
+Type linea::widenedFrom(Value operand) {
+  Value root;
+  viewsOf(operand, root);
+  if (!root.getDefiningOp<memref::AllocOp>())
+    return {};
+  for (Operation *user : root.getUsers())
+    if (auto generic = dyn_cast<linalg::GenericOp>(user))
+      if (generic.getDpsInits()[0] == root && isWidening(generic))
+        return getElementTypeOrSelf(generic.getDpsInputs()[0].getType());
+  return {};
+}
+
 namespace {
 
 /// Whether nothing after `writer` touches memory until `last` (later in

@@ -27,6 +27,12 @@ namespace mlir::linea {
 /// not.
 Value readAsStored(OpBuilder &b, Value operand, linalg::GenericOp &widening);
 
+/// The 16-bit float type `operand`'s buffer was widened from: where it is
+/// a view of an allocation that an elementwise `extf` copy of a 16-bit
+/// buffer fills (a 16-bit program's operand as it computes in f32); null
+/// where not.
+Type widenedFrom(Value operand);
+
 /// The 16-bit buffer an f32 result is narrowed into, viewed as `result`
 /// is: where `result` is an allocation (or a reshape of one) that only
 /// `writers` write and only one elementwise `truncf` generic (`narrowing`,

@@ -209,6 +209,8 @@ static void buildKernelsToBinary(OpPassManager &pm,
   // A model's constant weights are read from the kernels' modules (device
   // memory), not through the host's addresses.
   pm.addPass(linea::createLineaSinkConstantGlobals());
+  // Kernels named after what they compute, for profiles and the report.
+  pm.addPass(linea::createLineaNameKernels());
   pm.addPass(createGpuKernelOutliningPass());
   // Outlining copies the staged slices' workgroup globals into the kernels'
   // modules; the host's originals, now unused, go.

@@ -264,6 +264,8 @@ llvm::StringRef mlir::linea::stringifyPrecision(Precision precision) {
     return "f16";
   case Precision::bf16:
     return "bf16";
+  case Precision::automatic:
+    return "auto";
   }
   llvm_unreachable("unknown precision");
 }
@@ -280,5 +282,8 @@ llvm::cl::ValuesClass mlir::linea::precisionValues() {
       clEnumValN(Precision::f16, "f16",
                  "f16 tensor-core operands, f32 accumulation"),
       clEnumValN(Precision::bf16, "bf16",
-                 "bf16 tensor-core operands, f32 accumulation"));
+                 "bf16 tensor-core operands, f32 accumulation"),
+      clEnumValN(Precision::automatic, "auto",
+                 "the program's own: bf16 (or f16) tensor-core operands where "
+                 "its functions take or return bf16 (f16) tensors, else f32"));
 }

@@ -236,7 +236,9 @@ def compile(source_or_path, entry=None, target="cpu", pipeline=None,  # noqa: A0
     target="cpu": `pipeline` replaces linea-optimize, or keywords set its
     options (`form="chunked", chunk_size=128`). target="cuda": the kernels
     for `chip` (None: linea-compile's default, sm_90a); keywords set
-    linea-lower-to-nvvm's options (`precision="bf16"`).
+    linea-lower-to-nvvm's options (`precision="bf16"` puts an f32 program's
+    contractions on bf16 tensor cores; a bf16 or f16 op's go there by
+    default, `precision="auto"`).
 
     `raising=False` leaves model IR as written; by default linea-raise
     turns the sequence-mixing layers it recognizes exactly into Linea ops.

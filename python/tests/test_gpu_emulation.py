@@ -37,7 +37,8 @@ def rounded(x, element):
 
 
 def check(batch, L, dk, dv, gated, mask="causal", prefix=None, element="bf16",
-          options="form=chunk_parallel chunk-size=64", dynamic_L=False, seed=0, chip="sm_90a"):
+          options="form=chunk_parallel chunk-size=64", dynamic_L=False, seed=0, chip="sm_90a",
+          precision=None):
     rng = np.random.default_rng(seed)
     shape = batch + [L]
     q, k = (rounded(rng.standard_normal(shape + [dk]), element) for _ in range(2))
@@ -48,7 +49,9 @@ def check(batch, L, dk, dv, gated, mask="causal", prefix=None, element="bf16",
     op = ref.gated_linear_attention if gated else ref.linear_attention
     want = op(*inputs, mask=mask, prefix_length=prefix)[0]
     text = mask if mask != "prefix" else f"prefix({prefix})"
-    pipeline = f"linea-gpu-mapped-to-cpu{{chip={chip} precision={element} {options}}}"
+    # The op's own 16-bit type unless told (precision=auto, the default).
+    precision = f"precision={precision} " if precision else ""
+    pipeline = f"linea-gpu-mapped-to-cpu{{chip={chip} {precision}{options}}}"
     got = linea.run(programs.sixteen_bit_program(batch, L, dk, dv, gated, text, element, dynamic_L),
                     [x.astype(np.float32) for x in inputs], pipeline=pipeline)
     got = got[0] if isinstance(got, (list, tuple)) else got
@@ -68,7 +71,8 @@ def test_chunk_parallel_bf16(gated, L):
 @pytest.mark.parametrize("gated", [False, True], ids=["plain", "gated"])
 def test_small_chunks_and_leading_dims(gated):
     """Chunks of 16 rows, two leading dims."""
-    check([2, 3], 50, 16, 16, gated, options="form=chunk_parallel chunk-size=16")
+    check([2, 3], 50, 16, 16, gated, options="form=chunk_parallel chunk-size=16",
+          precision="bf16")
 
 
 @pytest.mark.parametrize("gated", [False, True], ids=["plain", "gated"])
@@ -139,16 +143,23 @@ def f32_program(batch, L, dk, dv, gated, mask):
             f" : {', '.join(t(w) for w in widths)} -> {t(dv)}\n  return %o : {t(dv)}\n}}\n")
 
 
-def test_tensor_cores_are_emulated():
+@pytest.mark.parametrize("precision", ["", "precision=bf16 "], ids=["auto", "bf16"])
+def test_tensor_cores_are_emulated(precision):
     """The checks above run the tensor-core code, not a fallback: the
-    lowered program calls the warp emulation."""
+    lowered program calls the warp emulation, with the op's own bf16 by
+    default (precision=auto) as with precision=bf16; with precision=f32
+    it does not."""
     text = programs.sixteen_bit_program([2], 203, 64, 32, True, "causal", "bf16")
-    lowered = subprocess.run(
-        [str(build_dir() / "bin" / "linea-opt"), "-",
-         "--linea-gpu-mapped-to-cpu=chip=sm_90a precision=bf16 form=chunk_parallel "
-         "chunk-size=64"], input=text, capture_output=True, text=True, check=True).stdout
+
+    def lowered(options):
+        return subprocess.run(
+            [str(build_dir() / "bin" / "linea-opt"), "-",
+             f"--linea-gpu-mapped-to-cpu=chip=sm_90a {options}form=chunk_parallel chunk-size=64"],
+            input=text, capture_output=True, text=True, check=True).stdout
+    on_tensor_cores = lowered(precision)
     for call in ("linea_gpu_emu_mma_m16n8k16", "linea_gpu_emu_ldmatrix", "omp_get_thread_num"):
-        assert f"llvm.call @{call}" in lowered, call
+        assert f"llvm.call @{call}" in on_tensor_cores, call
+    assert "linea_gpu_emu_mma" not in lowered("precision=f32 ")
 
 
 @pytest.mark.slow

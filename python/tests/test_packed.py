@@ -14,6 +14,7 @@ import pytest
 import linea
 from linea import LineaError, reference as ref
 from linea.runner import build_dir
+from gpu_cases import PACKED_PREFIX
 
 TOLERANCE = 1e-4  # SPEC: relative L2 error for f32 against float64
 
@@ -678,6 +679,35 @@ def test_packed_attention_on_gpu_tensor_cores():
                        pipeline="linea-gpu-mapped-to-cpu{chip=sm_90a precision=bf16}")
     want = ref.gated_linear_attention(q, k, v, g, mask="causal", offsets=offsets)[0]
     assert relative_error(got, want) <= 1e-2  # bf16 operands, f32 accumulation
+
+
+def test_packed_prefix_past_shared_memory():
+    """A packed, normalized PrefixLM layer at D = 64 needs 230912 bytes of
+    temporaries per segment: an A100 (sm_80, 166912 bytes of shared
+    memory) runs its segments as a host loop around kernels, whose reads of
+    the offsets and prefix lengths are the host's (of a staged copy). It
+    compiled to an error before; now the emulation of the sm_80 code
+    matches the oracle, empty and one-token segments and prefixes 0, j and
+    L included, as the sm_90a code (one block per segment) does."""
+    source = PACKED_PREFIX  # the kit's case, which runs it on a GPU
+    lowered = subprocess.run(
+        [str(build_dir() / "bin" / "linea-opt"), "-", "--linea-lower-to-nvvm=chip=sm_80 format=isa",
+         "-o", "/dev/null"], input=source, capture_output=True, text=True)
+    assert lowered.returncode == 0, lowered.stderr
+    assert "sequence loop stays on the host" in lowered.stderr
+    rng = np.random.default_rng(37)
+    lengths = [1, 0, 63, 64, 200, 130]
+    offsets = offsets_of(lengths)
+    js = np.array([[0, n, n // 3][i % 3] for i, n in enumerate(lengths)])
+    q, k, v = (rng.standard_normal((2, int(offsets[-1]), 64)).astype(np.float32)
+               for _ in range(3))
+    want = ref.linear_attention(q, k, v, mask="prefix", prefix_length=js,
+                                feature_map="elu_plus_one", normalize=True, offsets=offsets)
+    for chip in ("sm_80", "sm_90a"):
+        got = linea.run(source, [q, k, v, offsets.astype(np.int64), js.astype(np.int64)],
+                        pipeline=f"linea-gpu-mapped-to-cpu{{chip={chip}}}")
+        for g, w in zip(got, want):
+            assert relative_error(g, w) <= TOLERANCE, chip
 
 
 # (op, mask, gate rank, feature map, normalize, dynamic L)

@@ -17,10 +17,10 @@
 // sm_80, so 128 blocks of 64 x 32, 128 * (64 * 64 * 2 + 64 * 32 * 4) +
 // 1.05e6 = 3.15e6; 132 on sm_90, so 256 blocks of 32 x 32,
 // 256 * (32 * 64 * 2 + 64 * 32 * 4) + 1.05e6 = 4.19e6.
-// CHECK: remark: kernel @oneshot_kernel: 262144 threads in {{[0-9]+}} blocks, 0 FLOP, 1.57e+06 B
-// CHECK: remark: kernel @oneshot_kernel_0: 4096 threads in {{[0-9]+}} blocks, 3.36e+07 FLOP, 3.21e+06 B, {{.*}} (memory-bound, tensor cores)
-// SM80: remark: kernel @oneshot_kernel_1: 32768 threads in 128 blocks, 3.36e+07 FLOP, 3.15e+06 B, {{.*}}, sm_80 estimate {{.*}} (memory-bound, tensor cores)
-// SM90: remark: kernel @oneshot_kernel_1: 65536 threads in 256 blocks, 3.36e+07 FLOP, 4.19e+06 B, {{.*}}, sm_90 estimate {{.*}} (memory-bound, tensor cores)
+// CHECK: remark: kernel @linea_linear_attention_inputs: 262144 threads in {{[0-9]+}} blocks, 0 FLOP, 1.57e+06 B
+// CHECK: remark: kernel @linea_linear_attention_oneshot_state: 4096 threads in {{[0-9]+}} blocks, 3.36e+07 FLOP, 3.21e+06 B, {{.*}} (memory-bound, tensor cores)
+// SM80: remark: kernel @linea_linear_attention_oneshot_outputs: 32768 threads in 128 blocks, 3.36e+07 FLOP, 3.15e+06 B, {{.*}}, sm_80 estimate {{.*}} (memory-bound, tensor cores)
+// SM90: remark: kernel @linea_linear_attention_oneshot_outputs: 65536 threads in 256 blocks, 3.36e+07 FLOP, 4.19e+06 B, {{.*}}, sm_90 estimate {{.*}} (memory-bound, tensor cores)
 // The two staged grids' f16 operands, K and Q, each by cp.async.
 // COPIES: {{^}}2{{$}}
 func.func @oneshot(%q: tensor<4x1024x64xf16>, %k: tensor<4x1024x64xf16>, %v: tensor<4x1024x64xf16>) -> tensor<4x1024x64xf16> {

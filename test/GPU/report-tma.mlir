@@ -12,8 +12,8 @@
 // slice by TMA (132 * 8192 B), copies the f32 state element by element
 // (132 * 16384 B) and stores bf16 rows (132 * 8192 B): 4.33e6 B too.
 // 2 * 64^3 * 132 = 6.92e7 FLOPs each.
-// CHECK: remark: kernel @oneshot_kernel: 16896 threads in 132 blocks, 6.92e+07 FLOP, 4.33e+06 B, {{.*}} (memory-bound, tensor cores)
-// CHECK: remark: kernel @oneshot_kernel_0: 16896 threads in 132 blocks, 6.92e+07 FLOP, 4.33e+06 B, {{.*}} (memory-bound, tensor cores)
+// CHECK: remark: kernel @linea_linear_attention_oneshot_state: 16896 threads in 132 blocks, 6.92e+07 FLOP, 4.33e+06 B, {{.*}} (memory-bound, tensor cores)
+// CHECK: remark: kernel @linea_linear_attention_oneshot_outputs: 16896 threads in 132 blocks, 6.92e+07 FLOP, 4.33e+06 B, {{.*}} (memory-bound, tensor cores)
 // The two grids' three bf16 operands, K, V and Q, each by TMA.
 // LOADS: {{^}}3{{$}}
 func.func @oneshot(%q: tensor<132x64x64xbf16>, %k: tensor<132x64x64xbf16>, %v: tensor<132x64x64xbf16>) -> tensor<132x64x64xbf16> {

@@ -11,8 +11,8 @@
 // accumulators at zero instead of a fill kernel's zeros (no third kernel,
 // no output read back): 4.26e+06 and 5.24e+06 bytes of global memory
 // against 2.1e+06 read and written at least, still memory-bound.
-// CHECK: remark: kernel @oneshot_kernel: 4096 threads in {{[0-9]+}} blocks, 3.36e+07 FLOP, 4.26e+06 B, {{.*}} sm_90 estimate {{.*}} us (memory-bound, tensor cores)
-// CHECK: remark: kernel @oneshot_kernel_0: 65536 threads in {{[0-9]+}} blocks, 3.36e+07 FLOP, 5.24e+06 B, {{.*}} sm_90 estimate {{.*}} us (memory-bound, tensor cores)
+// CHECK: remark: kernel @linea_linear_attention_oneshot_state: 4096 threads in {{[0-9]+}} blocks, 3.36e+07 FLOP, 4.26e+06 B, {{.*}} sm_90 estimate {{.*}} us (memory-bound, tensor cores)
+// CHECK: remark: kernel @linea_linear_attention_oneshot_outputs: 65536 threads in {{[0-9]+}} blocks, 3.36e+07 FLOP, 5.24e+06 B, {{.*}} sm_90 estimate {{.*}} us (memory-bound, tensor cores)
 // CHECK-NOT: remark: kernel
 // Then the op's total against its four f32 tensors of 1 MiB (the one-shot
 // form keeps no per-chunk states): 9.5e+06 / 4.19e+06 = 2.27.

@@ -176,8 +176,9 @@ struct LowerToNVVMOptions : public FormOptions<LowerToNVVMOptions> {
       *this, "precision",
       llvm::cl::desc("f32 (CUDA cores), or f16 or bf16: f32 operands of "
                      "the contractions are converted on load for tensor "
-                     "cores (mma.sync, f32 accumulation)"),
-      llvm::cl::init(Precision::f32), precisionValues()};
+                     "cores (f32 accumulation); auto: the program's own "
+                     "16-bit type where its functions take or return one"),
+      llvm::cl::init(Precision::automatic), precisionValues()};
   Option<bool> report{*this, "report",
                       llvm::cl::desc("Remark per kernel: FLOPs, bytes and a "
                                      "roofline estimate for the chip"),

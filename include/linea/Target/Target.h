@@ -23,8 +23,9 @@ namespace mlir::linea {
 /// The machines the cost model weighs for.
 enum class TargetKind { cpu, gpu };
 
-/// The operand type of tensor-core contractions (f32: CUDA cores).
-enum class Precision { f32, f16, bf16 };
+/// The operand type of tensor-core contractions (f32: CUDA cores;
+/// automatic: the program's own 16-bit type, where it has one).
+enum class Precision { f32, f16, bf16, automatic };
 
 /// The most shared memory a block may declare statically, without the
 /// opt-in to dynamic shared memory: 48 KiB on every NVIDIA chip.

@@ -11,6 +11,7 @@
 #define LINEA_UTILS_FORMUTILS_H
 
 #include "linea/Dialect/LineaOps.h"
+#include "linea/Utils/KernelNames.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::linea {
@@ -54,11 +55,13 @@ void replaceWithFinished(PatternRewriter &rewriter,
                          LinearAttentionOpInterface op, Value output,
                          Value state);
 
-/// replaceWithFinished with the output rows `o` finished first.
+/// replaceWithFinished with the output rows `o` finished first (their own
+/// kernel where nothing fuses them: `<family>_finish`).
 inline void replaceWithForm(PatternRewriter &rewriter,
                             LinearAttentionOpInterface op, Value o,
                             Value state) {
-  replaceWithFinished(rewriter, op, finishRows(rewriter, op.getLoc(), op, o),
+  Location finish = kernelStageLoc(op, "finish");
+  replaceWithFinished(rewriter, op, finishRows(rewriter, finish, op, o),
                       state);
 }
 

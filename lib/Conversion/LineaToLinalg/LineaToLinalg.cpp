@@ -18,6 +18,7 @@
 #include "linea/Utils/AttentionBuilders.h"
 #include "linea/Utils/Segments.h"
 #include "linea/Utils/FoldBuilders.h"
+#include "linea/Utils/KernelNames.h"
 #include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -228,7 +229,8 @@ struct LowerLinearAttention
     if (op.isPacked())
       return rewriter.notifyMatchFailure(op,
                                          "packed: split into segments first");
-    Location loc = op.getLoc();
+    // By its definition: the scores of every pair of rows.
+    Location loc = kernelStageLoc(op, "quadratic");
     FeatureMap map = op.getFeatureMap();
     Value q = applyFeatureMap(rewriter, loc,
                               castToF32(rewriter, loc, op.getQuery()), map);
@@ -293,7 +295,8 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
     if (op.getOffsets())
       return rewriter.notifyMatchFailure(op,
                                          "packed: split into segments first");
-    Location loc = op.getLoc();
+    // By its definition: the scores of every pair of rows.
+    Location loc = kernelStageLoc(op, "quadratic");
     Value q = castToF32(rewriter, loc, op.getQuery());
     Value k = castToF32(rewriter, loc, op.getKey());
     Value v = castToF32(rewriter, loc, op.getValue());
@@ -410,7 +413,7 @@ struct LowerPresum : OpRewritePattern<PresumOp> {
     if (op.getOffsets())
       return rewriter.notifyMatchFailure(op,
                                          "packed: split into segments first");
-    Location loc = op.getLoc();
+    Location loc = kernelStageLoc(op, "scan");
     Value x = castToF32(rewriter, loc, op.getInput());
     Value decay;
     if (op.getDecay())

@@ -1,0 +1,48 @@
+//===- KernelNames.h - what each GPU kernel is called ----------*- C++ -*-===//
+//
+// A GPU profile reads only if its kernels are named after what they compute.
+// The name is decided where that is known: a form names each stage of the
+// op it rewrites in the locations of the ops it builds (a fused location
+// whose metadata carries the name), the locations travel with those ops
+// through bufferization and mapping, and linea-name-kernels gives each
+// launch the name its ops carry (or one after its content, for the model's
+// own ops).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LINEA_UTILS_KERNELNAMES_H
+#define LINEA_UTILS_KERNELNAMES_H
+
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Operation.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::linea {
+
+/// The key of a kernel name in a fused location's metadata dictionary.
+inline constexpr llvm::StringLiteral kKernelNameKey = "linea.kernel";
+
+/// `loc` with the kernel name `name`, unless it carries one already: the
+/// first form to name an op's stage keeps the name through later forms (a
+/// chunk-parallel form's scan of states stays that when its presum becomes
+/// a scan).
+Location withKernelName(Location loc, const Twine &name);
+
+/// The kernel name `loc` (or a location nested in it) carries, if any.
+std::optional<StringRef> kernelNameOf(Location loc);
+
+/// The family a Linea op's kernels are named after: its math, as fla and
+/// the papers call it (`linear_attention`, `gla` for a gate per key,
+/// `simple_gla` for a scalar gate per token, `attention` for softmax
+/// attention, `presum`, ...).
+std::string kernelFamily(Operation *op);
+
+/// The location for the ops of stage `stage` of `op`'s rewrite: named
+/// `<family>_<stage>`.
+Location kernelStageLoc(Operation *op, StringRef stage);
+
+} // namespace mlir::linea
+
+#endif // LINEA_UTILS_KERNELNAMES_H

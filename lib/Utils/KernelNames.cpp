@@ -1,0 +1,37 @@
+//===- KernelNames.cpp - what each GPU kernel is called -------------------===//
+
+#include "linea/Utils/KernelNames.h"
+
+#include "linea/Dialect/LineaOps.h"
+#include "linea/Utils/LocationMarks.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace mlir::linea;
+
+Location mlir::linea::withKernelName(Location loc, const Twine &name) {
+  if (kernelNameOf(loc))
+    return loc;
+  return withMark(loc, kKernelNameKey, StringAttr::get(loc.getContext(), name));
+}
+
+std::optional<StringRef> mlir::linea::kernelNameOf(Location loc) {
+  std::optional<FusedLoc> marked = markedWith(loc, kKernelNameKey);
+  if (!marked)
+    return std::nullopt;
+  return cast<StringAttr>(markOf(*marked, kKernelNameKey)).getValue();
+}
+
+std::string mlir::linea::kernelFamily(Operation *op) {
+  if (auto attention = dyn_cast<LinearAttentionOpInterface>(op)) {
+    if (!attention.getGate())
+      return "linear_attention";
+    return attention.hasScalarGate() ? "simple_gla" : "gla";
+  }
+  return op->getName().stripDialect().str();
+}
+
+Location mlir::linea::kernelStageLoc(Operation *op, StringRef stage) {
+  return withKernelName(op->getLoc(), Twine(kernelFamily(op)) + "_" + stage);
+}
