@@ -7,8 +7,9 @@ with a per-key-dim gate.
     python3 bench/gpu.py --build-only        # here: compile into $LINEA_CACHE_DIR
     python3 bench/gpu.py [--results FILE]    # on a GPU machine (the kit's run.sh)
 
-Linea's kernels take [B, H, T, D] float32 tensors, with the contractions in
-bf16 on tensor cores (`precision=bf16`) or in f32; torch's peer is a chunked
+Linea's kernels take [B, H, T, D] tensors: bf16 in and out (a bf16 program,
+its contractions on bf16 tensor cores by default, `precision=auto`), or f32
+on the CUDA cores; torch's peer is a chunked
 form written here with batched matmuls in bf16 (chunk 64); fla's kernels take
 [B, T, H, D] bf16. Every row is checked against torch's float32 form before
 it is timed (rel. L2 error in the table). Times are medians of CUDA-event
@@ -48,19 +49,21 @@ def linear_program(B, T, H, D, gated, element="f32"):
 
 
 def linea_variants():
-    """The cost model's choice in bf16 and f32, and the chunk-parallel form
-    forced in bf16 (the form the estimates favour on the long shapes)."""
-    return {"Linea bf16 MMA": {"precision": "bf16"}, "Linea f32": {},
-            "Linea bf16 MMA, chunk-parallel": {"precision": "bf16", "form": "chunk_parallel"}}
+    """name: (the program's element type, options): the cost model's choice
+    for a bf16 program (bf16 tensors in and out, tensor cores by default)
+    and an f32 one, and the chunk-parallel form forced in bf16 (the form
+    the estimates favour on the long shapes)."""
+    return {"Linea bf16": ("bf16", {}), "Linea f32": ("f32", {}),
+            "Linea bf16, chunk-parallel": ("bf16", {"form": "chunk_parallel"})}
 
 
 def build_all(shapes):
     for shape in shapes:
         for gated in (False, True):
-            for name, options in linea_variants().items():
+            for name, (element, options) in linea_variants().items():
                 start = time.perf_counter()
-                linea.compile_library(linear_program(*shape, gated), target="cuda", chip=CHIP,
-                                      **options)
+                linea.compile_library(linear_program(*shape, gated, element), target="cuda",
+                                      chip=CHIP, **options)
                 print(f"compiled {name} {'GLA' if gated else 'LA'} {shape} "
                       f"in {time.perf_counter() - start:.1f} s", flush=True)
 
@@ -209,15 +212,16 @@ def bench(shapes, repeat, profile=False):
             want = (torch_chunked_gla if gated else torch_chunked_la)(torch, *args)
             bf = [a.bfloat16() for a in args]
             timed = []
-            for name, options in linea_variants().items():
+            for name, (element, options) in linea_variants().items():
                 try:
-                    kernel = linea.compile(linear_program(*shape, gated), target="cuda",
-                                           chip=CHIP, **options)
-                    err = rel_l2(torch, kernel(*args), want)
-                    ms = median_ms(torch, lambda: kernel(*args), repeat)
+                    kernel = linea.compile(linear_program(*shape, gated, element),
+                                           target="cuda", chip=CHIP, **options)
+                    ours = bf if element == "bf16" else args
+                    err = rel_l2(torch, kernel(*ours), want)
+                    ms = median_ms(torch, lambda: kernel(*ours), repeat)
                     timed.append((name, ms, err))
                     if profile:
-                        for kname, count, kms in kernel_profile(torch, lambda: kernel(*args))[:6]:
+                        for kname, count, kms in kernel_profile(torch, lambda: kernel(*ours))[:6]:
                             print(f"  {name}: kernel {kms:8.3f} ms {count:5d} launches "
                                   f"{kname[:80]}", flush=True)
                 except Exception as error:  # noqa: BLE001 - a failing row is a result
@@ -246,6 +250,29 @@ def bench(shapes, repeat, profile=False):
     return rows
 
 
+def one_call_each(shapes):
+    """Each bf16 variant of each op called once on `shapes`, for Nsight
+    Compute to read its kernels (`ncu -k regex:linea_`; the kernels are
+    named after their stage)."""
+    import torch
+    for shape in shapes:
+        B, T, H, D = shape
+        gen = torch.Generator(device="cuda").manual_seed(0)
+        q, k, v, g = (torch.randn(B, H, T, D, device="cuda", generator=gen) / D ** 0.5
+                      for _ in range(4))
+        g = torch.nn.functional.logsigmoid(g) / 16
+        for gated in (False, True):
+            args = [a.bfloat16() for a in ((q, k, v, g) if gated else (q, k, v))]
+            for name, (element, options) in linea_variants().items():
+                if element != "bf16":
+                    continue
+                kernel = linea.compile(linear_program(*shape, gated, element), target="cuda",
+                                       chip=CHIP, **options)
+                kernel(*args)
+                torch.cuda.synchronize()
+                print(f"called {name} {'GLA' if gated else 'LA'} {shape}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--build-only", action="store_true",
@@ -255,6 +282,9 @@ def main():
     parser.add_argument("--profile", action="store_true",
                         help="also list the CUDA kernels of each Linea variant's call")
     parser.add_argument("--results", help="write the table to this Markdown file")
+    parser.add_argument("--one-call", action="store_true",
+                        help="call each bf16 variant once on fla's two long shapes and stop "
+                             "(for ncu)")
     opts = parser.parse_args()
     shapes = QUICK_SHAPES if opts.quick else SHAPES
     if opts.build_only:
@@ -263,6 +293,9 @@ def main():
     import torch
     if not torch.cuda.is_available():
         sys.exit("bench/gpu.py: no CUDA device here (--build-only compiles the kernels)")
+    if opts.one_call:
+        one_call_each(shapes[:2])
+        return
     rows = bench(shapes, opts.repeat, opts.profile)
     text = (f"Measured {datetime.date.today()} on {torch.cuda.get_device_name()}, "
             f"torch {torch.__version__}, {platform.platform()}; medians of {opts.repeat} "

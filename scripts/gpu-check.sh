@@ -111,6 +111,18 @@ if [ -d "$kit/saved" ]; then
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 stage python3 "$kit/bench/gpu.py" --results "$out/GPU-RESULTS.md" $profile "${@:2}" 2>&1 | tee "$out/bench.txt"
+# LINEA_KIT_NCU=1: Nsight Compute's reading of every Linea kernel of one call
+# of each bf16 variant on fla's two long shapes (kernels named after their
+# stage: linea_<op>_<stage>).
+if [ -n "${LINEA_KIT_NCU:-}" ]; then
+  if command -v ncu >/dev/null; then
+    stage ncu --clock-control none --section SpeedOfLight --section Occupancy \
+      --section LaunchStats -k regex:linea_ python3 "$kit/bench/gpu.py" --one-call \
+      2>&1 | tee "$out/ncu.txt"
+  else
+    echo "run.sh: no ncu here: the Nsight Compute stage skipped" | tee "$out/ncu.txt"
+  fi
+fi
 if [ -d "$kit/training" ]; then
   stage python3 "$kit/bench/gpu_training.py" --saved "$kit/training" \
     --results "$out/GPU-TRAINING.md" 2>&1 | tee "$out/training.txt"
