@@ -92,6 +92,10 @@ def LineaMapToGPU : Pass<"linea-map-to-gpu"> {
       loop and a bounds guard (one block's threads where it fits): tiled,
       its two loops would have constant bounds, and the canonicalizer would
       merge them (or fold a one-trip block loop), dropping their mapping.
+      The reduction's accumulators live in registers; where a fill of its
+      output comes right before it (only ops without memory effects
+      between them: a LayerNorm's sums, a projection on the CUDA cores),
+      they start at the fill's value and the fill is no kernel of its own.
 
     Before both, a host loop nest that adds into one f32 buffer at indices
     its body computes, and touches that buffer no other way (the gradient of

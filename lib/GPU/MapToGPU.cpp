@@ -13,6 +13,7 @@
 
 #include "linea/Dialect/LineaOps.h"
 #include "linea/GPU/Passes.h"
+#include "linea/Utils/Fills.h"
 #include "linea/Utils/SequenceBlocks.h"
 
 #include "GPUMapping.h"
@@ -213,6 +214,63 @@ FailureOr<Operation *> lowerToLoops(RewriterBase &rewriter,
 }
 
 //===----------------------------------------------------------------------===//
+// A fill that starts a reduction's accumulators
+//===----------------------------------------------------------------------===//
+
+/// The fill of `reduction`'s output buffer right before it (only ops
+/// without memory effects between them), where `reduction` then writes
+/// every element of that buffer from its accumulators: an op with
+/// reduction loops (a sum, a matmul on the CUDA cores) and one output it
+/// indexes by a projected permutation of its parallel dims. Null
+/// otherwise.
+Operation *fillStartingReduction(linalg::LinalgOp reduction) {
+  if (reduction.getNumReductionLoops() == 0 ||
+      reduction.getNumDpsInits() != 1 ||
+      !reduction.getIndexingMapsArray().back().isProjectedPermutation())
+    return nullptr;
+  Value out = reduction.getDpsInits()[0];
+  for (Operation *op = reduction->getPrevNode(); op; op = op->getPrevNode()) {
+    if (isMemoryEffectFree(op) || isa<ViewLikeOpInterface>(op))
+      continue;
+    // (A linalg.fill may convert its value; the accumulators start at the
+    // value only where it has the output's element type.)
+    auto fill = dyn_cast<DestinationStyleOpInterface>(op);
+    Value value = linea::filledValue(op);
+    if (fill && value && fill.getNumDpsInits() == 1 &&
+        fill.getDpsInits()[0] == out &&
+        value.getType() == getElementTypeOrSelf(out.getType()))
+      return op;
+    return nullptr;
+  }
+  return nullptr;
+}
+
+/// Starts the accumulators of the reduction lowered into `nest` at `value`
+/// instead of loading them from `out` (which a fill of `value` would have
+/// written): where every load of `out` in `nest` is an accumulator's first
+/// one, outside the reduction loops (keepAccumulatorsInRegisters hoisted
+/// all of them). Returns whether it did.
+bool startAccumulatorsAt(Operation *nest, Value out, Value value) {
+  Value root = linea::viewRoot(out);
+  SmallVector<memref::LoadOp> loads;
+  bool inLoop = false;
+  nest->walk([&](memref::LoadOp load) {
+    if (linea::viewRoot(load.getMemref()) != root)
+      return;
+    loads.push_back(load);
+    Operation *loop = load->getParentOfType<scf::ForOp>();
+    inLoop |= loop && nest->isAncestor(loop);
+  });
+  if (inLoop || loads.empty())
+    return false;
+  for (memref::LoadOp load : loads) {
+    load.getResult().replaceAllUsesWith(value);
+    load.erase();
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
 // One kernel per op
 //===----------------------------------------------------------------------===//
 
@@ -409,26 +467,61 @@ struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
       if (op.hasPureBufferSemantics())
         ops.push_back(op);
     });
+    // A zero fill right before a reduction into its buffer is no kernel of
+    // its own where the reduction's accumulators can start at its value
+    // (a LayerNorm's sums): it waits for the reduction, which decides.
+    DenseMap<Operation *, Operation *> startingFill;
+    for (linalg::LinalgOp op : ops)
+      if (!linea::isInSequenceBlock(op))
+        if (Operation *fill = fillStartingReduction(op))
+          startingFill[op] = fill;
+    DenseSet<Operation *> waiting;
+    for (auto [reduction, fill] : startingFill)
+      waiting.insert(fill);
     for (linalg::LinalgOp op : ops) {
-      bool inSequenceBlock = linea::isInSequenceBlock(op);
-      if (!inSequenceBlock && hasOneParallelIteration(op)) {
-        wrapInOneThreadKernel(rewriter, op);
-        if (failed(lowerToLoops(rewriter, op)))
-          return signalPassFailure();
+      if (waiting.contains(op))
         continue;
-      }
-      FailureOr<Operation *> loops = lowerToLoops(rewriter, op);
-      if (failed(loops))
+      Operation *fill = startingFill.lookup(op);
+      Value out = fill ? op.getDpsInits()[0] : Value();
+      bool started = false;
+      if (failed(mapOp(rewriter, op, threads, [&](Operation *loops) {
+            started = fill && startAccumulatorsAt(loops, out,
+                                                  linea::filledValue(fill));
+          })))
         return signalPassFailure();
-      if (!*loops)
-        continue;
-      if (inSequenceBlock)
-        distributeOverThreads(rewriter, *loops, threads);
-      else if (auto band = dyn_cast<scf::ParallelOp>(*loops)) {
-        guardAsserts(rewriter, band);
-        mapToBlocksAndThreads(rewriter, band, threads);
-      }
+      if (started)
+        rewriter.eraseOp(fill);
+      else if (fill &&
+               failed(mapOp(rewriter, cast<linalg::LinalgOp>(fill), threads)))
+        return signalPassFailure();
     }
+  }
+
+  /// `op` as a kernel of its own (or, in a sequence block, spread over its
+  /// threads); `lowered` sees its loops before they are mapped.
+  LogicalResult mapOp(RewriterBase &rewriter, linalg::LinalgOp op,
+                      int64_t threads,
+                      function_ref<void(Operation *)> lowered = nullptr) {
+    bool inSequenceBlock = linea::isInSequenceBlock(op);
+    bool oneThread = !inSequenceBlock && hasOneParallelIteration(op);
+    if (oneThread)
+      wrapInOneThreadKernel(rewriter, op);
+    FailureOr<Operation *> loops = lowerToLoops(rewriter, op);
+    if (failed(loops))
+      return failure();
+    if (!*loops)
+      return success();
+    if (lowered)
+      lowered(*loops);
+    if (oneThread)
+      return success();
+    if (inSequenceBlock)
+      distributeOverThreads(rewriter, *loops, threads);
+    else if (auto band = dyn_cast<scf::ParallelOp>(*loops)) {
+      guardAsserts(rewriter, band);
+      mapToBlocksAndThreads(rewriter, band, threads);
+    }
+    return success();
   }
 
   /// Host loop nests that add into a buffer at computed indices (a

@@ -300,3 +300,51 @@ func.func @reads_what_it_adds_to(%ids: memref<?xi64>, %table: memref<5x3xf32>) {
   }
   return
 }
+
+// -----
+
+// A zero fill right before a reduction into its buffer (a LayerNorm's sums,
+// a projection on the CUDA cores) is no kernel of its own: the reduction's
+// accumulators start at the fill's value. The same fill with another op
+// reading the zeros in between stays a kernel.
+// CHECK-LABEL: func.func @fill_starts_the_sum
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f64
+// CHECK: %[[SUMS:.+]] = memref.alloc() : memref<8xf64>
+// CHECK-NOT: memref.store %[[ZERO]]
+// CHECK: scf.for %{{.+}} = %c0 to %c16 step %c1 iter_args(%{{.+}} = %[[ZERO]]) -> (f64)
+// CHECK: memref.store %{{.+}}, %[[SUMS]]
+// CHECK-LABEL: func.func @fill_read_before_the_sum
+// CHECK: memref.store %{{.+}}, %[[FILLED:.+]][%{{.+}}] : memref<8xf64>
+// CHECK: memref.load %[[FILLED]]
+// CHECK: scf.for
+#fill_rows = affine_map<(d0, d1) -> (d0, d1)>
+#fill_row = affine_map<(d0, d1) -> (d0)>
+#fill_vec = affine_map<(d0) -> (d0)>
+func.func @fill_starts_the_sum(%x: memref<8x16xf64>) -> memref<8xf64> {
+  %zero = arith.constant 0.0 : f64
+  %sums = memref.alloc() : memref<8xf64>
+  linalg.generic {indexing_maps = [#fill_vec], iterator_types = ["parallel"]} outs(%sums : memref<8xf64>) {
+  ^bb0(%out: f64):
+    linalg.yield %zero : f64
+  }
+  linalg.generic {indexing_maps = [#fill_rows, #fill_row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x16xf64>) outs(%sums : memref<8xf64>) {
+  ^bb0(%in: f64, %acc: f64):
+    %s = arith.addf %in, %acc : f64
+    linalg.yield %s : f64
+  }
+  return %sums : memref<8xf64>
+}
+func.func @fill_read_before_the_sum(%x: memref<8x16xf64>, %copy: memref<8xf64>) -> memref<8xf64> {
+  %zero = arith.constant 0.0 : f64
+  %sums = memref.alloc() : memref<8xf64>
+  linalg.fill ins(%zero : f64) outs(%sums : memref<8xf64>)
+  linalg.copy ins(%sums : memref<8xf64>) outs(%copy : memref<8xf64>)
+  linalg.generic {indexing_maps = [#fill_rows, #fill_row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x16xf64>) outs(%sums : memref<8xf64>) {
+  ^bb0(%in: f64, %acc: f64):
+    %s = arith.addf %in, %acc : f64
+    linalg.yield %s : f64
+  }
+  return %sums : memref<8xf64>
+}
