@@ -9,9 +9,7 @@
 //              block's contractions (operands read once per output tile).
 //   chunk_parallel(C): the chunked FLOPs plus the scan of the N = ceil(L / C)
 //              chunk states (N Dk Dv); its bytes add each chunk's state
-//              written, scanned (read and written) and read back (16 Dk Dv);
-//              on the GPU with a dynamic batch or length, its contractions
-//              run on CUDA cores loading both operands (4 bytes per FLOP).
+//              written, scanned (read and written) and read back (16 Dk Dv).
 // Gates add an exp per decay factor (counted as 8 FLOPs). Time is the
 // roofline max(FLOPs / (peak x share of the parallel units busy),
 // bytes / bandwidth) times the batch, plus a fixed cost per sequential step.
@@ -187,7 +185,6 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
   // The gated forms' exponentials per pair of rows (and key dim): on a GPU
   // they run on the CUDA cores, beside the tensor cores' contractions.
   double pairDecayFlops = 0;
-  double flopsPerSecond = target.matrixFlopsPerSecond;
   switch (kind) {
   case FormKind::oneshot:
     e.flops = 4 * L * dk * dv + (p.gated ? 8 * L * decayWidth : 0);
@@ -235,17 +232,9 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
       }
       e.bytes = io + temporaries;
       spilled = temporaries;
+      // Its grids span the batch and the chunks (a block tile per batch
+      // element and chunk, however many there are at run time).
       efficiency *= parallelShare(p, target, p.batch * chunks);
-      // Its grids span the batch and the chunks: with either dynamic, their
-      // contractions have dynamic sizes, which neither tensor cores nor
-      // staging take. A thread per output element then loads both operands
-      // of every multiply-add from global memory (4 bytes per FLOP).
-      if (target.kind == TargetKind::gpu &&
-          (p.dynamicBatch || p.dynamicLength)) {
-        flopsPerSecond = target.scalarFlopsPerSecond;
-        e.bytes += 4 * contractionFlops;
-        spilled += 4 * contractionFlops;
-      }
       break;
     }
     e.bytes = io + chunks * (8 * dk * dv + 8 * c * c);
@@ -280,12 +269,11 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
   e.flops *= p.batch;
   e.bytes *= p.batch;
   double matrixFlops = e.flops, scalarSeconds = 0;
-  if (target.kind == TargetKind::gpu &&
-      flopsPerSecond != target.scalarFlopsPerSecond) {
+  if (target.kind == TargetKind::gpu) {
     matrixFlops -= p.batch * pairDecayFlops;
     scalarSeconds = p.batch * pairDecayFlops / target.scalarFlopsPerSecond;
   }
-  e.seconds = std::max(matrixFlops / (flopsPerSecond * efficiency),
+  e.seconds = std::max(matrixFlops / (target.matrixFlopsPerSecond * efficiency),
                        e.bytes / target.bytesPerSecond) +
               scalarSeconds +
               p.batch * spilled / target.bytesPerSecond +

@@ -38,13 +38,17 @@ bool batchLeads(linalg::GenericOp op, OpOperand *operand,
   return true;
 }
 
-/// Whether `operand`'s sizes are static but for dim `rows` (none: -1), the
-/// output rows a grid can cover with a partial last tile where A stores
-/// them outer (a projection over a model's dynamic L).
-bool staticButRows(OpOperand *operand, int64_t rows) {
+/// Whether `operand`'s sizes are static but for its `numBatch` leading
+/// batch dims (a grid has a block tile per batch element it counts at run
+/// time: a chunk-parallel form's chunks of a dynamic L) and dim `rows`
+/// (none: -1), the output rows a grid can cover with a partial last tile
+/// where A stores them outer (a projection over a model's dynamic L).
+bool staticButBatchAndRows(OpOperand *operand, int64_t numBatch,
+                           int64_t rows) {
   auto type = cast<MemRefType>(operand->get().getType());
   for (auto [dim, size] : llvm::enumerate(type.getShape()))
-    if (ShapedType::isDynamic(size) && int64_t(dim) != rows)
+    if (ShapedType::isDynamic(size) && int64_t(dim) != rows &&
+        int64_t(dim) >= numBatch)
       return false;
   return true;
 }
@@ -158,9 +162,10 @@ std::optional<Contraction> mma::matchContraction(linalg::GenericOp op) {
       return std::nullopt;
   if (!layout->aDepthInner && layout->bDepthInner)
     return std::nullopt;
-  if (!staticButRows(layout->c, numBatch) ||
-      !staticButRows(layout->a, layout->aDepthInner ? numBatch : -1) ||
-      !staticButRows(layout->b, -1))
+  if (!staticButBatchAndRows(layout->c, numBatch, numBatch) ||
+      !staticButBatchAndRows(layout->a, numBatch,
+                             layout->aDepthInner ? numBatch : -1) ||
+      !staticButBatchAndRows(layout->b, numBatch, -1))
     return std::nullopt;
   auto shape = [](OpOperand *operand) {
     return cast<MemRefType>(operand->get().getType()).getShape();

@@ -27,6 +27,7 @@
 #include "linea/Dialect/LineaOps.h"
 #include "linea/GPU/MmaShape.h"
 #include "linea/GPU/Passes.h"
+#include "linea/Utils/KernelNames.h"
 #include "linea/Utils/SequenceBlocks.h"
 
 #include "AccumulationChains.h"
@@ -88,11 +89,15 @@ bool hasSixteenBitBuffers(Operation *root) {
       .wasInterrupted();
 }
 
-/// `precision=auto`'s tensor-core type for `c`: the 16-bit type one of its
-/// operands was widened from (a contraction of a bf16 op reads its bf16
-/// tensors, widened to compute in f32), bf16 before f16; null for an f32
-/// contraction, which stays on the CUDA cores.
-Type ownSixteenBitType(const Contraction &c) {
+/// `precision=auto`'s tensor-core type for `op`, contraction `c`: the
+/// element type of the 16-bit Linea op it was built from (its location
+/// says), else the 16-bit type one of its operands was widened from (a
+/// model's projection of bf16 activations, widened to compute in f32),
+/// bf16 before f16; null for an f32 contraction, which stays on the CUDA
+/// cores.
+Type ownSixteenBitType(linalg::GenericOp op, const Contraction &c) {
+  if (Type own = linea::computeTypeOf(op.getLoc()))
+    return own;
   Type a = linea::widenedFrom(c.a), m = linea::widenedFrom(c.m);
   if ((a && a.isBF16()) || (m && m.isBF16()))
     return a && a.isBF16() ? a : m;
@@ -169,7 +174,9 @@ struct LineaContractionsToMMAPass
       if (op->getParentOfType<gpu::LaunchOp>())
         return;
       std::optional<Contraction> c = linea::mma::matchContraction(op);
-      Type type = !c ? Type() : operandType ? operandType : ownSixteenBitType(*c);
+      Type type = !c           ? Type()
+                  : operandType ? operandType
+                                : ownSixteenBitType(op, *c);
       if (!type)
         return;
       matches.push_back({op, *c});
@@ -256,14 +263,14 @@ struct LineaContractionsToMMAPass
   /// a sequence block (which runs it as one block), as lanes loading their
   /// own fragments on shared accumulators; else each contraction on its
   /// own: staged alone, or with lane loads where the sizes do not tile,
-  /// the fill of zeros kept. Dynamic rows take a staged grid or stay as
-  /// they are.
+  /// the fill of zeros kept. Dynamic sizes (rows, batch) take a staged
+  /// grid or stay as they are.
   void buildChain(IRRewriter &b, const AccumulationChain &chain,
                   Type operandType, SymbolTableCollection &symbols) {
     linalg::GenericOp first = chain.ops.front();
     bool oneBlock = linea::isInSequenceBlock(first);
-    bool dynamicRows = chain.members.front().dynamicRows();
-    if (dynamicRows && oneBlock)
+    bool dynamicSizes = chain.members.front().dynamicSizes();
+    if (dynamicSizes && oneBlock)
       return;
     std::optional<linea::mma::WarpgroupTiling> warpgroupTiling;
     std::optional<BlockTiling> tiling;
@@ -290,7 +297,7 @@ struct LineaContractionsToMMAPass
         b.eraseOp(chain.zeroFill);
       return;
     }
-    if (dynamicRows && chain.ops.size() == 1)
+    if (dynamicSizes && chain.ops.size() == 1)
       return;
     if (chain.ops.size() > 1) {
       for (auto [i, op] : llvm::enumerate(chain.ops))
@@ -477,17 +484,23 @@ struct LineaContractionsToMMAPass
 
   /// `chain`'s members for a staged grid: widened bf16/f16 operands read,
   /// and a zero-filled result that is narrowed afterwards written, as
-  /// stored; dynamic rows counted (on the host, before the grid).
+  /// stored; dynamic rows and batch dims counted (on the host, before the
+  /// grid).
   SmallVector<Contraction> membersAsStored(OpBuilder &b, Location loc,
                                            const AccumulationChain &chain) {
     SmallVector<Contraction> members(chain.members);
     for (Contraction &k : members)
       readOperandsAsStored(b, k);
     writeChainAsStored(b, chain, members);
-    for (Contraction &k : members)
+    for (Contraction &k : members) {
       if (k.dynamicRows())
         k.rowCount =
             memref::DimOp::create(b, loc, k.out, k.batchShape.size());
+      k.batchSizes.assign(k.batchShape.size(), Value());
+      for (auto [i, size] : llvm::enumerate(k.batchShape))
+        if (ShapedType::isDynamic(size))
+          k.batchSizes[i] = memref::DimOp::create(b, loc, k.out, i);
+    }
     return members;
   }
 

@@ -44,7 +44,9 @@ namespace mlir::linea::mma {
 /// The rows may be dynamic (a model's projection over its L tokens, A
 /// stored [rows, depth]): `rows` is then ShapedType::kDynamic, and the
 /// grid reads A's rows past the run-time count as zeros and stores none of
-/// them (the last block tile partly past the end). The columns may be
+/// them (the last block tile partly past the end). So may the batch dims (a
+/// chunk-parallel form's chunks of a dynamic L): the grid then has a block
+/// tile per batch element the run-time sizes count, each one whole. The columns may be
 /// ragged, not a multiple of 8 (a normalized op's values and their ones
 /// column, 64 + 1): the last 16 x 8 tile reads M's columns past them as
 /// zeros and stores none of them; only lanes that load their own fragment
@@ -52,11 +54,13 @@ namespace mlir::linea::mma {
 struct Contraction {
   Value a, m, out;
   bool transposedA = false, transposedM = false;
-  SmallVector<int64_t> batchShape;
+  SmallVector<int64_t, 4> batchShape;
   int64_t rows, cols, depth; // M, N, K
   /// The row count on the host where `rows` is dynamic (the output's dim,
   /// taken where the grid is built); null until then, and where static.
   Value rowCount;
+  /// The same of each dynamic batch dim (null for the static ones).
+  SmallVector<Value, 0> batchSizes;
   /// The generic's loops that index the output rows and columns.
   int64_t rowLoop, colLoop;
   /// The mask's condition in the generic's body, or null.
@@ -66,6 +70,12 @@ struct Contraction {
   Value aShared, mShared;
 
   bool dynamicRows() const { return ShapedType::isDynamic(rows); }
+  bool dynamicBatch() const {
+    return llvm::any_of(batchShape, ShapedType::isDynamic);
+  }
+  /// Sizes only known at run time: a grid's block count is computed on the
+  /// host, and only staged grids take such a contraction.
+  bool dynamicSizes() const { return dynamicRows() || dynamicBatch(); }
 
   /// The rows a tiling plans for: a dynamic count is a sequence's tokens,
   /// as many as the cost model assumes.
@@ -78,11 +88,12 @@ struct Contraction {
   /// they are ragged).
   int64_t colTiles() const { return llvm::divideCeil(cols, kTileN); }
 
-  /// The 16 x 8 output tiles (as planned, for dynamic rows).
+  /// The 16 x 8 output tiles (as planned, for dynamic sizes: a dynamic
+  /// batch dim as the cost model assumes one).
   int64_t numTiles() const {
     int64_t tiles = (plannedRows() / kTileM) * colTiles();
     for (int64_t size : batchShape)
-      tiles *= size;
+      tiles *= ShapedType::isDynamic(size) ? kAssumedDynamicBatch : size;
     return tiles;
   }
 };
@@ -104,20 +115,38 @@ inline OpFoldResult rowTiles(OpBuilder &b, Location loc, const Contraction &c,
       .getResult();
 }
 
+/// The size of `c`'s batch dim `i`: a constant, or its run-time size.
+inline OpFoldResult batchSize(OpBuilder &b, const Contraction &c, int64_t i) {
+  if (ShapedType::isDynamic(c.batchShape[i]))
+    return c.batchSizes[i];
+  return b.getIndexAttr(c.batchShape[i]);
+}
+
 /// The blocks of a grid of `rows` x `cols` block tiles over `c`'s output,
 /// at `b` on the host.
 inline OpFoldResult gridBlocks(OpBuilder &b, Location loc,
                                const Contraction &c, int64_t rows,
                                int64_t cols) {
-  int64_t perRowTile = c.cols / cols;
-  for (int64_t size : c.batchShape)
-    perRowTile *= size;
-  OpFoldResult tiles = rowTiles(b, loc, c, rows);
-  if (std::optional<int64_t> count = getConstantIntValue(tiles))
-    return b.getIndexAttr(perRowTile * *count);
+  SmallVector<OpFoldResult> factors{b.getIndexAttr(c.cols / cols),
+                                    rowTiles(b, loc, c, rows)};
+  for (int64_t i = 0; i < int64_t(c.batchShape.size()); ++i)
+    factors.push_back(batchSize(b, c, i));
+  int64_t constant = 1;
+  Value product;
+  for (OpFoldResult factor : factors) {
+    if (std::optional<int64_t> size = getConstantIntValue(factor)) {
+      constant *= *size;
+      continue;
+    }
+    product = product ? arith::MulIOp::create(b, loc, product,
+                                              cast<Value>(factor))
+                            .getResult()
+                      : cast<Value>(factor);
+  }
+  if (!product)
+    return b.getIndexAttr(constant);
   return arith::MulIOp::create(
-             b, loc, cast<Value>(tiles),
-             arith::ConstantIndexOp::create(b, loc, perRowTile))
+             b, loc, product, arith::ConstantIndexOp::create(b, loc, constant))
       .getResult();
 }
 
@@ -175,8 +204,10 @@ protected:
   Value splitBatch(Value index) {
     batch.assign(c.batchShape.size(), Value());
     for (int64_t i = c.batchShape.size() - 1; i >= 0; --i) {
-      batch[i] = rem(index, c.batchShape[i]);
-      index = div(index, c.batchShape[i]);
+      Value size =
+          getValueOrCreateConstantIndexOp(b, loc, batchSize(b, c, i));
+      batch[i] = arith::RemUIOp::create(b, loc, index, size);
+      index = arith::DivUIOp::create(b, loc, index, size);
     }
     return index;
   }

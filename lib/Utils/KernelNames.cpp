@@ -32,6 +32,30 @@ std::string mlir::linea::kernelFamily(Operation *op) {
   return op->getName().stripDialect().str();
 }
 
+/// The element type of `op`'s first tensor operand where it is a 16-bit
+/// float (the op's tensors are bf16 or f16), else null.
+static Type sixteenBitElementType(Operation *op) {
+  for (Value operand : op->getOperands())
+    if (auto tensor = dyn_cast<RankedTensorType>(operand.getType())) {
+      Type element = tensor.getElementType();
+      return isa<FloatType>(element) && element.getIntOrFloatBitWidth() == 16
+                 ? element
+                 : Type();
+    }
+  return {};
+}
+
 Location mlir::linea::kernelStageLoc(Operation *op, StringRef stage) {
-  return withKernelName(op->getLoc(), Twine(kernelFamily(op)) + "_" + stage);
+  Location loc =
+      withKernelName(op->getLoc(), Twine(kernelFamily(op)) + "_" + stage);
+  Type element = sixteenBitElementType(op);
+  if (!element || computeTypeOf(loc))
+    return loc;
+  return withMark(loc, kComputeTypeKey, TypeAttr::get(element));
+}
+
+Type mlir::linea::computeTypeOf(Location loc) {
+  std::optional<FusedLoc> marked = markedWith(loc, kComputeTypeKey);
+  return marked ? cast<TypeAttr>(markOf(*marked, kComputeTypeKey)).getValue()
+                : Type();
 }

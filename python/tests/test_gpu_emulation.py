@@ -125,6 +125,20 @@ def test_dynamic_length():
     check([2], 97, 32, 32, True, dynamic_L=True, seed=97)
 
 
+@pytest.mark.parametrize("chip", ["sm_90a", "sm_80"])
+@pytest.mark.parametrize("L", [1, 97, 128])
+def test_dynamic_chunk_count_on_tensor_cores(L, chip):
+    """The plain chunk-parallel form over a dynamic L: its grids over
+    (sequence, chunk) have a dynamic chunk count, a batch dim the grid
+    counts at run time (they ran on scalar grids before): L = 1, prime,
+    whole chunks, against the oracle; the lowered program calls the
+    emulated tensor cores."""
+    check([2], L, 32, 32, False, dynamic_L=True, seed=L, chip=chip)
+    text = programs.sixteen_bit_program([2], L, 32, 32, False, "causal", "bf16", True)
+    ir = lowered(text, f"--linea-gpu-mapped-to-cpu=chip={chip} form=chunk_parallel chunk-size=64")
+    assert "linea_gpu_emu_mma_m16n8k16" in ir or "linea_gpu_emu_wgmma" in ir
+
+
 def lowered(text, pipeline):
     """`text` through linea-opt with `pipeline` (a pass pipeline option)."""
     return subprocess.run([str(build_dir() / "bin" / "linea-opt"), "-", pipeline], input=text,

@@ -62,17 +62,17 @@ func.func @wide(%q: tensor<4x4096x256xf32>, %v: tensor<4x4096x256xf32>, %g: tens
 // -----
 
 // Dynamic sizes: the model assumes a long sequence and 8 sequences. On the
-// GPU the chunk-parallel form's grids would have dynamic sizes (no tensor
-// cores, no staging: every multiply-add's operands loaded by its thread),
-// so the chunked form's sequence blocks, whose chunk contractions keep
-// static sizes, win. The presum is a sequential scan on either target: the
+// GPU the chunk-parallel form's grids over (sequence, chunk) keep their
+// tensor cores with a dynamic chunk count, and 8 sequences of 4096 tokens
+// give them 256 chunks to spread over the SMs where the chunked form has 8
+// blocks: it wins. The presum is a sequential scan on either target: the
 // CPU's loops run in order, and the GPU's blocked scan would launch from
 // the host per block and per row.
 // CPU-LABEL: func.func @dynamic
 // CPU: linea.linear_attention {{.*}} form = chunked(64) :
 // CPU: linea.presum {{.*}} form = scan :
 // GPU-LABEL: func.func @dynamic
-// GPU: linea.linear_attention {{.*}} form = chunked(64) :
+// GPU: linea.linear_attention {{.*}} form = chunk_parallel(128) :
 // GPU: linea.presum {{.*}} form = scan :
 func.func @dynamic(%q: tensor<?x?x64xf32>) {
   %0 = linea.linear_attention %q, %q, %q mask = causal : tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32> -> tensor<?x?x64xf32>

@@ -892,3 +892,36 @@ func.func @ragged_columns(%p: memref<2x64x64xf32>, %v: memref<2x64x65xf32>, %o: 
   }
   return
 }
+
+// -----
+
+// The chunk-parallel form's local states over the chunks of a dynamic L:
+// a batch dim of dynamic size. The grid has a block tile per (sequence,
+// chunk) that the run-time count gives (the count on the host, each block
+// splitting its index by it), every tile whole: on tensor cores, not a
+// scalar grid.
+// CHECK-LABEL: func.func @dynamic_chunks
+// CHECK: nvvm.mma.sync
+// BF16-LABEL: func.func @dynamic_chunks
+// BF16-SAME: (%[[K:[a-z0-9_]+]]: memref<2x?x64x64xf32>
+// BF16: %[[CHUNKS:.+]] = memref.dim %{{.+}}, %c1
+// BF16: %[[BLOCKS:.+]] = arith.muli %[[CHUNKS]], %{{.+}} : index
+// BF16: scf.parallel (%[[B:.+]], %{{.+}}) = (%{{.+}}, %{{.+}}) to (%[[BLOCKS]], %{{.+}})
+// BF16: arith.remui %{{.+}}, %[[CHUNKS]] : index
+// BF16: nvgpu.ldmatrix
+// BF16: nvvm.mma.sync
+#dc_k = affine_map<(b, n, d, t, e) -> (b, n, t, d)>
+#dc_v = affine_map<(b, n, d, t, e) -> (b, n, t, e)>
+#dc_s = affine_map<(b, n, d, t, e) -> (b, n, d, e)>
+func.func @dynamic_chunks(%k: memref<2x?x64x64xf32>, %v: memref<2x?x64x64xf32>, %s: memref<2x?x64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%s : memref<2x?x64x64xf32>)
+  linalg.generic {indexing_maps = [#dc_k, #dc_v, #dc_s], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]}
+      ins(%k, %v : memref<2x?x64x64xf32>, memref<2x?x64x64xf32>) outs(%s : memref<2x?x64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}

@@ -23,6 +23,8 @@ namespace mlir::linea {
 
 /// The key of a kernel name in a fused location's metadata dictionary.
 inline constexpr llvm::StringLiteral kKernelNameKey = "linea.kernel";
+/// The key of a 16-bit op's element type there.
+inline constexpr llvm::StringLiteral kComputeTypeKey = "linea.compute_type";
 
 /// `loc` with the kernel name `name`, unless it carries one already: the
 /// first form to name an op's stage keeps the name through later forms (a
@@ -40,8 +42,14 @@ std::optional<StringRef> kernelNameOf(Location loc);
 std::string kernelFamily(Operation *op);
 
 /// The location for the ops of stage `stage` of `op`'s rewrite: named
-/// `<family>_<stage>`.
+/// `<family>_<stage>`, and carrying `op`'s element type where it is a
+/// 16-bit float (its contractions' tensor-core type under
+/// `precision=auto`: computeTypeOf).
 Location kernelStageLoc(Operation *op, StringRef stage);
+
+/// The 16-bit float type of the Linea op `loc`'s op was built from, or
+/// null.
+Type computeTypeOf(Location loc);
 
 } // namespace mlir::linea
 
