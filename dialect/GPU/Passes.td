@@ -533,9 +533,9 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
   let options = [
     Option<"precision", "precision", "::mlir::linea::Precision",
            /*default=*/"::mlir::linea::Precision::f16",
-           "Tensor-core operand type: f16, bf16, or auto (the program's "
-           "own: bf16 or f16 where its functions take or return tensors of "
-           "that type; an f32 program is left as it is)",
+           "Tensor-core operand type: f16, bf16, or auto (each "
+           "contraction's own: that of the 16-bit op it was built from, or "
+           "of an operand widened from 16 bits; f32 contractions stay)",
            "::mlir::linea::precisionValues()">,
     Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
            "Threads per block (a multiple of 32; 0: the planned target's, "

@@ -9,7 +9,10 @@
 //              block's contractions (operands read once per output tile).
 //   chunk_parallel(C): the chunked FLOPs plus the scan of the N = ceil(L / C)
 //              chunk states (N Dk Dv); its bytes add each chunk's state
-//              written, scanned (read and written) and read back (16 Dk Dv).
+//              written, scanned (read and written) and read back (16 Dk Dv);
+//              on the GPU with a dynamic batch or length and ragged value
+//              columns (a normalized op's), its contractions run on CUDA
+//              cores loading both operands (4 bytes per FLOP).
 // Gates add an exp per decay factor (counted as 8 FLOPs). Time is the
 // roofline max(FLOPs / (peak x share of the parallel units busy),
 // bytes / bandwidth) times the batch, plus a fixed cost per sequential step.
@@ -185,6 +188,7 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
   // The gated forms' exponentials per pair of rows (and key dim): on a GPU
   // they run on the CUDA cores, beside the tensor cores' contractions.
   double pairDecayFlops = 0;
+  double flopsPerSecond = target.matrixFlopsPerSecond;
   switch (kind) {
   case FormKind::oneshot:
     e.flops = 4 * L * dk * dv + (p.gated ? 8 * L * decayWidth : 0);
@@ -235,6 +239,17 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
       // Its grids span the batch and the chunks (a block tile per batch
       // element and chunk, however many there are at run time).
       efficiency *= parallelShare(p, target, p.batch * chunks);
+      // With dynamic sizes only staged grids take a contraction, and those
+      // take no ragged columns (a normalized op's values and their ones
+      // column): a thread per output element then loads both operands of
+      // every multiply-add from global memory (4 bytes per FLOP).
+      if (target.kind == TargetKind::gpu &&
+          (p.dynamicBatch || p.dynamicLength) &&
+          std::fmod(p.valueDim, mma::kTileN) != 0) {
+        flopsPerSecond = target.scalarFlopsPerSecond;
+        e.bytes += 4 * contractionFlops;
+        spilled += 4 * contractionFlops;
+      }
       break;
     }
     e.bytes = io + chunks * (8 * dk * dv + 8 * c * c);
@@ -269,11 +284,12 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
   e.flops *= p.batch;
   e.bytes *= p.batch;
   double matrixFlops = e.flops, scalarSeconds = 0;
-  if (target.kind == TargetKind::gpu) {
+  if (target.kind == TargetKind::gpu &&
+      flopsPerSecond != target.scalarFlopsPerSecond) {
     matrixFlops -= p.batch * pairDecayFlops;
     scalarSeconds = p.batch * pairDecayFlops / target.scalarFlopsPerSecond;
   }
-  e.seconds = std::max(matrixFlops / (target.matrixFlopsPerSecond * efficiency),
+  e.seconds = std::max(matrixFlops / (flopsPerSecond * efficiency),
                        e.bytes / target.bytesPerSecond) +
               scalarSeconds +
               p.batch * spilled / target.bytesPerSecond +

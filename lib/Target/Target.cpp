@@ -284,6 +284,7 @@ llvm::cl::ValuesClass mlir::linea::precisionValues() {
       clEnumValN(Precision::bf16, "bf16",
                  "bf16 tensor-core operands, f32 accumulation"),
       clEnumValN(Precision::automatic, "auto",
-                 "the program's own: bf16 (or f16) tensor-core operands where "
-                 "its functions take or return bf16 (f16) tensors, else f32"));
+                 "an op's own: bf16 (or f16) tensor-core operands for the "
+                 "contractions of an op whose tensors are bf16 (f16), else "
+                 "f32"));
 }

@@ -176,8 +176,8 @@ struct LowerToNVVMOptions : public FormOptions<LowerToNVVMOptions> {
       *this, "precision",
       llvm::cl::desc("f32 (CUDA cores), or f16 or bf16: f32 operands of "
                      "the contractions are converted on load for tensor "
-                     "cores (f32 accumulation); auto: the program's own "
-                     "16-bit type where its functions take or return one"),
+                     "cores (f32 accumulation); auto: an op's own 16-bit "
+                     "type where its tensors are bf16 or f16"),
       llvm::cl::init(Precision::automatic), precisionValues()};
   Option<bool> report{*this, "report",
                       llvm::cl::desc("Remark per kernel: FLOPs, bytes and a "
