@@ -8,13 +8,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "linea/Analysis/CostModel.h"
-#include "linea/Dialect/LineaOps.h"
 #include "ChunkRows.h"
 #include "ChunkSize.h"
-#include "linea/Utils/FormUtils.h"
+#include "linea/Analysis/CostModel.h"
+#include "linea/Dialect/LineaOps.h"
 #include "linea/Forms/Passes.h"
 #include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/FormUtils.h"
 #include "linea/Utils/KernelNames.h"
 #include "linea/Utils/SequenceBlocks.h"
 #include "linea/Utils/StructuredBuilders.h"
@@ -266,17 +266,18 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
                                             : "\n"));
     Value local;
     if (chunkBlocks) {
-      local = gatedLocalStatesPerChunkBlock(rewriter, statesLoc, numBatch, scalar,
-                                            chunks);
+      local = gatedLocalStatesPerChunkBlock(rewriter, statesLoc, numBatch,
+                                            scalar, chunks);
     } else {
       Value zeros = zerosWithBatchOf(
           rewriter, statesLoc, chunks.k, numBatch,
           {tensor::getMixedSize(rewriter, statesLoc, chunks.k, numBatch + 1),
            tensor::getMixedSize(rewriter, statesLoc, chunks.v, numBatch + 1)});
-      local = g ? gatedStateUpdate(rewriter, statesLoc, numBatch, chunks.k, chunks.v,
-                                   chunks.g, zeros, scalar, /*stateIsZero=*/true)
-                : transposedMatmulAccumulate(rewriter, statesLoc, numBatch, chunks.k,
-                                             chunks.v, zeros);
+      local = g ? gatedStateUpdate(rewriter, statesLoc, numBatch, chunks.k,
+                                   chunks.v, chunks.g, zeros, scalar,
+                                   /*stateIsZero=*/true)
+                : transposedMatmulAccumulate(rewriter, statesLoc, numBatch,
+                                             chunks.k, chunks.v, zeros);
     }
 
     // (2) The states entering the chunks, and the final one: an inclusive
@@ -289,9 +290,10 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
         prependAlong(rewriter, scanLoc, state0, local, chunkAxis, handOff);
     Value decay;
     if (g) {
-      Value total = sumOverSequence(rewriter, scanLoc, numBatch, chunks.g, scalar);
-      decay = prependAlong(rewriter, scanLoc, /*first=*/Value(), total, chunkAxis,
-                           handOff);
+      Value total =
+          sumOverSequence(rewriter, scanLoc, numBatch, chunks.g, scalar);
+      decay = prependAlong(rewriter, scanLoc, /*first=*/Value(), total,
+                           chunkAxis, handOff);
     }
     // A sequential scan, part of this form: N steps of independent
     // [Dk, Dv] states (one GPU block per slice of them), not a long
@@ -303,7 +305,8 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
         FormAttr::get(rewriter.getContext(), FormKind::scan, 0));
     Value entering = sliceAlong(rewriter, scanLoc, states, chunkAxis,
                                 rewriter.getIndexAttr(0), grid.count);
-    Value finalState = stepAlong(rewriter, scanLoc, states, chunkAxis, grid.count);
+    Value finalState =
+        stepAlong(rewriter, scanLoc, states, chunkAxis, grid.count);
 
     // (3) Every chunk's rows from the state entering it.
     Value rows;
@@ -311,11 +314,12 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
       rows = gatedRowsPerChunkBlock(rewriter, rowsLoc, numBatch, scalar, chunks,
                                     entering);
     } else if (g) {
-      Value cum = gatePresum(rewriter, rowsLoc, chunks.g, numBatch, /*suffix=*/false);
+      Value cum =
+          gatePresum(rewriter, rowsLoc, chunks.g, numBatch, /*suffix=*/false);
       GatedScoresPlan plan{/*mayFactor=*/!gpu, /*blocksAtOnce=*/true,
                            /*diagonalInBlocks=*/blocks};
-      rows = gatedChunkRows(rewriter, rowsLoc, numBatch, scalar, plan, chunks, cum,
-                            entering);
+      rows = gatedChunkRows(rewriter, rowsLoc, numBatch, scalar, plan, chunks,
+                            cum, entering);
     } else {
       rows = plainChunkRows(rewriter, rowsLoc, numBatch, chunks, entering);
     }

@@ -144,8 +144,9 @@ struct LineaContractionsToMMAPass
     threads = limits->threads;
     if ((!operandType && !automatic) || threads % kWarp) {
       getOperation()->emitError()
-          << "linea-contractions-to-mma needs precision f16, bf16 or auto and a "
-             "block-size that is a positive multiple of 32, got precision '"
+          << "linea-contractions-to-mma needs precision f16, bf16 or auto "
+             "and a block-size that is a positive multiple of 32, got "
+             "precision '"
           << linea::stringifyPrecision(precision) << "' and block-size "
           << threads;
       return signalPassFailure();
@@ -174,7 +175,7 @@ struct LineaContractionsToMMAPass
       if (op->getParentOfType<gpu::LaunchOp>())
         return;
       std::optional<Contraction> c = linea::mma::matchContraction(op);
-      Type type = !c           ? Type()
+      Type type = !c            ? Type()
                   : operandType ? operandType
                                 : ownSixteenBitType(op, *c);
       if (!type)

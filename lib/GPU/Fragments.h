@@ -46,8 +46,8 @@ namespace mlir::linea::mma {
 /// grid reads A's rows past the run-time count as zeros and stores none of
 /// them (the last block tile partly past the end). So may the batch dims (a
 /// chunk-parallel form's chunks of a dynamic L): the grid then has a block
-/// tile per batch element the run-time sizes count, each one whole. The columns may be
-/// ragged, not a multiple of 8 (a normalized op's values and their ones
+/// tile per batch element the run-time sizes count, each one whole. The columns
+/// may be ragged, not a multiple of 8 (a normalized op's values and their ones
 /// column, 64 + 1): the last 16 x 8 tile reads M's columns past them as
 /// zeros and stores none of them; only lanes that load their own fragment
 /// elements take such a contraction.
@@ -138,15 +138,15 @@ inline OpFoldResult gridBlocks(OpBuilder &b, Location loc,
       constant *= *size;
       continue;
     }
-    product = product ? arith::MulIOp::create(b, loc, product,
-                                              cast<Value>(factor))
-                            .getResult()
-                      : cast<Value>(factor);
+    product = product
+                  ? arith::MulIOp::create(b, loc, product, cast<Value>(factor))
+                        .getResult()
+                  : cast<Value>(factor);
   }
   if (!product)
     return b.getIndexAttr(constant);
-  return arith::MulIOp::create(
-             b, loc, product, arith::ConstantIndexOp::create(b, loc, constant))
+  return arith::MulIOp::create(b, loc, product,
+                               arith::ConstantIndexOp::create(b, loc, constant))
       .getResult();
 }
 
@@ -204,8 +204,7 @@ protected:
   Value splitBatch(Value index) {
     batch.assign(c.batchShape.size(), Value());
     for (int64_t i = c.batchShape.size() - 1; i >= 0; --i) {
-      Value size =
-          getValueOrCreateConstantIndexOp(b, loc, batchSize(b, c, i));
+      Value size = getValueOrCreateConstantIndexOp(b, loc, batchSize(b, c, i));
       batch[i] = arith::RemUIOp::create(b, loc, index, size);
       index = arith::DivUIOp::create(b, loc, index, size);
     }

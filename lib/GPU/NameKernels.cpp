@@ -44,7 +44,9 @@ std::optional<StringRef> carriedName(gpu::LaunchOp launch) {
   return best;
 }
 
-bool isFloatLike(Type type) { return isa<FloatType>(getElementTypeOrSelf(type)); }
+bool isFloatLike(Type type) {
+  return isa<FloatType>(getElementTypeOrSelf(type));
+}
 
 /// A product of two different values added to something: a contraction's
 /// step (x * x, a sum of squares, is a reduction's).
@@ -69,8 +71,9 @@ StringRef contentName(gpu::LaunchOp launch) {
     tensorCores |= isa<NVVM::MmaOp, NVVM::WgmmaMmaAsyncOp>(op);
     loops |= isa<scf::ForOp, scf::WhileOp>(op);
     bool floating = llvm::any_of(op->getResultTypes(), isFloatLike);
-    arithmetic |= floating && isa_and_nonnull<arith::ArithDialect,
-                                              math::MathDialect>(op->getDialect()) &&
+    arithmetic |= floating &&
+                  isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
+                      op->getDialect()) &&
                   !isa<arith::ConstantOp>(op);
     auto loop = op->getParentOfType<scf::ForOp>();
     products |= floating && loop && launch->isProperAncestor(loop) &&

@@ -8,8 +8,8 @@ using namespace mlir;
 
 Location mlir::linea::withMark(Location loc, StringRef key, Attribute value) {
   MLIRContext *ctx = loc.getContext();
-  auto metadata =
-      DictionaryAttr::get(ctx, {NamedAttribute(StringAttr::get(ctx, key), value)});
+  auto metadata = DictionaryAttr::get(
+      ctx, {NamedAttribute(StringAttr::get(ctx, key), value)});
   return FusedLoc::get(ctx, {loc}, metadata);
 }
 
@@ -17,8 +17,9 @@ std::optional<FusedLoc> mlir::linea::markedWith(Location loc, StringRef key) {
   std::optional<FusedLoc> found;
   loc->walk([&](Location nested) {
     auto fused = dyn_cast<FusedLoc>(nested);
-    auto metadata = fused ? dyn_cast_or_null<DictionaryAttr>(fused.getMetadata())
-                          : DictionaryAttr();
+    auto metadata = fused
+                        ? dyn_cast_or_null<DictionaryAttr>(fused.getMetadata())
+                        : DictionaryAttr();
     if (!metadata || !metadata.get(key))
       return WalkResult::advance();
     found = fused;
