@@ -99,8 +99,8 @@ Type ownSixteenBitType(linalg::GenericOp op, const Contraction &c) {
   if (Type own = linea::computeTypeOf(op.getLoc()))
     return own;
   Type a = linea::widenedFrom(c.a), m = linea::widenedFrom(c.m);
-  if ((a && a.isBF16()) || (m && m.isBF16()))
-    return a && a.isBF16() ? a : m;
+  if (m && m.isBF16())
+    return m;
   return a ? a : m;
 }
 

@@ -201,19 +201,26 @@ bool nothingTouchesMemoryBetween(Operation *first, Operation *last) {
   return true;
 }
 
+/// The widening copy that fills the allocation `root` (the last one where
+/// there are several), or null.
+linalg::GenericOp wideningInto(Value root) {
+  linalg::GenericOp widening;
+  if (!root.getDefiningOp<memref::AllocOp>())
+    return widening;
+  for (Operation *user : root.getUsers())
+    if (auto generic = dyn_cast<linalg::GenericOp>(user))
+      if (generic.getDpsInits()[0] == root && isWidening(generic))
+        widening = generic;
+  return widening;
+}
+
 } // namespace
 
 Value linea::readAsStored(OpBuilder &b, Value operand,
                           linalg::GenericOp &widening) {
   Value root;
   SmallVector<Operation *> views = viewsOf(operand, root);
-  if (!root.getDefiningOp<memref::AllocOp>())
-    return {};
-  widening = {};
-  for (Operation *user : root.getUsers())
-    if (auto generic = dyn_cast<linalg::GenericOp>(user))
-      if (generic.getDpsInits()[0] == root && isWidening(generic))
-        widening = generic;
+  widening = wideningInto(root);
   if (!widening || !onlyRead(root, widening))
     return {};
   // Read later than the copy did, the 16-bit buffer must hold the same
@@ -229,13 +236,9 @@ Value linea::readAsStored(OpBuilder &b, Value operand,
 Type linea::widenedFrom(Value operand) {
   Value root;
   viewsOf(operand, root);
-  if (!root.getDefiningOp<memref::AllocOp>())
-    return {};
-  for (Operation *user : root.getUsers())
-    if (auto generic = dyn_cast<linalg::GenericOp>(user))
-      if (generic.getDpsInits()[0] == root && isWidening(generic))
-        return getElementTypeOrSelf(generic.getDpsInputs()[0].getType());
-  return {};
+  linalg::GenericOp widening = wideningInto(root);
+  return widening ? getElementTypeOrSelf(widening.getDpsInputs()[0].getType())
+                  : Type();
 }
 
 namespace {
