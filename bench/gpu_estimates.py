@@ -118,41 +118,30 @@ every launch a host loop makes (the report multiplies by the loops' trip counts)
 whether any kernel is launched from one; "largest grid" is the most blocks one launch has
 (256 threads each, or 128 or 256 in the warpgroup grids).
 
-Plain causal linear attention, chunk-parallel: 6 launches whatever L is, no host loop, 3.2-3.8x
-the minimal bytes on bf16 tensors, and an H100 roofline estimate under fla's published GB200 time
-on all three shapes. Its contractions are staged: a block per output tile (128 x 128 down to the
-size that still fills the 132 SMs), 64-deep slices staged in shared memory in the
-128-byte-swizzled layout of sm_90a's warpgroup MMA (bf16 tensors as they are, by TMA loads that
-thread 0 issues and an mbarrier tracks where the tensor starts 16-byte aligned; f32 ones converted
-element by element), one or two warpgroups of 128 threads running wgmma m64nNk16 on them through
-matrix descriptors (on sm_80: 32-deep slices by cp.async, ldmatrix and mma.sync); contractions into one output in a row share one grid and its registers; zero fills
-become zero accumulators; a bf16 result is stored as bf16 by the grid that computes it. The
-report counts global memory only (a TMA load as the bytes its mbarrier expects), so wgmma and
-mma.sync grids of the same tiles read the same bytes here; what wgmma and TMA change (no ldmatrix,
-no per-warp fragment registers for A and B, the 64 x N x 16 steps issued by a warpgroup at a time,
-one thread issuing a slice's copy) only a GPU can time.
+Both ops, chunk-parallel on fla's two long shapes (bf16 tensors): 2 launches whatever L is, no
+host loop, 1.5-1.9x the minimal bytes, an H100 roofline estimate under fla's published GB200
+time. The states entering the chunks are one pass, as fla's `chunk_fwd_h`: a block per
+(sequence, 64 x 64 state tile) walks the chunks in order (384 blocks at (1, 8192, 96, 128)),
+its tile of the state in shared memory in f32, writing the state entering each chunk in bf16 and
+adding the chunk's K^T V (gated: decaying the state by the chunk's total gate first); no chunk's
+local state goes through global memory and no scan runs. Every chunk's rows are then a block of
+their own (C = 64: a plain block of 101 KiB, two per SM; a gated one of 59 KiB at C = 32, the
+cost model's choice) that copies its chunk of q, k and v (and the plain block its entering
+state) into shared memory by cp.async lines, keeps the scores (gated: the in-chunk log-decays,
+the decayed keys and queries) there, multiplies on mma.sync with ldmatrix, and stores its bf16
+rows. On (8, 1024, 8, 64) the 64 sequences are too few for the pass (it needs half the SMs): the
+chunks' local states are blocks per chunk and a scan kernel passes the states (5 launches plain,
+7 gated). With f32 tensors (`precision=bf16`) the plain op at D = 128 takes chunks of 128 as grids
+(its block, counted at 4 bytes an element, leaves no room for a second on the SM): staged
+64-deep slices in sm_90a's 128-byte swizzle, wgmma m64nNk16 through matrix descriptors (on sm_80:
+32-deep slices by cp.async, ldmatrix and mma.sync), contractions into one output in a row on one
+set of accumulators, zero fills as zero accumulators. The chunked form keeps one block per
+(sequence, 64 value columns): 192 blocks at (1, 8192, 96, 128), each walking all 128 chunks.
 
-Gated (GLA), chunk-parallel (auto picks C = 64): 8 launches, no host loop, 2.5-2.8x the minimal
-bytes on bf16 tensors, and an H100 roofline estimate under fla's published GB200 time on all
-three shapes. The chunks' local states and their rows are each a block per chunk (an
-`scf.forall` over [B, H, N] mapped to GPU blocks) that keeps the in-chunk log-decays, the decayed
-keys and queries, the scores and its copies of q, k and v (the local states: of v) in shared
-memory: the copies bf16 as stored, filled by cp.async lines, the decayed keys and queries bf16
-(only the tensor cores read them, which would narrow them anyway), rows padded by 16 bytes; the
-log-decays and scores f32 (121 KiB at D = 128, 71 KiB at D = 64). Its warps load the bf16
-temporaries' fragments with ldmatrix (the f32 scores and the state element by element), a warp's
-strip of tiles reusing each B fragment, the rows' two contractions on one set of accumulators;
-the state scan along the chunk axis is one kernel of a block per (sequence, 8 state columns).
-bf16 operands are read as stored everywhere (linea-read-as-stored), and the rows are stored as
-bf16 by the block that computes them. Where the chunk block would not fit (C = 128 at D = 128),
-the rows are grids over every chunk whose exact 16 x 16 diagonal blocks are a block each
-(`form=chunk_parallel chunk-size=128`). The chunked form keeps its sequence loop on the host at
-these shapes (its temporaries exceed the shared memory): 51-98x.
-
-What the report does not see: shared-memory bandwidth and bank conflicts (the chunk blocks' f32
-scores and log-decays are read element by element), occupancy (the rows' block of 121 KiB fits
-once per SM at D = 128: 8 warps), the state scan's 256-step chain per block, and any cache: a
-roofline is a lower bound, and nothing here ran.
+What the report does not see: shared-memory bandwidth and bank conflicts, occupancy (by ptxas:
+the plain rows' block two per SM, the gated one three, the state pass's blocks of 34-37 KiB and
+77-89 registers two or three, but there are only 384 of them), the state pass's chain of 128 or
+256 steps per block, and any cache: a roofline is a lower bound, and nothing here ran.
 
 What did run, on a CPU: the numerics of these kernels. `linea-gpu-mapped-to-cpu` with
 `precision=bf16` compiles the same launches as `linea-lower-to-nvvm` and runs them with each

@@ -204,19 +204,30 @@ def LineaCausalToChunkParallel : Pass<"linea-causal-to-chunk-parallel"> {
        last is the final state.
     3. Every chunk's rows at once, `O_c = Q_c S_{c-1} + tril(Q_c K_c^T) V_c`
        (gated: decays relative to the chunk start), the same builders as the
-       sequential chunked form (ChunkRows.h). For a gated op planned for
-       the GPU whose chunk fits one block's shared memory on the planned
-       target (`TargetDescription::gatedChunkFitsBlock`, as the cost model
-       decides), this phase is an `scf.forall` over the
-       chunks mapped to GPU blocks (a sequence block per chunk, as the
-       chunked form has one per sequence): each copies its chunk of q, k
-       and v, and keeps the log-decays, decayed operands and scores in
-       shared memory. Otherwise, gated scores safe for any gate take a
-       static chunk's 16-row query blocks as one more batch dim, no loop:
-       each block's rows left of its diagonal block are one contraction
-       against its own first row (fla's reference row); the exact 16 x 16
-       diagonal blocks are, for the GPU, a sequence block per chunk and
-       block that copies its rows first.
+       sequential chunked form (ChunkRows.h). As grids over every chunk,
+       gated scores safe for any gate take a static chunk's 16-row query
+       blocks as one more batch dim, no loop: each block's rows left of its
+       diagonal block are one contraction against its own first row (fla's
+       reference row); the exact 16 x 16 diagonal blocks are, for the GPU,
+       a sequence block per chunk and block that copies its rows first.
+    Planned for the GPU, the phases are blocks where the planned target's
+    shared memory holds them (`TargetDescription::chunkBlocks`, the cost
+    model's decision too). Where a chunk's rows fit a block (a plain
+    chunk's with room for a second block on its SM), phases 1 and 3 are
+    each an `scf.forall` over the chunks mapped to GPU blocks (a sequence
+    block per chunk, as the chunked form has one per sequence): each
+    copies its chunk of q, k and v (and the state entering it) and keeps
+    the scores (gated: the log-decays and decayed operands too) in shared
+    memory. Where an op has sequences enough to keep half the SMs busy in
+    blocks of one 64 x 64 state tile each, phases 1 and 2 are one pass
+    instead (fla's `chunk_fwd_h`, `chunk_gla_fwd_h`): a block per sequence
+    and state tile walks the chunks in order, its tile of the state in
+    shared memory in f32, writes the state entering each chunk (in the
+    op's own type where that is 16-bit: the rows' tensor cores multiply in
+    it anyway) and adds the chunk's `K_c^T V_c` (gated: the state decayed
+    by the chunk's total gate, the keys by their suffix sums, as the
+    chunked form's step); its state after the last chunk is the final
+    state. No local state goes through global memory and no scan runs.
     Every gate exponent is a sum over its own interval (`<= 0`), so gates
     down to -20 a step are safe. Initial and final states, normalize (the
     normalizer as an extra value column) and feature maps as in
@@ -244,7 +255,9 @@ def LineaCausalToChunkParallel : Pass<"linea-causal-to-chunk-parallel"> {
                            "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
-                           "::mlir::gpu::GPUDialect"];
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::affine::AffineDialect"];
 }
 
 def LineaPresumToScan : Pass<"linea-presum-to-scan"> {

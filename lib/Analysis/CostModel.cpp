@@ -9,8 +9,11 @@
 //              block's contractions (operands read once per output tile).
 //   chunk_parallel(C): the chunked FLOPs plus the scan of the N = ceil(L / C)
 //              chunk states (N Dk Dv); its bytes add each chunk's state
-//              written, scanned (read and written) and read back (16 Dk Dv);
-//              on the GPU with a dynamic batch or length and ragged value
+//              written, scanned (read and written) and read back (16 Dk Dv)
+//              and its scores (8 C^2); on the GPU, blocks per chunk keep the
+//              scores, and a per-sequence state pass writes each entering
+//              state once and reads it once (TargetDescription::chunkBlocks);
+//              as grids with a dynamic batch or length and ragged value
 //              columns (a normalized op's), its contractions run on CUDA
 //              cores loading both operands (4 bytes per FLOP).
 // Gates add an exp per decay factor (counted as 8 FLOPs). Time is the
@@ -93,6 +96,8 @@ struct Problem {
   bool mappedFeatures = false, featuresKeepZero = true;
   bool dynamicLength = false, dynamicBatch = false;
   bool hasInitialState = false, hasFinalState = false;
+  /// Bytes per element of the op's tensors as stored.
+  double elementBytes = 4;
 };
 
 Problem readProblem(LinearAttentionOpInterface op, const TargetDescription &t) {
@@ -116,6 +121,7 @@ Problem readProblem(LinearAttentionOpInterface op, const TargetDescription &t) {
   p.dynamicLength = ShapedType::isDynamic(length);
   p.length = p.dynamicLength ? kAssumedDynamicLength : length;
   p.keyDim = q.getDimSize(featureDim(q));
+  p.elementBytes = q.getElementTypeBitWidth() / 8;
   return p;
 }
 
@@ -178,6 +184,19 @@ double parallelShare(const Problem &p, const TargetDescription &target,
   return std::min(1.0, programs * tiles / target.parallelUnits);
 }
 
+/// The blocks the chunk-parallel form takes on `target` for chunks of `c`
+/// rows: linea-causal-to-chunk-parallel's decision.
+TargetDescription::ChunkBlocks
+chunkBlocksFor(const Problem &p, const TargetDescription &target, double c) {
+  std::optional<int64_t> sequences;
+  if (!p.dynamicBatch)
+    sequences = static_cast<int64_t>(p.batch);
+  return target.chunkBlocks(p.gated, static_cast<int64_t>(c),
+                            static_cast<int64_t>(p.keyDim),
+                            static_cast<int64_t>(p.valueDim),
+                            static_cast<int64_t>(p.elementBytes), sequences);
+}
+
 FormEstimate estimate(const Problem &p, const TargetDescription &target,
                       FormKind kind, int64_t chunk) {
   double L = p.length, dk = p.keyDim, dv = p.valueDim;
@@ -221,19 +240,32 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
     double temporaries = chunks * (16 * dk * dv + 8 * c * c);
     if (kind == FormKind::chunk_parallel) {
       e.flops += chunks * dk * dv + (p.gated ? 8 * chunks * decayWidth : 0);
-      // On the GPU a gated op's rows are a block per chunk where one fits
-      // (linea-causal-to-chunk-parallel): its scores and decays stay in
-      // shared memory, and its lanes read the state entering it once per
-      // 16 output rows. Elsewhere they are grids over every chunk, which
-      // decay the keys before each 16-row query block to its first row:
-      // C / 16 copies of the chunk's keys, each element loaded with its
-      // log-decays, stored and read back (20 bytes).
-      if (target.kind == TargetKind::gpu && p.gated) {
-        if (target.gatedChunkFitsBlock(c, dk, dv))
-          temporaries = chunks * (16 * dk * dv + 4 * dk * dv * c / 16);
-        else
-          temporaries += chunks * (c / 16) * c * dk * 20;
+      // On the GPU its phases are blocks where they fit
+      // (TargetDescription::chunkBlocks). The rows' block keeps its scores
+      // (and decays) in shared memory; a gated one's lanes read the state
+      // entering it once per 16 output rows, a plain one copies it once.
+      // The per-sequence state pass writes each entering state once (in a
+      // 16-bit op's own type), and no local state or scan goes through
+      // memory. Grids over every chunk instead decay a gated op's keys
+      // before each 16-row query block to its first row: C / 16 copies of
+      // the chunk's keys, each element loaded with its log-decays, stored
+      // and read back (20 bytes).
+      TargetDescription::ChunkBlocks blocks = chunkBlocksFor(p, target, c);
+      // Each chunk's local state written, scanned (read and written), and
+      // the entering state read by the rows.
+      double enteringBytes = 4, stateWrites = 12 * dk * dv;
+      if (blocks.statesPerSequence) {
+        enteringBytes = p.elementBytes < 4 ? 2 : 4;
+        stateWrites = enteringBytes * dk * dv;
       }
+      double stateReads = enteringBytes * dk * dv *
+                          (blocks.rowsPerChunk && p.gated ? c / 16 : 1);
+      double scoreTraffic = 8 * c * c;
+      if (blocks.rowsPerChunk)
+        scoreTraffic = 0;
+      else if (target.kind == TargetKind::gpu && p.gated)
+        scoreTraffic += (c / 16) * c * dk * 20;
+      temporaries = chunks * (stateWrites + stateReads + scoreTraffic);
       e.bytes = io + temporaries;
       spilled = temporaries;
       // Its grids span the batch and the chunks (a block tile per batch
@@ -242,8 +274,9 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
       // With dynamic sizes only staged grids take a contraction, and those
       // take no ragged columns (a normalized op's values and their ones
       // column): a thread per output element then loads both operands of
-      // every multiply-add from global memory (4 bytes per FLOP).
-      if (target.kind == TargetKind::gpu &&
+      // every multiply-add from global memory (4 bytes per FLOP). Blocks
+      // per chunk take ragged columns.
+      if (target.kind == TargetKind::gpu && !blocks.rowsPerChunk &&
           (p.dynamicBatch || p.dynamicLength) &&
           std::fmod(p.valueDim, mma::kTileN) != 0) {
         flopsPerSecond = target.scalarFlopsPerSecond;

@@ -27,6 +27,7 @@
 #include "linea/Dialect/LineaOps.h"
 #include "linea/GPU/MmaShape.h"
 #include "linea/GPU/Passes.h"
+#include "linea/Utils/FloatTypes.h"
 #include "linea/Utils/KernelNames.h"
 #include "linea/Utils/SequenceBlocks.h"
 
@@ -73,17 +74,14 @@ using linea::mma::StagedSlices;
 /// Whether anything under `root` holds 16-bit floats: `precision=auto`
 /// leaves a program without any as it is.
 bool hasSixteenBitBuffers(Operation *root) {
-  auto sixteenBit = [](Type type) {
-    auto shaped = dyn_cast<ShapedType>(type);
-    return shaped && isa<FloatType>(shaped.getElementType()) &&
-           shaped.getElementTypeBitWidth() == 16;
-  };
   return root
       ->walk([&](Operation *op) {
-        bool found = llvm::any_of(op->getResultTypes(), sixteenBit);
+        bool found =
+            llvm::any_of(op->getResultTypes(), linea::holdsSixteenBitFloats);
         for (Region &region : op->getRegions())
           for (Block &block : region)
-            found |= llvm::any_of(block.getArgumentTypes(), sixteenBit);
+            found |= llvm::any_of(block.getArgumentTypes(),
+                                  linea::holdsSixteenBitFloats);
         return found ? WalkResult::interrupt() : WalkResult::advance();
       })
       .wasInterrupted();

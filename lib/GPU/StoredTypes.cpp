@@ -2,6 +2,7 @@
 
 #include "StoredTypes.h"
 
+#include "linea/Utils/FloatTypes.h"
 #include "linea/Utils/SequenceBlocks.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -36,7 +37,8 @@ bool allUses(Value buffer, function_ref<bool(OpOperand &)> accept,
 }
 
 /// Whether `buffer` and its views are only read (or freed), but for
-/// `writer` and for ops earlier than `before` in its block.
+/// `writer` and for ops earlier than `before` in its block (or nested in
+/// one).
 bool onlyRead(Value buffer, Operation *writer, Operation *before = nullptr) {
   SmallVector<Operation *> views;
   return allUses(
@@ -45,9 +47,15 @@ bool onlyRead(Value buffer, Operation *writer, Operation *before = nullptr) {
         Operation *user = use.getOwner();
         if (user == writer || isa<memref::LoadOp, memref::DeallocOp>(user))
           return true;
-        if (before && user->getBlock() == before->getBlock() &&
-            user->isBeforeInBlock(before))
-          return true;
+        // A producer earlier in `before`'s block, or nested in an op there
+        // (a launch, a sequence block's loop).
+        if (before) {
+          Operation *ancestor =
+              before->getBlock()->findAncestorOpInBlock(*user);
+          if (ancestor && ancestor != before &&
+              ancestor->isBeforeInBlock(before))
+            return true;
+        }
         if (auto linalgOp = dyn_cast<linalg::LinalgOp>(user))
           return linalgOp.isDpsInput(&use);
         // Its address read (an alignment check), its elements copied out
@@ -59,10 +67,6 @@ bool onlyRead(Value buffer, Operation *writer, Operation *before = nullptr) {
                               use.get());
       },
       views);
-}
-
-bool is16BitFloat(Type type) {
-  return isa<FloatType>(type) && type.getIntOrFloatBitWidth() == 16;
 }
 
 /// An elementwise copy through one conversion `Conversion` (arith.extf or
@@ -89,12 +93,14 @@ bool isConvertingCopy(linalg::GenericOp op) {
 
 bool isWidening(linalg::GenericOp op) {
   return isConvertingCopy<arith::ExtFOp>(op) &&
-         is16BitFloat(getElementTypeOrSelf(op.getDpsInputs()[0].getType()));
+         linea::isSixteenBitFloat(
+             getElementTypeOrSelf(op.getDpsInputs()[0].getType()));
 }
 
 bool isNarrowing(linalg::GenericOp op) {
   return isConvertingCopy<arith::TruncFOp>(op) &&
-         is16BitFloat(getElementTypeOrSelf(op.getDpsInits()[0].getType()));
+         linea::isSixteenBitFloat(
+             getElementTypeOrSelf(op.getDpsInits()[0].getType()));
 }
 
 /// `value`'s views back to their root, outermost first; the root in

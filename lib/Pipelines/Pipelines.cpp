@@ -276,6 +276,7 @@ static void buildOptimizeForGPU(OpPassManager &pm,
   optimize.chunkSize = options.chunkSize;
   optimize.runtimeChecks = options.runtimeChecks;
   optimize.chip = options.chip;
+  optimize.targetDescription = options.targetDescription;
   optimize.markMinimalTraffic = options.report;
   linea::buildOptimizePipeline(pm, optimize);
 }

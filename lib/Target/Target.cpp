@@ -129,10 +129,41 @@ int64_t mlir::linea::gatedChunkBlockBytes(int64_t chunk, int64_t dk,
   return 4 * (copies + decays + chunk * chunk + keyBlock);
 }
 
-bool TargetDescription::gatedChunkFitsBlock(int64_t chunk, int64_t dk,
-                                            int64_t dv) const {
-  return sharedMemoryPerBlock > 0 &&
-         gatedChunkBlockBytes(chunk, dk, dv) <= sharedMemoryPerBlock;
+int64_t mlir::linea::plainChunkBlockBytes(int64_t chunk, int64_t dk, int64_t dv,
+                                          int64_t elementBytes) {
+  int64_t copies = chunk * (2 * dk + dv) + dk * dv;
+  return elementBytes * copies + 4 * chunk * chunk;
+}
+
+int64_t mlir::linea::stateTileAlong(int64_t width) {
+  return width > kStateTile && width % kStateTile == 0 ? kStateTile : width;
+}
+
+int64_t mlir::linea::stateTilesPerSequence(int64_t dk, int64_t dv) {
+  return dk / stateTileAlong(dk) * (dv / stateTileAlong(dv));
+}
+
+TargetDescription::ChunkBlocks
+TargetDescription::chunkBlocks(bool gated, int64_t chunk, int64_t dk,
+                               int64_t dv, int64_t elementBytes,
+                               std::optional<int64_t> sequences) const {
+  ChunkBlocks blocks;
+  if (kind != TargetKind::gpu || sharedMemoryPerBlock <= 0)
+    return blocks;
+  // A rows block loads its chunk, then multiplies: a second block on the
+  // SM multiplies while it waits. A plain chunk's block is sized for two;
+  // a gated one's (three times the temporaries) for one.
+  int64_t rowBytes =
+      gated ? gatedChunkBlockBytes(chunk, dk, dv)
+            : 2 * plainChunkBlockBytes(chunk, dk, dv, elementBytes);
+  blocks.rowsPerChunk = rowBytes <= sharedMemoryPerBlock;
+  // The pass walks the chunks in order: it pays where its blocks keep at
+  // least half of the SMs busy; fewer sequences (a model's few heads) are
+  // better served by local states in parallel and the scan's slices.
+  blocks.statesPerSequence =
+      sequences &&
+      2 * *sequences * stateTilesPerSequence(dk, dv) >= parallelUnits;
+  return blocks;
 }
 
 bool mlir::linea::hasWarpgroupMMA(llvm::StringRef chip) {

@@ -3,6 +3,7 @@
 #include "linea/Utils/KernelNames.h"
 
 #include "linea/Dialect/LineaOps.h"
+#include "linea/Utils/FloatTypes.h"
 #include "linea/Utils/LocationMarks.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -38,9 +39,7 @@ static Type sixteenBitElementType(Operation *op) {
   for (Value operand : op->getOperands())
     if (auto tensor = dyn_cast<RankedTensorType>(operand.getType())) {
       Type element = tensor.getElementType();
-      return isa<FloatType>(element) && element.getIntOrFloatBitWidth() == 16
-                 ? element
-                 : Type();
+      return isSixteenBitFloat(element) ? element : Type();
     }
   return {};
 }

@@ -232,20 +232,23 @@ def test_differential_on_tensor_cores(index):
 # warpgroups of 64 columns, or one of 128 with 128-thread blocks), 128 x 64
 # and 64 x 64 (one), output chains, remainder chunks and a prime L, a
 # prefix, f16, and operands staged by cp.async lines (16-bit tensors) or
-# element by element (f32 tensors, below).
+# element by element (f32 tensors, below). The causal cases take chunks of
+# 128, whose rows are grids (a block per chunk of 64 would hold them), and
+# their 132 sequences the state pass (so their K^T V is the one-shot
+# cases').
 SEQUENCES = [4, 33]
 WGMMA_CASES = {
     "oneshot": dict(L=64, dk=64, dv=128, mask="none"),
     "gated-oneshot": dict(L=64, dk=64, dv=64, mask="none", gated=True),
     "prefix": dict(L=131, dk=64, dv=64, mask="prefix", prefix=64, options=""),
     "chunks": dict(L=128, dk=128, dv=128, mask="causal",
-                   options="form=chunk_parallel chunk-size=64"),
+                   options="form=chunk_parallel chunk-size=128"),
     "chunks-one-warpgroup": dict(L=128, dk=128, dv=128, mask="causal",
-                                 options="form=chunk_parallel chunk-size=64 block-size=128"),
+                                 options="form=chunk_parallel chunk-size=128 block-size=128"),
     "chunks-128-rows": dict(L=131, dk=64, dv=64, mask="causal",
                             options="form=chunk_parallel chunk-size=128"),
-    "f16": dict(L=100, dk=64, dv=64, mask="causal", element="f16",
-                options="form=chunk_parallel chunk-size=64"),
+    "f16": dict(L=200, dk=64, dv=64, mask="causal", element="f16",
+                options="form=chunk_parallel chunk-size=128"),
 }
 
 
@@ -265,14 +268,15 @@ def test_warpgroup_mma(name):
 
 
 @pytest.mark.parametrize("gated,mask,options", [
-    (False, "none", ""), (False, "causal", "form=chunk_parallel chunk-size=64"),
+    (False, "none", ""), (False, "causal", "form=chunk_parallel chunk-size=128"),
     (True, "none", "")], ids=["oneshot", "chunk-parallel", "gated-oneshot"])
 def test_warpgroup_mma_on_f32_tensors(gated, mask, options):
     """f32 tensors on bf16 warpgroup MMA: every staged element narrowed on
     its way to shared memory (no cp.async). (The gated causal forms keep
-    their contractions in per-chunk blocks, on mma.sync.)"""
+    their contractions in per-chunk blocks, on mma.sync; the plain one's
+    chunks of 128 are grids.)"""
     rng = np.random.default_rng(11)
-    batch, L, dk, dv = SEQUENCES, 64, 64, 64
+    batch, L, dk, dv = SEQUENCES, 128, 64, 64
     inputs = [rounded(rng.standard_normal(batch + [L, d]), "bf16") for d in (dk, dk, dv)]
     if gated:
         inputs.append(rounded(-20.0 * rng.uniform(0, 1, batch + [L, dk]) ** 4, "bf16"))
@@ -425,3 +429,82 @@ def test_dynamic_projection_on_tensor_cores(chip, n, stored):
         assert got.shape == (m + 64, n)
         assert ref.rel_l2(got[:m], x @ w) <= TOLERANCE["bf16"], m
         assert np.all(got[m:] == 7.0), m
+
+
+# The per-sequence state pass (fla's chunk_fwd_h): where enough sequences
+# fill the GPU, a plain causal op's entering states are one pass of a block
+# per (sequence, 64 x 64 state tile) walking the chunks in order, instead
+# of every chunk's local state and a scan of them. A description with two
+# SMs makes a test's few sequences enough.
+@pytest.fixture(scope="module")
+def two_sms(tmp_path_factory):
+    path = tmp_path_factory.mktemp("target") / "two-sms.json"
+    path.write_text('{"target": "gpu", "parallelUnits": 2}')
+    return path
+
+
+def scans_chunk_states(text, options):
+    """Whether the chunk-parallel form of `text` scans its chunk states
+    rather than making them in one pass: whether any op carries the scan
+    stage's kernel name in its location."""
+    done = subprocess.run([str(build_dir() / "bin" / "linea-opt"), "-",
+                           f"--linea-optimize=target=gpu chip=sm_90a {options}",
+                           "--mlir-print-debuginfo"],
+                          input=text, capture_output=True, text=True, check=True)
+    assert "_chunk_states" in done.stdout
+    return "_state_scan" in done.stdout
+
+
+STATE_PASS_CASES = {
+    # (batch, L, dk, dv, element, dynamic L, options)
+    "one-row": ([2], 1, 64, 64, "bf16", False, "chunk-size=64"),
+    "prime-L": ([2], 203, 64, 64, "bf16", False, "chunk-size=64"),
+    "tiles-2x2": ([1], 130, 128, 128, "bf16", False, "chunk-size=64"),
+    "leading-dims": ([2, 3], 50, 16, 16, "bf16", False, "chunk-size=16"),
+    "rows-as-grids": ([2], 131, 64, 64, "bf16", False, "chunk-size=128"),
+    "dynamic-L": ([2], 150, 64, 64, "bf16", True, "chunk-size=64"),
+    "f16": ([2], 100, 32, 16, "f16", False, "chunk-size=32"),
+}
+
+
+@pytest.mark.parametrize("gated", [False, True], ids=["plain", "gated"])
+@pytest.mark.parametrize("name", list(STATE_PASS_CASES))
+def test_state_pass(name, gated, two_sms):
+    """The state pass, with the rows as blocks per chunk (or as grids, at
+    C = 128): L = 1, a prime L, 2 x 2 state tiles at D = 128, several
+    leading dims, a dynamic L, f16, gates per key down to -20; the
+    entering states stored in the op's 16-bit type."""
+    batch, L, dk, dv, element, dynamic_L, chunk = STATE_PASS_CASES[name]
+    options = f"form=chunk_parallel {chunk} target-description={two_sms}"
+    text = programs.sixteen_bit_program(batch, L, dk, dv, gated, "causal", element, dynamic_L)
+    assert not scans_chunk_states(text, options)
+    assert scans_chunk_states(text, f"form=chunk_parallel {chunk}")
+    check(batch, L, dk, dv, gated, element=element, options=options, dynamic_L=dynamic_L,
+          seed=L)
+
+
+STATE_PASS_DIFFERENTIAL = [c for c in cases.all_cases()
+                           if c["op"] in ("linear_attention", "gated_linear_attention")
+                           and c["mask"] == "causal"]
+
+
+@pytest.mark.parametrize("precision", ["bf16", "f32"])
+@pytest.mark.parametrize("index", range(len(STATE_PASS_DIFFERENTIAL)),
+                         ids=[cases.case_id(c) for c in STATE_PASS_DIFFERENTIAL])
+def test_state_pass_differential(index, precision, two_sms):
+    """Every seeded causal linear-attention and gated case (initial and
+    final states, feature maps, the normalizer's ones column, scalar and
+    per-key gates, dynamic batch and L, widths down to 1) through the state
+    pass, in chunks of 16, on emulated bf16 tensor cores, and on the CUDA
+    cores in f32 within SPEC's 1e-4."""
+    spec = STATE_PASS_DIFFERENTIAL[index]
+    program, inputs, expected = programs.build(spec, seed=index)
+    options = (f"precision={precision} form=chunk_parallel chunk-size=16 "
+               f"target-description={two_sms}")
+    got = linea.run(program, inputs, pipeline=f"linea-gpu-mapped-to-cpu{{chip=sm_90a {options}}}")
+    got = got if isinstance(got, (list, tuple)) else [got]
+    assert len(got) == len(expected)
+    tolerance = BF16_COMPUTE if precision == "bf16" else 1e-4
+    for k, (g, want) in enumerate(zip(got, expected)):
+        error = ref.rel_l2(np.asarray(g, np.float64), want)
+        assert error <= tolerance, f"result {k}: {error:.3g}"

@@ -196,3 +196,95 @@ module attributes {linea.target = #linea.target<kind = gpu, chip = "sm_90a", uni
     return %o : tensor<2x64x8xf32>
   }
 }
+
+// -----
+
+// Planned for the GPU, a plain op's local states and rows are each one GPU
+// block per chunk too: the first copies its chunk of k and v and takes
+// K^T V from the copies; the second copies its chunk of q, k and v and the
+// state entering it, and keeps the masked scores. Where the shared memory
+// would not hold two of them per SM, grids over every chunk; handed off,
+// grids too.
+// CHECK-LABEL: func.func @plain_blocks
+// CHECK-SAME: (%[[Q:[a-zA-Z0-9_]+]]: tensor<2x64x8xf32>, %[[V:[a-zA-Z0-9_]+]]: tensor<2x64x4xf32>)
+// CHECK: %[[QC:.+]] = tensor.expand_shape %[[Q]] {{\[}}[0], [1, 2], [3]] output_shape [2, 2, 32, 8]
+// CHECK: %[[VC:.+]] = tensor.expand_shape %[[V]] {{\[}}[0], [1, 2], [3]] output_shape [2, 2, 32, 4]
+// CHECK: %[[LOCAL:.+]] = scf.forall (%[[LB:.+]], %[[LN:.+]]) in (2, 2) shared_outs(%[[H:.+]] = %{{.+}}) -> (tensor<2x2x8x4xf32>)
+// CHECK:   %[[KS:.+]] = tensor.extract_slice %[[QC]][%[[LB]], %[[LN]], 0, 0] [1, 1, 32, 8]
+// CHECK:   %[[KCOPY:.+]] = linalg.copy ins(%[[KS]] : tensor<1x1x32x8xf32>)
+// CHECK:   %[[VS:.+]] = tensor.extract_slice %[[VC]][%[[LB]], %[[LN]], 0, 0] [1, 1, 32, 4]
+// CHECK:   %[[VCOPY:.+]] = linalg.copy ins(%[[VS]] : tensor<1x1x32x4xf32>)
+// CHECK:   %[[HC:.+]] = linalg.generic {{.*}} ins(%[[KCOPY]], %[[VCOPY]] :
+// CHECK:   tensor.parallel_insert_slice %[[HC]] into %[[H]][%[[LB]], %[[LN]], 0, 0] [1, 1, 8, 4]
+// CHECK: } {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]}
+// CHECK: %[[SCAN:.+]] = linea.presum %{{.+}} dim = 1 form = scan : tensor<2x3x8x4xf32>
+// CHECK: %[[ENTERING:.+]] = tensor.extract_slice %[[SCAN]][0, 0, 0, 0] [2, 2, 8, 4]
+// CHECK: %[[ROWS:.+]] = scf.forall (%[[B:.+]], %[[N:.+]]) in (2, 2) shared_outs(%[[OUT:.+]] = %{{.+}}) -> (tensor<2x2x32x4xf32>)
+// CHECK:   %[[QCOPY:.+]] = linalg.copy ins(%{{.+}} : tensor<1x1x32x8xf32>)
+// CHECK:   %[[VROWS:.+]] = linalg.copy ins(%{{.+}} : tensor<1x1x32x4xf32>)
+// CHECK:   %[[S:.+]] = tensor.extract_slice %[[ENTERING]][%[[B]], %[[N]], 0, 0] [1, 1, 8, 4]
+// CHECK:   %[[SCOPY:.+]] = linalg.copy ins(%[[S]] : tensor<1x1x8x4xf32>)
+// CHECK:   %[[SCORES:.+]] = linalg.generic {{.*}} ins(%[[QCOPY]], %[[QCOPY]] : {{.*}}) outs(%{{.+}} : tensor<1x1x32x32xf32>)
+// CHECK:     arith.cmpi sle
+// CHECK:   %[[PV:.+]] = linalg.generic {{.*}} ins(%[[SCORES]], %[[VROWS]] :
+// CHECK:   %[[QS:.+]] = linalg.generic {{.*}} ins(%[[QCOPY]], %[[SCOPY]] : {{.*}}) outs(%[[PV]] :
+// CHECK:   tensor.parallel_insert_slice %[[QS]] into %[[OUT]][%[[B]], %[[N]], 0, 0] [1, 1, 32, 4]
+// CHECK: } {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]}
+// CHECK: tensor.collapse_shape %[[ROWS]]
+// GRIDS-LABEL: func.func @plain_blocks
+// GRIDS-NOT: scf.forall
+// GRIDS: linea.presum
+// GRIDS-NOT: scf.forall
+// GRIDS: return
+// HANDOFF-LABEL: func.func @plain_blocks
+// HANDOFF-NOT: scf.forall
+// HANDOFF: return
+module attributes {linea.target = #linea.target<kind = gpu, chip = "sm_90a", units = 132, threads = 256, shared_memory = 232448, value_tile = 64, matrix_flops = 9.9e14, scalar_flops = 6.7e13, bytes = 3.35e12, step_seconds = 1.0e-6, contraction_tile = 64.0>} {
+  func.func @plain_blocks(%q: tensor<2x64x8xf32>, %v: tensor<2x64x4xf32>) -> tensor<2x64x4xf32> {
+    %o = linea.linear_attention %q, %q, %v mask = causal form = chunk_parallel(32)
+        : tensor<2x64x8xf32>, tensor<2x64x8xf32>, tensor<2x64x4xf32> -> tensor<2x64x4xf32>
+    return %o : tensor<2x64x4xf32>
+  }
+}
+
+// -----
+
+// Sequences enough to keep half the GPU's SMs busy (2 here): the states
+// entering the chunks are one pass, a block per sequence and 64 x 64 state
+// tile (Dk = 128: two) that starts from its tile of the initial state in
+// a buffer of its own and walks the chunks in order, writing the state
+// entering each (bf16, the op's own type) and adding the chunk's K^T V; its
+// state after the last chunk is the final state. Inside, every tensor
+// keeps the chunk axis as a unit dim. No local state and no scan; the rows
+// are blocks per chunk and read the states widened.
+// CHECK-LABEL: func.func @state_pass
+// CHECK-SAME: %[[S0:[a-zA-Z0-9_]+]]: tensor<2x128x64xf32>)
+// CHECK-NOT: linea.presum
+// CHECK: %[[N:.+]] = tensor.dim %{{.+}}, %c1 : tensor<2x?x64x128xf32>
+// CHECK: %[[STATES:.+]]:2 = scf.forall (%[[B:.+]], %[[I:.+]], %[[J:.+]]) in (2, 2, 1) shared_outs(%[[ENTERING:.+]] = %{{.+}}, %[[FINAL:.+]] = %{{.+}}) -> (tensor<2x?x128x64xbf16>, tensor<2x1x128x64xf32>)
+// CHECK:   %[[ROW:.+]] = affine.apply #{{.+}}()[%[[I]]]
+// CHECK:   %[[OWN:.+]] = bufferization.alloc_tensor() : tensor<1x1x64x64xf32>
+// CHECK:   %[[START:.+]] = tensor.insert_slice %{{.+}} into %[[OWN]][0, 0, 0, 0] [1, 1, 64, 64]
+// CHECK:   %[[WALK:.+]]:2 = scf.for %[[C:.+]] = %c0 to %[[N]] step %c1 iter_args(%[[S:.+]] = %[[START]], %[[OUT:.+]] = %{{.+}}) -> (tensor<1x1x64x64xf32>, tensor<1x?x64x64xbf16>)
+// CHECK:     %[[NARROW:.+]] = linalg.generic {{.*}} ins(%[[S]] : tensor<1x1x64x64xf32>) outs(%{{.+}} : tensor<1x1x64x64xbf16>)
+// CHECK:     %[[WRITTEN:.+]] = tensor.insert_slice %[[NARROW]] into %[[OUT]][0, %[[C]], 0, 0] [1, 1, 64, 64]
+// CHECK:     %[[KS:.+]] = tensor.extract_slice %{{.+}}[%[[B]], %[[C]], 0, %[[ROW]]] [1, 1, 64, 64]
+// CHECK:     %[[KCOPY:.+]] = linalg.copy ins(%[[KS]] : tensor<1x1x64x64xf32>)
+// CHECK:     %[[VCOPY:.+]] = linalg.copy ins(%{{.+}} : tensor<1x1x64x64xf32>)
+// CHECK:     %[[NEXT:.+]] = linalg.generic {{.*}} ins(%[[KCOPY]], %[[VCOPY]] : {{.*}}) outs(%[[S]] :
+// CHECK:     scf.yield %[[NEXT]], %[[WRITTEN]]
+// CHECK:   tensor.parallel_insert_slice %[[WALK]]#1 into %[[ENTERING]][%[[B]], 0, %[[ROW]], 0] [1, %[[N]], 64, 64]
+// CHECK:   tensor.parallel_insert_slice %[[WALK]]#0 into %[[FINAL]][%[[B]], 0, %[[ROW]], 0] [1, 1, 64, 64]
+// CHECK: } {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>, #gpu.block<linear_dim_2>]}
+// CHECK: %[[LAST:.+]] = tensor.collapse_shape %[[STATES]]#1 {{\[}}[0], [1, 2], [3]] : tensor<2x1x128x64xf32> into tensor<2x128x64xf32>
+// CHECK: %[[WIDE:.+]] = linalg.generic {{.*}} ins(%[[STATES]]#0 : tensor<2x?x128x64xbf16>)
+// CHECK: scf.forall (%{{.+}}, %{{.+}}) in (2, %{{.+}})
+// CHECK:   tensor.extract_slice %[[WIDE]]
+// CHECK: return %{{.+}}, %[[LAST]]
+module attributes {linea.target = #linea.target<kind = gpu, chip = "sm_90a", units = 2, threads = 256, shared_memory = 232448, value_tile = 64, matrix_flops = 9.9e14, scalar_flops = 6.7e13, bytes = 3.35e12, step_seconds = 1.0e-6, contraction_tile = 64.0>} {
+  func.func @state_pass(%q: tensor<2x?x128xbf16>, %v: tensor<2x?x64xbf16>, %s0: tensor<2x128x64xf32>) -> (tensor<2x?x64xbf16>, tensor<2x128x64xf32>) {
+    %o, %s = linea.linear_attention %q, %q, %v init(%s0) mask = causal form = chunk_parallel(64)
+        : tensor<2x?x128xbf16>, tensor<2x?x128xbf16>, tensor<2x?x64xbf16>, tensor<2x128x64xf32> -> tensor<2x?x64xbf16>, tensor<2x128x64xf32>
+    return %o, %s : tensor<2x?x64xbf16>, tensor<2x128x64xf32>
+  }
+}

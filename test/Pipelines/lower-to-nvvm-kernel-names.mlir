@@ -5,21 +5,34 @@
 // family and the stage of its form, the model's own after their content;
 // the stages' further kernels are numbered.
 
-// The chunk-parallel form's three stages: the chunk states (K_c^T V_c), the
-// scan of states across chunks (its zero first state and the scan), and the
-// outputs (the masked scores, then their product with V plus Q S).
+// The chunk-parallel form's three stages: the chunk states (K_c^T V_c, a
+// block per chunk), the scan of states across chunks (its zero first state
+// and the scan), and the outputs (a block per chunk: the masked scores, their
+// product with V plus Q S).
 // CHECK: gpu.launch_func {{.*}} @linea_linear_attention_state_scan::@linea_linear_attention_state_scan
 // CHECK: gpu.launch_func {{.*}} @linea_linear_attention_state_scan_1::@linea_linear_attention_state_scan_1
 // CHECK: gpu.launch_func {{.*}} @linea_linear_attention_chunk_states::@linea_linear_attention_chunk_states
 // CHECK: gpu.launch_func {{.*}} @linea_linear_attention_state_scan_2::
 // CHECK: gpu.launch_func {{.*}} @linea_linear_attention_chunk_outputs::
-// CHECK: gpu.launch_func {{.*}} @linea_linear_attention_chunk_outputs_1::
 // CHECK-NOT: gpu.launch_func
 // The PTX entries carry the names.
 // CHECK: .entry linea_linear_attention_state_scan(
 func.func @causal(%q: tensor<2x256x64xf32>, %k: tensor<2x256x64xf32>, %v: tensor<2x256x64xf32>) -> tensor<2x256x64xf32> {
   %o = linea.linear_attention %q, %k, %v mask = causal form = chunk_parallel(64) : tensor<2x256x64xf32>, tensor<2x256x64xf32>, tensor<2x256x64xf32> -> tensor<2x256x64xf32>
   return %o : tensor<2x256x64xf32>
+}
+
+// -----
+
+// Sequences enough to fill half the SMs (66 of 132): the chunk states are
+// one pass of a block per sequence walking the chunks (no scan), then the
+// outputs.
+// CHECK: gpu.launch_func {{.*}} @linea_linear_attention_chunk_states::
+// CHECK: gpu.launch_func {{.*}} @linea_linear_attention_chunk_outputs::
+// CHECK-NOT: gpu.launch_func
+func.func @causal_many_sequences(%q: tensor<66x256x64xbf16>) -> tensor<66x256x64xbf16> {
+  %o = linea.linear_attention %q, %q, %q mask = causal form = chunk_parallel(64) : tensor<66x256x64xbf16>, tensor<66x256x64xbf16>, tensor<66x256x64xbf16> -> tensor<66x256x64xbf16>
+  return %o : tensor<66x256x64xbf16>
 }
 
 // -----

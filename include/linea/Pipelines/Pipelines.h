@@ -198,6 +198,12 @@ struct LowerToNVVMOptions : public FormOptions<LowerToNVVMOptions> {
       *this, "cuda-path",
       llvm::cl::desc("The CUDA toolkit: ptxas and libdevice come from here"),
       llvm::cl::init(LINEA_DEFAULT_CUDA_PATH)};
+  Option<std::string> targetDescription{
+      *this, "target-description",
+      llvm::cl::desc("The chip's numbers the forms are weighed and built "
+                     "by, a JSON file as `python3 -m linea.calibrate` "
+                     "writes it (empty: the chip's built-in description)"),
+      llvm::cl::init("")};
 };
 
 /// linea-lower-to-nvvm: linea-optimize for the GPU, the reference lowering

@@ -90,12 +90,28 @@ struct TargetDescription {
   static llvm::Expected<TargetDescription>
   named(TargetKind kind, llvm::StringRef chip, llvm::StringRef path);
 
-  /// Whether a block computing one gated chunk of `chunk` rows with key
-  /// width `dk` and value width `dv` keeps its scores, decays and state in
-  /// this target's shared memory (never on a target without it). The cost
-  /// model prices the chunk-parallel form by it and
+  /// Which phases of a causal op's chunk-parallel form run as blocks on
+  /// this GPU rather than as grids over every chunk (nothing on a target
+  /// without shared memory). The cost model prices the form by it and
   /// linea-causal-to-chunk-parallel builds by it: one decision.
-  bool gatedChunkFitsBlock(int64_t chunk, int64_t dk, int64_t dv) const;
+  struct ChunkBlocks {
+    /// Every chunk's rows in a block of its own, which keeps the chunk's
+    /// scores (and decays) in shared memory.
+    bool rowsPerChunk = false;
+    /// The states entering the chunks in one pass: a block per sequence
+    /// and state tile walks the chunks in order, its state in shared
+    /// memory, so that no chunk's local state passes through global memory
+    /// and no scan runs (with enough such blocks to keep half the GPU
+    /// busy).
+    bool statesPerSequence = false;
+  };
+  /// The blocks for chunks of `chunk` rows, key width `dk`, value width
+  /// `dv` (a normalizer's column counted), operands of `elementBytes`
+  /// bytes, gated or not, over `sequences` independent sequences (unknown
+  /// where a batch dim is dynamic).
+  ChunkBlocks chunkBlocks(bool gated, int64_t chunk, int64_t dk, int64_t dv,
+                          int64_t elementBytes,
+                          std::optional<int64_t> sequences) const;
 
   /// The description of `kind` with the numbers measured on a machine read
   /// from `path`, a JSON object as `python3 -m linea.calibrate` writes it:
@@ -115,6 +131,23 @@ struct TargetDescription {
 /// decayed queries and one 16-row key block with its diagonal block, all
 /// f32. Where it does not fit, that phase runs as grids over every chunk.
 int64_t gatedChunkBlockBytes(int64_t chunk, int64_t dk, int64_t dv);
+
+/// Shared memory (bytes, an upper bound) of a GPU block that computes one
+/// plain chunk's rows from the state entering it: its copies of q, k and v
+/// (`elementBytes` each, as stored) and of the state, and the scores (f32).
+int64_t plainChunkBlockBytes(int64_t chunk, int64_t dk, int64_t dv,
+                             int64_t elementBytes);
+
+/// The state tile (rows and columns) of one block of the per-sequence state
+/// pass (TargetDescription::ChunkBlocks::statesPerSequence).
+constexpr int64_t kStateTile = 64;
+
+/// The state tile of that pass along a state width: kStateTile where the
+/// width splits evenly into several, else the whole width.
+int64_t stateTileAlong(int64_t width);
+
+/// The blocks of that pass per sequence, for a `dk x dv` state.
+int64_t stateTilesPerSequence(int64_t dk, int64_t dv);
 
 /// An NVIDIA chip's name, read once for every pass and tool: `sm_`, its
 /// compute capability as two or three digits, and an optional variant
