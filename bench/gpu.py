@@ -2,7 +2,10 @@
 """Linea's CUDA kernels timed next to torch and, where its package is
 importable, flash-linear-attention (fla), on fla's three benchmark shapes
 (B, T, H, D): causal linear attention and chunked gated linear attention
-with a per-key-dim gate.
+with a per-key-dim gate; then the other rows of the GPU issue's table
+(EXTRA): a scalar gate per head and token (fla's `chunk_simple_gla`),
+PrefixLM with a prefix of T/2 (fla's causal op beside it: fla has no
+PrefixLM) and 64 packed documents (fla's `cu_seqlens`), bf16 only.
 
     python3 bench/gpu.py --build-only        # here: compile into $LINEA_CACHE_DIR
     python3 bench/gpu.py [--results FILE]    # on a GPU machine (the kit's run.sh)
@@ -57,7 +60,34 @@ def linea_variants():
             "Linea bf16, chunk-parallel": ("bf16", {"form": "chunk_parallel"})}
 
 
-def build_all(shapes):
+# The other rows of the GPU issue's table: (row, (B, T, H, D)), bf16.
+EXTRA = [("scalar gate", (2, 16384, 16, 128)), ("scalar gate", (8, 2048, 8, 64)),
+         ("PrefixLM, prefix T/2", (2, 16384, 16, 128)),
+         ("packed, 64 documents", (1, 32768, 16, 128))]
+DOCUMENTS = 64
+
+
+def extra_program(row, B, T, H, D):
+    """The bf16 program of an EXTRA row: [B, H, T, D] tensors (a scalar
+    gate [B, H, T]); the packed row's T is dynamic, its documents given by
+    offsets."""
+    t = f"tensor<{B}x{H}x{T}x{D}xbf16>"
+    if row == "scalar gate":
+        g = f"tensor<{B}x{H}x{T}xbf16>"
+        return (f"func.func @main(%q: {t}, %k: {t}, %v: {t}, %g: {g}) -> {t} {{\n"
+                f"  %o = linea.gated_linear_attention %q, %k, %v, %g mask = causal"
+                f" : {t}, {t}, {t}, {g} -> {t}\n  return %o : {t}\n}}\n")
+    if row.startswith("PrefixLM"):
+        return (f"func.func @main(%q: {t}, %k: {t}, %v: {t}) -> {t} {{\n"
+                f"  %o = linea.linear_attention %q, %k, %v mask = prefix({T // 2})"
+                f" : {t}, {t}, {t} -> {t}\n  return %o : {t}\n}}\n")
+    t = f"tensor<{H}x?x{D}xbf16>"
+    return (f"func.func @main(%q: {t}, %k: {t}, %v: {t}, %o: tensor<?xindex>) -> {t} {{\n"
+            f"  %y = linea.linear_attention %q, %k, %v offsets(%o) mask = causal"
+            f" : {t}, {t}, {t}, tensor<?xindex> -> {t}\n  return %y : {t}\n}}\n")
+
+
+def build_all(shapes, extra=True):
     for shape in shapes:
         for gated in (False, True):
             for name, (element, options) in linea_variants().items():
@@ -66,6 +96,11 @@ def build_all(shapes):
                                       chip=CHIP, **options)
                 print(f"compiled {name} {'GLA' if gated else 'LA'} {shape} "
                       f"in {time.perf_counter() - start:.1f} s", flush=True)
+    for row, shape in EXTRA if extra else []:
+        start = time.perf_counter()
+        linea.compile_library(extra_program(row, *shape), target="cuda", chip=CHIP)
+        print(f"compiled Linea bf16 {row} {shape} in {time.perf_counter() - start:.1f} s",
+              flush=True)
 
 
 # ---------------------------------------------------------------------------
@@ -110,6 +145,15 @@ def fla_ops():
         return chunk_linear_attn, chunk_gla
     except Exception as error:  # noqa: BLE001 - any import failure means no fla
         print(f"fla not available: {type(error).__name__}: {error}")
+        return None
+
+
+def fla_simple_gla():
+    try:
+        from fla.ops.simple_gla import chunk_simple_gla
+        return chunk_simple_gla
+    except Exception as error:  # noqa: BLE001 - any import failure means no fla
+        print(f"fla's chunk_simple_gla not available: {type(error).__name__}: {error}")
         return None
 
 
@@ -250,6 +294,92 @@ def bench(shapes, repeat, profile=False):
     return rows
 
 
+def document_offsets(T, generator_seed=0):
+    """64 document boundaries over T tokens: lengths from 1 up, seeded."""
+    import random
+    rng = random.Random(generator_seed)
+    cuts = sorted(rng.sample(range(1, T), DOCUMENTS - 1))
+    return [0] + cuts + [T]
+
+
+def torch_causal_f32(torch, q, k, v):
+    """Causal linear attention of [B, H, T, D] in float32 for any T (the
+    chunked form on T padded to the chunk)."""
+    T = q.shape[2]
+    pad = (-T) % CHUNK
+    padded = [torch.nn.functional.pad(x.float(), (0, 0, 0, pad)) for x in (q, k, v)]
+    return torch_chunked_la(torch, *padded)[:, :, :T]
+
+
+def extra_inputs(torch, row, B, T, H, D):
+    """(Linea's bf16 arguments, fla's call or None, the float32 reference)."""
+    gen = torch.Generator(device="cuda").manual_seed(1)
+    q, k, v = (torch.randn(B, H, T, D, device="cuda", generator=gen) / D ** 0.5
+               for _ in range(3))
+    bf = [x.bfloat16() for x in (q, k, v)]
+    thd = [x.transpose(1, 2).contiguous() for x in bf]
+    simple_gla = fla_simple_gla()
+    if row == "scalar gate":
+        g = torch.nn.functional.logsigmoid(torch.randn(B, H, T, device="cuda", generator=gen)) / 16
+        g = g.bfloat16()
+        want = torch_chunked_gla(torch, q, k, v, g.float()[..., None].expand(B, H, T, D))
+        fla = None
+        if simple_gla is not None:
+            gt = g.transpose(1, 2).contiguous()
+            fla = lambda: simple_gla(*thd, g=gt, scale=1.0)[0].transpose(1, 2)  # noqa: E731
+        return bf + [g], fla, want
+    if row.startswith("PrefixLM"):
+        j = T // 2
+        causal = torch_causal_f32(torch, q, k, v)
+        state = k[:, :, :j].transpose(-1, -2).float() @ v[:, :, :j].float()
+        want = torch.cat([q[:, :, :j].float() @ state, causal[:, :, j:]], dim=2)
+        fla = None
+        if simple_gla is not None:
+            fla = lambda: simple_gla(*thd, scale=1.0)[0].transpose(1, 2)  # noqa: E731
+        return bf, fla, want
+    offsets = document_offsets(T)
+    want = torch.cat([torch_causal_f32(torch, *(x[:, :, a:b] for x in (q, k, v)))
+                      for a, b in zip(offsets, offsets[1:])], dim=2)
+    o = torch.tensor(offsets, dtype=torch.int64, device="cuda")
+    fla = None
+    if simple_gla is not None:
+        fla = lambda: simple_gla(*thd, scale=1.0, cu_seqlens=o)[0].transpose(1, 2)  # noqa: E731
+    return [x[0] for x in bf] + [o], fla, want[0]
+
+
+def bench_extra(repeat):
+    """The EXTRA rows: Linea's bf16 program against fla, each checked
+    against float32 first."""
+    import torch
+    rows = []
+    for row, shape in EXTRA:
+        args, fla, want = extra_inputs(torch, row, *shape)
+        timed = []
+        try:
+            kernel = linea.compile(extra_program(row, *shape), target="cuda", chip=CHIP)
+            out = kernel(*args)
+            timed.append(("Linea bf16", median_ms(torch, lambda: kernel(*args), repeat),
+                          rel_l2(torch, out, want)))
+        except Exception as error:  # noqa: BLE001 - a failing row is a result
+            timed.append(("Linea bf16", None, f"{type(error).__name__}: {error}"[:200]))
+        if fla is not None:
+            peer = "fla bf16 (causal)" if row.startswith("PrefixLM") else "fla bf16"
+            try:
+                err = rel_l2(torch, fla().reshape(want.shape), want)
+                timed.append((peer, median_ms(torch, fla, repeat),
+                              "causal, not PrefixLM" if row.startswith("PrefixLM") else err))
+            except Exception as error:  # noqa: BLE001
+                timed.append((peer, None, f"{type(error).__name__}: {error}"[:200]))
+        best_peer = min((ms for name, ms, _ in timed
+                         if ms is not None and not name.startswith("Linea")), default=None)
+        for name, ms, err in timed:
+            ratio = f"{ms / best_peer:.2f}" if ms is not None and best_peer else ""
+            rows.append(f"| {row} | {shape} | {name} | {'' if ms is None else f'{ms:.3f}'} | "
+                        f"{ratio} | {err if isinstance(err, str) else f'{err:.2e}'} |")
+            print(rows[-1], flush=True)
+    return rows
+
+
 def one_call_each(shapes):
     """Each bf16 variant of each op called once on `shapes`, for Nsight
     Compute to read its kernels (`ncu -k regex:linea_`; the kernels are
@@ -288,7 +418,7 @@ def main():
     opts = parser.parse_args()
     shapes = QUICK_SHAPES if opts.quick else SHAPES
     if opts.build_only:
-        build_all(shapes)
+        build_all(shapes, extra=not opts.quick)
         return
     import torch
     if not torch.cuda.is_available():
@@ -297,6 +427,8 @@ def main():
         one_call_each(shapes[:2])
         return
     rows = bench(shapes, opts.repeat, opts.profile)
+    if not opts.quick:
+        rows += bench_extra(opts.repeat)
     text = (f"Measured {datetime.date.today()} on {torch.cuda.get_device_name()}, "
             f"torch {torch.__version__}, {platform.platform()}; medians of {opts.repeat} "
             f"CUDA-event timings; chip {CHIP}.\n\n"

@@ -38,6 +38,35 @@ def LineaUnshareFills : Pass<"linea-unshare-fills"> {
 }
 
 
+def LineaUnshareEmpties : Pass<"linea-unshare-empties"> {
+  let summary = "Give every destination outside a sequence block its own tensor.empty before bufferization";
+  let description = [{
+    CSE merges identical `tensor.empty`s, and one-shot bufferization then
+    gives the merged value one buffer that every destination-style op
+    writing into it reuses as the previous value dies: in a PrefixLM layer,
+    one f32 allocation holds the widened bf16 values of the prefix, then
+    the prefix's output rows, then the widened values of the tail. A buffer
+    with several writers is neither read nor written as stored
+    (`linea-read-as-stored` takes the 16-bit buffer for an f32 one only
+    where a single widening copy fills it), so each such use costs a
+    widening or narrowing kernel and three times the 16-bit bytes. This
+    pass clones the `tensor.empty` for each further destination use in the
+    same block, just before the user. Temporaries of a sequence block keep
+    sharing (its shared memory is scarce). The GPU pipelines run it, whose
+    allocations come from a stream-ordered pool; the CPU's do not.
+
+    ```mlir
+    %e = tensor.empty() : tensor<4x8xf32>
+    %a = linalg.generic ... ins(%x : tensor<4x8xbf16>) outs(%e : tensor<4x8xf32>)
+    %b = linalg.generic ... ins(%y : tensor<4x8xbf16>) outs(%e : tensor<4x8xf32>)
+    // becomes: %b writes a tensor.empty of its own
+    %e2 = tensor.empty() : tensor<4x8xf32>
+    %b = linalg.generic ... ins(%y : tensor<4x8xbf16>) outs(%e2 : tensor<4x8xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 def LineaEliminateEmptyOuterFirst : Pass<"linea-eliminate-empty-outer-first", "ModuleOp"> {
   let summary = "Empty-tensor elimination, the outermost insertion first";
   let description = [{

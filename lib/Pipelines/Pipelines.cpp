@@ -164,7 +164,8 @@ static void addRouteChecks(OpPassManager &pm, StringRef handler) {
 
 /// Everything left in Linea through the reference lowering, then one-shot
 /// bufferization with deallocation: the common front of both targets.
-static void buildReferenceToBuffers(OpPassManager &pm) {
+static void buildReferenceToBuffers(OpPassManager &pm,
+                                    bool unshareEmpties = false) {
   using namespace mlir::linea;
   pm.addPass(createConvertLineaToLinalg());
   // Elementwise arith on tensors (common in fold bodies) becomes linalg.
@@ -173,6 +174,9 @@ static void buildReferenceToBuffers(OpPassManager &pm) {
   // Accumulators computed in their consumers' memory: a chunk's rows in
   // the output, a sequence's output in its slice of the whole.
   pm.addPass(createLineaUnshareFills());
+  // A buffer per writer, which 16-bit buffers can then replace.
+  if (unshareEmpties)
+    pm.addPass(createLineaUnshareEmpties());
   pm.addPass(createLineaEliminateEmptyOuterFirst());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
 
@@ -308,7 +312,7 @@ static void buildLaunches(OpPassManager &pm,
     pm.addPass(linea::createLineaCheckAssumedSizes());
   buildOptimizeForGPU(pm, options);
   buildModelIRForKernels(pm, /*fuse=*/true, /*collapse=*/true);
-  buildReferenceToBuffers(pm);
+  buildReferenceToBuffers(pm, /*unshareEmpties=*/true);
   if (options.precision != linea::Precision::f32) {
     linea::LineaContractionsToMMAOptions mma;
     mma.precision = options.precision;

@@ -6,13 +6,12 @@
 // the stages' further kernels are numbered.
 
 // The chunk-parallel form's three stages: the chunk states (K_c^T V_c, a
-// block per chunk), the scan of states across chunks (its zero first state
-// and the scan), and the outputs (a block per chunk: the masked scores, their
-// product with V plus Q S).
+// block per chunk, written after the zero first state), the scan of states
+// across chunks (that zero state and the scan), and the outputs (a block
+// per chunk: the masked scores, their product with V plus Q S).
 // CHECK: gpu.launch_func {{.*}} @linea_linear_attention_state_scan::@linea_linear_attention_state_scan
-// CHECK: gpu.launch_func {{.*}} @linea_linear_attention_state_scan_1::@linea_linear_attention_state_scan_1
 // CHECK: gpu.launch_func {{.*}} @linea_linear_attention_chunk_states::@linea_linear_attention_chunk_states
-// CHECK: gpu.launch_func {{.*}} @linea_linear_attention_state_scan_2::
+// CHECK: gpu.launch_func {{.*}} @linea_linear_attention_state_scan_1::
 // CHECK: gpu.launch_func {{.*}} @linea_linear_attention_chunk_outputs::
 // CHECK-NOT: gpu.launch_func
 // The PTX entries carry the names.
