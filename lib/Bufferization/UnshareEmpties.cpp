@@ -56,9 +56,9 @@ struct LineaUnshareEmptiesPass
     for (tensor::EmptyOp empty : empties) {
       SmallVector<OpOperand *> uses = destinationUses(empty);
       // Ops in one block only: program order is what the clone needs.
-      if (uses.size() < 2 ||
-          llvm::any_of(uses, [&](OpOperand *use) {
-            return use->getOwner()->getBlock() != uses[0]->getOwner()->getBlock();
+      if (uses.size() < 2 || llvm::any_of(uses, [&](OpOperand *use) {
+            return use->getOwner()->getBlock() !=
+                   uses[0]->getOwner()->getBlock();
           }))
         continue;
       for (OpOperand *use : llvm::drop_begin(uses)) {

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -273,6 +274,25 @@ bool isSliceOrReshape(Operation *op) {
 
 } // namespace
 
+namespace {
+
+/// Whether two unit-stride slices of one buffer, of static offsets and
+/// sizes, share no element: along some dim their ranges do not meet.
+bool disjointSlices(memref::SubViewOp a, memref::SubViewOp b) {
+  if (a.getSource() != b.getSource() || !a.hasUnitStride() ||
+      !b.hasUnitStride() || !a.getOffsets().empty() ||
+      !b.getOffsets().empty() || !a.getSizes().empty() || !b.getSizes().empty())
+    return false;
+  for (auto [aOffset, aSize, bOffset, bSize] :
+       llvm::zip(a.getStaticOffsets(), a.getStaticSizes(), b.getStaticOffsets(),
+                 b.getStaticSizes()))
+    if (aOffset + aSize <= bOffset || bOffset + bSize <= aOffset)
+      return true;
+  return false;
+}
+
+} // namespace
+
 Value linea::writeAsStored(OpBuilder &b, Value result,
                            ArrayRef<Operation *> writers,
                            linalg::GenericOp &narrowing) {
@@ -309,30 +329,58 @@ Value linea::writeAsStored(OpBuilder &b, Value result,
       viewsOf(narrowing.getDpsInputs()[0], narrowedRoot);
   if (!llvm::all_of(narrowedViews, isReshape))
     return {};
-  Value narrow = narrowing.getDpsInits()[0];
-  // The narrowed buffer is allocated before the writers (before the loop
-  // around them, where they are in one).
+  // The narrowed buffer (or the slice of one the narrowing writes: a
+  // PrefixLM layer's rows in their half of the output) is allocated before
+  // the writers (before the loop around them, where they are in one).
+  Value narrowRoot;
+  SmallVector<Operation *> narrowViews =
+      viewsOf(narrowing.getDpsInits()[0], narrowRoot);
+  if (!llvm::all_of(narrowViews, isSliceOrReshape))
+    return {};
   Operation *insertion =
       narrowing->getBlock()->findAncestorOpInBlock(*b.getInsertionPoint());
   if (!insertion)
     return {};
-  if (auto alloc = narrow.getDefiningOp<memref::AllocOp>()) {
-    if (alloc->getNumOperands() != 0 || alloc->getBlock() != insertion->getBlock())
+  // The views are taken again before the writers: their sizes and offsets
+  // must be known there.
+  DominanceInfo dominance(insertion->getParentOp());
+  for (Operation *view : narrowViews)
+    for (Value operand : llvm::drop_begin(view->getOperands()))
+      if (!dominance.properlyDominates(operand, insertion))
+        return {};
+  // Written earlier now, the buffer must not be used by anything before the
+  // narrowing (which would see the new values), but for the views the
+  // narrowing writes through.
+  auto ownSlice = narrowViews.empty()
+                      ? memref::SubViewOp()
+                      : dyn_cast<memref::SubViewOp>(narrowViews.back());
+  auto usedBefore = [&](Value buffer) {
+    return llvm::any_of(buffer.getUsers(), [&](Operation *user) {
+      if (llvm::is_contained(narrowViews, user))
+        return false;
+      // Another part of the buffer (a PrefixLM layer's other half).
+      auto slice = dyn_cast<memref::SubViewOp>(user);
+      if (slice && ownSlice && disjointSlices(slice, ownSlice))
+        return false;
+      Operation *placed = narrowing->getBlock()->findAncestorOpInBlock(*user);
+      return !placed || placed->isBeforeInBlock(narrowing);
+    });
+  };
+  if (auto alloc = narrowRoot.getDefiningOp<memref::AllocOp>()) {
+    if (alloc->getNumOperands() != 0 ||
+        alloc->getBlock() != insertion->getBlock() ||
+        (!narrowViews.empty() && usedBefore(narrowRoot)))
       return {};
     if (insertion->isBeforeInBlock(alloc))
       alloc->moveBefore(insertion);
-  } else if (auto argument = dyn_cast<BlockArgument>(narrow)) {
-    // Written earlier now, the argument's buffer must not be used by
-    // anything before the narrowing (which would see the new values).
-    for (Operation *user : argument.getUsers()) {
-      Operation *placed = narrowing->getBlock()->findAncestorOpInBlock(*user);
-      if (!placed || placed->isBeforeInBlock(narrowing))
-        return {};
-    }
+  } else if (isa<BlockArgument>(narrowRoot)) {
+    if (usedBefore(narrowRoot))
+      return {};
   } else {
     return {};
   }
-  Value atRoot = undoReshapes(b, narrowedViews, narrow);
+  Value narrow = rebuildViews(b, narrowViews, narrowRoot);
+  Value atRoot = narrow ? undoReshapes(b, narrowedViews, narrow) : Value();
   return atRoot ? rebuildViews(b, views, atRoot) : Value();
 }
 

@@ -508,3 +508,14 @@ def test_state_pass_differential(index, precision, two_sms):
     for k, (g, want) in enumerate(zip(got, expected)):
         error = ref.rel_l2(np.asarray(g, np.float64), want)
         assert error <= tolerance, f"result {k}: {error:.3g}"
+
+
+@pytest.mark.parametrize("gated", [False, True], ids=["plain", "gated"])
+@pytest.mark.parametrize("prefix", [0, 64, 130])
+def test_prefix_halves_through_the_state_pass(prefix, gated, two_sms):
+    """PrefixLM with the causal tail through the state pass: each half of
+    the bf16 output written as stored by the kernel that computes it (the
+    one-shot rows into the first, the tail's blocks into the second), prefix
+    0, j and L."""
+    check([2], 130, 64, 64, gated, mask="prefix", prefix=prefix,
+          options=f"target-description={two_sms}", seed=prefix + 5)

@@ -36,6 +36,22 @@ func.func @causal_many_sequences(%q: tensor<66x256x64xbf16>) -> tensor<66x256x64
 
 // -----
 
+// PrefixLM on bf16 tensors: the prefix's one-shot state and rows, then the
+// causal tail's state pass and rows, four launches: each half of the
+// output written as bf16 by the kernel computing it (no narrowing kernel),
+// the halves' operands read as stored (no widening one).
+// CHECK: gpu.launch_func {{.*}} @linea_linear_attention_oneshot_state::
+// CHECK: gpu.launch_func {{.*}} @linea_linear_attention_oneshot_outputs::
+// CHECK: gpu.launch_func {{.*}} @linea_linear_attention_chunk_states::
+// CHECK: gpu.launch_func {{.*}} @linea_linear_attention_chunk_outputs::
+// CHECK-NOT: gpu.launch_func
+func.func @prefix_halves(%q: tensor<2x16x512x128xbf16>) -> tensor<2x16x512x128xbf16> {
+  %o = linea.linear_attention %q, %q, %q mask = prefix(256) : tensor<2x16x512x128xbf16>, tensor<2x16x512x128xbf16>, tensor<2x16x512x128xbf16> -> tensor<2x16x512x128xbf16>
+  return %o : tensor<2x16x512x128xbf16>
+}
+
+// -----
+
 // A scalar gate per token (RetNet, Mamba-2: fla's simple GLA), chunked:
 // one kernel whose blocks run the chunk loop.
 // CHECK: gpu.launch_func {{.*}} @linea_simple_gla_chunk_loop::
