@@ -404,6 +404,12 @@ def LineaFuseElementwise : Pass<"linea-fuse-elementwise"> {
     destination: bufferized, it writes in place, and a mask over a score
     matrix costs no second L x L buffer.
 
+    A `tensor.pad` of an elementwise result that nothing else reads (the
+    chunk-parallel form pads a feature-mapped q and k to whole chunks)
+    takes upstream's `FuseTensorPadWithProducerLinalgOp` rewrite: the
+    padded tensor is filled, and the producer writes its interior, rather
+    than a tensor of its own that the pad then copies.
+
     ```mlir
     %e = linalg.generic {... ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) ... {
       %0 = math.exp %in : f32

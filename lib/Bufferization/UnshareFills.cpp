@@ -42,6 +42,16 @@ tensor::EmptyOp filledEmpty(Operation *fill) {
              : tensor::EmptyOp();
 }
 
+/// Whether parts of `fill`'s result are computed in place: a slice of it
+/// is taken (a padded tensor whose producer writes its interior, the
+/// result inserted back). Its uses are one buffer's, not several
+/// accumulators'.
+bool writtenInParts(Operation *fill) {
+  return llvm::any_of(fill->getUsers(), [](Operation *user) {
+    return isa<tensor::ExtractSliceOp>(user);
+  });
+}
+
 struct LineaUnshareFillsPass
     : linea::impl::LineaUnshareFillsBase<LineaUnshareFillsPass> {
   void runOnOperation() override {
@@ -49,7 +59,7 @@ struct LineaUnshareFillsPass
     SmallVector<Operation *> fills;
     getOperation()->walk([&](Operation *op) {
       if (linea::filledValue(op) && filledEmpty(op) &&
-          !op->getResult(0).hasOneUse())
+          !op->getResult(0).hasOneUse() && !writtenInParts(op))
         fills.push_back(op);
     });
     IRRewriter rewriter(&getContext());

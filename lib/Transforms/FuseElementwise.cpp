@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -50,6 +51,22 @@ SmallVector<Operation *> modelOps(Operation *root) {
   return ops;
 }
 
+/// The `tensor.pad`s in a function's body whose source is the result of a
+/// linalg op that nothing else reads (cloned into the padded tensor, it is
+/// computed once).
+SmallVector<Operation *> padsOfSoleResults(Operation *root) {
+  SmallVector<Operation *> pads;
+  root->walk([&](FunctionOpInterface function) {
+    for (Block &block : function.getFunctionBody())
+      for (auto pad : block.getOps<tensor::PadOp>())
+        if (Operation *producer = pad.getSource().getDefiningOp();
+            producer && isa<linalg::LinalgOp>(producer) &&
+            producer->hasOneUse())
+          pads.push_back(pad);
+  });
+  return pads;
+}
+
 struct LineaFuseElementwisePass
     : linea::impl::LineaFuseElementwiseBase<LineaFuseElementwisePass> {
   static constexpr int kMaxRounds = 8;
@@ -74,6 +91,12 @@ struct LineaFuseElementwisePass
     RewritePatternSet inPlace(context);
     linea::populateElementwiseInPlacePatterns(inPlace);
     (void)applyOpPatternsGreedily(modelOps(getOperation()), std::move(inPlace));
+    // A padded elementwise result: computed into the padded tensor's
+    // interior, not into a tensor of its own that the pad copies.
+    RewritePatternSet pads(context);
+    linalg::populateFuseTensorPadWithProducerLinalgOpPatterns(pads);
+    (void)applyOpPatternsGreedily(padsOfSoleResults(getOperation()),
+                                  std::move(pads));
   }
 };
 

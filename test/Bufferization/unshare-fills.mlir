@@ -77,3 +77,22 @@ func.func @generic_fill_of_two_sums(%x: tensor<?x8xf64>) -> (tensor<?xf64>, tens
   } -> tensor<?xf64>
   return %mean, %var : tensor<?xf64>, tensor<?xf64>
 }
+
+// -----
+
+// A fill whose slice an op writes in place and whose result takes it back
+// (a padded tensor's interior) is one buffer, not two accumulators: left
+// shared.
+// CHECK-LABEL: func.func @written_in_parts
+// CHECK-COUNT-1: linalg.fill
+// CHECK-NOT: linalg.fill
+// CHECK: return
+func.func @written_in_parts(%x: tensor<4x4xf32>) -> tensor<8x4xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %part = tensor.extract_slice %z[0, 0] [4, 4] [1, 1] : tensor<8x4xf32> to tensor<4x4xf32>
+  %c = linalg.copy ins(%x : tensor<4x4xf32>) outs(%part : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %r = tensor.insert_slice %c into %z[0, 0] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<8x4xf32>
+  return %r : tensor<8x4xf32>
+}

@@ -313,3 +313,56 @@ func.func @three_in_a_row(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   } -> tensor<8x16xf32>
   return %c : tensor<8x16xf32>
 }
+
+// -----
+
+// A padded elementwise result (the chunk-parallel form pads the feature-
+// mapped keys to whole chunks): the padded tensor is filled and the map
+// writes its interior, so no tensor of its own is copied into it. A map
+// whose result something else reads too stays, and the pad copies it.
+// CHECK-LABEL: func.func @padded_map
+// CHECK: %[[FILL:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<?x8xf32>)
+// CHECK: %[[INTERIOR:.+]] = tensor.extract_slice %[[FILL]][0, 0] [%{{.+}}, 8] [1, 1]
+// CHECK: %[[MAPPED:.+]] = linalg.generic {{.*}} outs(%[[INTERIOR]] : tensor<?x8xf32>)
+// CHECK: math.exp
+// CHECK: tensor.insert_slice %[[MAPPED]] into %[[FILL]][0, 0] [%{{.+}}, 8] [1, 1]
+// CHECK-NOT: tensor.pad
+// CHECK-LABEL: func.func @padded_map_read_twice
+// CHECK: linalg.generic
+// CHECK: tensor.pad
+#map2 = affine_map<(i, j) -> (i, j)>
+func.func @padded_map(%k: tensor<?x8xf32>, %high: index) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %k, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %m = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel"]}
+      ins(%k : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %x = math.exp %in : f32
+    linalg.yield %x : f32
+  } -> tensor<?x8xf32>
+  %p = tensor.pad %m low[0, 0] high[%high, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : f32
+  } : tensor<?x8xf32> to tensor<?x8xf32>
+  return %p : tensor<?x8xf32>
+}
+
+func.func @padded_map_read_twice(%k: tensor<?x8xf32>, %high: index) -> (tensor<?x8xf32>, tensor<?x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %k, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %m = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = ["parallel", "parallel"]}
+      ins(%k : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %x = math.exp %in : f32
+    linalg.yield %x : f32
+  } -> tensor<?x8xf32>
+  %p = tensor.pad %m low[0, 0] high[%high, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : f32
+  } : tensor<?x8xf32> to tensor<?x8xf32>
+  return %p, %m : tensor<?x8xf32>, tensor<?x8xf32>
+}
