@@ -164,52 +164,59 @@ Value prependAlong(OpBuilder &b, Location loc, Value first, Value rest,
   return insertAlong(b, loc, rest, all, dim, b.getIndexAttr(1));
 }
 
-/// Phase (1) of a gated op for the GPU: each chunk's local state in a
-/// block of its own, the suffix sums of its gates, its decayed keys and a
-/// copy of its values in shared memory (the state update reads each value
-/// once per 16 state rows: from shared memory, and with ldmatrix); the
-/// block reads its chunk of k, v and g once. Its temporaries are fewer
-/// than the rows' block's (gatedChunkBlockBytes).
-Value gatedLocalStatesPerChunkBlock(OpBuilder &b, Location loc,
-                                    int64_t numBatch, bool scalar,
-                                    const Chunk &chunks) {
+/// Phase (1) for the GPU: each chunk's local state `K^T V` in a block of its
+/// own, which copies its chunk of v (and of k, where no decay makes a new
+/// tensor of it) into shared memory once: its tensor cores read them with
+/// ldmatrix, whatever the value width (a normalized op's ones column takes
+/// no staged grid). Gated, it decays the keys to the chunk's end by the
+/// suffix sums of the chunk's gates first. Its temporaries are fewer than
+/// the rows' block's (gatedChunkBlockBytes, plainChunkBlockBytes).
+Value localStatesPerChunkBlock(OpBuilder &b, Location loc, int64_t numBatch,
+                               bool scalar, const Chunk &chunks) {
   return inSequenceBlocks(
       b, loc, leadingSizes(b, loc, chunks.k, numBatch),
       tensor::getMixedSize(b, loc, chunks.k, numBatch + 1),
       tensor::getMixedSize(b, loc, chunks.v, numBatch + 1),
       [&](OpBuilder &nb, Location nl, ValueRange ivs) {
-        Value k = leadingSlice(nb, nl, chunks.k, ivs);
+        Value k = chunks.g ? leadingSlice(nb, nl, chunks.k, ivs)
+                           : leadingSliceCopy(nb, nl, chunks.k, ivs);
         Value v = leadingSliceCopy(nb, nl, chunks.v, ivs);
         Value zeros = zerosWithBatchOf(
             nb, nl, k, numBatch,
             {tensor::getMixedSize(nb, nl, k, numBatch + 1),
              tensor::getMixedSize(nb, nl, v, numBatch + 1)});
+        if (!chunks.g)
+          return transposedMatmulAccumulate(nb, nl, numBatch, k, v, zeros);
         return gatedStateUpdate(nb, nl, numBatch, k, v,
                                 leadingSlice(nb, nl, chunks.g, ivs), zeros,
                                 scalar, /*stateIsZero=*/true);
       });
 }
 
-/// Phase (3) of a gated op for the GPU: every chunk's rows in a block of
-/// its own, which reads its chunk of q, k, v and g and the state entering
-/// it, and keeps every temporary of the rows (the in-chunk log-decays, the
-/// decayed operands, the scores) in shared memory: the chunk's data leaves
-/// global memory about once, where the all-chunks-at-once form writes and
-/// reads each temporary for every chunk through it.
-Value gatedRowsPerChunkBlock(OpBuilder &b, Location loc, int64_t numBatch,
-                             bool scalar, const Chunk &chunks, Value entering) {
+/// Phase (3) for the GPU: every chunk's rows in a block of its own, which
+/// copies its chunk of q, k and v into shared memory first (each is read
+/// many times over: q by every block column's decay, v and k by
+/// tensor-core fragments per tile) and keeps every temporary of the rows
+/// there (the scores; gated, the in-chunk log-decays and decayed operands
+/// too): the chunk's data leaves global memory about once, where the
+/// all-chunks-at-once form writes and reads each temporary for every chunk
+/// through it. A plain block copies the state entering it too; a gated
+/// one's lanes read it per 16 rows (its shared memory is full).
+Value rowsPerChunkBlock(OpBuilder &b, Location loc, int64_t numBatch,
+                        bool scalar, const Chunk &chunks, Value entering) {
   return inSequenceBlocks(
       b, loc, leadingSizes(b, loc, chunks.q, numBatch),
       tensor::getMixedSize(b, loc, chunks.q, numBatch),
       tensor::getMixedSize(b, loc, chunks.v, numBatch + 1),
       [&](OpBuilder &nb, Location nl, ValueRange ivs) {
-        // q, k and v are read many times over (q by every block column's
-        // decay, v and k by tensor-core fragments per tile): the block
-        // copies them in first. g is read once, by its presum.
+        // g is read once, by its presum.
         Chunk one{leadingSliceCopy(nb, nl, chunks.q, ivs),
                   leadingSliceCopy(nb, nl, chunks.k, ivs),
                   leadingSliceCopy(nb, nl, chunks.v, ivs),
-                  leadingSlice(nb, nl, chunks.g, ivs)};
+                  chunks.g ? leadingSlice(nb, nl, chunks.g, ivs) : Value()};
+        if (!one.g)
+          return plainChunkRows(nb, nl, numBatch, one,
+                                leadingSliceCopy(nb, nl, entering, ivs));
         Value cum = gatePresum(nb, nl, one.g, numBatch, /*suffix=*/false);
         // One block: the loop over block columns keeps one column's
         // temporaries.
@@ -217,46 +224,6 @@ Value gatedRowsPerChunkBlock(OpBuilder &b, Location loc, int64_t numBatch,
                              /*diagonalInBlocks=*/false};
         return gatedChunkRows(nb, nl, numBatch, scalar, plan, one, cum,
                               leadingSlice(nb, nl, entering, ivs));
-      });
-}
-
-/// Phase (1) of a plain op for the GPU: each chunk's local state `K^T V`
-/// in a block of its own, which copies its chunk of k and v into shared
-/// memory once (its tensor cores read them with ldmatrix, whatever the
-/// value width: a normalized op's ones column takes no staged grid).
-Value plainLocalStatesPerChunkBlock(OpBuilder &b, Location loc,
-                                    int64_t numBatch, const Chunk &chunks) {
-  return inSequenceBlocks(
-      b, loc, leadingSizes(b, loc, chunks.k, numBatch),
-      tensor::getMixedSize(b, loc, chunks.k, numBatch + 1),
-      tensor::getMixedSize(b, loc, chunks.v, numBatch + 1),
-      [&](OpBuilder &nb, Location nl, ValueRange ivs) {
-        Value k = leadingSliceCopy(nb, nl, chunks.k, ivs);
-        Value v = leadingSliceCopy(nb, nl, chunks.v, ivs);
-        Value zeros =
-            zerosWithBatchOf(nb, nl, k, numBatch,
-                             {tensor::getMixedSize(nb, nl, k, numBatch + 1),
-                              tensor::getMixedSize(nb, nl, v, numBatch + 1)});
-        return transposedMatmulAccumulate(nb, nl, numBatch, k, v, zeros);
-      });
-}
-
-/// Phase (3) of a plain op for the GPU: every chunk's rows in a block of
-/// its own, which copies its chunk of q, k and v and the state entering it
-/// into shared memory once and keeps the chunk's scores there: neither the
-/// scores nor any other temporary passes through global memory.
-Value plainRowsPerChunkBlock(OpBuilder &b, Location loc, int64_t numBatch,
-                             const Chunk &chunks, Value entering) {
-  return inSequenceBlocks(
-      b, loc, leadingSizes(b, loc, chunks.q, numBatch),
-      tensor::getMixedSize(b, loc, chunks.q, numBatch),
-      tensor::getMixedSize(b, loc, chunks.v, numBatch + 1),
-      [&](OpBuilder &nb, Location nl, ValueRange ivs) {
-        Chunk one{leadingSliceCopy(nb, nl, chunks.q, ivs),
-                  leadingSliceCopy(nb, nl, chunks.k, ivs),
-                  leadingSliceCopy(nb, nl, chunks.v, ivs), Value()};
-        return plainChunkRows(nb, nl, numBatch, one,
-                              leadingSliceCopy(nb, nl, entering, ivs));
       });
 }
 
@@ -508,12 +475,9 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
 
     // (3) Every chunk's rows from the state entering it.
     Value rows;
-    if (blocks.rowsPerChunk && g) {
-      rows = gatedRowsPerChunkBlock(rewriter, rowsLoc, numBatch, scalar, chunks,
-                                    entering);
-    } else if (blocks.rowsPerChunk) {
-      rows =
-          plainRowsPerChunkBlock(rewriter, rowsLoc, numBatch, chunks, entering);
+    if (blocks.rowsPerChunk) {
+      rows = rowsPerChunkBlock(rewriter, rowsLoc, numBatch, scalar, chunks,
+                               entering);
     } else if (g) {
       Value cum =
           gatePresum(rewriter, rowsLoc, chunks.g, numBatch, /*suffix=*/false);
@@ -535,11 +499,8 @@ struct ToChunkParallel : OpInterfaceRewritePattern<LinearAttentionOpInterface> {
   static Value localStates(PatternRewriter &rewriter, Location loc,
                            int64_t numBatch, const Chunk &chunks, bool scalar,
                            bool chunkBlocks) {
-    if (chunkBlocks && chunks.g)
-      return gatedLocalStatesPerChunkBlock(rewriter, loc, numBatch, scalar,
-                                           chunks);
     if (chunkBlocks)
-      return plainLocalStatesPerChunkBlock(rewriter, loc, numBatch, chunks);
+      return localStatesPerChunkBlock(rewriter, loc, numBatch, scalar, chunks);
     Value zeros = zerosWithBatchOf(
         rewriter, loc, chunks.k, numBatch,
         {tensor::getMixedSize(rewriter, loc, chunks.k, numBatch + 1),
