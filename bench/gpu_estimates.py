@@ -130,8 +130,8 @@ cost model's choice) that copies its chunk of q, k and v (and the plain block it
 state) into shared memory by cp.async lines, keeps the scores (gated: the in-chunk log-decays,
 the decayed keys and queries) there, multiplies on mma.sync with ldmatrix, and stores its bf16
 rows. On (8, 1024, 8, 64) the 64 sequences are too few for the pass (it needs half the SMs): the
-chunks' local states are blocks per chunk and a scan kernel passes the states (5 launches plain,
-7 gated). With f32 tensors (`precision=bf16`) the plain op at D = 128 takes chunks of 128 as grids
+chunks' local states are blocks per chunk and a scan kernel passes the states (4 launches plain,
+6 gated). With f32 tensors (`precision=bf16`) the plain op at D = 128 takes chunks of 128 as grids
 (its block, counted at 4 bytes an element, leaves no room for a second on the SM): staged
 64-deep slices in sm_90a's 128-byte swizzle, wgmma m64nNk16 through matrix descriptors (on sm_80:
 32-deep slices by cp.async, ldmatrix and mma.sync), contractions into one output in a row on one
