@@ -5,7 +5,9 @@ importable, flash-linear-attention (fla), on fla's three benchmark shapes
 with a per-key-dim gate; then the other rows of the GPU issue's table
 (EXTRA): a scalar gate per head and token (fla's `chunk_simple_gla`),
 PrefixLM with a prefix of T/2 (fla's causal op beside it: fla has no
-PrefixLM) and 64 packed documents (fla's `cu_seqlens`), bf16 only.
+PrefixLM) and 64 packed documents (fla's `cu_seqlens`), bf16 only; then
+causal softmax attention (SOFTMAX, the softmax issue's shapes) against torch's
+SDPA and fla's `parallel_attn`, with TFLOP/s.
 
     python3 bench/gpu.py --build-only        # here: compile into $LINEA_CACHE_DIR
     python3 bench/gpu.py [--results FILE]    # on a GPU machine (the kit's run.sh)
@@ -66,6 +68,23 @@ EXTRA = [("scalar gate", (2, 16384, 16, 128)), ("scalar gate", (8, 2048, 8, 64))
          ("packed, 64 documents", (1, 32768, 16, 128))]
 DOCUMENTS = 64
 
+# Causal softmax attention: (B, H, T, D), bf16 (and f32 with precision=bf16).
+SOFTMAX = [(2, 16, 4096, 128), (1, 16, 16384, 128), (2, 16, 4096, 64)]
+
+
+def softmax_program(B, H, T, D, element):
+    t = f"tensor<{B}x{H}x{T}x{D}x{element}>"
+    return (f"func.func @main(%q: {t}, %k: {t}, %v: {t}) -> {t} {{\n"
+            f"  %o = linea.attention %q, %k, %v mask = causal : {t}, {t}, {t} -> {t}\n"
+            f"  return %o : {t}\n}}\n")
+
+
+def softmax_variants():
+    """name: (the program's element type, options): bf16 tensors (the
+    flash-attention kernel), f32 tensors rounded to bf16 on tensor cores."""
+    return {"Linea bf16": ("bf16", {}),
+            "Linea f32, precision=bf16": ("f32", {"precision": "bf16"})}
+
 
 def extra_program(row, B, T, H, D):
     """The bf16 program of an EXTRA row: [B, H, T, D] tensors (a scalar
@@ -101,6 +120,13 @@ def build_all(shapes, extra=True):
         linea.compile_library(extra_program(row, *shape), target="cuda", chip=CHIP)
         print(f"compiled Linea bf16 {row} {shape} in {time.perf_counter() - start:.1f} s",
               flush=True)
+    for shape in SOFTMAX if extra else []:
+        for name, (element, options) in softmax_variants().items():
+            start = time.perf_counter()
+            linea.compile_library(softmax_program(*shape, element), target="cuda", chip=CHIP,
+                                  **options)
+            print(f"compiled {name} softmax {shape} in {time.perf_counter() - start:.1f} s",
+                  flush=True)
 
 
 # ---------------------------------------------------------------------------
@@ -380,6 +406,66 @@ def bench_extra(repeat):
     return rows
 
 
+def fla_parallel_attn():
+    try:
+        from fla.ops.attn import parallel_attn
+        return parallel_attn
+    except Exception as error:  # noqa: BLE001 - any import failure means no fla
+        print(f"fla's parallel_attn not available: {type(error).__name__}: {error}")
+        return None
+
+
+def bench_softmax(repeat):
+    """Causal softmax attention: Linea against torch's SDPA (bf16) and fla's
+    parallel_attn, each checked against torch's float32 SDPA first; TFLOP/s
+    counts the causal half of both products (2 B H T^2 D)."""
+    import torch
+    rows = []
+    parallel_attn = fla_parallel_attn()
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    for shape in SOFTMAX:
+        B, H, T, D = shape
+        gen = torch.Generator(device="cuda").manual_seed(2)
+        q, k, v = (torch.randn(B, H, T, D, device="cuda", generator=gen) for _ in range(3))
+        bf = [x.bfloat16() for x in (q, k, v)]
+        want = sdpa(*(x.float() for x in bf), is_causal=True)
+        flops = 2 * B * H * T * T * D
+        timed = []
+        for name, (element, options) in softmax_variants().items():
+            args = bf if element == "bf16" else [x.float() for x in bf]
+            try:
+                kernel = linea.compile(softmax_program(*shape, element), target="cuda",
+                                       chip=CHIP, **options)
+                err = rel_l2(torch, kernel(*args), want)
+                timed.append((name, median_ms(torch, lambda: kernel(*args), repeat), err))
+            except Exception as error:  # noqa: BLE001 - a failing row is a result
+                timed.append((name, None, f"{type(error).__name__}: {error}"[:200]))
+        timed.append(("torch SDPA bf16",
+                      median_ms(torch, lambda: sdpa(*bf, is_causal=True), repeat),
+                      rel_l2(torch, sdpa(*bf, is_causal=True), want)))
+        if parallel_attn is not None:
+            thd = [x.transpose(1, 2).contiguous() for x in bf]
+            call = lambda: parallel_attn(*thd, scale=D ** -0.5)  # noqa: E731
+            try:
+                out = call()
+                out = out[0] if isinstance(out, tuple) else out
+                timed.append(("fla parallel_attn bf16", median_ms(torch, call, repeat),
+                              rel_l2(torch, out.transpose(1, 2), want)))
+            except Exception as error:  # noqa: BLE001
+                timed.append(("fla parallel_attn bf16", None,
+                              f"{type(error).__name__}: {error}"[:200]))
+        best_peer = min((ms for name, ms, _ in timed
+                         if ms is not None and not name.startswith("Linea")), default=None)
+        for name, ms, err in timed:
+            ratio = f"{ms / best_peer:.2f}" if ms is not None and best_peer else ""
+            speed = "" if ms is None else f", {flops / ms / 1e9:.0f} TFLOP/s"
+            rows.append(f"| causal softmax attention{speed} | (B, H, T, D) = {shape} | {name} | "
+                        f"{'' if ms is None else f'{ms:.3f}'} | {ratio} | "
+                        f"{err if isinstance(err, str) else f'{err:.2e}'} |")
+            print(rows[-1], flush=True)
+    return rows
+
+
 def one_call_each(shapes):
     """Each bf16 variant of each op called once on `shapes`, for Nsight
     Compute to read its kernels (`ncu -k regex:linea_`; the kernels are
@@ -401,6 +487,12 @@ def one_call_each(shapes):
                 kernel(*args)
                 torch.cuda.synchronize()
                 print(f"called {name} {'GLA' if gated else 'LA'} {shape}", flush=True)
+    B, H, T, D = SOFTMAX[0]
+    q = torch.randn(B, H, T, D, device="cuda").bfloat16()
+    kernel = linea.compile(softmax_program(B, H, T, D, "bf16"), target="cuda", chip=CHIP)
+    kernel(q, q, q)
+    torch.cuda.synchronize()
+    print(f"called Linea bf16 softmax {SOFTMAX[0]}", flush=True)
 
 
 def main():
@@ -429,6 +521,7 @@ def main():
     rows = bench(shapes, opts.repeat, opts.profile)
     if not opts.quick:
         rows += bench_extra(opts.repeat)
+        rows += bench_softmax(opts.repeat)
     text = (f"Measured {datetime.date.today()} on {torch.cuda.get_device_name()}, "
             f"torch {torch.__version__}, {platform.platform()}; medians of {opts.repeat} "
             f"CUDA-event timings; chip {CHIP}.\n\n"

@@ -64,6 +64,13 @@ def Linea_Dialect : Dialect {
     /// that region be.
     static constexpr ::llvm::StringLiteral kAsWrittenAttrName =
         "linea.as_written";
+
+    /// On a call standing for a flash-attention kernel until the program
+    /// is on buffers (linea-flash-attention; linea-expand-flash-attention
+    /// builds it): `{causal, scale, operand_type}`. On the private
+    /// declaration such calls name: a unit attribute.
+    static constexpr ::llvm::StringLiteral kFlashAttentionAttrName =
+        "linea.flash_attention";
   }];
 }
 

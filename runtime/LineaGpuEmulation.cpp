@@ -119,6 +119,7 @@ struct Warp {
   Barrier barrier;
   int64_t lanes;
   const uint16_t *rows[kWarpSize] = {};
+  float shuffled[kWarpSize] = {};
   uint32_t a[kWarpSize][4] = {}, b[kWarpSize][2] = {};
 };
 
@@ -251,6 +252,19 @@ LINEA_EXPORT void linea_gpu_emu_join(int64_t thread, int64_t teamSize) {
 /// `gpu.barrier`.
 LINEA_EXPORT void linea_gpu_emu_barrier(int64_t) {
   block->barrier.arriveAndWait();
+}
+
+/// `shfl.sync.bfly.b32` over the whole warp: lane l receives lane
+/// l ^ `offset`'s value.
+LINEA_EXPORT float linea_gpu_emu_shuffle_xor(int64_t thread, float value,
+                                             int64_t offset) {
+  Warp &warp = warpOf(thread);
+  int64_t lane = thread % kWarpSize;
+  warp.shuffled[lane] = value;
+  warp.barrier.arriveAndWait();
+  float received = warp.shuffled[lane ^ offset];
+  warp.barrier.arriveAndWait();
+  return received;
 }
 
 /// `ldmatrix.sync.aligned.m8n8.x{tiles}[.trans].shared.b16`: lane l of

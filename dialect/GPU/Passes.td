@@ -1,8 +1,9 @@
 //===- Passes.td - Linea's GPU passes --------------------------*- tablegen -*-===//
 //
 // linalg and scf (and Linea's tileable ops) to GPU blocks, threads, tensor
-// cores and kernels. None of these converts a Linea op; their numbers come
-// from the GPU target description (linea/Target/Target.h).
+// cores and kernels; their numbers come from the GPU target description
+// (linea/Target/Target.h). One converts a Linea op: linea-flash-attention,
+// softmax attention as a kernel of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +59,98 @@ def LineaDistributeSequences : Pass<"linea-distribute-sequences"> {
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::gpu::GPUDialect"];
+}
+
+def LineaFlashAttention : Pass<"linea-flash-attention", "::mlir::ModuleOp"> {
+  let summary = "Choose flash-attention kernels for softmax attention planned for the GPU";
+  let description = [{
+    A `linea.attention` planned for the GPU (`#linea.target`) that
+    flash attention can take becomes a call standing for that kernel
+    (linea-expand-flash-attention builds it once the program is on
+    buffers): its operands as buffers of identity layout
+    (`bufferization.to_buffer`, read only; a view of another layout is
+    copied into one), its output a buffer of its own
+    (`bufferization.to_tensor restrict writable`), the call marked
+    `linea.flash_attention = {causal, scale, operand_type}` to a private
+    declaration. A call rather than the kernel itself: the deallocation
+    pass after bufferization refuses ops that declare no memory effects,
+    as mma.sync, cp.async's groups and barriers do.
+
+    It takes ops whose query/key and value head sizes are static multiples
+    of 32 up to 128 and whose mask is none or causal, with bf16/f16
+    operands (all three of one type) or, under `precision=bf16|f16`,
+    operands of any float type, rounded to it; not packed ops (their
+    segments are sequence blocks of linea-split-segments) nor ops already
+    inside a sequence block. The others stay for linea-tile-attention.
+
+    ```mlir
+    %o = linea.attention %q, %k, %v mask = causal
+           : tensor<2x16x4096x128xbf16>, tensor<2x16x4096x128xbf16>,
+             tensor<2x16x4096x128xbf16> -> tensor<2x16x4096x128xbf16>
+    // becomes
+    %qb = bufferization.to_buffer %q read_only : ... to memref<2x16x4096x128xbf16>
+    ...
+    %out = memref.alloc() : memref<2x16x4096x128xbf16>
+    call @linea_flash_attention(%qb, %kb, %vb, %out) {linea.flash_attention =
+        {causal = true, operand_type = bf16, scale = 0.0883883461 : f32}} : ...
+    %o = bufferization.to_tensor %out restrict writable : ...
+    ```
+  }];
+  let options = [
+    Option<"precision", "precision", "::mlir::linea::Precision",
+           /*default=*/"::mlir::linea::Precision::automatic",
+           "Tensor-core operand type: auto (16-bit operands' own), bf16 or "
+           "f16 (any operands, rounded), f32 (no op is taken)",
+           "::mlir::linea::precisionValues()">
+  ];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def LineaExpandFlashAttention : Pass<"linea-expand-flash-attention", "::mlir::ModuleOp"> {
+  let summary = "Build linea-flash-attention's calls as flash-attention GPU blocks on tensor cores";
+  let description = [{
+    On buffers, each call linea-flash-attention left becomes one GPU block
+    per (sequence, 128 query rows), FlashAttention-2's forward: 8 warps of
+    16 query rows each walk the 64-key tiles their rows see (under a causal
+    mask none past the tile's last row; the longest tiles first). The
+    block stages each tile's keys and values in shared memory (rows padded
+    by 16 bytes), by cp.async lines where the operands are stored in the
+    tensor-core type and start on 16-byte lines (checked at run time;
+    element by element, converted, otherwise): a tile's values land while
+    the warps multiply by its keys, the next tile's keys while they
+    multiply by its values. Each warp computes its 16 x 64 scores on
+    `mma.sync` m16n8k16 (f32 accumulators, fragments by `ldmatrix`), scales
+    them into the log2 domain, masks keys past the end or (causal) after a
+    row's last key (key `t` is seen by row `i` where `t <= i + Lk - Lq`),
+    and updates its rows' running max and sum in registers (the four lanes
+    of a row meet by `gpu.shuffle xor`); the probabilities, rounded to the
+    operand type, are P V's A fragments as they sit in the accumulator
+    registers. Output rows are divided by their sum (0 for a row that saw
+    no key) and stored in the output's type. Only the staged tiles go
+    through shared memory (52-70 KiB a block). The declarations go.
+
+    ```mlir
+    call @linea_flash_attention(%q, %k, %v, %out) {linea.flash_attention = {...}}
+    // becomes
+    scf.forall (%b, %h, %t) in (2, 16, 32) {
+      %qs = memref.alloc() : memref<128x136xbf16>   // and the key and value tiles
+      scf.parallel (%thread) = (%c0) to (%c256) step (%c1) {
+        // cp.async, ldmatrix, nvvm.mma.sync, gpu.shuffle xor, math.exp2
+      } {mapping = [#gpu.loop_dim_map<processor = thread_x, ...>]}
+    } {mapping = [#gpu.block<linear_dim_0>, ...]}
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def LineaMapToGPU : Pass<"linea-map-to-gpu"> {

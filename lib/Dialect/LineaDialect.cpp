@@ -1,8 +1,9 @@
 //===- LineaDialect.cpp - the Linea dialect -------------------------------===//
 
 #include "linea/Dialect/LineaDialect.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "linea/Dialect/LineaOps.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::linea;
@@ -61,8 +62,29 @@ LogicalResult LineaDialect::verifyRegionResultAttribute(
                           ("result #" + Twine(resultIndex)).str());
 }
 
+/// `linea.flash_attention`: a unit attribute on a function declaration,
+/// or on a call `{causal = bool, scale = f32, operand_type = bf16|f16}`.
+static LogicalResult verifyFlashAttention(Operation *op, Attribute value) {
+  if (isa<FunctionOpInterface>(op) && isa<UnitAttr>(value))
+    return success();
+  auto dict = dyn_cast<DictionaryAttr>(value);
+  auto causal = dict ? dict.getAs<BoolAttr>("causal") : BoolAttr();
+  auto scale = dict ? dict.getAs<FloatAttr>("scale") : FloatAttr();
+  auto type = dict ? dict.getAs<TypeAttr>("operand_type") : TypeAttr();
+  if (!isa<CallOpInterface>(op) || op->getNumOperands() != 4 || !causal ||
+      !scale || !type || !(type.getValue().isBF16() || type.getValue().isF16()))
+    return op->emitError()
+           << "'" << LineaDialect::kFlashAttentionAttrName
+           << "' is a unit attribute on a declaration, or on a call of "
+              "(q, k, v, out) {causal = bool, scale = f32, operand_type = "
+              "bf16 or f16}";
+  return success();
+}
+
 LogicalResult LineaDialect::verifyOperationAttribute(Operation *op,
                                                      NamedAttribute attribute) {
+  if (attribute.getName() == kFlashAttentionAttrName)
+    return verifyFlashAttention(op, attribute.getValue());
   if (attribute.getName() == kGradientOfAttrName) {
     if (!isa<FunctionOpInterface>(op) ||
         !isa<FlatSymbolRefAttr>(attribute.getValue()))

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -32,7 +33,7 @@ namespace {
 /// Whether `op` only works with its warp's or block's threads running
 /// alongside it.
 bool needsTeam(Operation *op) {
-  return isa<gpu::BarrierOp, nvgpu::LdMatrixOp, NVVM::MmaOp,
+  return isa<gpu::BarrierOp, gpu::ShuffleOp, nvgpu::LdMatrixOp, NVVM::MmaOp,
              NVVM::WgmmaMmaAsyncOp, nvgpu::MBarrierCreateOp,
              nvgpu::MBarrierInitOp, nvgpu::MBarrierArriveExpectTxOp,
              nvgpu::MBarrierTryWaitParityOp, nvgpu::TmaAsyncLoadOp>(op);
@@ -151,6 +152,9 @@ public:
                 barrier.erase();
                 return success();
               })
+              .Case([&](gpu::ShuffleOp shuffle) {
+                return shuffleXor(b, shuffle);
+              })
               .Case([&](nvgpu::LdMatrixOp load) { return ldmatrix(b, load); })
               .Case([&](NVVM::MmaOp mma) { return mmaSync(b, mma); })
               .Case([&](NVVM::WgmmaMmaAsyncOp mma) {
@@ -185,9 +189,8 @@ public:
                     arith::ExtUIOp::create(b, wait.getLoc(), b.getI64Type(),
                                            wait.getPhaseParity()));
               })
-              .Case([&](nvgpu::TmaAsyncLoadOp load) {
-                return tmaLoad(b, load);
-              });
+              .Case(
+                  [&](nvgpu::TmaAsyncLoadOp load) { return tmaLoad(b, load); });
       if (failed(done))
         return failure();
     }
@@ -198,6 +201,30 @@ private:
   Value scratch(MemRefType type) {
     OpBuilder b = OpBuilder::atBlockBegin(&body);
     return memref::AllocaOp::create(b, body.getParentOp()->getLoc(), type);
+  }
+
+  /// `gpu.shuffle xor` of an f32 across the whole warp (offset and width
+  /// constants): every lane gets its partner's value, and the partner is
+  /// always inside the warp, so the shuffle is always valid.
+  LogicalResult shuffleXor(OpBuilder &b, gpu::ShuffleOp shuffle) {
+    Location loc = shuffle.getLoc();
+    std::optional<int64_t> offset = getConstantIntValue(shuffle.getOffset());
+    std::optional<int64_t> width = getConstantIntValue(shuffle.getWidth());
+    if (shuffle.getMode() != gpu::ShuffleMode::XOR ||
+        !shuffle.getValue().getType().isF32() || !offset || *offset <= 0 ||
+        *offset >= 32 || width != 32)
+      return shuffle.emitOpError(
+          "cannot be emulated: only an f32 xor shuffle over the whole warp "
+          "by a constant offset is");
+    Value value =
+        callRuntime(b, loc, "linea_gpu_emu_shuffle_xor",
+                    {thread, shuffle.getValue(), constantI64(b, loc, *offset)},
+                    b.getF32Type())[0];
+    shuffle.getShuffleResult().replaceAllUsesWith(value);
+    shuffle.getValid().replaceAllUsesWith(
+        arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1).getResult());
+    shuffle.erase();
+    return success();
   }
 
   LogicalResult ldmatrix(OpBuilder &b, nvgpu::LdMatrixOp load) {

@@ -171,18 +171,14 @@ struct Slice {
 /// a row of the operand, one cp.async line, must stay consecutive.
 using SlicePlacement = std::function<SmallVector<Value>(Value, Value)>;
 
-/// What both ways of building a contraction's warps share: index
-/// arithmetic, the output element indices of a tile's batch, the mask
-/// cloned per accumulator element and the mma.sync step. Fragment
-/// ownership follows the PTX ISA for m16n8k16 with f16/bf16 operands: lane
-/// l is in group g = l / 4 at position q = l % 4; it holds A rows g and
-/// g + 8, columns 2q, 2q + 1 (and + 8); B rows 2q, 2q + 1 (and + 8) of
-/// column g; and accumulator rows g and g + 8, columns 2q and 2q + 1.
-class FragmentBuilder {
+/// What every builder of tensor-core warps shares (the contractions' and
+/// the flash-attention kernel's): index arithmetic, the m16n8k16 mma.sync
+/// on 16-bit operands with f32 accumulators, the operand registers, and
+/// ldmatrix.
+class WarpOps {
 protected:
-  FragmentBuilder(OpBuilder &b, Location loc, const Contraction &c,
-                  Type operandType)
-      : b(b), loc(loc), c(c), operandType(operandType) {}
+  WarpOps(OpBuilder &b, Location loc, Type operandType)
+      : b(b), loc(loc), operandType(operandType) {}
 
   Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value add(Value x, int64_t v) {
@@ -198,6 +194,74 @@ protected:
   Value rem(Value x, int64_t v) {
     return arith::RemUIOp::create(b, loc, x, cst(v));
   }
+
+  SmallVector<Value> mma(ValueRange aRegs, ValueRange bRegs, ValueRange acc) {
+    Type f32 = b.getF32Type();
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(4, f32));
+    NVVM::MMATypes type =
+        operandType.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
+    Value d = NVVM::MmaOp::create(
+        b, loc, resultType, aRegs, bRegs, acc, {kTileM, kTileN, kTileK},
+        std::nullopt, std::nullopt, std::array<NVVM::MMATypes, 2>{type, type},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    SmallVector<Value> parts;
+    for (int64_t i = 0; i < 4; ++i)
+      parts.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
+    return parts;
+  }
+
+  /// `value` in the tensor-core type: narrowed from f32, kept, or (another
+  /// 16-bit type, a bf16/f16 operand read as stored) converted through f32.
+  Value toOperandType(Value value) {
+    if (value.getType() == operandType)
+      return value;
+    if (value.getType().getIntOrFloatBitWidth() < 32)
+      value = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+    return arith::TruncFOp::create(b, loc, operandType, value);
+  }
+
+  /// The register the mma.sync takes for two operand elements: the
+  /// vector<2xf16> itself, or for bf16 the i32 the NVVM op wants.
+  Value operandRegister(Value pair) {
+    if (operandType.isF16())
+      return pair;
+    return LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair);
+  }
+
+  /// `numTiles` 8 x 8 matrices of `shared` by one ldmatrix, the lane
+  /// addressing the row at `indices`: one operand register per matrix.
+  SmallVector<Value> ldmatrixAt(Value shared, ValueRange indices,
+                                int64_t numTiles, bool transpose) {
+    auto type = VectorType::get({numTiles, 2}, operandType);
+    Value tiles = nvgpu::LdMatrixOp::create(b, loc, type, shared, indices,
+                                            transpose, numTiles);
+    SmallVector<Value> regs;
+    for (int64_t i = 0; i < numTiles; ++i)
+      regs.push_back(operandRegister(
+          vector::ExtractOp::create(b, loc, tiles, ArrayRef<int64_t>{i})));
+    return regs;
+  }
+
+public:
+  OpBuilder &b;
+  Location loc;
+  Type operandType;
+};
+
+/// What both ways of building a contraction's warps share: index
+/// arithmetic, the output element indices of a tile's batch, the mask
+/// cloned per accumulator element and the mma.sync step. Fragment
+/// ownership follows the PTX ISA for m16n8k16 with f16/bf16 operands: lane
+/// l is in group g = l / 4 at position q = l % 4; it holds A rows g and
+/// g + 8, columns 2q, 2q + 1 (and + 8); B rows 2q, 2q + 1 (and + 8) of
+/// column g; and accumulator rows g and g + 8, columns 2q and 2q + 1.
+class FragmentBuilder : public WarpOps {
+protected:
+  FragmentBuilder(OpBuilder &b, Location loc, const Contraction &c,
+                  Type operandType)
+      : WarpOps(b, loc, operandType), c(c) {}
 
   /// Splits `index` into the batch indices (the last batch dim fastest),
   /// kept in `batch`; returns what is left above them.
@@ -340,42 +404,6 @@ protected:
     }
   }
 
-  SmallVector<Value> mma(ValueRange aRegs, ValueRange bRegs, ValueRange acc) {
-    Type f32 = b.getF32Type();
-    auto resultType = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), SmallVector<Type>(4, f32));
-    NVVM::MMATypes type =
-        operandType.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
-    Value d = NVVM::MmaOp::create(
-        b, loc, resultType, aRegs, bRegs, acc, {kTileM, kTileN, kTileK},
-        std::nullopt, std::nullopt,
-        std::array<NVVM::MMATypes, 2>{type, type},
-        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                       NVVM::MMALayout::col});
-    SmallVector<Value> parts;
-    for (int64_t i = 0; i < 4; ++i)
-      parts.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
-    return parts;
-  }
-
-  /// `value` in the tensor-core type: narrowed from f32, kept, or (another
-  /// 16-bit type, a bf16/f16 operand read as stored) converted through f32.
-  Value toOperandType(Value value) {
-    if (value.getType() == operandType)
-      return value;
-    if (value.getType().getIntOrFloatBitWidth() < 32)
-      value = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
-    return arith::TruncFOp::create(b, loc, operandType, value);
-  }
-
-  /// The register the mma.sync takes for two operand elements: the
-  /// vector<2xf16> itself, or for bf16 the i32 the NVVM op wants.
-  Value operandRegister(Value pair) {
-    if (operandType.isF16())
-      return pair;
-    return LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair);
-  }
-
   /// The 16 x 16 A fragment at (row, depth) of 16-bit rows in shared
   /// memory by one ldmatrix.x4: lane l addresses a row of matrix l / 8, the
   /// matrices in register order (rows +0/+8, then depth +0/+8).
@@ -438,10 +466,7 @@ protected:
     stageElements(slice, staged, thread, threads, place);
   }
 
-  OpBuilder &b;
-  Location loc;
   const Contraction &c;
-  Type operandType;
   SmallVector<Value> batch;
 
 private:
@@ -518,17 +543,10 @@ private:
   /// batch indices are the tile's).
   SmallVector<Value> ldmatrix(Value shared, Value row, Value col,
                               int64_t numTiles, bool transpose) {
-    auto type = VectorType::get({numTiles, 2}, operandType);
     SmallVector<Value> indices{row, col};
     if (cast<MemRefType>(shared.getType()).getRank() > 2)
       indices = at(row, col);
-    Value tiles = nvgpu::LdMatrixOp::create(b, loc, type, shared, indices,
-                                            transpose, numTiles);
-    SmallVector<Value> regs;
-    for (int64_t i = 0; i < numTiles; ++i)
-      regs.push_back(operandRegister(
-          vector::ExtractOp::create(b, loc, tiles, ArrayRef<int64_t>{i})));
-    return regs;
+    return ldmatrixAt(shared, indices, numTiles, transpose);
   }
 
   /// `k`'s mask condition at output element (i, j): its computation cloned
@@ -560,7 +578,6 @@ private:
     return clone->getResult(cast<OpResult>(v).getResultNumber());
   }
 };
-
 
 } // namespace mlir::linea::mma
 

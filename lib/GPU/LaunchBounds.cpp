@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "linea/GPU/Passes.h"
+#include "linea/Utils/KernelNames.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -31,10 +32,14 @@ struct LineaLaunchBoundsPass
       return signalPassFailure();
     }
     Builder b(&getContext());
+    // A kernel's builder may know its occupancy better (its location
+    // says so: blocksPerSMOf).
     for (auto kernel : getOperation().getOps<gpu::GPUFuncOp>())
       if (kernel.isKernel())
-        kernel->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
-                        b.getI32IntegerAttr(minBlocksPerSM));
+        kernel->setAttr(
+            NVVM::NVVMDialect::getMinctasmAttrName(),
+            b.getI32IntegerAttr(linea::blocksPerSMOf(kernel.getLoc())
+                                    .value_or(minBlocksPerSM)));
   }
 };
 

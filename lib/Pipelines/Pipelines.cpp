@@ -84,6 +84,12 @@ static void buildFormsPipeline(OpPassManager &pm,
   // Softmax attention handed to a GPU compiler stays loop-free (the masked
   // softmax by its definition), for that compiler to tile into kernels of
   // its own: IREE 3.13's CUDA target crashed on the tiles of the GPU plan.
+  if (distribute) {
+    // The ops flash-attention blocks take; linea-tile-attention the rest.
+    LineaFlashAttentionOptions flash;
+    flash.precision = options.precision;
+    pm.addPass(createLineaFlashAttention(flash));
+  }
   if (lineaKernels || options.target == TargetKind::cpu)
     pm.addPass(createLineaTileAttention());
   // The forms above create presums of their own (the gates' log-decays):
@@ -282,6 +288,7 @@ static void buildOptimizeForGPU(OpPassManager &pm,
   optimize.chip = options.chip;
   optimize.targetDescription = options.targetDescription;
   optimize.markMinimalTraffic = options.report;
+  optimize.precision = options.precision;
   linea::buildOptimizePipeline(pm, optimize);
 }
 
@@ -313,6 +320,7 @@ static void buildLaunches(OpPassManager &pm,
   buildOptimizeForGPU(pm, options);
   buildModelIRForKernels(pm, /*fuse=*/true, /*collapse=*/true);
   buildReferenceToBuffers(pm, /*unshareEmpties=*/true);
+  pm.addPass(linea::createLineaExpandFlashAttention());
   if (options.precision != linea::Precision::f32) {
     linea::LineaContractionsToMMAOptions mma;
     mma.precision = options.precision;

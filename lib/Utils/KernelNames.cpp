@@ -58,3 +58,16 @@ Type mlir::linea::computeTypeOf(Location loc) {
   return marked ? cast<TypeAttr>(markOf(*marked, kComputeTypeKey)).getValue()
                 : Type();
 }
+
+Location mlir::linea::withBlocksPerSM(Location loc, int64_t blocks) {
+  return withMark(
+      loc, kBlocksPerSMKey,
+      IntegerAttr::get(IntegerType::get(loc.getContext(), 64), blocks));
+}
+
+std::optional<int64_t> mlir::linea::blocksPerSMOf(Location loc) {
+  std::optional<FusedLoc> marked = markedWith(loc, kBlocksPerSMKey);
+  if (!marked)
+    return std::nullopt;
+  return cast<IntegerAttr>(markOf(*marked, kBlocksPerSMKey)).getInt();
+}

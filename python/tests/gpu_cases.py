@@ -40,6 +40,7 @@ def gpu_cases():
     named = [(cases.case_id(c), c, "f32") for c in cases.edge_cases()]
     la = dict(op="linear_attention", batch=[2, 3], dk=64, dv=64)
     ga = dict(op="gated_linear_attention", batch=[2, 3], dk=64, dv=64)
+    sa = dict(op="attention", batch=[2], dk=64, dv=64)
     wide = [
         dict(la, L=1, mask="causal"),
         dict(la, L=61, mask="causal", final=True),
@@ -60,6 +61,14 @@ def gpu_cases():
         dict(ga, L=1000, mask="causal", scalar_gate=True, final=True),
         dict(ga, L=1000, mask="prefix", prefix=400, dyn_prefix=True),
         dict(ga, L=1000, mask="none", final=True),
+        # Softmax attention: f32 in linea-tile-attention's blocks, f16 and
+        # bf16 in the flash-attention kernel (L = 1, a remainder tile, Lq <
+        # Lk and Lq > Lk, D = 128, dynamic sizes).
+        dict(sa, batch=[2, 3], Lq=1, Lk=1, mask="causal"),
+        dict(sa, batch=[2], Lq=1000, Lk=1000, dk=128, dv=128, mask="causal", dyn_L=True,
+             dyn_batch=True),
+        dict(sa, Lq=300, Lk=517, dv=32, mask="none", scale=0.2),
+        dict(sa, Lq=517, Lk=300, dk=96, mask="causal"),
     ]
     for precision in ("f32", "f16", "bf16"):
         named += [(f"{precision}-{cases.case_id(c)}", c, precision) for c in wide]

@@ -1,6 +1,7 @@
 """Softmax attention on the GPU: linea-tile-attention gives each (sequence,
 tile of 64 query rows) a sequence block that runs the key tiles its rows
-see, flash attention's grid. Checked through the CPU emulation of the
+see, flash attention's grid (f32 ops; on tensor cores, the flash-attention
+kernel takes them: test_flash_attention.py). Checked through the CPU emulation of the
 launches (linea-gpu-mapped-to-cpu) against the float64 oracle, and on the
 kernel report of linea-lower-to-nvvm (one launch, no host loop)."""
 
@@ -73,8 +74,8 @@ def test_softmax_attention_on_gpu_blocks(case):
 
 
 def test_softmax_attention_on_gpu_tensor_cores():
-    """precision=bf16: each block's score and output contractions on the
-    emulated mma.sync, 64-wide heads, a remainder tile."""
+    """precision=bf16: the flash-attention kernel on the emulated mma.sync,
+    64-wide heads, a remainder tile."""
     rng = np.random.default_rng(64)
     q, k, v = (rounded(rng.standard_normal((2, 150, 64)), "bf16") for _ in range(3))
     program = attention_program([2], 150, 150, 64, 64, "causal", True)
@@ -84,7 +85,7 @@ def test_softmax_attention_on_gpu_tensor_cores():
 
 
 def test_softmax_gpu_code_is_one_launch():
-    """A causal [2, 4, 4096, 64] bf16 op: one launch of 2 x 4 x 64 blocks,
+    """A causal [2, 4, 4096, 64] bf16 op: one launch of 2 x 4 x 32 flash blocks,
     no host loop over key tiles (whose kernels the report would count per
     trip)."""
     lowered = subprocess.run(
@@ -94,6 +95,6 @@ def test_softmax_gpu_code_is_one_launch():
         capture_output=True, text=True)
     assert lowered.returncode == 0, lowered.stderr
     assert lowered.stdout.count("gpu.launch_func") == 1
-    assert "blocks in (%c512, %c1, %c1)" in lowered.stderr  # the report
+    assert "blocks in (%c256, %c1, %c1)" in lowered.stderr  # the report
     assert "host loop" not in lowered.stderr and "stays on the host" not in lowered.stderr
     assert "mma.sync" in lowered.stdout

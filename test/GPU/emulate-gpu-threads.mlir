@@ -234,3 +234,25 @@ func.func @tma(%src: memref<128x64xbf16>, %out: memref<128xbf16>) {
   }
   return
 }
+
+// -----
+
+// A row's lanes meet by a xor shuffle: the library exchanges the values
+// through the warp's scratch; the result is always valid.
+// CHECK-LABEL: func.func @row_max
+// CHECK:     %[[Y:.+]] = func.call @linea_gpu_emu_shuffle_xor(%{{.+}}, %{{.+}}, %c2_i64) : (i64, f32, i64) -> f32
+// CHECK:     memref.store %[[Y]]
+// CHECK-NOT: gpu.shuffle
+func.func @row_max(%x: f32, %out: memref<32xf32>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %two = arith.constant 2 : i32
+  %width = arith.constant 32 : i32
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %y, %valid = gpu.shuffle xor %x, %two, %width : f32
+    memref.store %y, %out[%t] : memref<32xf32>
+    gpu.terminator
+  }
+  return
+}

@@ -63,9 +63,12 @@ func.func @scalar_gated(%q: tensor<2x256x64xf32>, %k: tensor<2x256x64xf32>, %v: 
 
 // -----
 
-// Softmax attention: flash attention's grid, one launch.
-// CHECK: gpu.launch_func {{.*}} @linea_attention_fwd::
+// Softmax attention: flash attention's grid, one launch; on tensor cores
+// the flash-attention kernel, in f32 linea-tile-attention's blocks.
+// CHECK: gpu.launch_func {{.*}} @linea_attention_flash_fwd::
 // CHECK-NOT: gpu.launch_func
+// F32-LABEL: llvm.func @softmax
+// F32: gpu.launch_func {{.*}} @linea_attention_fwd::
 func.func @softmax(%q: tensor<2x256x64xf32>, %k: tensor<2x256x64xf32>, %v: tensor<2x256x64xf32>) -> tensor<2x256x64xf32> {
   %o = linea.attention %q, %k, %v mask = causal : tensor<2x256x64xf32>, tensor<2x256x64xf32>, tensor<2x256x64xf32> -> tensor<2x256x64xf32>
   return %o : tensor<2x256x64xf32>

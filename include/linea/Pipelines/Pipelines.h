@@ -78,6 +78,10 @@ struct OptimizeOptions : public PlanningOptions<OptimizeOptions> {
                      "`python3 -m linea.calibrate` (empty: the built-in "
                      "estimates)"),
       llvm::cl::init("")};
+  /// The tensor-core operand type Linea's GPU kernels may round to (set by
+  /// linea-lower-to-nvvm's `precision`; linea-optimize alone: each 16-bit
+  /// op's own): softmax attention takes flash-attention blocks under it.
+  Precision precision = Precision::automatic;
 };
 
 /// linea-optimize: fold to loops, split prefixes, choose forms with the cost

@@ -25,6 +25,10 @@ namespace mlir::linea {
 inline constexpr llvm::StringLiteral kKernelNameKey = "linea.kernel";
 /// The key of a 16-bit op's element type there.
 inline constexpr llvm::StringLiteral kComputeTypeKey = "linea.compute_type";
+/// The key of the blocks per SM a kernel is built for, where its builder
+/// knows better than linea-launch-bounds' default (a kernel whose warps
+/// hold their accumulators in registers wants the registers of fewer).
+inline constexpr llvm::StringLiteral kBlocksPerSMKey = "linea.blocks_per_sm";
 
 /// `loc` with the kernel name `name`, unless it carries one already: the
 /// first form to name an op's stage keeps the name through later forms (a
@@ -50,6 +54,13 @@ Location kernelStageLoc(Operation *op, StringRef stage);
 /// The 16-bit float type of the Linea op `loc`'s op was built from, or
 /// null.
 Type computeTypeOf(Location loc);
+
+/// `loc` marked as a kernel's built for `blocks` blocks per SM.
+Location withBlocksPerSM(Location loc, int64_t blocks);
+
+/// The blocks per SM `loc` (or a location nested in it) says its kernel
+/// is built for, if any.
+std::optional<int64_t> blocksPerSMOf(Location loc);
 
 } // namespace mlir::linea
 

@@ -1,0 +1,124 @@
+"""Softmax attention as flash-attention blocks (linea-flash-attention,
+linea-expand-flash-attention): 8 warps per 128 query rows, scores and
+probabilities in mma.sync registers, row statistics by warp shuffles, keys
+and values staged by cp.async (16-bit operands) or element by element (f32
+operands under precision=bf16). Run through the CPU emulation of the
+launches (ldmatrix, mma.sync, shuffles from PTX's lane layouts) against
+the float64 oracle on the operands as rounded, and lowered for sm_90a."""
+
+import subprocess
+
+import numpy as np
+import pytest
+
+import linea
+from linea import reference as ref
+from linea.runner import build_dir
+
+from test_gpu_emulation import rounded
+
+# bf16 probabilities into P V (8 mantissa bits) over f32 accumulation; f16
+# keeps 11.
+TOLERANCE = {"bf16": 1e-2, "f16": 2e-3, "f32": 1e-2}
+
+
+def program(batch, lq, lk, d, dv, mask, dynamic, element, scale=None):
+    """@main rounding its f32 arguments to `element` (linea-run binds f32),
+    the op on them, its result widened back to f32."""
+    lead = "".join(f"{b}x" for b in batch)
+    rows, keys = ("?", "?") if dynamic else (str(lq), str(lk))
+
+    def t(n, width, e):
+        return f"tensor<{lead}{n}x{width}x{e}>"
+    shapes = {"q": (rows, d), "k": (keys, d), "v": (keys, dv)}
+    args = ", ".join(f"%{n}32: {t(*shapes[n], 'f32')}" for n in "qkv")
+    body = ""
+    for n in "qkv":
+        if element == "f32":
+            body += f"  %{n} = arith.addf %{n}32, %{n}32 : {t(*shapes[n], 'f32')}\n"
+        else:
+            body += (f"  %{n} = arith.truncf %{n}32 : {t(*shapes[n], 'f32')} "
+                     f"to {t(*shapes[n], element)}\n")
+    scale_text = f" scale = {scale}" if scale else ""
+    types = ", ".join(t(*shapes[n], element) for n in "qkv")
+    out = t(rows, dv, element)
+    body += (f"  %o = linea.attention %q, %k, %v mask = {mask}{scale_text} : {types} -> {out}\n")
+    if element != "f32":
+        body += f"  %w = arith.extf %o : {out} to {t(rows, dv, 'f32')}\n"
+    else:
+        body += "  %w = arith.addf %o, %o : " + out + "\n"
+    return f"func.func @main({args}) -> {t(rows, dv, 'f32')} {{\n{body}  return %w : {t(rows, dv, 'f32')}\n}}\n"
+
+
+# (batch dims, Lq, Lk, d, dv, mask, dynamic sizes, element, scale): L = 1,
+# prime L with two batch dims, D = 128 with a remainder tile and Lq < Lk
+# (the queries are the last Lq positions), Lq > Lk under a causal mask (the
+# first rows see no key), no mask with several key tiles per block and a
+# scale, f16, f32 operands rounded when staged (precision=bf16), D = 96.
+CASES = [
+    ([2], 1, 1, 32, 32, "causal", True, "bf16", None),
+    ([2, 3], 67, 67, 64, 32, "causal", True, "bf16", None),
+    ([1], 130, 131, 128, 128, "causal", False, "bf16", None),
+    ([2], 200, 70, 64, 64, "causal", True, "bf16", None),
+    ([2], 129, 257, 96, 64, "none", False, "f16", 0.25),
+    ([1], 256, 250, 64, 128, "none", True, "f32", None),
+    ([1], 150, 150, 32, 96, "causal", False, "f32", None),
+]
+
+
+def case_id(c):
+    batch, lq, lk, d, dv, mask, dynamic, element, scale = c
+    return (f"{mask}-{element}-batch={batch}-Lq={lq}-Lk={lk}-d={d}x{dv}"
+            + ("-dyn" if dynamic else "") + ("-scaled" if scale else ""))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
+def test_flash_attention_against_oracle(case):
+    batch, lq, lk, d, dv, mask, dynamic, element, scale = case
+    rng = np.random.default_rng(lq * 1000 + lk + d)
+    # Scores spread wide (q times 3): the running max moves between tiles.
+    q = 3 * rng.standard_normal(batch + [lq, d])
+    k = rng.standard_normal(batch + [lk, d])
+    v = rng.standard_normal(batch + [lk, dv])
+    if element == "f32":
+        # The program doubles each operand, and its output.
+        operands = [x.astype(np.float32) for x in (q, k, v)]
+        want = 2 * ref.attention(*(2 * rounded(x, "bf16") for x in (q, k, v)), mask, scale)
+        precision = " precision=bf16"
+    else:
+        operands = [rounded(x, element).astype(np.float32) for x in (q, k, v)]
+        want = ref.attention(*(rounded(x, element) for x in (q, k, v)), mask, scale)
+        precision = ""
+    text = program(batch, lq, lk, d, dv, mask, dynamic, element, scale)
+    (got,) = linea.run(text, operands,
+                       pipeline=f"linea-gpu-mapped-to-cpu{{chip=sm_90a{precision}}}")
+    got = np.asarray(got, np.float64)
+    assert np.isfinite(got).all()
+    error = np.linalg.norm(got - want) / np.linalg.norm(want)
+    assert error <= TOLERANCE[element], error
+
+
+def lowered(text, options="chip=sm_90a format=isa"):
+    done = subprocess.run(
+        [str(build_dir() / "bin" / "linea-opt"), "-", f"--linea-lower-to-nvvm={options}"],
+        input=text, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_flash_kernel_is_taken_and_named():
+    """A bf16 op is one launch of the flash kernel (named after it, 8
+    warps, its blocks per SM stated), with mma.sync, ldmatrix, shuffles and
+    cp.async; an f32 op without a 16-bit precision, and a head size flash
+    attention does not take, stay for linea-tile-attention's blocks."""
+    ptx = lowered(program([2, 4], 4096, 4096, 128, 128, "causal", False, "bf16"))
+    assert ptx.count("gpu.launch_func") == 5  # three roundings, the op, the widening
+    assert "@linea_attention_flash_fwd" in ptx
+    for instruction in ("mma.sync.aligned.m16n8k16", "ldmatrix.sync", "shfl.sync.bfly",
+                        "cp.async.cg.shared.global", ".minnctapersm 1", "ex2.approx"):
+        assert instruction in ptx, instruction
+    assert "linea_attention_fwd" not in ptx
+    exact = lowered(program([2], 256, 256, 64, 64, "causal", False, "f32"))
+    assert "flash" not in exact and "@linea_attention_fwd" in exact
+    narrow = lowered(program([2], 256, 256, 16, 16, "causal", False, "bf16"))
+    assert "flash" not in narrow and "@linea_attention_fwd" in narrow

@@ -1,0 +1,61 @@
+// RUN: linea-opt %s -linea-expand-flash-attention -canonicalize -cse | FileCheck %s
+
+// A causal bf16 call on [2, L, 64] x [2, L, 32]: one block per sequence
+// and 128 query rows (the longest tiles first), its shared tiles (rows
+// padded by a line), 256 threads. Where the operands start on 16-byte
+// lines the block stages by cp.async: the queries and the first keys as
+// two groups, then per key tile the values (wait for all but them: the
+// keys have landed), the scores on mma.sync, the rows' max by xor
+// shuffles, exp2, the next keys (wait: the values have landed), P V.
+// Otherwise element by element. The declaration goes.
+// CHECK-NOT:   func.func private @linea_flash_attention
+// CHECK-LABEL: func.func @causal(
+// CHECK-SAME:      %[[Q:.+]]: memref<2x?x64xbf16>, %[[K:.+]]: memref<2x?x64xbf16>, %[[V:.+]]: memref<2x?x32xbf16>, %[[OUT:.+]]: memref<2x?x32xbf16>)
+// CHECK:         %[[LQ:.+]] = memref.dim %[[Q]], %c1
+// CHECK:         %[[TILES:.+]] = arith.ceildivui %[[LQ]], %c128
+// CHECK:         scf.forall (%[[B:.+]], %[[T:.+]]) in (2, %[[TILES]]) {
+// CHECK:           memref.alloc() : memref<128x72xbf16>
+// CHECK:           memref.alloc() : memref<64x72xbf16>
+// CHECK:           memref.alloc() : memref<64x40xbf16>
+// CHECK:           %[[LAST:.+]] = arith.subi %[[TILES]], %c1
+// CHECK:           %[[TILE:.+]] = arith.subi %[[LAST]], %[[T]]
+// CHECK:           scf.parallel (%[[THREAD:.+]]) = (%c0) to (%c256) step (%c1) {
+// CHECK:             memref.extract_aligned_pointer_as_index %[[Q]]
+// CHECK:             scf.if %{{.+}} {
+// CHECK-COUNT-4:       nvgpu.device_async_copy %[[Q]][%[[B]], {{.+}}], 8, %{{.+}} {bypassL1}
+// CHECK:               nvgpu.device_async_create_group
+// CHECK-COUNT-2:       nvgpu.device_async_copy %[[K]]
+// CHECK:               %[[KEYS0:.+]] = nvgpu.device_async_create_group
+// CHECK:               scf.for
+// CHECK:                 nvgpu.device_async_copy %[[V]]
+// CHECK:                 %[[VALUES:.+]] = nvgpu.device_async_create_group
+// CHECK:                 nvgpu.device_async_wait %[[VALUES]] {numGroups = 1 : i32}
+// CHECK:                 gpu.barrier
+// CHECK:                 nvgpu.ldmatrix {{.+}} {numTiles = 4 : i32, transpose = false}
+// CHECK:                 nvvm.mma.sync
+// CHECK:                 gpu.shuffle  xor %{{.+}}, %c1_i32, %c32_i32 : f32
+// CHECK:                 gpu.shuffle  xor %{{.+}}, %c2_i32, %c32_i32 : f32
+// CHECK:                 math.exp2
+// CHECK:                 gpu.barrier
+// CHECK:                 nvgpu.device_async_copy %[[K]]
+// CHECK:                 %[[KEYS:.+]] = nvgpu.device_async_create_group
+// CHECK:                 nvgpu.device_async_wait %[[KEYS]] {numGroups = 1 : i32}
+// CHECK:                 gpu.barrier
+// CHECK:                 nvgpu.ldmatrix {{.+}} {numTiles = 4 : i32, transpose = true}
+// CHECK:                 nvvm.mma.sync
+// CHECK:                 gpu.barrier
+// CHECK:               nvgpu.device_async_wait %[[KEYS0]] {numGroups = 0 : i32}
+// CHECK:               scf.if
+// CHECK:                 vector.store %{{.+}}, %[[OUT]][%[[B]], {{.+}}] {alignment = 4 : i64} : memref<2x?x32xbf16>, vector<2xbf16>
+// CHECK:             } else {
+// CHECK:               memref.load %[[Q]]
+// CHECK-NOT:           nvgpu.device_async_copy
+// CHECK:           } {mapping = [#gpu.loop_dim_map<processor = thread_x
+// CHECK:         } {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]}
+module attributes {linea.target = #linea.target<kind = gpu, chip = "sm_90a", units = 132, threads = 256, shared_memory = 232448, value_tile = 64, matrix_flops = 9.900000e+14, scalar_flops = 6.700000e+13, bytes = 3.350000e+12, step_seconds = 1.0E-6, contraction_tile = 6.400000e+01>} {
+  func.func private @linea_flash_attention(memref<2x?x64xbf16>, memref<2x?x64xbf16>, memref<2x?x32xbf16>, memref<2x?x32xbf16>) attributes {linea.flash_attention}
+  func.func @causal(%q: memref<2x?x64xbf16>, %k: memref<2x?x64xbf16>, %v: memref<2x?x32xbf16>, %out: memref<2x?x32xbf16>) {
+    call @linea_flash_attention(%q, %k, %v, %out) {linea.flash_attention = {causal = true, operand_type = bf16, scale = 1.250000e-01 : f32}} : (memref<2x?x64xbf16>, memref<2x?x64xbf16>, memref<2x?x32xbf16>, memref<2x?x32xbf16>) -> ()
+    return
+  }
+}

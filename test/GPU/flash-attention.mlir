@@ -1,0 +1,54 @@
+// RUN: linea-opt %s -linea-plan-target=target=gpu -linea-flash-attention -split-input-file | FileCheck %s
+// RUN: linea-opt %s -linea-plan-target=target=gpu -linea-flash-attention=precision=bf16 -split-input-file | FileCheck %s --check-prefix=BF16
+// RUN: linea-opt %s -linea-plan-target=target=gpu -linea-flash-attention=precision=f32 -split-input-file | FileCheck %s --check-prefix=EXACT
+// RUN: linea-opt %s -linea-plan-target=target=cpu -linea-flash-attention -split-input-file | FileCheck %s --check-prefix=CPU
+
+// A bf16 op planned for the GPU: its operands as buffers, its output a
+// buffer of its own written by the call that stands for the kernel (one
+// declaration per signature), the scale 1/sqrt(64) and the mask recorded.
+// CHECK:       func.func private @linea_flash_attention(memref<2x?x64xbf16>, memref<2x?x64xbf16>, memref<2x?x32xbf16>, memref<2x?x32xbf16>) attributes {linea.flash_attention}
+// CHECK-LABEL: func.func @causal
+// CHECK-DAG:     %[[Q:.+]] = bufferization.to_buffer %arg0 read_only : tensor<2x?x64xbf16> to memref<2x?x64xbf16>
+// CHECK-DAG:     %[[K:.+]] = bufferization.to_buffer %arg1 read_only
+// CHECK-DAG:     %[[V:.+]] = bufferization.to_buffer %arg2 read_only
+// CHECK:         %[[L:.+]] = memref.dim %[[Q]], %c1
+// CHECK:         %[[OUT:.+]] = memref.alloc(%[[L]]) : memref<2x?x32xbf16>
+// CHECK:         call @linea_flash_attention(%[[Q]], %[[K]], %[[V]], %[[OUT]]) {linea.flash_attention = {causal = true, operand_type = bf16, scale = 1.250000e-01 : f32}}
+// CHECK:         %[[O:.+]] = bufferization.to_tensor %[[OUT]] restrict writable
+// CHECK:         return %[[O]]
+// EXACT-LABEL: func.func @causal
+// EXACT:         linea.attention
+// CPU-LABEL:   func.func @causal
+// CPU:           linea.attention
+func.func @causal(%q: tensor<2x?x64xbf16>, %k: tensor<2x?x64xbf16>, %v: tensor<2x?x32xbf16>) -> tensor<2x?x32xbf16> {
+  %o = linea.attention %q, %k, %v mask = causal : tensor<2x?x64xbf16>, tensor<2x?x64xbf16>, tensor<2x?x32xbf16> -> tensor<2x?x32xbf16>
+  return %o : tensor<2x?x32xbf16>
+}
+
+// -----
+
+// f32 operands stay exact unless a 16-bit precision is asked for; then
+// they are rounded to it as they are staged.
+// CHECK-LABEL: func.func @exact
+// CHECK:         linea.attention
+// BF16-LABEL:  func.func @exact
+// BF16:          call @linea_flash_attention({{.*}}) {linea.flash_attention = {causal = false, operand_type = bf16, scale = 2.500000e-01 : f32}}
+func.func @exact(%q: tensor<4x100x128xf32>, %k: tensor<4x300x128xf32>, %v: tensor<4x300x64xf32>) -> tensor<4x100x64xf32> {
+  %o = linea.attention %q, %k, %v mask = none scale = 0.25 : tensor<4x100x128xf32>, tensor<4x300x128xf32>, tensor<4x300x64xf32> -> tensor<4x100x64xf32>
+  return %o : tensor<4x100x64xf32>
+}
+
+// -----
+
+// Near misses stay for linea-tile-attention: heads of 16 (not whole
+// cp.async lines per thread), heads past 128 (the registers), a packed op
+// (its segments are sequence blocks).
+// CHECK-LABEL: func.func @near_misses
+// CHECK-COUNT-3: linea.attention
+// CHECK-NOT:     call
+func.func @near_misses(%q: tensor<2x64x16xbf16>, %w: tensor<2x64x256xbf16>, %p: tensor<64x64xbf16>, %offsets: tensor<3xi32>) -> (tensor<2x64x16xbf16>, tensor<2x64x256xbf16>, tensor<64x64xbf16>) {
+  %a = linea.attention %q, %q, %q mask = causal : tensor<2x64x16xbf16>, tensor<2x64x16xbf16>, tensor<2x64x16xbf16> -> tensor<2x64x16xbf16>
+  %b = linea.attention %w, %w, %w mask = causal : tensor<2x64x256xbf16>, tensor<2x64x256xbf16>, tensor<2x64x256xbf16> -> tensor<2x64x256xbf16>
+  %c = linea.attention %p, %p, %p offsets(%offsets) mask = causal : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<3xi32> -> tensor<64x64xbf16>
+  return %a, %b, %c : tensor<2x64x16xbf16>, tensor<2x64x256xbf16>, tensor<64x64xbf16>
+}
