@@ -6,7 +6,8 @@
 // rows see. The block stages each tile's keys and values in shared memory
 // (by cp.async where the operands are stored in the tensor-core type on
 // aligned lines: a tile's values land while the warps multiply by its
-// keys, the next tile's keys while they multiply by its values); each warp
+// keys, the next tile's keys while they multiply by its values; f32
+// operands by 16-byte loads, rounded on the way); each warp
 // multiplies its rows by the keys on mma.sync (m16n8k16, f32
 // accumulators), keeps its rows' running max and sum in registers (the
 // four lanes holding a row meet by shuffles), and hands its probabilities,
@@ -68,8 +69,9 @@ struct Kernel {
 };
 
 /// One thread's program in a flash block: see the file comment. Built
-/// twice where the operands may be staged by cp.async (`async`), once
-/// without, for operands a run-time check finds unaligned.
+/// twice where the operands may be staged a line at a time (`aligned`),
+/// once element by element, for operands a run-time check finds
+/// unaligned.
 class FlashThread : public linea::mma::WarpOps {
 public:
   FlashThread(OpBuilder &b, Location loc, const Kernel &kernel)
@@ -86,9 +88,9 @@ public:
     Value firstRow, queryRows, keyRows, keyEnd;
   };
 
-  void build(const Block &block, Value thread, bool async) {
+  void build(const Block &block, Value thread, bool aligned) {
     blk = &block;
-    this->async = async;
+    this->aligned = aligned;
     lane = rem(thread, kWarp);
     warpRow = mul(div(thread, kWarp), kRowsPerWarp);
     group = div(lane, 4);
@@ -161,12 +163,16 @@ private:
 
   /// Rows [first, first + rows) of `source` (`depth` features) into
   /// `shared`, rows from `limit` on as zeros; each thread copies lines
-  /// thread, thread + 256, ... By cp.async: the group of this thread's
-  /// copies, else (element by element, converted to the operand type)
-  /// null.
+  /// thread, thread + 256, ... Where the operands start on 16-byte lines
+  /// (`aligned`), a source of the operand type by cp.async (returned: the
+  /// group of this thread's copies) and an f32 one by 16-byte loads,
+  /// rounded and stored 16 bytes at a time; otherwise element by element.
   Value stage(Value source, Value shared, Value first, Value limit,
               int64_t rows, int64_t depth, Value thread) {
     int64_t lineCount = rows * depth / kLine, perRow = depth / kLine;
+    Type stored = cast<MemRefType>(source.getType()).getElementType();
+    bool lines = aligned && stored == operandType;
+    bool wide = aligned && !lines && stored.isF32();
     Value lastRow = arith::MaxSIOp::create(b, loc, add(limit, -1), cst(0));
     SmallVector<Value> copies;
     for (int64_t k = 0; k < lineCount / kThreads; ++k) {
@@ -176,33 +182,66 @@ private:
       Value inside = lessThan(row, limit);
       // A line past the limit reads no byte, from a row that exists.
       Value clamped = arith::MinSIOp::create(b, loc, row, lastRow);
-      if (async) {
+      if (lines) {
         Value elements =
             arith::SelectOp::create(b, loc, inside, cst(kLine), cst(0));
         copies.push_back(nvgpu::DeviceAsyncCopyOp::create(
             b, loc, shared, ValueRange{r, c}, source, at(clamped, c),
             b.getIndexAttr(kLine), elements, b.getUnitAttr()));
-        continue;
-      }
-      for (int64_t e = 0; e < kLine; ++e) {
-        Value col = add(c, e);
-        Value zero =
-            arith::ConstantOp::create(b, loc, b.getZeroAttr(operandType));
-        auto load = scf::IfOp::create(
-            b, loc, inside,
-            [&](OpBuilder &, Location) {
-              Value x =
-                  memref::LoadOp::create(b, loc, source, at(clamped, col));
-              scf::YieldOp::create(b, loc, toOperandType(x));
-            },
-            [&](OpBuilder &, Location) { scf::YieldOp::create(b, loc, zero); });
-        memref::StoreOp::create(b, loc, load.getResult(0), shared,
-                                ValueRange{r, col});
+      } else if (wide) {
+        stageWideLine(source, shared, inside, at(clamped, c), {r, c});
+      } else {
+        stageElements(source, shared, inside, clamped, r, c);
       }
     }
-    if (!async)
+    if (!lines)
       return {};
     return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, copies);
+  }
+
+  /// One line of 8 f32 (two 16-byte loads; zeros where not `inside`)
+  /// rounded to the operand type and stored as one 16-byte line.
+  void stageWideLine(Value source, Value shared, Value inside, ValueRange from,
+                     ValueRange to) {
+    auto wideType = VectorType::get({kLine}, b.getF32Type());
+    auto load = scf::IfOp::create(
+        b, loc, inside,
+        [&](OpBuilder &, Location) {
+          scf::YieldOp::create(b, loc,
+                               vector::LoadOp::create(
+                                   b, loc, wideType, source, from,
+                                   /*nontemporal=*/false, llvm::MaybeAlign(16))
+                                   .getResult());
+        },
+        [&](OpBuilder &, Location) {
+          scf::YieldOp::create(
+              b, loc,
+              arith::ConstantOp::create(b, loc, b.getZeroAttr(wideType))
+                  .getResult());
+        });
+    Value narrow = arith::TruncFOp::create(
+        b, loc, VectorType::get({kLine}, operandType), load.getResult(0));
+    vector::StoreOp::create(b, loc, narrow, shared, to, /*nontemporal=*/false,
+                            llvm::MaybeAlign(16));
+  }
+
+  /// One line element by element, each converted (zeros where not
+  /// `inside`).
+  void stageElements(Value source, Value shared, Value inside, Value row,
+                     Value r, Value c) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(operandType));
+    for (int64_t e = 0; e < kLine; ++e) {
+      Value col = add(c, e);
+      auto load = scf::IfOp::create(
+          b, loc, inside,
+          [&](OpBuilder &, Location) {
+            Value x = memref::LoadOp::create(b, loc, source, at(row, col));
+            scf::YieldOp::create(b, loc, toOperandType(x));
+          },
+          [&](OpBuilder &, Location) { scf::YieldOp::create(b, loc, zero); });
+      memref::StoreOp::create(b, loc, load.getResult(0), shared,
+                              ValueRange{r, col});
+    }
   }
 
   /// Waits for this thread's groups but the newest (`newest`, null: none
@@ -440,15 +479,17 @@ private:
   bool causal;
   float scale;
   const Block *blk = nullptr;
-  bool async = false;
+  bool aligned = false;
   Value lane, warpRow, group, pair;
 };
 
-/// Whether the operands are stored in the operand type, in rows of
-/// whole cp.async lines.
-bool inCopyLines(const FlashThread::Block &block, Type operandType) {
+/// Whether the operands, where they start on 16-byte lines, are staged
+/// a line at a time: stored in the operand type (cp.async) or in f32
+/// (16-byte loads). Their rows are whole lines (head sizes of 32).
+bool stagedInLines(const FlashThread::Block &block, Type operandType) {
   return llvm::all_of(ValueRange{block.q, block.k, block.v}, [&](Value x) {
-    return cast<MemRefType>(x.getType()).getElementType() == operandType;
+    Type stored = cast<MemRefType>(x.getType()).getElementType();
+    return stored == operandType || stored.isF32();
   });
 }
 
@@ -467,8 +508,8 @@ Value sharedTile(OpBuilder &b, Location loc, int64_t rows, int64_t depth,
 }
 
 /// The body of the block at `ivs` (the sequence, then the query tile):
-/// its shared tiles, then its threads' program, by cp.async lines where
-/// the operands are stored in the operand type on aligned lines.
+/// its shared tiles, then its threads' program, staging a line at a time
+/// where the operands start on 16-byte lines.
 void buildBlock(OpBuilder &b, Location loc, const Kernel &kernel,
                 FlashThread::Block block, ValueRange ivs, Value tiles) {
   Type operandType = kernel.operandType;
@@ -509,8 +550,8 @@ void buildBlock(OpBuilder &b, Location loc, const Kernel &kernel,
                           ArrayRef<gpu::Processor>{gpu::Processor::ThreadX});
   Value thread = ids.front();
   FlashThread program(b, loc, kernel);
-  if (!inCopyLines(block, operandType)) {
-    program.build(block, thread, /*async=*/false);
+  if (!stagedInLines(block, operandType)) {
+    program.build(block, thread, /*aligned=*/false);
     return;
   }
   Value aligned = linea::startsOnCopyLine(b, loc, block.q);
@@ -520,9 +561,9 @@ void buildBlock(OpBuilder &b, Location loc, const Kernel &kernel,
   auto branch = scf::IfOp::create(b, loc, aligned, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(branch.thenBlock()->getTerminator());
-  program.build(block, thread, /*async=*/true);
+  program.build(block, thread, /*aligned=*/true);
   b.setInsertionPoint(branch.elseBlock()->getTerminator());
-  program.build(block, thread, /*async=*/false);
+  program.build(block, thread, /*aligned=*/false);
 }
 
 /// The call as one GPU block per (sequence, 128 query rows): each block's

@@ -1,4 +1,4 @@
-// RUN: linea-opt %s -linea-expand-flash-attention -canonicalize -cse | FileCheck %s
+// RUN: linea-opt %s -split-input-file -linea-expand-flash-attention -canonicalize -cse | FileCheck %s
 
 // A causal bf16 call on [2, L, 64] x [2, L, 32]: one block per sequence
 // and 128 query rows (the longest tiles first), its shared tiles (rows
@@ -58,4 +58,26 @@ module attributes {linea.target = #linea.target<kind = gpu, chip = "sm_90a", uni
     call @linea_flash_attention(%q, %k, %v, %out) {linea.flash_attention = {causal = true, operand_type = bf16, scale = 1.250000e-01 : f32}} : (memref<2x?x64xbf16>, memref<2x?x64xbf16>, memref<2x?x32xbf16>, memref<2x?x32xbf16>) -> ()
     return
   }
+}
+
+// -----
+
+// f32 operands rounded to bf16: where they start on 16-byte lines, 8
+// elements at a time by a 16-byte-aligned vector load, rounded, and
+// stored as one line of the shared tile; nothing asynchronous.
+// CHECK-LABEL: func.func @rounded(
+// CHECK-SAME:      %[[Q:[^:]+]]: memref<4x100x32xf32>
+// CHECK:         scf.forall (%{{.+}}, %{{.+}}) in (4, 1) {
+// CHECK:           scf.if
+// CHECK:             scf.if %{{.+}} -> (vector<8xf32>) {
+// CHECK:               vector.load %[[Q]][{{.+}}] {alignment = 16 : i64} : memref<4x100x32xf32>, vector<8xf32>
+// CHECK:             arith.truncf %{{.+}} : vector<8xf32> to vector<8xbf16>
+// CHECK:             vector.store %{{.+}} {alignment = 16 : i64} : memref<128x40xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK-NOT:         nvgpu.device_async_copy
+// CHECK:           } else {
+// CHECK:             memref.load %[[Q]]
+func.func private @linea_flash_attention(memref<4x100x32xf32>, memref<4x300x32xf32>, memref<4x300x32xf32>, memref<4x100x32xf32>) attributes {linea.flash_attention}
+func.func @rounded(%q: memref<4x100x32xf32>, %k: memref<4x300x32xf32>, %v: memref<4x300x32xf32>, %out: memref<4x100x32xf32>) {
+  call @linea_flash_attention(%q, %k, %v, %out) {linea.flash_attention = {causal = false, operand_type = bf16, scale = 2.500000e-01 : f32}} : (memref<4x100x32xf32>, memref<4x300x32xf32>, memref<4x300x32xf32>, memref<4x100x32xf32>) -> ()
+  return
 }
