@@ -158,3 +158,17 @@ def test_operands_off_the_lines(element):
                        pipeline=f"linea-gpu-mapped-to-cpu{{chip=sm_90a{precision}}}")
     error = np.linalg.norm(np.asarray(got, np.float64) - want) / np.linalg.norm(want)
     assert error <= TOLERANCE["bf16"], error
+
+
+@pytest.mark.parametrize("lq,lk,mask", [(0, 0, "causal"), (5, 0, "none"), (0, 7, "none")],
+                         ids=["no-rows-no-keys", "rows-no-keys", "keys-no-rows"])
+def test_empty_sequences(lq, lk, mask):
+    """Dynamic sizes of 0: no query tile is no block (and no launch on a
+    GPU); rows that see no key are zeros."""
+    rng = np.random.default_rng(lq + lk)
+    q, k, v = (rng.standard_normal((2, n, 64)).astype(np.float32) for n in (lq, lk, lk))
+    (got,) = linea.run(program([2], lq, lk, 64, 64, mask, True, "bf16"), [q, k, v],
+                       pipeline="linea-gpu-mapped-to-cpu{chip=sm_90a}")
+    got = np.asarray(got)
+    assert got.shape == (2, lq, 64)
+    assert np.all(got == 0)
