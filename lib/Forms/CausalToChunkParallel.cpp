@@ -227,34 +227,6 @@ Value rowsPerChunkBlock(OpBuilder &b, Location loc, int64_t numBatch,
       });
 }
 
-/// `x[offsets...]` of `sizes`, unit strides, the dims in `dropped` (of size
-/// 1) dropped.
-Value sliceDropping(OpBuilder &b, Location loc, Value x,
-                    ArrayRef<OpFoldResult> offsets,
-                    ArrayRef<OpFoldResult> sizes, ArrayRef<int64_t> dropped) {
-  auto type = cast<RankedTensorType>(x.getType());
-  SmallVector<int64_t> shape;
-  for (auto [d, size] : llvm::enumerate(sizes))
-    if (!llvm::is_contained(dropped, static_cast<int64_t>(d)))
-      shape.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
-  SmallVector<OpFoldResult> strides(sizes.size(), b.getIndexAttr(1));
-  auto sliceType = RankedTensorType::get(shape, type.getElementType());
-  return tensor::ExtractSliceOp::create(b, loc, sliceType, x, offsets, sizes,
-                                        strides);
-}
-
-/// The same slice copied into a tensor of its own (inside a sequence
-/// block: a temporary in shared memory).
-Value sliceCopy(OpBuilder &b, Location loc, Value x,
-                ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes,
-                ArrayRef<int64_t> dropped) {
-  Value slice = sliceDropping(b, loc, x, offsets, sizes, dropped);
-  Value copy = tensor::EmptyOp::create(
-      b, loc, tensor::getMixedSizes(b, loc, slice),
-      cast<RankedTensorType>(x.getType()).getElementType());
-  return linalg::CopyOp::create(b, loc, slice, copy).getResult(0);
-}
-
 /// Phases (1) and (2) for the GPU in one pass (fla's chunk_fwd_h and
 /// chunk_gla_fwd_h): a block per sequence and kStateTile x kStateTile
 /// state tile walks the chunks in order, its tile of the state in shared
@@ -360,8 +332,8 @@ statesPerSequenceBlock(OpBuilder &b, Location loc, int64_t numSeq,
         SmallVector<OpFoldResult> rowSizes =
             withTrailing(units(numSeq + 1), {nb.getIndexAttr(chunk)});
         auto chunkOf = [&](Value x, OpFoldResult first, OpFoldResult width) {
-          return sliceCopy(nb, l, x, withTrailing(rows, {first}),
-                           withTrailing(rowSizes, {width}), {});
+          return sliceDroppingCopy(nb, l, x, withTrailing(rows, {first}),
+                                   withTrailing(rowSizes, {width}), {});
         };
         Value k = chunkOf(chunks.k, firstRow, tileKSize);
         Value v = chunkOf(chunks.v, firstColumn, tileVSize);

@@ -127,11 +127,37 @@ Value mlir::linea::leadingSlice(OpBuilder &b, Location loc, Value x,
   return tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
 }
 
+/// `slice` copied into a tensor of its own.
+static Value copyOf(OpBuilder &b, Location loc, Value slice) {
+  auto type = cast<RankedTensorType>(slice.getType());
+  Value copy = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, slice), type.getElementType());
+  return linalg::CopyOp::create(b, loc, slice, copy).getResult(0);
+}
+
 Value mlir::linea::leadingSliceCopy(OpBuilder &b, Location loc, Value x,
                                     ValueRange ivs) {
-  Value slice = leadingSlice(b, loc, x, ivs);
-  auto type = cast<RankedTensorType>(slice.getType());
-  Value copy = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, slice),
-                                       type.getElementType());
-  return linalg::CopyOp::create(b, loc, slice, copy).getResult(0);
+  return copyOf(b, loc, leadingSlice(b, loc, x, ivs));
+}
+
+Value mlir::linea::sliceDropping(OpBuilder &b, Location loc, Value x,
+                                 ArrayRef<OpFoldResult> offsets,
+                                 ArrayRef<OpFoldResult> sizes,
+                                 ArrayRef<int64_t> dropped) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape;
+  for (auto [d, size] : llvm::enumerate(sizes))
+    if (!llvm::is_contained(dropped, static_cast<int64_t>(d)))
+      shape.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
+  SmallVector<OpFoldResult> strides(sizes.size(), b.getIndexAttr(1));
+  auto sliceType = RankedTensorType::get(shape, type.getElementType());
+  return tensor::ExtractSliceOp::create(b, loc, sliceType, x, offsets, sizes,
+                                        strides);
+}
+
+Value mlir::linea::sliceDroppingCopy(OpBuilder &b, Location loc, Value x,
+                                     ArrayRef<OpFoldResult> offsets,
+                                     ArrayRef<OpFoldResult> sizes,
+                                     ArrayRef<int64_t> dropped) {
+  return copyOf(b, loc, sliceDropping(b, loc, x, offsets, sizes, dropped));
 }

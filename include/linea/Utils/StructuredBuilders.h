@@ -79,6 +79,19 @@ Value leadingSlice(OpBuilder &b, Location loc, Value x, ValueRange ivs);
 /// (static sizes past the leading dims), a temporary in shared memory.
 Value leadingSliceCopy(OpBuilder &b, Location loc, Value x, ValueRange ivs);
 
+/// `x[offsets...]` of `sizes`, unit strides, the dims in `dropped` (of size
+/// 1) dropped.
+Value sliceDropping(OpBuilder &b, Location loc, Value x,
+                    ArrayRef<OpFoldResult> offsets,
+                    ArrayRef<OpFoldResult> sizes, ArrayRef<int64_t> dropped);
+
+/// The same slice copied into a tensor of its own (inside a sequence
+/// block: a temporary in shared memory).
+Value sliceDroppingCopy(OpBuilder &b, Location loc, Value x,
+                        ArrayRef<OpFoldResult> offsets,
+                        ArrayRef<OpFoldResult> sizes,
+                        ArrayRef<int64_t> dropped);
+
 /// The leading `n` sizes of `tensor`.
 SmallVector<OpFoldResult> leadingSizes(OpBuilder &b, Location loc,
                                        Value tensor, int64_t n);
