@@ -88,6 +88,9 @@ public:
     Value firstRow, queryRows, keyRows, keyEnd;
   };
 
+  /// Thread `thread`'s program: the block's queries and first keys
+  /// staged, the loop over the key tiles its rows see (keyTile), the rows
+  /// stored (storeRows).
   void build(const Block &block, Value thread, bool aligned) {
     blk = &block;
     this->aligned = aligned;
