@@ -569,14 +569,21 @@ void buildBlock(OpBuilder &b, Location loc, const Kernel &kernel,
   program.build(block, thread, /*aligned=*/false);
 }
 
+/// The blocks per SM the kernel is built for: two (ptxas's 128 registers
+/// a thread) where a lane's accumulators are at most 32 (value heads up
+/// to 64: 123-125 registers at heads of 32 and 64, 128 at query heads of
+/// 128, no spill on sm_90a), else one (160-180 registers for value heads
+/// of 96 and 128, which spill 130-150 bytes at two).
+int64_t blocksPerSM(int64_t columns) { return columns <= 64 ? 2 : 1; }
+
 /// The call as one GPU block per (sequence, 128 query rows): each block's
 /// shared tiles, then its threads' program.
 void expandCall(func::CallOp call) {
   OpBuilder b(call);
-  // A warp's accumulators, scores and fragments take about 220
-  // registers a thread (ptxas, D = 128): one block of 8 warps per SM
-  // without spills, as FlashAttention-2's 255-register warps.
-  Location loc = linea::withBlocksPerSM(call.getLoc(), 1);
+  Location loc = linea::withBlocksPerSM(
+      call.getLoc(),
+      blocksPerSM(
+          cast<MemRefType>(call.getOperand(2).getType()).getShape().back()));
   auto attrs = call->getAttrOfType<DictionaryAttr>(kCallAttr);
   Kernel kernel{call.getOperand(0),
                 call.getOperand(1),

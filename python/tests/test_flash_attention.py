@@ -108,7 +108,7 @@ def lowered(text, options="chip=sm_90a format=isa"):
 
 def test_flash_kernel_is_taken_and_named():
     """A bf16 op is one launch of the flash kernel (named after it, 8
-    warps, its blocks per SM stated), with mma.sync, ldmatrix, shuffles and
+    warps, its blocks per SM stated: one at heads of 128), with mma.sync, ldmatrix, shuffles and
     cp.async; an f32 op without a 16-bit precision, and a head size flash
     attention does not take, stay for linea-tile-attention's blocks."""
     ptx = lowered(program([2, 4], 4096, 4096, 128, 128, "causal", False, "bf16"))
@@ -118,6 +118,9 @@ def test_flash_kernel_is_taken_and_named():
                         "cp.async.cg.shared.global", ".minnctapersm 1", "ex2.approx"):
         assert instruction in ptx, instruction
     assert "linea_attention_fwd" not in ptx
+    # Value heads of 64: a lane's 32 accumulators leave room for two blocks
+    # per SM in 128 registers.
+    assert ".minnctapersm 2" in lowered(program([2], 256, 256, 64, 64, "causal", False, "bf16"))
     exact = lowered(program([2], 256, 256, 64, 64, "causal", False, "f32"))
     assert "flash" not in exact and "@linea_attention_fwd" in exact
     narrow = lowered(program([2], 256, 256, 16, 16, "causal", False, "bf16"))
