@@ -164,23 +164,20 @@ def torch_chunked_gla(torch, q, k, v, g):
     return out.reshape(B, H, T, -1)
 
 
+def fla_op(module, name):
+    """fla's `name` from `fla.ops.<module>`, or None (printed why) where fla
+    cannot be imported."""
+    try:
+        import importlib
+        return getattr(importlib.import_module(f"fla.ops.{module}"), name)
+    except Exception as error:  # noqa: BLE001 - any import failure means no fla
+        print(f"fla's {name} not available: {type(error).__name__}: {error}")
+        return None
+
+
 def fla_ops():
-    try:
-        from fla.ops.gla import chunk_gla
-        from fla.ops.linear_attn import chunk_linear_attn
-        return chunk_linear_attn, chunk_gla
-    except Exception as error:  # noqa: BLE001 - any import failure means no fla
-        print(f"fla not available: {type(error).__name__}: {error}")
-        return None
-
-
-def fla_simple_gla():
-    try:
-        from fla.ops.simple_gla import chunk_simple_gla
-        return chunk_simple_gla
-    except Exception as error:  # noqa: BLE001 - any import failure means no fla
-        print(f"fla's chunk_simple_gla not available: {type(error).__name__}: {error}")
-        return None
+    ops = fla_op("linear_attn", "chunk_linear_attn"), fla_op("gla", "chunk_gla")
+    return None if None in ops else ops
 
 
 def fla_la(chunk_linear_attn, q, k, v):
@@ -344,7 +341,7 @@ def extra_inputs(torch, row, B, T, H, D):
                for _ in range(3))
     bf = [x.bfloat16() for x in (q, k, v)]
     thd = [x.transpose(1, 2).contiguous() for x in bf]
-    simple_gla = fla_simple_gla()
+    simple_gla = fla_op("simple_gla", "chunk_simple_gla")
     if row == "scalar gate":
         g = torch.nn.functional.logsigmoid(torch.randn(B, H, T, device="cuda", generator=gen)) / 16
         g = g.bfloat16()
@@ -406,22 +403,13 @@ def bench_extra(repeat):
     return rows
 
 
-def fla_parallel_attn():
-    try:
-        from fla.ops.attn import parallel_attn
-        return parallel_attn
-    except Exception as error:  # noqa: BLE001 - any import failure means no fla
-        print(f"fla's parallel_attn not available: {type(error).__name__}: {error}")
-        return None
-
-
 def bench_softmax(repeat):
     """Causal softmax attention: Linea against torch's SDPA (bf16) and fla's
     parallel_attn, each checked against torch's float32 SDPA first; TFLOP/s
     counts the causal half of both products (2 B H T^2 D)."""
     import torch
     rows = []
-    parallel_attn = fla_parallel_attn()
+    parallel_attn = fla_op("attn", "parallel_attn")
     sdpa = torch.nn.functional.scaled_dot_product_attention
     for shape in SOFTMAX:
         B, H, T, D = shape
