@@ -97,13 +97,7 @@ struct LineaAsyncCopiesPass
       return arith::ConstantIndexOp::create(b, loc, v);
     };
     auto targetType = cast<MemRefType>(target.getType());
-    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
-                                                gpu::AddressSpace::Workgroup);
-    Value shared = memref::MemorySpaceCastOp::create(
-        b, loc,
-        MemRefType::get(targetType.getShape(), targetType.getElementType(),
-                        targetType.getLayout(), workgroup),
-        target);
+    Value shared = linea::workgroupView(b, loc, target);
     // The target's shape counted in lines along its innermost dim.
     int64_t perLine = linea::elementsPerCopyLine(targetType.getElementType());
     SmallVector<int64_t> lineShape(targetType.getShape());

@@ -251,11 +251,7 @@ struct LineaContractionsToMMAPass
         !fittingBlocks.contains(linea::enclosingSequenceBlock(alloc)) ||
         !linea::inCopyLines(type, /*anyOffset=*/false))
       return {};
-    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
-                                                gpu::AddressSpace::Workgroup);
-    auto shared = MemRefType::get(type.getShape(), type.getElementType(),
-                                  type.getLayout(), workgroup);
-    return memref::MemorySpaceCastOp::create(b, loc, shared, operand);
+    return linea::workgroupView(b, loc, operand);
   }
 
   /// A chain as one staged grid where its sizes tile by a block; else, in

@@ -23,6 +23,7 @@
 #include "FlashAttention.h"
 #include "Fragments.h"
 #include "GPUMapping.h"
+#include "StoredTypes.h"
 
 #include "linea/Utils/KernelNames.h"
 #include "linea/Utils/SequenceBlocks.h"
@@ -54,9 +55,8 @@ using linea::mma::kTileK;
 using linea::mma::kTileN;
 /// 16-bit elements in one cp.async line (16 bytes).
 constexpr int64_t kLine = 8;
-/// Each staged row is padded by one line: the 8 rows an ldmatrix reads
-/// then start in 8 different bank groups.
-constexpr int64_t kRowPad = kLine;
+// Each staged row is padded by one line (ldmatrix's rows in distinct banks).
+using linea::kRowPad;
 constexpr float kLog2E = 1.44269504088896340736f;
 constexpr float kInfinity = std::numeric_limits<float>::infinity();
 
@@ -75,17 +75,15 @@ struct Kernel {
 class FlashThread : public linea::mma::WarpOps {
 public:
   FlashThread(OpBuilder &b, Location loc, const Kernel &kernel)
-      : WarpOps(b, loc, kernel.operandType), causal(kernel.causal),
-        scale(kernel.scale) {}
+      : WarpOps(b, loc, kernel.operandType), kernel(kernel) {}
 
-  /// The block's operand buffers (batch dims, then rows, then features),
-  /// its output, its shared tiles (workgroup views) and its sequence and
-  /// first query row.
+  /// One block's part: its shared tiles (workgroup views), its sequence,
+  /// its first query row, the rows and keys there are, the key its rows
+  /// see up to (exclusive), and the causal offset Lk - Lq.
   struct Block {
-    Value q, k, v, out;
     Value qShared, kShared, vShared;
     SmallVector<Value> sequence;
-    Value firstRow, queryRows, keyRows, keyEnd;
+    Value firstRow, queryRows, keyRows, keyEnd, keyOffset;
   };
 
   /// Thread `thread`'s program: the block's queries and first keys
@@ -98,11 +96,11 @@ public:
     warpRow = mul(div(thread, kWarp), kRowsPerWarp);
     group = div(lane, 4);
     pair = rem(lane, 4);
-    int64_t depth = headSize(block.q), columns = headSize(block.v);
+    int64_t depth = headSize(kernel.q), columns = headSize(kernel.v);
 
-    stage(block.q, block.qShared, block.firstRow, block.queryRows, kQueryRows,
+    stage(kernel.q, block.qShared, block.firstRow, block.queryRows, kQueryRows,
           depth, thread);
-    Value firstKeys = stage(block.k, block.kShared, cst(0), block.keyRows,
+    Value firstKeys = stage(kernel.k, block.kShared, cst(0), block.keyRows,
                             kKeyRows, depth, thread);
 
     Running start;
@@ -259,13 +257,13 @@ private:
   /// online softmax's update, P V into the accumulators.
   Running keyTile(Value firstKey, const Running &before, Value thread,
                   int64_t depth, int64_t columns) {
-    Value values = stage(blk->v, blk->vShared, firstKey, blk->keyRows, kKeyRows,
-                         columns, thread);
+    Value values = stage(kernel.v, blk->vShared, firstKey, blk->keyRows,
+                         kKeyRows, columns, thread);
     waitForOlderGroups(values); // the keys (and queries) have landed
     SmallVector<Value> scores = maskedScores(firstKey, depth);
     Running after = softmaxUpdate(before, scores);
     gpu::BarrierOp::create(b, loc); // every warp is done with the keys
-    Value nextKeys = stage(blk->k, blk->kShared, add(firstKey, kKeyRows),
+    Value nextKeys = stage(kernel.k, blk->kShared, add(firstKey, kKeyRows),
                            blk->keyRows, kKeyRows, depth, thread);
     waitForOlderGroups(nextKeys); // the values have landed
     after.acc = multiplyValues(scores, after.acc, columns);
@@ -293,17 +291,16 @@ private:
     for (ArrayRef<Value> tile : acc)
       for (Value score : tile)
         scores.push_back(
-            arith::MulFOp::create(b, loc, score, f32(scale * kLog2E)));
-    Value offset = arith::SubIOp::create(b, loc, blk->keyRows, blk->queryRows);
+            arith::MulFOp::create(b, loc, score, f32(kernel.scale * kLog2E)));
     Value lastKey = add(firstKey, kKeyRows - 1);
     Value whole = lessThan(lastKey, blk->keyRows);
-    if (causal) {
+    if (kernel.causal) {
       // The warp's first row sees every key of the tile.
       Value firstRow = add(blk->firstRow, warpRow);
       whole = arith::AndIOp::create(
           b, loc, whole,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, lastKey,
-                                add(firstRow, offset)));
+                                add(firstRow, blk->keyOffset)));
     }
     SmallVector<Type> types(scores.size(), b.getF32Type());
     auto masking = scf::IfOp::create(b, loc, types, whole, /*withElse=*/true);
@@ -315,13 +312,13 @@ private:
       for (int64_t e = 0; e < 4; ++e) {
         Value key = add(add(firstKey, mul(pair, 2)), n * kTileN + e % 2);
         Value visible = lessThan(key, blk->keyRows);
-        if (causal) {
+        if (kernel.causal) {
           Value row =
               add(add(blk->firstRow, add(warpRow, group)), e >= 2 ? 8 : 0);
           visible = arith::AndIOp::create(
               b, loc, visible,
               arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, key,
-                                    add(row, offset)));
+                                    add(row, blk->keyOffset)));
         }
         Value &score = scores[4 * n + e];
         score =
@@ -446,7 +443,7 @@ private:
   /// o = acc / l per row (0 for a row that saw no key), the rows that
   /// exist stored in the output's type.
   void storeRows(const Running &done, int64_t columns) {
-    Type element = cast<MemRefType>(blk->out.getType()).getElementType();
+    Type element = cast<MemRefType>(kernel.out.getType()).getElementType();
     for (int64_t half = 0; half < 2; ++half) {
       Value sum = acrossRow(done.sum[half], /*sum=*/true);
       Value seen =
@@ -473,14 +470,13 @@ private:
         Value col = add(mul(pair, 2), j * kTileN);
         vector::StoreOp::create(
             b, loc, vector::FromElementsOp::create(b, loc, pairType, outputs),
-            blk->out, at(row, col), /*nontemporal=*/false,
+            kernel.out, at(row, col), /*nontemporal=*/false,
             llvm::MaybeAlign(pairBytes));
       }
     }
   }
 
-  bool causal;
-  float scale;
+  const Kernel &kernel;
   const Block *blk = nullptr;
   bool aligned = false;
   Value lane, warpRow, group, pair;
@@ -489,10 +485,10 @@ private:
 /// Whether the operands, where they start on 16-byte lines, are staged
 /// a line at a time: stored in the operand type (cp.async) or in f32
 /// (16-byte loads). Their rows are whole lines (head sizes of 32).
-bool stagedInLines(const FlashThread::Block &block, Type operandType) {
-  return llvm::all_of(ValueRange{block.q, block.k, block.v}, [&](Value x) {
+bool stagedInLines(const Kernel &kernel) {
+  return llvm::all_of(ValueRange{kernel.q, kernel.k, kernel.v}, [&](Value x) {
     Type stored = cast<MemRefType>(x.getType()).getElementType();
-    return stored == operandType || stored.isF32();
+    return stored == kernel.operandType || stored.isF32();
   });
 }
 
@@ -501,13 +497,9 @@ bool stagedInLines(const FlashThread::Block &block, Type operandType) {
 /// cp.async address).
 Value sharedTile(OpBuilder &b, Location loc, int64_t rows, int64_t depth,
                  Type type) {
-  auto plain = MemRefType::get({rows, depth + kRowPad}, type);
-  Value alloc = memref::AllocOp::create(b, loc, plain);
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  auto shared = MemRefType::get(plain.getShape(), type,
-                                MemRefLayoutAttrInterface(), workgroup);
-  return memref::MemorySpaceCastOp::create(b, loc, shared, alloc);
+  Value alloc = memref::AllocOp::create(
+      b, loc, MemRefType::get({rows, depth + kRowPad}, type));
+  return linea::workgroupView(b, loc, alloc);
 }
 
 /// The body of the block at `ivs` (the sequence, then the query tile):
@@ -516,8 +508,8 @@ Value sharedTile(OpBuilder &b, Location loc, int64_t rows, int64_t depth,
 void buildBlock(OpBuilder &b, Location loc, const Kernel &kernel,
                 FlashThread::Block block, ValueRange ivs, Value tiles) {
   Type operandType = kernel.operandType;
-  int64_t depth = cast<MemRefType>(block.q.getType()).getShape().back();
-  int64_t columns = cast<MemRefType>(block.v.getType()).getShape().back();
+  int64_t depth = cast<MemRefType>(kernel.q.getType()).getShape().back();
+  int64_t columns = cast<MemRefType>(kernel.v.getType()).getShape().back();
   block.qShared = sharedTile(b, loc, kQueryRows, depth, operandType);
   block.kShared = sharedTile(b, loc, kKeyRows, depth, operandType);
   block.vShared = sharedTile(b, loc, kKeyRows, columns, operandType);
@@ -540,9 +532,7 @@ void buildBlock(OpBuilder &b, Location loc, const Kernel &kernel,
         arith::AddIOp::create(
             b, loc, block.firstRow,
             arith::ConstantIndexOp::create(b, loc, kQueryRows)));
-    Value seen = arith::AddIOp::create(
-        b, loc, rowEnd,
-        arith::SubIOp::create(b, loc, block.keyRows, block.queryRows));
+    Value seen = arith::AddIOp::create(b, loc, rowEnd, block.keyOffset);
     block.keyEnd = arith::MaxSIOp::create(
         b, loc, arith::ConstantIndexOp::create(b, loc, 0),
         arith::MinSIOp::create(b, loc, block.keyRows, seen));
@@ -553,12 +543,12 @@ void buildBlock(OpBuilder &b, Location loc, const Kernel &kernel,
                           ArrayRef<gpu::Processor>{gpu::Processor::ThreadX});
   Value thread = ids.front();
   FlashThread program(b, loc, kernel);
-  if (!stagedInLines(block, operandType)) {
+  if (!stagedInLines(kernel)) {
     program.build(block, thread, /*aligned=*/false);
     return;
   }
-  Value aligned = linea::startsOnCopyLine(b, loc, block.q);
-  for (Value operand : {block.k, block.v})
+  Value aligned = linea::startsOnCopyLine(b, loc, kernel.q);
+  for (Value operand : {kernel.k, kernel.v})
     aligned = arith::AndIOp::create(b, loc, aligned,
                                     linea::startsOnCopyLine(b, loc, operand));
   auto branch = scf::IfOp::create(b, loc, aligned, /*withElseRegion=*/true);
@@ -607,12 +597,9 @@ void expandCall(func::CallOp call) {
                                 b.getContext(), blocks.size())));
   b.setInsertionPoint(forall.getTerminator());
   FlashThread::Block block;
-  block.q = kernel.q;
-  block.k = kernel.k;
-  block.v = kernel.v;
-  block.out = kernel.out;
   block.queryRows = queryRows;
   block.keyRows = keyRows;
+  block.keyOffset = arith::SubIOp::create(b, loc, keyRows, queryRows);
   buildBlock(b, loc, kernel, block, forall.getInductionVars(), tiles);
   call.erase();
 }

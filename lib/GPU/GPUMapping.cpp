@@ -230,6 +230,17 @@ Value linea::startsOnCopyLine(OpBuilder &b, Location loc, Value memref) {
       arith::RemUIOp::create(b, loc, start, cst(kCopyBytes)), cst(0));
 }
 
+Value linea::workgroupView(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  return memref::MemorySpaceCastOp::create(
+      b, loc,
+      MemRefType::get(type.getShape(), type.getElementType(), type.getLayout(),
+                      workgroup),
+      memref);
+}
+
 void linea::copyLineAsync(OpBuilder &b, Location loc, Value shared,
                           ValueRange sharedIndices, Value source,
                           ValueRange sourceIndices, Value line, int64_t lines,

@@ -137,6 +137,10 @@ bool inCopyLines(MemRefType type, bool anyOffset);
 /// (a caller's view may start anywhere).
 Value startsOnCopyLine(OpBuilder &b, Location loc, Value memref);
 
+/// `memref` seen in the workgroup address space (what ldmatrix and
+/// cp.async address), its shape and layout kept.
+Value workgroupView(OpBuilder &b, Location loc, Value memref);
+
 /// Line `line` of a thread's share (lines `line`, `line + threads`, ... of
 /// `lines`) copied by one 16-byte cp.async (bypassing L1) from `source`
 /// into `shared` (workgroup memory) and committed as a group; after its
