@@ -175,3 +175,18 @@ def test_empty_sequences(lq, lk, mask):
     got = np.asarray(got)
     assert got.shape == (2, lq, 64)
     assert np.all(got == 0)
+
+
+def test_every_dim_dynamic():
+    """Batch and lengths dynamic (as a model exported with every dim
+    dynamic): f32 operands under precision=bf16 through the flash kernel,
+    its grid counted from the run-time sizes."""
+    import programs
+    spec = dict(op="attention", batch=[3], Lq=130, Lk=130, dk=64, dv=64, mask="causal",
+                dyn_L=True, dyn_batch=True)
+    program_text, inputs, expected = programs.build(spec, seed=11)
+    assert "tensor<?x?x64xf32>" in program_text
+    (got,) = linea.run(program_text, inputs,
+                       pipeline="linea-gpu-mapped-to-cpu{chip=sm_90a precision=bf16}")
+    error = ref.rel_l2(np.asarray(got, np.float64), expected[0])
+    assert error <= TOLERANCE["bf16"], error
