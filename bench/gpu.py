@@ -7,7 +7,8 @@ with a per-key-dim gate; then the other rows of the GPU issue's table
 PrefixLM with a prefix of T/2 (fla's causal op beside it: fla has no
 PrefixLM) and 64 packed documents (fla's `cu_seqlens`), bf16 only; then
 causal softmax attention (SOFTMAX, the softmax issue's shapes) against torch's
-SDPA and fla's `parallel_attn`, with TFLOP/s.
+SDPA and fla's `parallel_attn`, with TFLOP/s, and packed (PACKED_SOFTMAX: 64
+documents, fla's `parallel_attn` with `cu_seqlens`).
 
     python3 bench/gpu.py --build-only        # here: compile into $LINEA_CACHE_DIR
     python3 bench/gpu.py [--results FILE]    # on a GPU machine (the kit's run.sh)
@@ -70,6 +71,8 @@ DOCUMENTS = 64
 
 # Causal softmax attention: (B, H, T, D), bf16 (and f32 with precision=bf16).
 SOFTMAX = [(2, 16, 4096, 128), (1, 16, 16384, 128), (2, 16, 4096, 64)]
+# Packed causal softmax attention, DOCUMENTS documents: (H, T, D), bf16.
+PACKED_SOFTMAX = (16, 32768, 128)
 
 
 def softmax_program(B, H, T, D, element):
@@ -84,6 +87,15 @@ def softmax_variants():
     flash-attention kernel), f32 tensors rounded to bf16 on tensor cores."""
     return {"Linea bf16": ("bf16", {}),
             "Linea f32, precision=bf16": ("f32", {"precision": "bf16"})}
+
+
+def packed_softmax_program(H, D):
+    """DOCUMENTS documents packed along a dynamic T ([H, T, D] bf16), their
+    bounds as offsets: one flash launch over every document."""
+    t = f"tensor<{H}x?x{D}xbf16>"
+    return (f"func.func @main(%q: {t}, %k: {t}, %v: {t}, %o: tensor<?xindex>) -> {t} {{\n"
+            f"  %y = linea.attention %q, %k, %v offsets(%o) mask = causal"
+            f" : {t}, {t}, {t}, tensor<?xindex> -> {t}\n  return %y : {t}\n}}\n")
 
 
 def extra_program(row, B, T, H, D):
@@ -127,6 +139,10 @@ def build_all(shapes, extra=True):
                                   **options)
             print(f"compiled {name} softmax {shape} in {time.perf_counter() - start:.1f} s",
                   flush=True)
+    if extra:
+        H, _, D = PACKED_SOFTMAX
+        linea.compile_library(packed_softmax_program(H, D), target="cuda", chip=CHIP)
+        print(f"compiled Linea bf16 packed softmax {PACKED_SOFTMAX}", flush=True)
 
 
 # ---------------------------------------------------------------------------
@@ -454,6 +470,60 @@ def bench_softmax(repeat):
     return rows
 
 
+def bench_packed_softmax(repeat):
+    """Packed causal softmax attention (DOCUMENTS documents of T tokens):
+    Linea's one launch against fla's parallel_attn with cu_seqlens and torch
+    SDPA called once per document, each checked against float32 SDPA per
+    document first; TFLOP/s counts each document's causal half."""
+    import torch
+    H, T, D = PACKED_SOFTMAX
+    offsets = document_offsets(T, generator_seed=1)
+    spans = list(zip(offsets, offsets[1:]))
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    bf = [torch.randn(H, T, D, device="cuda", generator=gen).bfloat16() for _ in range(3)]
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    want = torch.cat([sdpa(*(x[:, a:b].float() for x in bf), is_causal=True)
+                      for a, b in spans], dim=1)
+    flops = sum(2 * H * (b - a) ** 2 * D for a, b in spans)
+    o = torch.tensor(offsets, dtype=torch.int64, device="cuda")
+    timed = []
+    try:
+        kernel = linea.compile(packed_softmax_program(H, D), target="cuda", chip=CHIP)
+        err = rel_l2(torch, kernel(*bf, o), want)
+        timed.append(("Linea bf16", median_ms(torch, lambda: kernel(*bf, o), repeat), err))
+    except Exception as error:  # noqa: BLE001 - a failing row is a result
+        timed.append(("Linea bf16", None, f"{type(error).__name__}: {error}"[:200]))
+
+    def per_document():
+        return torch.cat([sdpa(*(x[:, a:b] for x in bf), is_causal=True) for a, b in spans],
+                         dim=1)
+    timed.append(("torch SDPA bf16, a call per document", median_ms(torch, per_document, repeat),
+                  rel_l2(torch, per_document(), want)))
+    parallel_attn = fla_op("attn", "parallel_attn")
+    if parallel_attn is not None:
+        thd = [x.transpose(0, 1)[None].contiguous() for x in bf]
+        call = lambda: parallel_attn(*thd, scale=D ** -0.5, cu_seqlens=o)  # noqa: E731
+        try:
+            out = call()
+            out = out[0] if isinstance(out, tuple) else out
+            timed.append(("fla parallel_attn bf16 (cu_seqlens)", median_ms(torch, call, repeat),
+                          rel_l2(torch, out[0].transpose(0, 1), want)))
+        except Exception as error:  # noqa: BLE001
+            timed.append(("fla parallel_attn bf16 (cu_seqlens)", None,
+                          f"{type(error).__name__}: {error}"[:200]))
+    best_peer = min((ms for name, ms, _ in timed
+                     if ms is not None and not name.startswith("Linea")), default=None)
+    rows = []
+    for name, ms, err in timed:
+        ratio = f"{ms / best_peer:.2f}" if ms is not None and best_peer else ""
+        speed = "" if ms is None else f", {flops / ms / 1e9:.0f} TFLOP/s"
+        rows.append(f"| packed causal softmax attention, {DOCUMENTS} documents{speed} | "
+                    f"(H, T, D) = {PACKED_SOFTMAX} | {name} | {'' if ms is None else f'{ms:.3f}'} | "
+                    f"{ratio} | {err if isinstance(err, str) else f'{err:.2e}'} |")
+        print(rows[-1], flush=True)
+    return rows
+
+
 def one_call_each(shapes):
     """Each bf16 variant of each op called once on `shapes`, for Nsight
     Compute to read its kernels (`ncu -k regex:linea_`; the kernels are
@@ -481,6 +551,12 @@ def one_call_each(shapes):
     kernel(q, q, q)
     torch.cuda.synchronize()
     print(f"called Linea bf16 softmax {SOFTMAX[0]}", flush=True)
+    H, T, D = PACKED_SOFTMAX
+    q = torch.randn(H, T, D, device="cuda").bfloat16()
+    o = torch.tensor(document_offsets(T, generator_seed=1), dtype=torch.int64, device="cuda")
+    linea.compile(packed_softmax_program(H, D), target="cuda", chip=CHIP)(q, q, q, o)
+    torch.cuda.synchronize()
+    print(f"called Linea bf16 packed softmax {PACKED_SOFTMAX}", flush=True)
 
 
 def main():
@@ -510,6 +586,7 @@ def main():
     if not opts.quick:
         rows += bench_extra(opts.repeat)
         rows += bench_softmax(opts.repeat)
+        rows += bench_packed_softmax(opts.repeat)
     text = (f"Measured {datetime.date.today()} on {torch.cuda.get_device_name()}, "
             f"torch {torch.__version__}, {platform.platform()}; medians of {opts.repeat} "
             f"CUDA-event timings; chip {CHIP}.\n\n"

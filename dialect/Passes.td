@@ -140,6 +140,9 @@ def LineaSplitSegments : Pass<"linea-split-segments"> {
     The offsets are read in the kernel; the run-time checks read a staged
     copy (`linea-stage-host-reads`). More than 9 dims before the sequence
     dim are refused with an error (one linear block dim per loop).
+    A packed `linea.attention` that linea-flash-attention will take under
+    `precision` (`flash::operandTypeFor`) stays whole on the GPU: the
+    flash-attention kernel walks the segments itself.
     A normalized op with a prefix mask first becomes the unnormalized op
     over values with a ones column appended (its output divided by that
     column's afterwards), on every target: the normalizer then crosses each
@@ -175,7 +178,12 @@ def LineaSplitSegments : Pass<"linea-split-segments"> {
     Option<"handOff", "hand-off", "bool", /*default=*/"false",
            "The result goes to another compiler (linea-export): the segments "
            "one after another in an scf.for carrying the outputs, on every "
-           "target (IREE 3.13 crashes on a top-level scf.forall)">
+           "target (IREE 3.13 crashes on a top-level scf.forall)">,
+    Option<"precision", "precision", "::mlir::linea::Precision",
+           /*default=*/"::mlir::linea::Precision::automatic",
+           "The tensor-core operand type linea-flash-attention will be run "
+           "with (GPU): packed softmax attention it takes stays whole",
+           "::mlir::linea::precisionValues()">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",

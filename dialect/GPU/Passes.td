@@ -79,9 +79,11 @@ def LineaFlashAttention : Pass<"linea-flash-attention", "::mlir::ModuleOp"> {
     It takes ops whose query/key and value head sizes are static multiples
     of 32 up to 128 and whose mask is none or causal, with bf16/f16
     operands (all three of one type) or, under `precision=bf16|f16`,
-    operands of any float type, rounded to it; not packed ops (their
-    segments are sequence blocks of linea-split-segments) nor ops already
-    inside a sequence block. The others stay for linea-tile-attention.
+    operands of any float type, rounded to it, but not ops already inside
+    a sequence block. A packed op (`offsets`, which linea-split-segments
+    leaves whole where this pass takes it) passes its offsets to the
+    kernel: `(q, k, v, offsets, out)`. The others stay for
+    linea-tile-attention.
 
     ```mlir
     %o = linea.attention %q, %k, %v mask = causal

@@ -71,12 +71,14 @@ static LogicalResult verifyFlashAttention(Operation *op, Attribute value) {
   auto causal = dict ? dict.getAs<BoolAttr>("causal") : BoolAttr();
   auto scale = dict ? dict.getAs<FloatAttr>("scale") : FloatAttr();
   auto type = dict ? dict.getAs<TypeAttr>("operand_type") : TypeAttr();
-  if (!isa<CallOpInterface>(op) || op->getNumOperands() != 4 || !causal ||
+  if (!isa<CallOpInterface>(op) ||
+      (op->getNumOperands() != 4 && op->getNumOperands() != 5) || !causal ||
       !scale || !type || !(type.getValue().isBF16() || type.getValue().isF16()))
     return op->emitError()
            << "'" << LineaDialect::kFlashAttentionAttrName
            << "' is a unit attribute on a declaration, or on a call of "
-              "(q, k, v, out) {causal = bool, scale = f32, operand_type = "
+              "(q, k, v, out) or (q, k, v, offsets, out) {causal = bool, "
+              "scale = f32, operand_type = "
               "bf16 or f16}";
   return success();
 }

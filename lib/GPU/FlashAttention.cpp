@@ -15,7 +15,6 @@
 #include "FlashAttention.h"
 
 #include "linea/Dialect/LineaOps.h"
-#include "linea/Utils/FloatTypes.h"
 #include "linea/Utils/KernelNames.h"
 #include "linea/Utils/SequenceBlocks.h"
 
@@ -34,39 +33,6 @@ using namespace mlir::linea;
 
 namespace {
 
-/// The tensor-core operand type `op` runs in as flash attention, or null
-/// where it takes the generic route: a packed op (its segments are
-/// sequence blocks already), a mask other than none or causal, head sizes
-/// that are not static multiples of 32 up to 128, f32 operands without a
-/// 16-bit `precision`, or `precision=f32`.
-Type flashOperandType(AttentionOp op, Precision precision) {
-  if (!plannedForGPU(op) || isInSequenceBlock(op) || op.getOffsets() ||
-      precision == Precision::f32)
-    return {};
-  if (op.getMask() != Mask::none && op.getMask() != Mask::causal)
-    return {};
-  auto q = cast<RankedTensorType>(op.getQuery().getType());
-  auto k = cast<RankedTensorType>(op.getKey().getType());
-  auto v = cast<RankedTensorType>(op.getValue().getType());
-  int64_t nb = numBatchDims(q);
-  if (nb + 1 > int64_t(kMaxSequenceBlockLoops))
-    return {};
-  for (int64_t size : {q.getDimSize(nb + 1), v.getDimSize(nb + 1)})
-    if (ShapedType::isDynamic(size) || size == 0 ||
-        size % flash::kHeadSizeMultiple || size > flash::kMaxHeadSize)
-      return {};
-  Type element = q.getElementType();
-  if (isSixteenBitFloat(element) && k.getElementType() == element &&
-      v.getElementType() == element)
-    return element;
-  Builder b(op.getContext());
-  if (precision == Precision::bf16)
-    return b.getBF16Type();
-  if (precision == Precision::f16)
-    return b.getF16Type();
-  return {};
-}
-
 struct FlashAttentionCall : OpRewritePattern<AttentionOp> {
   FlashAttentionCall(MLIRContext *ctx, Precision precision,
                      SymbolTable &symbols)
@@ -74,13 +40,15 @@ struct FlashAttentionCall : OpRewritePattern<AttentionOp> {
 
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
-    Type operandType = flashOperandType(op, precision);
+    Type operandType = flash::operandTypeFor(op, precision);
     if (!operandType)
       return rewriter.notifyMatchFailure(op, "takes the generic route");
     Location loc = kernelStageLoc(op, "flash_fwd");
     SmallVector<Value> buffers{asBuffer(rewriter, loc, op.getQuery()),
                                asBuffer(rewriter, loc, op.getKey()),
                                asBuffer(rewriter, loc, op.getValue())};
+    if (Value offsets = op.getOffsets())
+      buffers.push_back(asBuffer(rewriter, loc, offsets));
     auto outType = cast<RankedTensorType>(op.getOutput().getType());
     SmallVector<Value> dynamicSizes;
     for (int64_t d = 0; d + 1 < outType.getRank(); ++d)

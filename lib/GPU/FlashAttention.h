@@ -1,5 +1,4 @@
-//===- FlashAttention.h - softmax attention's flash-attention kernel -----*- C++
-//-*-===//
+//===- FlashAttention.h - the flash-attention kernel's call ---*- C++ -*-===//
 //
 // What linea-flash-attention (which ops, as a call) and
 // linea-expand-flash-attention (the call as GPU blocks) share: the call's
@@ -11,6 +10,7 @@
 #define LINEA_LIB_GPU_FLASHATTENTION_H
 
 #include "linea/Dialect/LineaDialect.h"
+#include "linea/Utils/FlashAttentionChoice.h"
 
 #include <cstdint>
 
@@ -20,7 +20,9 @@ namespace mlir::linea::flash {
 /// the program is on buffers: a dictionary of `causal` (bool), `scale`
 /// (f32, the scores' factor) and `operand_type` (the tensor-core type).
 /// The callee is a private declaration `(q, k, v, out)`, buffers of
-/// identity layout `[B..., L, D]`.
+/// identity layout `[B..., L, D]`, or `(q, k, v, offsets, out)` for
+/// packed sequences (`offsets`: the `N + 1` segment bounds along `L`, as
+/// linea.attention's).
 inline constexpr llvm::StringLiteral kCallAttr =
     LineaDialect::kFlashAttentionAttrName;
 
@@ -31,10 +33,6 @@ constexpr int64_t kRowsPerWarp = 16;
 constexpr int64_t kQueryRows = kWarps * kRowsPerWarp;
 constexpr int64_t kKeyRows = 64;
 constexpr int64_t kThreads = kWarps * kWarp;
-/// The head sizes a warp's registers hold (64 accumulators at 128), in
-/// whole cp.async lines per thread (multiples of 32).
-constexpr int64_t kMaxHeadSize = 128;
-constexpr int64_t kHeadSizeMultiple = 32;
 
 } // namespace mlir::linea::flash
 

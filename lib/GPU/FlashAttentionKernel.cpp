@@ -60,9 +60,10 @@ using linea::kRowPad;
 constexpr float kLog2E = 1.44269504088896340736f;
 constexpr float kInfinity = std::numeric_limits<float>::infinity();
 
-/// One call's kernel: what it computes and with what.
+/// One call's kernel: what it computes and with what (`offsets`: the
+/// segments of packed sequences, else null).
 struct Kernel {
-  Value q, k, v, out;
+  Value q, k, v, offsets, out;
   bool causal = false;
   float scale = 1.0f;
   Type operandType;
@@ -78,12 +79,14 @@ public:
       : WarpOps(b, loc, kernel.operandType), kernel(kernel) {}
 
   /// One block's part: its shared tiles (workgroup views), its sequence,
-  /// its first query row, the rows and keys there are, the key its rows
-  /// see up to (exclusive), and the causal offset Lk - Lq.
+  /// the row its rows count from in the buffers (a packed segment's first;
+  /// null: 0; the thread addresses views from there), its first query
+  /// row, the rows and keys there are, the key its rows see up to
+  /// (exclusive), and the causal offset Lk - Lq.
   struct Block {
     Value qShared, kShared, vShared;
     SmallVector<Value> sequence;
-    Value firstRow, queryRows, keyRows, keyEnd, keyOffset;
+    Value rowBase, firstRow, queryRows, keyRows, keyEnd, keyOffset;
   };
 
   /// Thread `thread`'s program: the block's queries and first keys
@@ -502,14 +505,105 @@ Value sharedTile(OpBuilder &b, Location loc, int64_t rows, int64_t depth,
   return linea::workgroupView(b, loc, alloc);
 }
 
-/// The body of the block at `ivs` (the sequence, then the query tile):
-/// its shared tiles, then its threads' program, staging a line at a time
-/// where the operands start on 16-byte lines.
+/// `buffer`'s rows from `first` on (along the dim before the last).
+Value rowsFrom(OpBuilder &b, Location loc, Value buffer, Value first) {
+  auto type = cast<MemRefType>(buffer.getType());
+  int64_t rowDim = type.getRank() - 2;
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = memref::getMixedSizes(b, loc, buffer);
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  offsets[rowDim] = first;
+  sizes[rowDim] =
+      arith::SubIOp::create(
+          b, loc, memref::DimOp::create(b, loc, buffer, rowDim), first)
+          .getResult();
+  return memref::SubViewOp::create(b, loc, buffer, offsets, sizes, strides);
+}
+
+/// Where the block's rows are: query tile `tile` of the sequence, rows
+/// `[128 tile, 128 tile + 128)` of Lq, seeing Lk keys.
+void sequenceTile(OpBuilder &b, Location loc, const Kernel &kernel,
+                  FlashThread::Block &block, Value tile) {
+  int64_t nb = cast<MemRefType>(kernel.q.getType()).getRank() - 2;
+  block.queryRows = memref::DimOp::create(b, loc, kernel.q, nb);
+  block.keyRows = memref::DimOp::create(b, loc, kernel.k, nb);
+  block.keyOffset =
+      arith::SubIOp::create(b, loc, block.keyRows, block.queryRows);
+  block.firstRow = arith::MulIOp::create(
+      b, loc, tile, arith::ConstantIndexOp::create(b, loc, kQueryRows));
+}
+
+/// Where the block's rows are in packed sequences: segment n's tiles are
+/// numbered from start(n) = o_n / 128 + n, so that start is increasing
+/// and leaves each segment at least the ceil((o_{n+1} - o_n) / 128) tiles
+/// it has (and at most two more, blocks without rows); a block finds its
+/// segment by binary search over start, reading log2(N) offsets. There
+/// are start(N) = L / 128 + N tiles in all.
+void segmentTile(OpBuilder &b, Location loc, const Kernel &kernel,
+                 FlashThread::Block &block, Value tile) {
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  auto offset = [&](Value n) -> Value {
+    Value o = memref::LoadOp::create(b, loc, kernel.offsets, n);
+    if (o.getType().isIndex())
+      return o;
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), o);
+  };
+  // start(n) from n and o_n.
+  auto start = [&](Value n, Value first) -> Value {
+    return arith::AddIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, first, index(kQueryRows)), n);
+  };
+  Value segments = arith::SubIOp::create(
+      b, loc, memref::DimOp::create(b, loc, kernel.offsets, 0), index(1));
+  // start(lo) <= tile < start(hi), start(N) being the number of tiles.
+  Type indexType = b.getIndexType();
+  auto search = scf::WhileOp::create(
+      b, loc, TypeRange{indexType, indexType}, ValueRange{index(0), segments},
+      [&](OpBuilder &, Location, ValueRange bounds) {
+        Value apart = arith::SubIOp::create(b, loc, bounds[1], bounds[0]);
+        Value open = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                           apart, index(1));
+        scf::ConditionOp::create(b, loc, open, bounds);
+      },
+      [&](OpBuilder &, Location, ValueRange bounds) {
+        Value mid = arith::DivUIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, bounds[0], bounds[1]),
+            index(2));
+        Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                            start(mid, offset(mid)), tile);
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{arith::SelectOp::create(b, loc, below, mid, bounds[0]),
+                       arith::SelectOp::create(b, loc, below, bounds[1], mid)});
+      });
+  Value n = search.getResult(0);
+  Value first = offset(n);
+  Value rows = arith::SubIOp::create(
+      b, loc, offset(arith::AddIOp::create(b, loc, n, index(1))), first);
+  block.firstRow = arith::MulIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, tile, start(n, first)),
+      index(kQueryRows));
+  // A tile past its segment's rows has none (nor keys to stage).
+  Value some = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     block.firstRow, rows);
+  block.rowBase = arith::SelectOp::create(b, loc, some, first, index(0));
+  block.queryRows = arith::SelectOp::create(b, loc, some, rows, index(0));
+  block.keyRows = block.queryRows;
+  block.keyOffset = index(0);
+}
+
+/// The body of the block at `ivs` (the sequence, then the tile of
+/// `tiles`): where its rows are, its shared tiles, then its threads'
+/// program, staging a line at a time where the operands start on 16-byte
+/// lines.
 void buildBlock(OpBuilder &b, Location loc, const Kernel &kernel,
-                FlashThread::Block block, ValueRange ivs, Value tiles) {
+                ValueRange ivs, Value tiles) {
   Type operandType = kernel.operandType;
   int64_t depth = cast<MemRefType>(kernel.q.getType()).getShape().back();
   int64_t columns = cast<MemRefType>(kernel.v.getType()).getShape().back();
+  FlashThread::Block block;
   block.qShared = sharedTile(b, loc, kQueryRows, depth, operandType);
   block.kShared = sharedTile(b, loc, kKeyRows, depth, operandType);
   block.vShared = sharedTile(b, loc, kKeyRows, columns, operandType);
@@ -522,8 +616,10 @@ void buildBlock(OpBuilder &b, Location loc, const Kernel &kernel,
   if (kernel.causal)
     tile = arith::SubIOp::create(
         b, loc, arith::SubIOp::create(b, loc, tiles, one), tile);
-  block.firstRow = arith::MulIOp::create(
-      b, loc, tile, arith::ConstantIndexOp::create(b, loc, kQueryRows));
+  if (kernel.offsets)
+    segmentTile(b, loc, kernel, block, tile);
+  else
+    sequenceTile(b, loc, kernel, block, tile);
   block.keyEnd = block.keyRows;
   if (kernel.causal) {
     // The tile's last row sees keys up to its index + (Lk - Lq).
@@ -542,13 +638,18 @@ void buildBlock(OpBuilder &b, Location loc, const Kernel &kernel,
       linea::parallelLoop(b, loc, ArrayRef<int64_t>{kThreads},
                           ArrayRef<gpu::Processor>{gpu::Processor::ThreadX});
   Value thread = ids.front();
-  FlashThread program(b, loc, kernel);
+  // A packed block addresses its segment's rows from their first.
+  Kernel rows = kernel;
+  if (kernel.offsets)
+    for (Value *x : {&rows.q, &rows.k, &rows.v, &rows.out})
+      *x = rowsFrom(b, loc, *x, block.rowBase);
+  FlashThread program(b, loc, rows);
   if (!stagedInLines(kernel)) {
     program.build(block, thread, /*aligned=*/false);
     return;
   }
-  Value aligned = linea::startsOnCopyLine(b, loc, kernel.q);
-  for (Value operand : {kernel.k, kernel.v})
+  Value aligned = linea::startsOnCopyLine(b, loc, rows.q);
+  for (Value operand : {rows.k, rows.v})
     aligned = arith::AndIOp::create(b, loc, aligned,
                                     linea::startsOnCopyLine(b, loc, operand));
   auto branch = scf::IfOp::create(b, loc, aligned, /*withElseRegion=*/true);
@@ -566,42 +667,85 @@ void buildBlock(OpBuilder &b, Location loc, const Kernel &kernel,
 /// of 96 and 128, which spill 130-150 bytes at two).
 int64_t blocksPerSM(int64_t columns) { return columns <= 64 ? 2 : 1; }
 
-/// The call as one GPU block per (sequence, 128 query rows): each block's
-/// shared tiles, then its threads' program.
-void expandCall(func::CallOp call) {
-  OpBuilder b(call);
-  Location loc = linea::withBlocksPerSM(
-      call.getLoc(),
-      blocksPerSM(
-          cast<MemRefType>(call.getOperand(2).getType()).getShape().back()));
+/// The call's kernel, where its operands are ones the kernel takes: q,
+/// k, v and out of one rank, head sizes the kernel takes (k's that of
+/// q), and, for packed sequences, 1-D integer offsets.
+FailureOr<Kernel> kernelOf(func::CallOp call) {
   auto attrs = call->getAttrOfType<DictionaryAttr>(kCallAttr);
-  Kernel kernel{call.getOperand(0),
-                call.getOperand(1),
-                call.getOperand(2),
-                call.getOperand(3),
+  ValueRange operands = call.getOperands();
+  Kernel kernel{operands[0],
+                operands[1],
+                operands[2],
+                operands.size() == 5 ? operands[3] : Value(),
+                operands.back(),
                 cast<BoolAttr>(attrs.get("causal")).getValue(),
                 float(cast<FloatAttr>(attrs.get("scale")).getValueAsDouble()),
                 cast<TypeAttr>(attrs.get("operand_type")).getValue()};
-  int64_t nb = cast<MemRefType>(kernel.q.getType()).getRank() - 2;
-  Value queryRows = memref::DimOp::create(b, loc, kernel.q, nb);
-  Value keyRows = memref::DimOp::create(b, loc, kernel.k, nb);
-  Value tiles = arith::CeilDivUIOp::create(
-      b, loc, queryRows, arith::ConstantIndexOp::create(b, loc, kQueryRows));
+  SmallVector<MemRefType> types;
+  for (Value x : {kernel.q, kernel.k, kernel.v, kernel.out}) {
+    auto type = dyn_cast<MemRefType>(x.getType());
+    if (!type || type.getRank() < 2 ||
+        type.getRank() != cast<ShapedType>(kernel.q.getType()).getRank())
+      return call.emitError("flash attention takes q, k, v and out as "
+                            "buffers [B..., L, D] of one rank, got ")
+             << x.getType();
+    types.push_back(type);
+  }
+  int64_t depth = types[0].getShape().back(),
+          columns = types[2].getShape().back();
+  if (!takesHeadSize(depth) || !takesHeadSize(columns) ||
+      types[1].getShape().back() != depth ||
+      types[3].getShape().back() != columns)
+    return call.emitError("flash attention takes heads of 32, 64, 96 or 128 "
+                          "(k's as q's, out's as v's), got q ")
+           << types[0] << ", k " << types[1] << ", v " << types[2] << ", out "
+           << types[3];
+  if (kernel.offsets) {
+    auto offsets = dyn_cast<MemRefType>(kernel.offsets.getType());
+    if (!offsets || offsets.getRank() != 1 ||
+        !offsets.getElementType().isIntOrIndex())
+      return call.emitError("flash attention's offsets are a 1-D buffer of "
+                            "integers, got ")
+             << kernel.offsets.getType();
+  }
+  return kernel;
+}
+
+/// The call as one GPU block per (sequence, 128 query rows), or for
+/// packed sequences per (sequence, tile of a segment): each block's
+/// shared tiles, then its threads' program.
+LogicalResult expandCall(func::CallOp call) {
+  FailureOr<Kernel> kernel = kernelOf(call);
+  if (failed(kernel))
+    return failure();
+  OpBuilder b(call);
+  Location loc = linea::withBlocksPerSM(
+      call.getLoc(),
+      blocksPerSM(cast<MemRefType>(kernel->v.getType()).getShape().back()));
+  int64_t nb = cast<MemRefType>(kernel->q.getType()).getRank() - 2;
+  Value rowTile = arith::ConstantIndexOp::create(b, loc, kQueryRows);
+  Value queryRows = memref::DimOp::create(b, loc, kernel->q, nb);
+  Value tiles = arith::CeilDivUIOp::create(b, loc, queryRows, rowTile);
+  if (kernel->offsets) {
+    // segmentTile's numbering: L / 128 + N.
+    Value bounds = memref::DimOp::create(b, loc, kernel->offsets, 0);
+    tiles = arith::AddIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, queryRows, rowTile),
+        arith::SubIOp::create(b, loc, bounds,
+                              arith::ConstantIndexOp::create(b, loc, 1)));
+  }
   SmallVector<OpFoldResult> blocks;
   for (int64_t d = 0; d < nb; ++d)
-    blocks.push_back(memref::getMixedSize(b, loc, kernel.q, d));
+    blocks.push_back(memref::getMixedSize(b, loc, kernel->q, d));
   blocks.push_back(tiles);
   auto forall =
       scf::ForallOp::create(b, loc, blocks, ValueRange{},
                             b.getArrayAttr(linea::sequenceBlockMapping(
                                 b.getContext(), blocks.size())));
   b.setInsertionPoint(forall.getTerminator());
-  FlashThread::Block block;
-  block.queryRows = queryRows;
-  block.keyRows = keyRows;
-  block.keyOffset = arith::SubIOp::create(b, loc, keyRows, queryRows);
-  buildBlock(b, loc, kernel, block, forall.getInductionVars(), tiles);
+  buildBlock(b, loc, *kernel, forall.getInductionVars(), tiles);
   call.erase();
+  return success();
 }
 
 struct LineaExpandFlashAttentionPass
@@ -614,7 +758,8 @@ struct LineaExpandFlashAttentionPass
         calls.push_back(call);
     });
     for (func::CallOp call : calls)
-      expandCall(call);
+      if (failed(expandCall(call)))
+        return signalPassFailure();
     // The declarations stood for the kernels only.
     for (auto func : llvm::make_early_inc_range(
              getOperation().getBody()->getOps<func::FuncOp>()))

@@ -109,7 +109,8 @@ FailureOr<int64_t> linea::sequenceBlockBytes(scf::ForallOp forall,
         if (isa<memref::AllocOp, memref::DeallocOp, linalg::LinalgOp,
                 scf::ParallelOp>(op))
           return WalkResult::skip();
-        if (isa<scf::ForOp, scf::IfOp, scf::YieldOp, scf::InParallelOp>(op) ||
+        if (isa<scf::ForOp, scf::WhileOp, scf::ConditionOp, scf::IfOp,
+                scf::YieldOp, scf::InParallelOp>(op) ||
             isPure(op) || readsOutsideTheBlock(op, forall))
           return WalkResult::advance();
         obstacle = op;

@@ -53,6 +53,7 @@ static void buildFormsPipeline(OpPassManager &pm,
   LineaSplitSegmentsOptions segments;
   segments.target = options.target;
   segments.handOff = !lineaKernels;
+  segments.precision = options.precision;
   pm.addPass(createLineaSplitSegments(segments));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLineaExpandFoldedAttention());

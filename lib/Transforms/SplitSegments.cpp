@@ -9,12 +9,14 @@
 // segment of every sequence is one launch. A normalized PrefixLM op's
 // normalizer becomes a value column before its segments are split
 // (NormalizerColumn.h): one copy of the packed rows, not one per segment,
-// which a GPU segment block could not hold.
+// which a GPU segment block could not hold. A packed softmax attention that
+// runs as flash attention stays whole: that kernel walks the segments.
 //
 //===----------------------------------------------------------------------===//
 
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Transforms/Passes.h"
+#include "linea/Utils/FlashAttentionChoice.h"
 #include "linea/Utils/NormalizerColumn.h"
 #include "linea/Utils/Segments.h"
 #include "linea/Utils/SequenceBlocks.h"
@@ -51,7 +53,15 @@ struct LineaSplitSegmentsPass
     // unnormalized ops.
     populateNormalizerAsValueColumnPatterns(patterns, /*packedOnly=*/true,
                                             /*benefit=*/2);
-    populateSplitSegmentsPatterns(patterns, kind);
+    // On the GPU the flash-attention kernel walks a packed op's segments
+    // itself.
+    std::function<bool(PackedOpInterface)> staysWhole;
+    if (kind == SegmentLoopKind::perSegmentBlock)
+      staysWhole = [precision = Precision(precision)](PackedOpInterface op) {
+        auto attention = dyn_cast<AttentionOp>(op.getOperation());
+        return attention && flash::operandTypeFor(attention, precision);
+      };
+    populateSplitSegmentsPatterns(patterns, kind, staysWhole);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -238,23 +238,30 @@ namespace {
 
 /// A packed op -> its definition, the op without offsets on each segment.
 struct SplitPackedOp : OpInterfaceRewritePattern<PackedOpInterface> {
-  SplitPackedOp(MLIRContext *context, SegmentLoopKind kind)
-      : OpInterfaceRewritePattern(context), kind(kind) {}
+  SplitPackedOp(MLIRContext *context, SegmentLoopKind kind,
+                std::function<bool(PackedOpInterface)> staysWhole)
+      : OpInterfaceRewritePattern(context), kind(kind),
+        staysWhole(std::move(staysWhole)) {}
 
   LogicalResult matchAndRewrite(PackedOpInterface op,
                                 PatternRewriter &rewriter) const override {
     if (!op.isPacked())
       return rewriter.notifyMatchFailure(op, "one sequence: no offsets");
+    if (staysWhole && staysWhole(op))
+      return rewriter.notifyMatchFailure(op, "a kernel takes it whole");
     rewriter.replaceOp(op, buildSegmentwise(rewriter, op, kind));
     return success();
   }
 
   SegmentLoopKind kind;
+  std::function<bool(PackedOpInterface)> staysWhole;
 };
 
 } // namespace
 
-void mlir::linea::populateSplitSegmentsPatterns(RewritePatternSet &patterns,
-                                                SegmentLoopKind kind) {
-  patterns.add<SplitPackedOp>(patterns.getContext(), kind);
+void mlir::linea::populateSplitSegmentsPatterns(
+    RewritePatternSet &patterns, SegmentLoopKind kind,
+    std::function<bool(PackedOpInterface)> staysWhole) {
+  patterns.add<SplitPackedOp>(patterns.getContext(), kind,
+                              std::move(staysWhole));
 }

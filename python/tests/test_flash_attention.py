@@ -190,3 +190,81 @@ def test_every_dim_dynamic():
                        pipeline="linea-gpu-mapped-to-cpu{chip=sm_90a precision=bf16}")
     error = ref.rel_l2(np.asarray(got, np.float64), expected[0])
     assert error <= TOLERANCE["bf16"], error
+
+
+def packed_program(batch, d, dv, mask, offsets_type, element):
+    """@main(q, k, v, offsets) rounding q, k, v to `element` (f32: doubled),
+    the packed op on them (queries and keys packed alike), its result
+    widened back to f32 (f32: doubled)."""
+    lead = "".join(f"{b}x" for b in batch)
+
+    def t(width, e):
+        return f"tensor<{lead}?x{width}x{e}>"
+    widths = {"q": d, "k": d, "v": dv}
+    args = ", ".join(f"%{n}32: {t(widths[n], 'f32')}" for n in "qkv")
+    body = ""
+    for n in "qkv":
+        f32 = t(widths[n], "f32")
+        body += (f"  %{n} = arith.addf %{n}32, %{n}32 : {f32}\n" if element == "f32" else
+                 f"  %{n} = arith.truncf %{n}32 : {f32} to {t(widths[n], element)}\n")
+    types = ", ".join(t(widths[n], element) for n in "qkv")
+    out, wide = t(dv, element), t(dv, "f32")
+    offsets = f"tensor<?x{offsets_type}>"
+    body += (f"  %o = linea.attention %q, %k, %v offsets(%offs) mask = {mask} : "
+             f"{types}, {offsets} -> {out}\n")
+    body += (f"  %w = arith.addf %o, %o : {out}\n" if element == "f32" else
+             f"  %w = arith.extf %o : {out} to {wide}\n")
+    return (f"func.func @main({args}, %offs: {offsets}) -> {wide} {{\n{body}"
+            f"  return %w : {wide}\n}}\n")
+
+
+# (segment kind, batch dims, L, d, dv, mask, offsets type, element): one
+# segment past two query tiles; single tokens (131 segments: the blocks'
+# binary search runs 8 steps, and most tiles have no rows); empty segments
+# first, inside and last; one long document and many short; L = 1; f32
+# operands rounded (precision=bf16) with two batch dims.
+PACKED_CASES = [
+    ("one", [2], 300, 64, 64, "causal", "i32", "bf16"),
+    ("ones", [1], 131, 32, 32, "causal", "index", "bf16"),
+    ("empty", [2], 257, 128, 64, "none", "i64", "f16"),
+    ("long_short", [1], 400, 64, 128, "causal", "i64", "bf16"),
+    ("one", [2], 1, 32, 32, "causal", "index", "bf16"),
+    ("cuts", [2, 2], 200, 96, 32, "none", "i32", "f32"),
+]
+
+
+def packed_id(c):
+    kind, batch, length, d, dv, mask, offsets_type, element = c
+    return f"{mask}-{element}-{kind}-batch={batch}-L={length}-d={d}x{dv}-{offsets_type}"
+
+
+@pytest.mark.parametrize("case", PACKED_CASES, ids=[packed_id(c) for c in PACKED_CASES])
+def test_packed_sequences_against_oracle(case):
+    """Packed sequences (offsets) in one flash launch: each block finds
+    its segment's tile by binary search over the offsets, and its queries
+    see that segment's keys only."""
+    from test_packed import lengths_of, offsets_of
+    kind, batch, length, d, dv, mask, offsets_type, element = case
+    rng = np.random.default_rng(length * 7 + d + dv)
+    offsets = offsets_of(lengths_of(kind, length, rng))
+    q = 3 * rng.standard_normal(batch + [length, d])
+    k = rng.standard_normal(batch + [length, d])
+    v = rng.standard_normal(batch + [length, dv])
+    if element == "f32":
+        operands = [x.astype(np.float32) for x in (q, k, v)]
+        want = 2 * ref.attention(*(2 * rounded(x, "bf16") for x in (q, k, v)), mask,
+                                 offsets=offsets)
+        precision = " precision=bf16"
+    else:
+        operands = [rounded(x, element).astype(np.float32) for x in (q, k, v)]
+        want = ref.attention(*(rounded(x, element) for x in (q, k, v)), mask, offsets=offsets)
+        precision = ""
+    o = offsets.astype(np.int32 if offsets_type == "i32" else np.int64)
+    text = packed_program(batch, d, dv, mask, offsets_type, element)
+    assert "@linea_attention_flash_fwd" in lowered(text, "chip=sm_90a format=isa" + precision)
+    (got,) = linea.run(text, operands + [o],
+                       pipeline=f"linea-gpu-mapped-to-cpu{{chip=sm_90a{precision}}}")
+    got = np.asarray(got, np.float64)
+    assert np.isfinite(got).all()
+    error = np.linalg.norm(got - want) / np.linalg.norm(want)
+    assert error <= TOLERANCE[element], error

@@ -49,3 +49,7 @@ def test_packed_segments():
 
 def test_packed_prefix():
     run(gpu_cases.run_packed_prefix)
+
+
+def test_packed_softmax():
+    run(gpu_cases.run_packed_softmax)

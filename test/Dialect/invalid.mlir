@@ -850,7 +850,7 @@ func.func @packed_attention_lengths(%q: tensor<8x4xf32>, %k: tensor<12x4xf32>, %
 // tensor-core type.
 func.func private @kernel(memref<1x64x32xbf16>, memref<1x64x32xbf16>, memref<1x64x32xbf16>, memref<1x64x32xbf16>) attributes {linea.flash_attention}
 func.func @flash_call(%x: memref<1x64x32xbf16>) {
-  // expected-error@+1 {{'linea.flash_attention' is a unit attribute on a declaration, or on a call of (q, k, v, out) {causal = bool, scale = f32, operand_type = bf16 or f16}}}
+  // expected-error@+1 {{'linea.flash_attention' is a unit attribute on a declaration, or on a call of (q, k, v, out) or (q, k, v, offsets, out) {causal = bool, scale = f32, operand_type = bf16 or f16}}}
   call @kernel(%x, %x, %x, %x) {linea.flash_attention = {causal = true, scale = 1.0 : f32, operand_type = f32}} : (memref<1x64x32xbf16>, memref<1x64x32xbf16>, memref<1x64x32xbf16>, memref<1x64x32xbf16>) -> ()
   return
 }

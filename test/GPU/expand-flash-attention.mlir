@@ -81,3 +81,41 @@ func.func @rounded(%q: memref<4x100x32xf32>, %k: memref<4x300x32xf32>, %v: memre
   call @linea_flash_attention(%q, %k, %v, %out) {linea.flash_attention = {causal = false, operand_type = bf16, scale = 2.500000e-01 : f32}} : (memref<4x100x32xf32>, memref<4x300x32xf32>, memref<4x300x32xf32>, memref<4x100x32xf32>) -> ()
   return
 }
+
+// -----
+
+// Packed sequences: L / 128 + N blocks per sequence; each finds its
+// segment n by binary search over start(n) = o_n / 128 + n (the offsets
+// read in the block), its tile is the rest, and a tile past the segment's
+// rows has none. The threads address views from the segment's first row.
+// CHECK-LABEL: func.func @packed(
+// CHECK-SAME:      %[[Q:[^:]+]]: memref<3x?x64xbf16>, %{{.+}}: memref<3x?x64xbf16>, %{{.+}}: memref<3x?x64xbf16>, %[[O:[^:]+]]: memref<?xi64>, %[[OUT:[^:]+]]: memref<3x?x64xbf16>)
+// CHECK:         %[[L:.+]] = memref.dim %[[Q]], %c1
+// CHECK:         %[[BOUNDS:.+]] = memref.dim %[[O]], %c0
+// CHECK:         %[[N:.+]] = arith.subi %[[BOUNDS]], %c1
+// CHECK:         %[[WHOLE:.+]] = arith.divui %[[L]], %c128
+// CHECK:         %[[TILES:.+]] = arith.addi %[[WHOLE]], %[[N]]
+// CHECK:         scf.forall (%{{.+}}, %[[T:.+]]) in (3, %[[TILES]]) {
+// CHECK:           %[[LAST:.+]] = arith.subi %[[TILES]], %c1
+// CHECK:           %[[TILE:.+]] = arith.subi %[[LAST]], %[[T]]
+// CHECK:           %[[FOUND:.+]]:2 = scf.while (%[[LO:.+]] = %c0, %[[HI:.+]] = %[[N]])
+// CHECK:             arith.cmpi ugt
+// CHECK:           } do {
+// CHECK:             %[[MID:.+]] = arith.divui
+// CHECK:             %[[OMID:.+]] = memref.load %[[O]][%[[MID]]]
+// CHECK:             arith.cmpi ule, %{{.+}}, %[[TILE]]
+// CHECK:           %[[FIRST:.+]] = memref.load %[[O]][%[[FOUND]]#0]
+// CHECK:           %[[NEXT:.+]] = arith.addi %[[FOUND]]#0, %c1
+// CHECK:           memref.load %[[O]][%[[NEXT]]]
+// CHECK:           %[[SOME:.+]] = arith.cmpi ult
+// CHECK:           %[[BASE:.+]] = arith.select %[[SOME]], %{{.+}}, %c0
+// CHECK:           scf.parallel
+// CHECK:             memref.subview %[[Q]][0, %[[BASE]], 0]
+// CHECK:             memref.subview %[[OUT]][0, %[[BASE]], 0]
+// CHECK:             nvgpu.device_async_copy
+// CHECK:             vector.store
+func.func private @linea_flash_attention(memref<3x?x64xbf16>, memref<3x?x64xbf16>, memref<3x?x64xbf16>, memref<?xi64>, memref<3x?x64xbf16>) attributes {linea.flash_attention}
+func.func @packed(%q: memref<3x?x64xbf16>, %k: memref<3x?x64xbf16>, %v: memref<3x?x64xbf16>, %o: memref<?xi64>, %out: memref<3x?x64xbf16>) {
+  call @linea_flash_attention(%q, %k, %v, %o, %out) {linea.flash_attention = {causal = true, operand_type = bf16, scale = 1.250000e-01 : f32}} : (memref<3x?x64xbf16>, memref<3x?x64xbf16>, memref<3x?x64xbf16>, memref<?xi64>, memref<3x?x64xbf16>) -> ()
+  return
+}

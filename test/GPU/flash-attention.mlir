@@ -41,14 +41,28 @@ func.func @exact(%q: tensor<4x100x128xf32>, %k: tensor<4x300x128xf32>, %v: tenso
 // -----
 
 // Near misses stay for linea-tile-attention: heads of 16 (not whole
-// cp.async lines per thread), heads past 128 (the registers), a packed op
-// (its segments are sequence blocks).
+// cp.async lines per thread), heads past 128 (the registers).
 // CHECK-LABEL: func.func @near_misses
-// CHECK-COUNT-3: linea.attention
+// CHECK-COUNT-2: linea.attention
 // CHECK-NOT:     call
-func.func @near_misses(%q: tensor<2x64x16xbf16>, %w: tensor<2x64x256xbf16>, %p: tensor<64x64xbf16>, %offsets: tensor<3xi32>) -> (tensor<2x64x16xbf16>, tensor<2x64x256xbf16>, tensor<64x64xbf16>) {
+func.func @near_misses(%q: tensor<2x64x16xbf16>, %w: tensor<2x64x256xbf16>) -> (tensor<2x64x16xbf16>, tensor<2x64x256xbf16>) {
   %a = linea.attention %q, %q, %q mask = causal : tensor<2x64x16xbf16>, tensor<2x64x16xbf16>, tensor<2x64x16xbf16> -> tensor<2x64x16xbf16>
   %b = linea.attention %w, %w, %w mask = causal : tensor<2x64x256xbf16>, tensor<2x64x256xbf16>, tensor<2x64x256xbf16> -> tensor<2x64x256xbf16>
-  %c = linea.attention %p, %p, %p offsets(%offsets) mask = causal : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<3xi32> -> tensor<64x64xbf16>
-  return %a, %b, %c : tensor<2x64x16xbf16>, tensor<2x64x256xbf16>, tensor<64x64xbf16>
+  return %a, %b : tensor<2x64x16xbf16>, tensor<2x64x256xbf16>
+}
+
+// -----
+
+// A packed op: the kernel walks its segments, so its offsets go to the
+// call as a buffer of their own, before the output.
+// CHECK-LABEL: func.func @packed
+// CHECK-COUNT-3: bufferization.to_buffer %arg0 read_only : tensor<?x64xbf16> to memref<?x64xbf16>
+// CHECK:         %[[O:.+]] = bufferization.to_buffer %arg1 read_only : tensor<?xi32> to memref<?xi32>
+// CHECK:         %[[OUT:.+]] = memref.alloc({{.*}}) : memref<?x64xbf16>
+// CHECK:         call @linea_flash_attention(%{{.+}}, %{{.+}}, %{{.+}}, %[[O]], %[[OUT]]) {linea.flash_attention = {causal = true, operand_type = bf16, scale = 1.250000e-01 : f32}} : (memref<?x64xbf16>, memref<?x64xbf16>, memref<?x64xbf16>, memref<?xi32>, memref<?x64xbf16>) -> ()
+// EXACT-LABEL: func.func @packed
+// EXACT:         linea.attention {{.*}} offsets
+func.func @packed(%p: tensor<?x64xbf16>, %offsets: tensor<?xi32>) -> tensor<?x64xbf16> {
+  %c = linea.attention %p, %p, %p offsets(%offsets) mask = causal : tensor<?x64xbf16>, tensor<?x64xbf16>, tensor<?x64xbf16>, tensor<?xi32> -> tensor<?x64xbf16>
+  return %c : tensor<?x64xbf16>
 }

@@ -16,6 +16,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <functional>
+
 namespace mlir::linea {
 
 /// The rows of one segment along the sequence dim, as slices of the
@@ -71,12 +73,14 @@ SmallVector<Value>
 buildSegmentwise(OpBuilder &b, PackedOpInterface packed,
                  SegmentLoopKind kind = SegmentLoopKind::perSegment);
 
-/// Every packed op -> buildSegmentwise's loop of `kind`: the rewrite of
-/// linea-split-segments (`perSegmentBlock` for the GPU), and how the
-/// reference lowering takes them.
+/// Every packed op but those `staysWhole` names (when given) ->
+/// buildSegmentwise's loop of `kind`: the rewrite of linea-split-segments
+/// (`perSegmentBlock` for the GPU), and how the reference lowering takes
+/// them.
 void populateSplitSegmentsPatterns(
     RewritePatternSet &patterns,
-    SegmentLoopKind kind = SegmentLoopKind::perSegment);
+    SegmentLoopKind kind = SegmentLoopKind::perSegment,
+    std::function<bool(PackedOpInterface)> staysWhole = nullptr);
 
 } // namespace mlir::linea
 
