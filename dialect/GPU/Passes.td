@@ -70,7 +70,14 @@ def LineaFlashAttention : Pass<"linea-flash-attention", "::mlir::ModuleOp"> {
     buffers): its operands as buffers of identity layout
     (`bufferization.to_buffer`, read only; a view of another layout is
     copied into one), its output a buffer of its own
-    (`bufferization.to_tensor restrict writable`), the call marked
+    (`bufferization.to_tensor restrict writable`). An operand that is a
+    transpose keeping the innermost dim innermost (heads split from a
+    model's rows: `linalg.transpose`, or a generic that is one) is read
+    through a transposed view of the transpose's source instead, of any
+    strides; an output whose only use is such a transpose (the heads
+    merged back) is written through a transposed view of a buffer in the
+    merged shape, which replaces the transpose. Neither transpose is then
+    a copy of its own. The call is marked
     `linea.flash_attention = {causal, scale, operand_type}` to a private
     declaration. A call rather than the kernel itself: the deallocation
     pass after bufferization refuses ops that declare no memory effects,

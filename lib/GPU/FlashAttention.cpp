@@ -19,6 +19,8 @@
 #include "linea/Utils/SequenceBlocks.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -44,21 +46,39 @@ struct FlashAttentionCall : OpRewritePattern<AttentionOp> {
     if (!operandType)
       return rewriter.notifyMatchFailure(op, "takes the generic route");
     Location loc = kernelStageLoc(op, "flash_fwd");
-    SmallVector<Value> buffers{asBuffer(rewriter, loc, op.getQuery()),
-                               asBuffer(rewriter, loc, op.getKey()),
-                               asBuffer(rewriter, loc, op.getValue())};
+    SmallVector<Value> buffers{readBuffer(rewriter, loc, op.getQuery()),
+                               readBuffer(rewriter, loc, op.getKey()),
+                               readBuffer(rewriter, loc, op.getValue())};
     if (Value offsets = op.getOffsets())
       buffers.push_back(asBuffer(rewriter, loc, offsets));
+    // Heads merged back (the only use a transpose keeping the heads
+    // innermost): the kernel writes the merged rows through a view.
+    std::optional<Transpose> merge;
+    if (op.getOutput().hasOneUse())
+      merge = innerTranspose(*op.getOutput().getUsers().begin());
     auto outType = cast<RankedTensorType>(op.getOutput().getType());
-    SmallVector<Value> dynamicSizes;
-    for (int64_t d = 0; d + 1 < outType.getRank(); ++d)
-      if (outType.isDynamicDim(d))
-        dynamicSizes.push_back(
-            memref::DimOp::create(rewriter, loc, buffers[0], d));
-    buffers.push_back(memref::AllocOp::create(
-        rewriter, loc,
-        MemRefType::get(outType.getShape(), outType.getElementType()),
-        dynamicSizes));
+    SmallVector<Value> outSizes;
+    for (int64_t d = 0; d < outType.getRank(); ++d)
+      outSizes.push_back(
+          outType.isDynamicDim(d)
+              ? memref::DimOp::create(rewriter, loc, buffers[0], d).getResult()
+              : Value());
+    Value out;
+    if (!merge) {
+      out = allocate(rewriter, loc, outType, outSizes);
+      buffers.push_back(out);
+    } else {
+      auto mergedType = cast<RankedTensorType>(merge->result.getType());
+      SmallVector<Value> mergedSizes;
+      for (int64_t from : merge->permutation)
+        mergedSizes.push_back(outSizes[from]);
+      out = allocate(rewriter, loc, mergedType, mergedSizes);
+      buffers.push_back(memref::TransposeOp::create(
+          rewriter, loc, out,
+          AffineMapAttr::get(AffineMap::getPermutationMap(
+              invertPermutationVector(merge->permutation),
+              rewriter.getContext()))));
+    }
 
     auto call = func::CallOp::create(
         rewriter, loc, declaration(rewriter, TypeRange(ValueRange(buffers))),
@@ -72,9 +92,80 @@ struct FlashAttentionCall : OpRewritePattern<AttentionOp> {
                 "scale", rewriter.getF32FloatAttr(op.getEffectiveScale())),
             rewriter.getNamedAttr("operand_type", TypeAttr::get(operandType)),
         }));
+    if (!merge) {
+      rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
+          op, outType, out, /*restrict=*/true, /*writable=*/true);
+      return success();
+    }
     rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
-        op, outType, buffers.back(), /*restrict=*/true, /*writable=*/true);
+        merge->op, merge->result.getType(), out, /*restrict=*/true,
+        /*writable=*/true);
+    rewriter.eraseOp(op);
     return success();
+  }
+
+  /// A transpose (linalg.transpose, or a generic that is one) whose
+  /// innermost dim stays innermost: heads split from or merged into a
+  /// model's rows. `permutation` as linalg.transpose's: result dim i is
+  /// source dim permutation[i].
+  struct Transpose {
+    Operation *op;
+    Value source, result;
+    SmallVector<int64_t> permutation;
+  };
+  static std::optional<Transpose> innerTranspose(Operation *op) {
+    std::optional<Transpose> found;
+    if (auto transpose = dyn_cast_if_present<linalg::TransposeOp>(op))
+      found = Transpose{op, transpose.getInput(), transpose.getResult()[0],
+                        SmallVector<int64_t>(transpose.getPermutation())};
+    if (auto generic = dyn_cast_if_present<linalg::GenericOp>(op))
+      if (generic->getNumResults() == 1)
+        if (std::optional<SmallVector<int64_t>> permutation =
+                linalg::isaTransposeOpInterface(generic))
+          found = Transpose{op, generic.getDpsInputOperand(0)->get(),
+                            generic->getResult(0), *permutation};
+    if (!found ||
+        found->permutation.back() != int64_t(found->permutation.size()) - 1)
+      return std::nullopt;
+    return found;
+  }
+
+  /// `value` as a buffer the kernel reads: where it is a head split (an
+  /// inner transpose), a transposed view of the split's source, of any
+  /// strides (the kernel stages rows of whole lines where a run-time
+  /// check finds them so, else element by element), so that no copy
+  /// transposes it first; else a buffer of identity layout.
+  static Value readBuffer(OpBuilder &b, Location loc, Value value) {
+    std::optional<Transpose> split = innerTranspose(value.getDefiningOp());
+    if (!split)
+      return asBuffer(b, loc, value);
+    auto type = cast<RankedTensorType>(split->source.getType());
+    // Any strides: bufferization casts the source's buffer to this type
+    // whatever its layout (a copy for a static innermost stride of 1 where
+    // a slice's was 2 would be invalid IR).
+    SmallVector<int64_t> strides(type.getRank(), ShapedType::kDynamic);
+    auto rows = MemRefType::get(
+        type.getShape(), type.getElementType(),
+        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, strides));
+    Value buffer = bufferization::ToBufferOp::create(
+        b, loc, rows, split->source, b.getUnitAttr());
+    return memref::TransposeOp::create(
+        b, loc, buffer,
+        AffineMapAttr::get(
+            AffineMap::getPermutationMap(split->permutation, b.getContext())));
+  }
+
+  /// A buffer of identity layout of `type`, `sizes` its dynamic sizes
+  /// (null where static).
+  static Value allocate(OpBuilder &b, Location loc, RankedTensorType type,
+                        ArrayRef<Value> sizes) {
+    SmallVector<Value> dynamic;
+    for (Value size : sizes)
+      if (size)
+        dynamic.push_back(size);
+    return memref::AllocOp::create(
+        b, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        dynamic);
   }
 
   /// `value` as a buffer of identity layout, read only (bufferization

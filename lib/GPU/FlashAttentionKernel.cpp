@@ -505,6 +505,23 @@ Value sharedTile(OpBuilder &b, Location loc, int64_t rows, int64_t depth,
   return linea::workgroupView(b, loc, alloc);
 }
 
+/// `buffer` seen with a layout of innermost stride 1 (its sizes, offset
+/// and other strides as they are at run time), where its type does not
+/// say so already: for a view whose stride was checked at run time. (A
+/// memref.cast would fold into the loads, back to the type without.)
+Value withUnitInnerStride(OpBuilder &b, Location loc, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (type.isLastDimUnitStride())
+    return buffer;
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+  SmallVector<OpFoldResult> strides =
+      getAsOpFoldResult(ValueRange(metadata.getStrides()));
+  strides.back() = b.getIndexAttr(1);
+  return memref::ReinterpretCastOp::create(
+      b, loc, buffer, getAsOpFoldResult(metadata.getOffset()),
+      memref::getMixedSizes(b, loc, buffer), strides);
+}
+
 /// `buffer`'s rows from `first` on (along the dim before the last).
 Value rowsFrom(OpBuilder &b, Location loc, Value buffer, Value first) {
   auto type = cast<MemRefType>(buffer.getType());
@@ -648,14 +665,18 @@ void buildBlock(OpBuilder &b, Location loc, const Kernel &kernel,
     program.build(block, thread, /*aligned=*/false);
     return;
   }
-  Value aligned = linea::startsOnCopyLine(b, loc, rows.q);
+  Value aligned = linea::rowsOnCopyLines(b, loc, rows.q);
   for (Value operand : {rows.k, rows.v})
     aligned = arith::AndIOp::create(b, loc, aligned,
-                                    linea::startsOnCopyLine(b, loc, operand));
+                                    linea::rowsOnCopyLines(b, loc, operand));
   auto branch = scf::IfOp::create(b, loc, aligned, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(branch.thenBlock()->getTerminator());
-  program.build(block, thread, /*aligned=*/true);
+  // Rows of unit stride there (what cp.async and vector loads take).
+  Kernel lined = rows;
+  for (Value *x : {&lined.q, &lined.k, &lined.v})
+    *x = withUnitInnerStride(b, loc, *x);
+  FlashThread(b, loc, lined).build(block, thread, /*aligned=*/true);
   b.setInsertionPoint(branch.elseBlock()->getTerminator());
   program.build(block, thread, /*aligned=*/false);
 }
@@ -685,12 +706,17 @@ FailureOr<Kernel> kernelOf(func::CallOp call) {
   for (Value x : {kernel.q, kernel.k, kernel.v, kernel.out}) {
     auto type = dyn_cast<MemRefType>(x.getType());
     if (!type || type.getRank() < 2 ||
-        type.getRank() != cast<ShapedType>(kernel.q.getType()).getRank())
+        type.getRank() != cast<ShapedType>(kernel.q.getType()).getRank() ||
+        !type.isStrided())
       return call.emitError("flash attention takes q, k, v and out as "
-                            "buffers [B..., L, D] of one rank, got ")
+                            "strided buffers [B..., L, D] of one rank, got ")
              << x.getType();
     types.push_back(type);
   }
+  if (!types[3].isLastDimUnitStride())
+    return call.emitError("flash attention writes heads of unit stride (its "
+                          "lanes store pairs), got out ")
+           << types[3];
   int64_t depth = types[0].getShape().back(),
           columns = types[2].getShape().back();
   if (!takesHeadSize(depth) || !takesHeadSize(columns) ||

@@ -231,6 +231,29 @@ Value linea::startsOnCopyLine(OpBuilder &b, Location loc, Value memref) {
       arith::RemUIOp::create(b, loc, start, cst(kCopyBytes)), cst(0));
 }
 
+Value linea::rowsOnCopyLines(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  int64_t perLine = elementsPerCopyLine(type.getElementType());
+  Value aligned = startsOnCopyLine(b, loc, memref);
+  if (!perLine)
+    return arith::ConstantIntOp::create(b, loc, 0, 1);
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value line = arith::ConstantIndexOp::create(b, loc, perLine);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  aligned = arith::AndIOp::create(
+      b, loc, aligned,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            metadata.getStrides().back(),
+                            arith::ConstantIndexOp::create(b, loc, 1)));
+  for (Value stride : metadata.getStrides().drop_back())
+    aligned = arith::AndIOp::create(
+        b, loc, aligned,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              arith::RemUIOp::create(b, loc, stride, line),
+                              zero));
+  return aligned;
+}
+
 Value linea::workgroupView(OpBuilder &b, Location loc, Value memref) {
   auto type = cast<MemRefType>(memref.getType());
   auto workgroup =

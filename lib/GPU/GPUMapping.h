@@ -137,6 +137,12 @@ bool inCopyLines(MemRefType type, bool anyOffset);
 /// (a caller's view may start anywhere).
 Value startsOnCopyLine(OpBuilder &b, Location loc, Value memref);
 
+/// Whether every row of `memref` is whole cp.async lines, at run time: its
+/// first element starts one, the innermost stride is 1 and each other
+/// stride whole lines (a view of a caller's rows, heads split from them,
+/// may have any).
+Value rowsOnCopyLines(OpBuilder &b, Location loc, Value memref);
+
 /// `memref` seen in the workgroup address space (what ldmatrix and
 /// cp.async address), its shape and layout kept.
 Value workgroupView(OpBuilder &b, Location loc, Value memref);

@@ -6,6 +6,7 @@ operands under precision=bf16). Run through the CPU emulation of the
 launches (ldmatrix, mma.sync, shuffles from PTX's lane layouts) against
 the float64 oracle on the operands as rounded, and lowered for sm_90a."""
 
+import re
 import subprocess
 
 import numpy as np
@@ -268,3 +269,139 @@ def test_packed_sequences_against_oracle(case):
     assert np.isfinite(got).all()
     error = np.linalg.norm(got - want) / np.linalg.norm(want)
     assert error <= TOLERANCE[element], error
+
+
+def heads_program(length, heads, d, element, named):
+    """@main(x [L, 3 H D] f32): q, k, v split into heads ([L, H, D] ->
+    [H, L, D]) by transposes (linalg.transpose if `named`, else generics as
+    torch-mlir writes them), causal attention, the heads merged back
+    ([H, L, D] -> [L, H, D])."""
+    rows = f"tensor<{length}x{heads}x{d}x{element}>"
+    split = f"tensor<{heads}x{length}x{d}x{element}>"
+    wide = f"tensor<{length}x{3 * heads * d}xf32>"
+    body = ""
+    for i, n in enumerate("qkv"):
+        body += (f"  %{n}s = tensor.extract_slice %x[0, {i * heads * d}] [{length}, {heads * d}] "
+                 f"[1, 1] : {wide} to tensor<{length}x{heads * d}xf32>\n"
+                 f"  %{n}e = tensor.expand_shape %{n}s [[0], [1, 2]] output_shape "
+                 f"[{length}, {heads}, {d}] : tensor<{length}x{heads * d}xf32> into "
+                 f"tensor<{length}x{heads}x{d}xf32>\n")
+        if element == "f32":
+            body += f"  %{n}r = arith.addf %{n}e, %{n}e : tensor<{length}x{heads}x{d}xf32>\n"
+        else:
+            body += f"  %{n}r = arith.truncf %{n}e : tensor<{length}x{heads}x{d}xf32> to {rows}\n"
+        body += f"  %{n}0 = tensor.empty() : {split}\n" + transpose(f"%{n}", f"%{n}r", f"%{n}0",
+                                                                    rows, split, named)
+    body += (f"  %o = linea.attention %q, %k, %v mask = causal : {split}, {split}, {split} "
+             f"-> {split}\n  %m0 = tensor.empty() : {rows}\n"
+             + transpose("%m", "%o", "%m0", split, rows, named))
+    out = f"tensor<{length}x{heads}x{d}xf32>"
+    body += (f"  %w = arith.addf %m, %m : {out}\n" if element == "f32" else
+             f"  %w = arith.extf %m : {rows} to {out}\n")
+    return f"func.func @main(%x: {wide}) -> {out} {{\n{body}  return %w : {out}\n}}\n"
+
+
+def transpose(result, source, init, source_type, result_type, named):
+    """`result` = `source` with its first two dims swapped."""
+    if named:
+        return (f"  {result} = linalg.transpose ins({source} : {source_type}) "
+                f"outs({init} : {result_type}) permutation = [1, 0, 2]\n")
+    return (f"  {result} = linalg.generic {{indexing_maps = [affine_map<(a, b, c) -> (b, a, c)>, "
+            f"affine_map<(a, b, c) -> (a, b, c)>], iterator_types = [\"parallel\", \"parallel\", "
+            f"\"parallel\"]}} ins({source} : {source_type}) outs({init} : {result_type}) {{\n"
+            f"  ^bb0(%in: {source_type[7:-1].split('x')[-1]}, %out: "
+            f"{result_type[7:-1].split('x')[-1]}):\n    linalg.yield %in : "
+            f"{source_type[7:-1].split('x')[-1]}\n  }} -> {result_type}\n")
+
+
+@pytest.mark.parametrize("element,named", [("bf16", False), ("f32", True)],
+                         ids=["bf16-generic", "f32-named"])
+def test_heads_split_and_merged_in_place(element, named):
+    """Heads split from a projection's rows and merged back (a model's
+    attention block): the kernel reads q, k and v through transposed views
+    of the rows (strided, 3 H D apart) and writes the merged rows, so no
+    launch copies a transpose; against the oracle on the heads."""
+    length, heads, d = 150, 3, 64
+    text = heads_program(length, heads, d, element, named)
+    precision = "" if element == "bf16" else " precision=bf16"
+    done = subprocess.run(
+        [str(build_dir() / "bin" / "linea-opt"), "-", "-o", "/dev/null",
+         f"--linea-lower-to-nvvm=chip=sm_90a report=1{precision}"],
+        input=text, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    # Each launch by the source line it computes.
+    launches = {int(line): name for line, name in
+                re.findall(r"<stdin>:(\d+):\d+: remark: kernel @(\w+):", done.stderr)}
+    lines = text.splitlines()
+    transposes = {n + 1 for n, line in enumerate(lines)
+                  if "linalg.transpose" in line or "linalg.generic" in line}
+    attention = next(n + 1 for n, line in enumerate(lines) if "linea.attention" in line)
+    assert launches[attention] == "linea_attention_flash_fwd", launches
+    assert not transposes & set(launches), launches
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((length, 3 * heads * d))
+    x[:, :heads * d] *= 3  # queries spread wide: the running max moves
+    scale = 2 if element == "f32" else 1  # the f32 program doubles operands and output
+    q, k, v = (scale * rounded(x[:, i * heads * d:(i + 1) * heads * d], "bf16")
+               .reshape(length, heads, d).transpose(1, 0, 2) for i in range(3))
+    want = scale * ref.attention(q, k, v, "causal").transpose(1, 0, 2)
+    (got,) = linea.run(text, [rounded(x, "bf16").astype(np.float32)],
+                       pipeline=f"linea-gpu-mapped-to-cpu{{chip=sm_90a{precision}}}")
+    error = np.linalg.norm(np.asarray(got, np.float64) - want) / np.linalg.norm(want)
+    assert error <= TOLERANCE["bf16"], error
+
+
+def test_heads_permuted_by_a_cycle():
+    """A split that is a 3-cycle of the leading dims ([L, A, B, D] -> [A,
+    B, L, D]) and its inverse merge: the read views take the split's
+    permutation, the write view the merge's inverse (a swap would not
+    tell them apart)."""
+    rows, split = "tensor<70x2x5x32xbf16>", "tensor<2x5x70x32xbf16>"
+    wide = "tensor<70x2x5x32xf32>"
+
+    def named(result, source, init, source_type, result_type, permutation):
+        return (f"  {result} = linalg.transpose ins({source} : {source_type}) outs({init} : "
+                f"{result_type}) permutation = {permutation}\n")
+    body = ""
+    for n in "qkv":
+        body += (f"  %{n}r = arith.truncf %{n}32 : {wide} to {rows}\n"
+                 f"  %{n}0 = tensor.empty() : {split}\n"
+                 + named(f"%{n}", f"%{n}r", f"%{n}0", rows, split, "[1, 2, 0, 3]"))
+    body += (f"  %o = linea.attention %q, %k, %v mask = causal : {split}, {split}, {split} "
+             f"-> {split}\n  %m0 = tensor.empty() : {rows}\n"
+             + named("%m", "%o", "%m0", split, rows, "[2, 0, 1, 3]")
+             + f"  %w = arith.extf %m : {rows} to {wide}\n")
+    text = (f"func.func @main(%q32: {wide}, %k32: {wide}, %v32: {wide}) -> {wide} {{\n{body}"
+            f"  return %w : {wide}\n}}\n")
+    rng = np.random.default_rng(6)
+    q, k, v = (rounded(scale * rng.standard_normal((70, 2, 5, 32)), "bf16")
+               for scale in (3, 1, 1))
+    want = ref.attention(*(x.transpose(1, 2, 0, 3) for x in (q, k, v)),
+                         "causal").transpose(2, 0, 1, 3)
+    (got,) = linea.run(text, [x.astype(np.float32) for x in (q, k, v)],
+                       pipeline="linea-gpu-mapped-to-cpu{chip=sm_90a}")
+    error = np.linalg.norm(np.asarray(got, np.float64) - want) / np.linalg.norm(want)
+    assert error <= TOLERANCE["bf16"], error
+
+
+def test_heads_of_a_strided_slice():
+    """Heads split from every other column of a buffer (a slice of
+    stride 2): the run-time check finds rows that are not whole lines, and
+    the block stages them element by element through the same view."""
+    text = """func.func @main(%x32: tensor<64x2x128xf32>) -> tensor<2x64x64xf32> {
+  %x = arith.truncf %x32 : tensor<64x2x128xf32> to tensor<64x2x128xbf16>
+  %s = tensor.extract_slice %x[0, 0, 0] [64, 2, 64] [1, 1, 2] : tensor<64x2x128xbf16> to tensor<64x2x64xbf16>
+  %e = tensor.empty() : tensor<2x64x64xbf16>
+  %q = linalg.transpose ins(%s : tensor<64x2x64xbf16>) outs(%e : tensor<2x64x64xbf16>) permutation = [1, 0, 2]
+  %o = linea.attention %q, %q, %q mask = causal : tensor<2x64x64xbf16>, tensor<2x64x64xbf16>, tensor<2x64x64xbf16> -> tensor<2x64x64xbf16>
+  %w = arith.extf %o : tensor<2x64x64xbf16> to tensor<2x64x64xf32>
+  return %w : tensor<2x64x64xf32>
+}
+"""
+    assert "@linea_attention_flash_fwd" in lowered(text)
+    x = rounded(np.random.default_rng(7).standard_normal((64, 2, 128)), "bf16")
+    q = x[:, :, ::2].transpose(1, 0, 2)
+    want = ref.attention(q, q, q, "causal")
+    (got,) = linea.run(text, [x.astype(np.float32)], pipeline="linea-gpu-mapped-to-cpu{chip=sm_90a}")
+    error = np.linalg.norm(np.asarray(got, np.float64) - want) / np.linalg.norm(want)
+    assert error <= TOLERANCE["bf16"], error

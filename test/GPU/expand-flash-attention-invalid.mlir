@@ -24,7 +24,7 @@ func.func @keys(%q: memref<64x64xbf16>, %k: memref<64x32xbf16>, %out: memref<64x
 // Operands of different ranks.
 func.func private @linea_flash_attention(memref<2x64x32xbf16>, memref<64x32xbf16>, memref<64x32xbf16>, memref<2x64x32xbf16>) attributes {linea.flash_attention}
 func.func @ranks(%q: memref<2x64x32xbf16>, %k: memref<64x32xbf16>, %out: memref<2x64x32xbf16>) {
-  // expected-error@+1 {{flash attention takes q, k, v and out as buffers [B..., L, D] of one rank, got 'memref<64x32xbf16>'}}
+  // expected-error@+1 {{flash attention takes q, k, v and out as strided buffers [B..., L, D] of one rank, got 'memref<64x32xbf16>'}}
   call @linea_flash_attention(%q, %k, %k, %out) {linea.flash_attention = {causal = false, operand_type = bf16, scale = 0.25 : f32}} : (memref<2x64x32xbf16>, memref<64x32xbf16>, memref<64x32xbf16>, memref<2x64x32xbf16>) -> ()
   return
 }

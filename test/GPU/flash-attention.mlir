@@ -66,3 +66,38 @@ func.func @packed(%p: tensor<?x64xbf16>, %offsets: tensor<?xi32>) -> tensor<?x64
   %c = linea.attention %p, %p, %p offsets(%offsets) mask = causal : tensor<?x64xbf16>, tensor<?x64xbf16>, tensor<?x64xbf16>, tensor<?xi32> -> tensor<?x64xbf16>
   return %c : tensor<?x64xbf16>
 }
+
+// -----
+
+// Heads split from rows by transposes that keep them innermost (as a
+// model's attention block writes them) are read through transposed views
+// of the rows, of any strides; heads merged back by such a transpose, the
+// output's only use, are written through a transposed view of the merged
+// buffer. No transpose is left to copy.
+// CHECK:       func.func private @linea_flash_attention(memref<4x?x64xbf16, strided<[?, ?, ?], offset: ?>>, memref<4x?x64xbf16, strided<[?, ?, ?], offset: ?>>, memref<4x?x64xbf16, strided<[?, ?, ?], offset: ?>>, memref<4x?x64xbf16, strided<[64, 256, 1]>>)
+// CHECK-LABEL: func.func @heads
+// CHECK:         %[[ROWS:.+]] = bufferization.to_buffer %arg0 read_only : tensor<?x4x64xbf16> to memref<?x4x64xbf16, strided<[?, ?, ?], offset: ?>>
+// CHECK:         %[[Q:.+]] = memref.transpose %[[ROWS]] (d0, d1, d2) -> (d1, d0, d2)
+// CHECK:         %[[MERGED:.+]] = memref.alloc(%{{.+}}) : memref<?x4x64xbf16>
+// CHECK:         %[[OUT:.+]] = memref.transpose %[[MERGED]] (d0, d1, d2) -> (d1, d0, d2) : memref<?x4x64xbf16> to memref<4x?x64xbf16, strided<[64, 256, 1]>>
+// CHECK:         call @linea_flash_attention(%[[Q]], %{{.+}}, %{{.+}}, %[[OUT]])
+// CHECK:         %[[O:.+]] = bufferization.to_tensor %[[MERGED]] restrict writable
+// CHECK-NOT:     linalg
+// CHECK:         return %[[O]]
+#split = affine_map<(a, b, c) -> (b, a, c)>
+#same = affine_map<(a, b, c) -> (a, b, c)>
+func.func @heads(%q: tensor<?x4x64xbf16>, %k: tensor<?x4x64xbf16>, %v: tensor<?x4x64xbf16>) -> tensor<?x4x64xbf16> {
+  %c0 = arith.constant 0 : index
+  %l = tensor.dim %q, %c0 : tensor<?x4x64xbf16>
+  %e = tensor.empty(%l) : tensor<4x?x64xbf16>
+  %qh = linalg.generic {indexing_maps = [#split, #same], iterator_types = ["parallel", "parallel", "parallel"]} ins(%q : tensor<?x4x64xbf16>) outs(%e : tensor<4x?x64xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    linalg.yield %in : bf16
+  } -> tensor<4x?x64xbf16>
+  %kh = linalg.transpose ins(%k : tensor<?x4x64xbf16>) outs(%e : tensor<4x?x64xbf16>) permutation = [1, 0, 2]
+  %vh = linalg.transpose ins(%v : tensor<?x4x64xbf16>) outs(%e : tensor<4x?x64xbf16>) permutation = [1, 0, 2]
+  %o = linea.attention %qh, %kh, %vh mask = causal : tensor<4x?x64xbf16>, tensor<4x?x64xbf16>, tensor<4x?x64xbf16> -> tensor<4x?x64xbf16>
+  %m = tensor.empty(%l) : tensor<?x4x64xbf16>
+  %merged = linalg.transpose ins(%o : tensor<4x?x64xbf16>) outs(%m : tensor<?x4x64xbf16>) permutation = [1, 0, 2]
+  return %merged : tensor<?x4x64xbf16>
+}
