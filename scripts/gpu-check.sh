@@ -123,6 +123,14 @@ if [ -n "${LINEA_KIT_NCU:-}" ]; then
     echo "run.sh: no ncu here: the Nsight Compute stage skipped" | tee "$out/ncu.txt"
   fi
 fi
+# LINEA_KIT_SANITIZE=1: compute-sanitizer's racecheck and memcheck over the
+# softmax cases (the flash kernel: plain, packed, heads split in place).
+if [ -n "${LINEA_KIT_SANITIZE:-}" ]; then
+  for tool in racecheck memcheck; do
+    stage compute-sanitizer --tool "$tool" --print-limit 20 python3 "$kit/tests/gpu_cases.py" \
+      --only " attention-" "-attention-" "packed softmax" "flash heads" 2>&1 | tee "$out/sanitize-$tool.txt"
+  done
+fi
 if [ -d "$kit/training" ]; then
   stage python3 "$kit/bench/gpu_training.py" --saved "$kit/training" \
     --results "$out/GPU-TRAINING.md" 2>&1 | tee "$out/training.txt"

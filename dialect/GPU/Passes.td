@@ -67,14 +67,15 @@ def LineaFlashAttention : Pass<"linea-flash-attention", "::mlir::ModuleOp"> {
     A `linea.attention` planned for the GPU (`#linea.target`) that
     flash attention can take becomes a call standing for that kernel
     (linea-expand-flash-attention builds it once the program is on
-    buffers): its operands as buffers of identity layout
-    (`bufferization.to_buffer`, read only; a view of another layout is
-    copied into one), its output a buffer of its own
-    (`bufferization.to_tensor restrict writable`). An operand that is a
-    transpose keeping the innermost dim innermost (heads split from a
-    model's rows: `linalg.transpose`, or a generic that is one) is read
-    through a transposed view of the transpose's source instead, of any
-    strides; an output whose only use is such a transpose (the heads
+    buffers): its operands as the buffers they have, of any strides
+    (`bufferization.to_buffer`, read only: no copy into another layout
+    first; the kernel checks at run time that rows are whole 16-byte
+    lines), its output a buffer of its own (`bufferization.to_tensor
+    restrict writable`). An operand that is a transpose keeping the
+    innermost dim innermost (heads split from a model's rows:
+    `linalg.transpose`, or a generic that is one) is read through a
+    transposed view of the transpose's source instead; an output whose
+    only use is such a transpose (the heads
     merged back) is written through a transposed view of a buffer in the
     merged shape, which replaces the transpose. Neither transpose is then
     a copy of its own. The call is marked
@@ -97,7 +98,7 @@ def LineaFlashAttention : Pass<"linea-flash-attention", "::mlir::ModuleOp"> {
            : tensor<2x16x4096x128xbf16>, tensor<2x16x4096x128xbf16>,
              tensor<2x16x4096x128xbf16> -> tensor<2x16x4096x128xbf16>
     // becomes
-    %qb = bufferization.to_buffer %q read_only : ... to memref<2x16x4096x128xbf16>
+    %qb = bufferization.to_buffer %q read_only : ... to memref<2x16x4096x128xbf16, strided<[?, ?, ?, ?], offset: ?>>
     ...
     %out = memref.alloc() : memref<2x16x4096x128xbf16>
     call @linea_flash_attention(%qb, %kb, %vb, %out) {linea.flash_attention =

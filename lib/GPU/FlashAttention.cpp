@@ -130,29 +130,34 @@ struct FlashAttentionCall : OpRewritePattern<AttentionOp> {
     return found;
   }
 
-  /// `value` as a buffer the kernel reads: where it is a head split (an
-  /// inner transpose), a transposed view of the split's source, of any
-  /// strides (the kernel stages rows of whole lines where a run-time
-  /// check finds them so, else element by element), so that no copy
-  /// transposes it first; else a buffer of identity layout.
+  /// `value` as a buffer the kernel reads without a copy before it: a
+  /// head split (an inner transpose) as a transposed view of the split's
+  /// source, anything else as the buffer it has (a slice a fold's step
+  /// keeps, rows a projection wrote into a slice of a window), of any
+  /// strides. The kernel stages rows of whole lines where a run-time check
+  /// finds them so, else element by element; where the buffer's layout is
+  /// known, canonicalization folds the cast back into the kernel's loads.
   static Value readBuffer(OpBuilder &b, Location loc, Value value) {
-    std::optional<Transpose> split = innerTranspose(value.getDefiningOp());
-    if (!split)
-      return asBuffer(b, loc, value);
-    auto type = cast<RankedTensorType>(split->source.getType());
-    // Any strides: bufferization casts the source's buffer to this type
-    // whatever its layout (a copy for a static innermost stride of 1 where
-    // a slice's was 2 would be invalid IR).
+    if (std::optional<Transpose> split = innerTranspose(value.getDefiningOp()))
+      return memref::TransposeOp::create(
+          b, loc, anyStrides(b, loc, split->source),
+          AffineMapAttr::get(AffineMap::getPermutationMap(split->permutation,
+                                                          b.getContext())));
+    return anyStrides(b, loc, value);
+  }
+
+  /// `value` as a read-only buffer of any strides: bufferization casts
+  /// the buffer it has to this type whatever its layout (a static
+  /// innermost stride of 1 would need a copy where a slice's is 2, which
+  /// bufferization cannot allocate in that layout).
+  static Value anyStrides(OpBuilder &b, Location loc, Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
     SmallVector<int64_t> strides(type.getRank(), ShapedType::kDynamic);
-    auto rows = MemRefType::get(
-        type.getShape(), type.getElementType(),
-        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, strides));
-    Value buffer = bufferization::ToBufferOp::create(
-        b, loc, rows, split->source, b.getUnitAttr());
-    return memref::TransposeOp::create(
-        b, loc, buffer,
-        AffineMapAttr::get(
-            AffineMap::getPermutationMap(split->permutation, b.getContext())));
+    auto layout =
+        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, strides);
+    return bufferization::ToBufferOp::create(
+        b, loc, MemRefType::get(type.getShape(), type.getElementType(), layout),
+        value, b.getUnitAttr());
   }
 
   /// A buffer of identity layout of `type`, `sizes` its dynamic sizes

@@ -286,12 +286,60 @@ def run_packed_softmax():
     assert got.dtype == torch.bfloat16 and err <= 1e-2, f"rel. L2 error {err:.3g}"
 
 
-def main():
-    """Runs every case; prints one line per case and `N passed, N failed`."""
+def heads_program(length, heads, d):
+    """@main(x [L, 3 H D] bf16): q, k, v split into heads by transposes
+    ([L, H, D] -> [H, L, D]), causal attention, the heads merged back."""
+    rows, split = f"tensor<{length}x{heads}x{d}xbf16>", f"tensor<{heads}x{length}x{d}xbf16>"
+    flat = f"tensor<{length}x{heads * d}xbf16>"
+    body = ""
+    for i, n in enumerate("qkv"):
+        body += (f"  %{n}s = tensor.extract_slice %x[0, {i * heads * d}] [{length}, {heads * d}] "
+                 f"[1, 1] : tensor<{length}x{3 * heads * d}xbf16> to {flat}\n"
+                 f"  %{n}e = tensor.expand_shape %{n}s [[0], [1, 2]] output_shape "
+                 f"[{length}, {heads}, {d}] : {flat} into {rows}\n"
+                 f"  %{n}0 = tensor.empty() : {split}\n"
+                 f"  %{n} = linalg.transpose ins(%{n}e : {rows}) outs(%{n}0 : {split}) "
+                 f"permutation = [1, 0, 2]\n")
+    body += (f"  %o = linea.attention %q, %k, %v mask = causal : {split}, {split}, {split} "
+             f"-> {split}\n  %m0 = tensor.empty() : {rows}\n"
+             f"  %m = linalg.transpose ins(%o : {split}) outs(%m0 : {rows}) permutation = [1, 0, 2]\n")
+    return (f"func.func @main(%x: tensor<{length}x{3 * heads * d}xbf16>) -> {rows} {{\n{body}"
+            f"  return %m : {rows}\n}}\n")
+
+
+def run_flash_heads():
+    """Heads split from a projection's rows and merged back, bf16 in and
+    out: the flash kernel reads q, k and v through transposed views of the
+    rows (3 H D apart) and writes the merged rows, no copy between; against
+    the oracle on the heads."""
+    length, heads, d = 333, 4, 64
+    library = linea.compile_library(heads_program(length, heads, d), target="cuda", chip=CHIP)
+    torch = _torch_with_gpu()
+    kernel = linea.Kernel(library)
+    rng = np.random.default_rng(39)
+    x = torch.from_numpy(rng.standard_normal((length, 3 * heads * d)).astype(np.float32))
+    x = x.cuda().bfloat16()
+    got = kernel(x)
+    torch.cuda.synchronize()
+    rows = x.double().cpu().numpy().reshape(length, 3, heads, d)
+    want = reference.attention(*(rows[:, i].transpose(1, 0, 2) for i in range(3)), "causal")
+    err = reference.rel_l2(got.double().cpu().numpy(), want.transpose(1, 0, 2))
+    assert got.dtype == torch.bfloat16 and err <= 1e-2, f"rel. L2 error {err:.3g}"
+
+
+def main(argv=None):
+    """Runs every case (with `--only WORD...`, those whose names hold one
+    of the words: a short run for compute-sanitizer); prints one line per
+    case and `N passed, N failed`."""
+    argv = sys.argv[1:] if argv is None else argv
+    only = argv[1:] if argv[:1] == ["--only"] else []
     checks = [(f"case {name}", lambda i=i: run_case(i))
               for i, (name, _, _) in enumerate(gpu_cases())]
     checks += [("errors", run_errors), ("stream", run_stream), ("packed", run_packed),
-               ("packed prefix", run_packed_prefix), ("packed softmax", run_packed_softmax)]
+               ("packed prefix", run_packed_prefix), ("packed softmax", run_packed_softmax),
+               ("flash heads", run_flash_heads)]
+    if only:
+        checks = [(name, check) for name, check in checks if any(w in name for w in only)]
     passed = failed = skipped = 0
     for name, check in checks:
         start = time.perf_counter()

@@ -53,3 +53,7 @@ def test_packed_prefix():
 
 def test_packed_softmax():
     run(gpu_cases.run_packed_softmax)
+
+
+def test_flash_heads():
+    run(gpu_cases.run_flash_heads)

@@ -3,12 +3,13 @@
 // RUN: linea-opt %s -linea-plan-target=target=gpu -linea-flash-attention=precision=f32 -split-input-file | FileCheck %s --check-prefix=EXACT
 // RUN: linea-opt %s -linea-plan-target=target=cpu -linea-flash-attention -split-input-file | FileCheck %s --check-prefix=CPU
 
-// A bf16 op planned for the GPU: its operands as buffers, its output a
-// buffer of its own written by the call that stands for the kernel (one
-// declaration per signature), the scale 1/sqrt(64) and the mask recorded.
-// CHECK:       func.func private @linea_flash_attention(memref<2x?x64xbf16>, memref<2x?x64xbf16>, memref<2x?x32xbf16>, memref<2x?x32xbf16>) attributes {linea.flash_attention}
+// A bf16 op planned for the GPU: its operands as the buffers they have
+// (any strides: no copy into another layout), its output a buffer of its
+// own written by the call that stands for the kernel (one declaration per
+// signature), the scale 1/sqrt(64) and the mask recorded.
+// CHECK:       func.func private @linea_flash_attention(memref<2x?x64xbf16, strided<[?, ?, ?], offset: ?>>, memref<2x?x64xbf16, strided<[?, ?, ?], offset: ?>>, memref<2x?x32xbf16, strided<[?, ?, ?], offset: ?>>, memref<2x?x32xbf16>) attributes {linea.flash_attention}
 // CHECK-LABEL: func.func @causal
-// CHECK-DAG:     %[[Q:.+]] = bufferization.to_buffer %arg0 read_only : tensor<2x?x64xbf16> to memref<2x?x64xbf16>
+// CHECK-DAG:     %[[Q:.+]] = bufferization.to_buffer %arg0 read_only : tensor<2x?x64xbf16> to memref<2x?x64xbf16, strided<[?, ?, ?], offset: ?>>
 // CHECK-DAG:     %[[K:.+]] = bufferization.to_buffer %arg1 read_only
 // CHECK-DAG:     %[[V:.+]] = bufferization.to_buffer %arg2 read_only
 // CHECK:         %[[L:.+]] = memref.dim %[[Q]], %c1
@@ -56,10 +57,10 @@ func.func @near_misses(%q: tensor<2x64x16xbf16>, %w: tensor<2x64x256xbf16>) -> (
 // A packed op: the kernel walks its segments, so its offsets go to the
 // call as a buffer of their own, before the output.
 // CHECK-LABEL: func.func @packed
-// CHECK-COUNT-3: bufferization.to_buffer %arg0 read_only : tensor<?x64xbf16> to memref<?x64xbf16>
+// CHECK-COUNT-3: bufferization.to_buffer %arg0 read_only : tensor<?x64xbf16> to memref<?x64xbf16, strided<[?, ?], offset: ?>>
 // CHECK:         %[[O:.+]] = bufferization.to_buffer %arg1 read_only : tensor<?xi32> to memref<?xi32>
 // CHECK:         %[[OUT:.+]] = memref.alloc({{.*}}) : memref<?x64xbf16>
-// CHECK:         call @linea_flash_attention(%{{.+}}, %{{.+}}, %{{.+}}, %[[O]], %[[OUT]]) {linea.flash_attention = {causal = true, operand_type = bf16, scale = 1.250000e-01 : f32}} : (memref<?x64xbf16>, memref<?x64xbf16>, memref<?x64xbf16>, memref<?xi32>, memref<?x64xbf16>) -> ()
+// CHECK:         call @linea_flash_attention(%{{.+}}, %{{.+}}, %{{.+}}, %[[O]], %[[OUT]]) {linea.flash_attention = {causal = true, operand_type = bf16, scale = 1.250000e-01 : f32}} : (memref<?x64xbf16, strided<[?, ?], offset: ?>>, memref<?x64xbf16, strided<[?, ?], offset: ?>>, memref<?x64xbf16, strided<[?, ?], offset: ?>>, memref<?xi32>, memref<?x64xbf16>) -> ()
 // EXACT-LABEL: func.func @packed
 // EXACT:         linea.attention {{.*}} offsets
 func.func @packed(%p: tensor<?x64xbf16>, %offsets: tensor<?xi32>) -> tensor<?x64xbf16> {
