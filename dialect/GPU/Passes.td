@@ -85,7 +85,7 @@ def LineaFlashAttention : Pass<"linea-flash-attention", "::mlir::ModuleOp"> {
     as mma.sync, cp.async's groups and barriers do.
 
     It takes ops whose query/key and value head sizes are static multiples
-    of 32 up to 128 and whose mask is none or causal, with bf16/f16
+    of 16 up to 128 and whose mask is none or causal, with bf16/f16
     operands (all three of one type) or, under `precision=bf16|f16`,
     operands of any float type, rounded to it, but not ops already inside
     a sequence block. A packed op (`offsets`, which linea-split-segments
@@ -127,10 +127,13 @@ def LineaExpandFlashAttention : Pass<"linea-expand-flash-attention", "::mlir::Mo
     mask none past the tile's last row; the longest tiles first). The
     block stages each tile's keys and values in shared memory (rows padded
     by 16 bytes), by cp.async lines where the operands are stored in the
-    tensor-core type and start on 16-byte lines (checked at run time;
-    element by element, converted, otherwise): a tile's values land while
-    the warps multiply by its keys, the next tile's keys while they
-    multiply by its values. Each warp computes its 16 x 64 scores on
+    tensor-core type, their rows are whole 16-byte lines (checked at run
+    time) and the tiles whole rounds of the threads' lines (heads of 32,
+    64, 96, 128; else by 16-byte loads; element by element, converted,
+    where rows are not whole lines): a tile's values land while the warps
+    multiply by its keys, the next tile's keys while they multiply by its
+    values. Packed sequences: a block per (sequence, tile of a segment),
+    found by binary search over the offsets. Each warp computes its 16 x 64 scores on
     `mma.sync` m16n8k16 (f32 accumulators, fragments by `ldmatrix`), scales
     them into the log2 domain, masks keys past the end or (causal) after a
     row's last key (key `t` is seen by row `i` where `t <= i + Lk - Lq`),

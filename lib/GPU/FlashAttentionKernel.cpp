@@ -69,6 +69,19 @@ struct Kernel {
   Type operandType;
 };
 
+/// Whether the kernel stages 16-bit operands by cp.async: where each of
+/// its tiles (128 query rows, 64 key and value rows) is whole rounds of
+/// the block's 256 threads, a 16-byte line each (heads of 32, 64, 96,
+/// 128), so that every thread's copies are one group per tile. Heads of
+/// 16, 48, 80 and 112 are staged by 16-byte loads instead.
+bool asyncStaging(const Kernel &kernel) {
+  for (Value x : {kernel.k, kernel.v})
+    if (kKeyRows * cast<MemRefType>(x.getType()).getShape().back() / kLine %
+        kThreads)
+      return false;
+  return true;
+}
+
 /// One thread's program in a flash block: see the file comment. Built
 /// twice where the operands may be staged a line at a time (`aligned`),
 /// once element by element, for operands a run-time check finds
@@ -167,20 +180,30 @@ private:
 
   /// Rows [first, first + rows) of `source` (`depth` features) into
   /// `shared`, rows from `limit` on as zeros; each thread copies lines
-  /// thread, thread + 256, ... Where the operands start on 16-byte lines
-  /// (`aligned`), a source of the operand type by cp.async (returned: the
-  /// group of this thread's copies) and an f32 one by 16-byte loads,
-  /// rounded and stored 16 bytes at a time; otherwise element by element.
+  /// thread, thread + 256, ... (a last round that does not fill the
+  /// threads by those that have a line). Where the operands start on
+  /// 16-byte lines (`aligned`), a source of the operand type by cp.async
+  /// where every tile the kernel stages is whole rounds (returned: the
+  /// group of this thread's copies), else by 16-byte loads, an f32 one
+  /// rounded, each stored 16 bytes at a time; otherwise element by
+  /// element.
   Value stage(Value source, Value shared, Value first, Value limit,
               int64_t rows, int64_t depth, Value thread) {
     int64_t lineCount = rows * depth / kLine, perRow = depth / kLine;
     Type stored = cast<MemRefType>(source.getType()).getElementType();
-    bool lines = aligned && stored == operandType;
-    bool wide = aligned && !lines && stored.isF32();
+    bool lines = aligned && asyncStaging(kernel) && stored == operandType;
+    bool wide = aligned && !lines;
     Value lastRow = arith::MaxSIOp::create(b, loc, add(limit, -1), cst(0));
     SmallVector<Value> copies;
-    for (int64_t k = 0; k < lineCount / kThreads; ++k) {
+    for (int64_t k = 0; k * kThreads < lineCount; ++k) {
+      OpBuilder::InsertionGuard guard(b);
       Value line = add(thread, k * kThreads);
+      if ((k + 1) * kThreads > lineCount) {
+        // (Never with cp.async: asyncStaging.)
+        auto some = scf::IfOp::create(b, loc, lessThan(line, cst(lineCount)),
+                                      /*withElseRegion=*/false);
+        b.setInsertionPoint(some.thenBlock()->getTerminator());
+      }
       Value r = div(line, perRow), c = mul(rem(line, perRow), kLine);
       Value row = add(first, r);
       Value inside = lessThan(row, limit);
@@ -203,11 +226,13 @@ private:
     return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, copies);
   }
 
-  /// One line of 8 f32 (two 16-byte loads; zeros where not `inside`)
-  /// rounded to the operand type and stored as one 16-byte line.
+  /// One line of 8 elements (one 16-byte load of the operand type, two
+  /// of f32; zeros where not `inside`), rounded to the operand type and
+  /// stored as one 16-byte line.
   void stageWideLine(Value source, Value shared, Value inside, ValueRange from,
                      ValueRange to) {
-    auto wideType = VectorType::get({kLine}, b.getF32Type());
+    auto wideType = VectorType::get(
+        {kLine}, cast<MemRefType>(source.getType()).getElementType());
     auto load = scf::IfOp::create(
         b, loc, inside,
         [&](OpBuilder &, Location) {
@@ -223,8 +248,10 @@ private:
               arith::ConstantOp::create(b, loc, b.getZeroAttr(wideType))
                   .getResult());
         });
-    Value narrow = arith::TruncFOp::create(
-        b, loc, VectorType::get({kLine}, operandType), load.getResult(0));
+    Value narrow = load.getResult(0);
+    auto narrowType = VectorType::get({kLine}, operandType);
+    if (wideType != narrowType)
+      narrow = arith::TruncFOp::create(b, loc, narrowType, narrow);
     vector::StoreOp::create(b, loc, narrow, shared, to, /*nontemporal=*/false,
                             llvm::MaybeAlign(16));
   }
@@ -486,8 +513,8 @@ private:
 };
 
 /// Whether the operands, where they start on 16-byte lines, are staged
-/// a line at a time: stored in the operand type (cp.async) or in f32
-/// (16-byte loads). Their rows are whole lines (head sizes of 32).
+/// a line at a time: stored in the operand type or in f32. Their rows are
+/// whole lines (head sizes of 16).
 bool stagedInLines(const Kernel &kernel) {
   return llvm::all_of(ValueRange{kernel.q, kernel.k, kernel.v}, [&](Value x) {
     Type stored = cast<MemRefType>(x.getType()).getElementType();
@@ -722,7 +749,7 @@ FailureOr<Kernel> kernelOf(func::CallOp call) {
   if (!takesHeadSize(depth) || !takesHeadSize(columns) ||
       types[1].getShape().back() != depth ||
       types[3].getShape().back() != columns)
-    return call.emitError("flash attention takes heads of 32, 64, 96 or 128 "
+    return call.emitError("flash attention takes heads of 16, 32, ..., 128 "
                           "(k's as q's, out's as v's), got q ")
            << types[0] << ", k " << types[1] << ", v " << types[2] << ", out "
            << types[3];

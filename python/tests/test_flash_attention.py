@@ -64,6 +64,12 @@ CASES = [
     ([2], 129, 257, 96, 64, "none", False, "f16", 0.25),
     ([1], 256, 250, 64, 128, "none", True, "f32", None),
     ([1], 150, 150, 32, 96, "causal", False, "f32", None),
+    # Heads of 16, 48, 80 and 112: tiles not whole rounds of the threads,
+    # staged by 16-byte loads (the last round by the threads that have a
+    # line), no cp.async.
+    ([2], 133, 133, 16, 48, "causal", True, "bf16", None),
+    ([1], 70, 200, 80, 112, "none", False, "f16", None),
+    ([2], 129, 129, 48, 16, "causal", False, "f32", None),
 ]
 
 
@@ -124,8 +130,11 @@ def test_flash_kernel_is_taken_and_named():
     assert ".minnctapersm 2" in lowered(program([2], 256, 256, 64, 64, "causal", False, "bf16"))
     exact = lowered(program([2], 256, 256, 64, 64, "causal", False, "f32"))
     assert "flash" not in exact and "@linea_attention_fwd" in exact
-    narrow = lowered(program([2], 256, 256, 16, 16, "causal", False, "bf16"))
+    narrow = lowered(program([2], 256, 256, 8, 8, "causal", False, "bf16"))
     assert "flash" not in narrow and "@linea_attention_fwd" in narrow
+    # Heads of 48: the flash kernel, its tiles staged by 16-byte loads.
+    odd = lowered(program([2], 256, 256, 48, 48, "causal", False, "bf16"))
+    assert "@linea_attention_flash_fwd" in odd and "cp.async" not in odd
 
 
 @pytest.mark.parametrize("element", ["bf16", "f32"])

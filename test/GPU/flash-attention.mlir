@@ -41,15 +41,15 @@ func.func @exact(%q: tensor<4x100x128xf32>, %k: tensor<4x300x128xf32>, %v: tenso
 
 // -----
 
-// Near misses stay for linea-tile-attention: heads of 16 (not whole
-// cp.async lines per thread), heads past 128 (the registers).
+// Near misses stay for linea-tile-attention: heads of 8 (not whole
+// ldmatrix loads), heads past 128 (the registers).
 // CHECK-LABEL: func.func @near_misses
 // CHECK-COUNT-2: linea.attention
 // CHECK-NOT:     call
-func.func @near_misses(%q: tensor<2x64x16xbf16>, %w: tensor<2x64x256xbf16>) -> (tensor<2x64x16xbf16>, tensor<2x64x256xbf16>) {
-  %a = linea.attention %q, %q, %q mask = causal : tensor<2x64x16xbf16>, tensor<2x64x16xbf16>, tensor<2x64x16xbf16> -> tensor<2x64x16xbf16>
+func.func @near_misses(%q: tensor<2x64x8xbf16>, %w: tensor<2x64x256xbf16>) -> (tensor<2x64x8xbf16>, tensor<2x64x256xbf16>) {
+  %a = linea.attention %q, %q, %q mask = causal : tensor<2x64x8xbf16>, tensor<2x64x8xbf16>, tensor<2x64x8xbf16> -> tensor<2x64x8xbf16>
   %b = linea.attention %w, %w, %w mask = causal : tensor<2x64x256xbf16>, tensor<2x64x256xbf16>, tensor<2x64x256xbf16> -> tensor<2x64x256xbf16>
-  return %a, %b : tensor<2x64x16xbf16>, tensor<2x64x256xbf16>
+  return %a, %b : tensor<2x64x8xbf16>, tensor<2x64x256xbf16>
 }
 
 // -----

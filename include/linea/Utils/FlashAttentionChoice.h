@@ -18,11 +18,12 @@
 namespace mlir::linea::flash {
 
 /// The head sizes a warp's registers hold (64 accumulators at 128), in
-/// whole cp.async lines per thread (multiples of 32).
+/// whole ldmatrix.x4 loads (16 of them: a k16 step of Q K^T, 16 value
+/// columns of P V).
 constexpr int64_t kMaxHeadSize = 128;
-constexpr int64_t kHeadSizeMultiple = 32;
+constexpr int64_t kHeadSizeMultiple = 16;
 
-/// Whether the kernel takes heads of `size` (a static multiple of 32 up
+/// Whether the kernel takes heads of `size` (a static multiple of 16 up
 /// to 128).
 bool takesHeadSize(int64_t size);
 
