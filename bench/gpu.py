@@ -458,15 +458,23 @@ def bench_softmax(repeat):
             except Exception as error:  # noqa: BLE001
                 timed.append(("fla parallel_attn bf16", None,
                               f"{type(error).__name__}: {error}"[:200]))
-        best_peer = min((ms for name, ms, _ in timed
-                         if ms is not None and not name.startswith("Linea")), default=None)
-        for name, ms, err in timed:
-            ratio = f"{ms / best_peer:.2f}" if ms is not None and best_peer else ""
-            speed = "" if ms is None else f", {flops / ms / 1e9:.0f} TFLOP/s"
-            rows.append(f"| causal softmax attention{speed} | (B, H, T, D) = {shape} | {name} | "
-                        f"{'' if ms is None else f'{ms:.3f}'} | {ratio} | "
-                        f"{err if isinstance(err, str) else f'{err:.2e}'} |")
-            print(rows[-1], flush=True)
+        rows += softmax_rows("causal softmax attention", f"(B, H, T, D) = {shape}", timed,
+                             flops)
+    return rows
+
+
+def softmax_rows(op, shape, timed, flops):
+    """The table rows of one softmax shape's (name, ms, error) timings: the
+    ratio to the best peer, and TFLOP/s for `flops`."""
+    best_peer = min((ms for name, ms, _ in timed
+                     if ms is not None and not name.startswith("Linea")), default=None)
+    rows = []
+    for name, ms, err in timed:
+        ratio = f"{ms / best_peer:.2f}" if ms is not None and best_peer else ""
+        speed = "" if ms is None else f", {flops / ms / 1e9:.0f} TFLOP/s"
+        rows.append(f"| {op}{speed} | {shape} | {name} | {'' if ms is None else f'{ms:.3f}'} | "
+                    f"{ratio} | {err if isinstance(err, str) else f'{err:.2e}'} |")
+        print(rows[-1], flush=True)
     return rows
 
 
@@ -511,17 +519,8 @@ def bench_packed_softmax(repeat):
         except Exception as error:  # noqa: BLE001
             timed.append(("fla parallel_attn bf16 (cu_seqlens)", None,
                           f"{type(error).__name__}: {error}"[:200]))
-    best_peer = min((ms for name, ms, _ in timed
-                     if ms is not None and not name.startswith("Linea")), default=None)
-    rows = []
-    for name, ms, err in timed:
-        ratio = f"{ms / best_peer:.2f}" if ms is not None and best_peer else ""
-        speed = "" if ms is None else f", {flops / ms / 1e9:.0f} TFLOP/s"
-        rows.append(f"| packed causal softmax attention, {DOCUMENTS} documents{speed} | "
-                    f"(H, T, D) = {PACKED_SOFTMAX} | {name} | {'' if ms is None else f'{ms:.3f}'} | "
-                    f"{ratio} | {err if isinstance(err, str) else f'{err:.2e}'} |")
-        print(rows[-1], flush=True)
-    return rows
+    return softmax_rows(f"packed causal softmax attention, {DOCUMENTS} documents",
+                        f"(H, T, D) = {PACKED_SOFTMAX}", timed, flops)
 
 
 def one_call_each(shapes):

@@ -288,25 +288,48 @@ def run_packed_softmax():
     assert got.dtype == torch.bfloat16 and err <= 1e-2, f"rel. L2 error {err:.3g}"
 
 
-def heads_program(length, heads, d):
-    """@main(x [L, 3 H D] bf16): q, k, v split into heads by transposes
-    ([L, H, D] -> [H, L, D]), causal attention, the heads merged back."""
-    rows, split = f"tensor<{length}x{heads}x{d}xbf16>", f"tensor<{heads}x{length}x{d}xbf16>"
-    flat = f"tensor<{length}x{heads * d}xbf16>"
+def heads_program(length, heads, d, source="bf16", element="bf16", named=True):
+    """@main(x [L, 3 H D] of `source`): q, k, v split into heads by
+    transposes ([L, H, D] -> [H, L, D]; linalg.transpose if `named`, else
+    generics as torch-mlir writes them), rounded to `element` where that
+    differs, causal attention, the heads merged back ([H, L, D] -> [L, H,
+    D]) and widened back to `source`."""
+    rows, split = f"tensor<{length}x{heads}x{d}x{element}>", f"tensor<{heads}x{length}x{d}x{element}>"
+    stored_rows = f"tensor<{length}x{heads}x{d}x{source}>"
+    flat = f"tensor<{length}x{heads * d}x{source}>"
     body = ""
     for i, n in enumerate("qkv"):
         body += (f"  %{n}s = tensor.extract_slice %x[0, {i * heads * d}] [{length}, {heads * d}] "
-                 f"[1, 1] : tensor<{length}x{3 * heads * d}xbf16> to {flat}\n"
+                 f"[1, 1] : tensor<{length}x{3 * heads * d}x{source}> to {flat}\n"
                  f"  %{n}e = tensor.expand_shape %{n}s [[0], [1, 2]] output_shape "
-                 f"[{length}, {heads}, {d}] : {flat} into {rows}\n"
-                 f"  %{n}0 = tensor.empty() : {split}\n"
-                 f"  %{n} = linalg.transpose ins(%{n}e : {rows}) outs(%{n}0 : {split}) "
-                 f"permutation = [1, 0, 2]\n")
+                 f"[{length}, {heads}, {d}] : {flat} into {stored_rows}\n")
+        rounded = f"%{n}e"
+        if element != source:
+            body += f"  %{n}r = arith.truncf %{n}e : {stored_rows} to {rows}\n"
+            rounded = f"%{n}r"
+        body += (f"  %{n}0 = tensor.empty() : {split}\n"
+                 + _swap(f"%{n}", rounded, f"%{n}0", rows, split, element, named))
     body += (f"  %o = linea.attention %q, %k, %v mask = causal : {split}, {split}, {split} "
              f"-> {split}\n  %m0 = tensor.empty() : {rows}\n"
-             f"  %m = linalg.transpose ins(%o : {split}) outs(%m0 : {rows}) permutation = [1, 0, 2]\n")
-    return (f"func.func @main(%x: tensor<{length}x{3 * heads * d}xbf16>) -> {rows} {{\n{body}"
-            f"  return %m : {rows}\n}}\n")
+             + _swap("%m", "%o", "%m0", split, rows, element, named))
+    result = "%m"
+    if element != source:
+        body += f"  %w = arith.extf %m : {rows} to {stored_rows}\n"
+        result = "%w"
+    return (f"func.func @main(%x: tensor<{length}x{3 * heads * d}x{source}>) -> {stored_rows} {{\n"
+            f"{body}  return {result} : {stored_rows}\n}}\n")
+
+
+def _swap(result, source, init, source_type, result_type, element, named):
+    """`result` = `source` with its first two dims swapped."""
+    if named:
+        return (f"  {result} = linalg.transpose ins({source} : {source_type}) "
+                f"outs({init} : {result_type}) permutation = [1, 0, 2]\n")
+    return (f"  {result} = linalg.generic {{indexing_maps = [affine_map<(a, b, c) -> (b, a, c)>, "
+            f"affine_map<(a, b, c) -> (a, b, c)>], iterator_types = [\"parallel\", \"parallel\", "
+            f"\"parallel\"]}} ins({source} : {source_type}) outs({init} : {result_type}) {{\n"
+            f"  ^bb0(%in: {element}, %out: {element}):\n    linalg.yield %in : {element}\n"
+            f"  }} -> {result_type}\n")
 
 
 def run_flash_heads():

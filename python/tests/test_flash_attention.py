@@ -16,6 +16,7 @@ import linea
 from linea import reference as ref
 from linea.runner import build_dir
 
+import gpu_cases
 from test_gpu_emulation import rounded
 
 # bf16 probabilities into P V (8 mantissa bits) over f32 accumulation; f16
@@ -280,49 +281,6 @@ def test_packed_sequences_against_oracle(case):
     assert error <= TOLERANCE[element], error
 
 
-def heads_program(length, heads, d, element, named):
-    """@main(x [L, 3 H D] f32): q, k, v split into heads ([L, H, D] ->
-    [H, L, D]) by transposes (linalg.transpose if `named`, else generics as
-    torch-mlir writes them), causal attention, the heads merged back
-    ([H, L, D] -> [L, H, D])."""
-    rows = f"tensor<{length}x{heads}x{d}x{element}>"
-    split = f"tensor<{heads}x{length}x{d}x{element}>"
-    wide = f"tensor<{length}x{3 * heads * d}xf32>"
-    body = ""
-    for i, n in enumerate("qkv"):
-        body += (f"  %{n}s = tensor.extract_slice %x[0, {i * heads * d}] [{length}, {heads * d}] "
-                 f"[1, 1] : {wide} to tensor<{length}x{heads * d}xf32>\n"
-                 f"  %{n}e = tensor.expand_shape %{n}s [[0], [1, 2]] output_shape "
-                 f"[{length}, {heads}, {d}] : tensor<{length}x{heads * d}xf32> into "
-                 f"tensor<{length}x{heads}x{d}xf32>\n")
-        if element == "f32":
-            body += f"  %{n}r = arith.addf %{n}e, %{n}e : tensor<{length}x{heads}x{d}xf32>\n"
-        else:
-            body += f"  %{n}r = arith.truncf %{n}e : tensor<{length}x{heads}x{d}xf32> to {rows}\n"
-        body += f"  %{n}0 = tensor.empty() : {split}\n" + transpose(f"%{n}", f"%{n}r", f"%{n}0",
-                                                                    rows, split, named)
-    body += (f"  %o = linea.attention %q, %k, %v mask = causal : {split}, {split}, {split} "
-             f"-> {split}\n  %m0 = tensor.empty() : {rows}\n"
-             + transpose("%m", "%o", "%m0", split, rows, named))
-    out = f"tensor<{length}x{heads}x{d}xf32>"
-    body += (f"  %w = arith.addf %m, %m : {out}\n" if element == "f32" else
-             f"  %w = arith.extf %m : {rows} to {out}\n")
-    return f"func.func @main(%x: {wide}) -> {out} {{\n{body}  return %w : {out}\n}}\n"
-
-
-def transpose(result, source, init, source_type, result_type, named):
-    """`result` = `source` with its first two dims swapped."""
-    if named:
-        return (f"  {result} = linalg.transpose ins({source} : {source_type}) "
-                f"outs({init} : {result_type}) permutation = [1, 0, 2]\n")
-    return (f"  {result} = linalg.generic {{indexing_maps = [affine_map<(a, b, c) -> (b, a, c)>, "
-            f"affine_map<(a, b, c) -> (a, b, c)>], iterator_types = [\"parallel\", \"parallel\", "
-            f"\"parallel\"]}} ins({source} : {source_type}) outs({init} : {result_type}) {{\n"
-            f"  ^bb0(%in: {source_type[7:-1].split('x')[-1]}, %out: "
-            f"{result_type[7:-1].split('x')[-1]}):\n    linalg.yield %in : "
-            f"{source_type[7:-1].split('x')[-1]}\n  }} -> {result_type}\n")
-
-
 @pytest.mark.parametrize("element,named", [("bf16", False), ("f32", True)],
                          ids=["bf16-generic", "f32-named"])
 def test_heads_split_and_merged_in_place(element, named):
@@ -331,7 +289,7 @@ def test_heads_split_and_merged_in_place(element, named):
     of the rows (strided, 3 H D apart) and writes the merged rows, so no
     launch copies a transpose; against the oracle on the heads."""
     length, heads, d = 150, 3, 64
-    text = heads_program(length, heads, d, element, named)
+    text = gpu_cases.heads_program(length, heads, d, "f32", element, named)
     precision = "" if element == "bf16" else " precision=bf16"
     done = subprocess.run(
         [str(build_dir() / "bin" / "linea-opt"), "-", "-o", "/dev/null",
@@ -350,10 +308,9 @@ def test_heads_split_and_merged_in_place(element, named):
     rng = np.random.default_rng(5)
     x = rng.standard_normal((length, 3 * heads * d))
     x[:, :heads * d] *= 3  # queries spread wide: the running max moves
-    scale = 2 if element == "f32" else 1  # the f32 program doubles operands and output
-    q, k, v = (scale * rounded(x[:, i * heads * d:(i + 1) * heads * d], "bf16")
+    q, k, v = (rounded(x[:, i * heads * d:(i + 1) * heads * d], "bf16")
                .reshape(length, heads, d).transpose(1, 0, 2) for i in range(3))
-    want = scale * ref.attention(q, k, v, "causal").transpose(1, 0, 2)
+    want = ref.attention(q, k, v, "causal").transpose(1, 0, 2)
     (got,) = linea.run(text, [rounded(x, "bf16").astype(np.float32)],
                        pipeline=f"linea-gpu-mapped-to-cpu{{chip=sm_90a{precision}}}")
     error = np.linalg.norm(np.asarray(got, np.float64) - want) / np.linalg.norm(want)
