@@ -488,7 +488,7 @@ def LineaReadAsStored : Pass<"linea-read-as-stored"> {
 }
 
 def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
-  let summary = "Matmul contractions become tensor-core MMA (mma.sync m16n8k16, or wgmma on sm_90a)";
+  let summary = "Matmul contractions become tensor-core MMA (mma.sync m16n8k16, or wgmma on sm_90a), or staged FMA grids on the CUDA cores";
   let description = [{
     On buffers, before `linea-map-to-gpu`. A `linalg.generic` that is one of
     Linea's three contraction shapes, `O[b, i, e] += A[b, i, t] M[b, t, e]`
@@ -554,6 +554,16 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
     narrowing copy reads is stored narrowed into that copy's buffer
     (reshaped back); copies nothing reads any more are erased with their
     f32 buffers.
+
+    Contractions without a tensor-core type (`precision=f32`, or under
+    `auto` an f32 contraction) outside a sequence block take the same
+    staged grid on the CUDA cores, for blocks of 256 threads and columns a
+    multiple of 16: a block tile up to 128 x 128, its f32 slices staged as
+    above, its threads a 16 x 16 grid, thread (ty, tx) accumulating
+    outputs (ty + 16 i, tx + 16 j) in registers by `math.fma` from the
+    staged slices (up to 8 x 8 a thread; above 4 x 8 the kernel states one
+    block per SM, `linea.blocks_per_sm`, for ptxas's registers). Inside a
+    sequence block they stay as they are.
 
     Inside a sequence block (an `scf.forall` mapped to GPU blocks, from
     `linea-distribute-sequences`) it becomes one block's thread loop whose
@@ -641,10 +651,12 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
            /*default=*/"::mlir::linea::Precision::f16",
            "Tensor-core operand type: f16, bf16, or auto (each "
            "contraction's own: that of the 16-bit op it was built from, or "
-           "of an operand widened from 16 bits; f32 contractions stay)",
+           "of an operand widened from 16 bits; f32 contractions take FMA "
+           "grids), or f32 (every contraction an FMA grid)",
            "::mlir::linea::precisionValues()">,
     Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
-           "Threads per block (a multiple of 32; 0: the planned target's, "
+           "Threads per block (a multiple of 32 for tensor cores, 256 for "
+           "FMA grids; 0: the planned target's, "
            "`#linea.target`)">,
     Option<"tma", "tma", "bool", /*default=*/"true",
            "Load the warpgroup grids' 16-bit slices by TMA where the planned "

@@ -133,19 +133,20 @@ struct LineaContractionsToMMAPass
       operandType = builder.getF16Type();
     else if (precision == linea::Precision::bf16)
       operandType = builder.getBF16Type();
-    if (automatic && !hasSixteenBitBuffers(getOperation()))
-      return;
+    // precision=f32 and auto's contractions without a 16-bit type: the
+    // CUDA cores, by FMA.
+    bool tensorCores =
+        operandType || (automatic && hasSixteenBitBuffers(getOperation()));
     FailureOr<linea::BlockLimits> limits =
         linea::blockLimits(getOperation(), getArgument(), blockSize);
     if (failed(limits))
       return signalPassFailure();
     threads = limits->threads;
-    if ((!operandType && !automatic) || threads % kWarp) {
+    // (The CUDA cores' grids take blocks of 256 threads only.)
+    if (tensorCores && threads % kWarp) {
       getOperation()->emitError()
-          << "linea-contractions-to-mma needs precision f16, bf16 or auto "
-             "and a block-size that is a positive multiple of 32, got "
-             "precision '"
-          << linea::stringifyPrecision(precision) << "' and block-size "
+          << "linea-contractions-to-mma needs a block-size that is a "
+             "positive multiple of 32 for tensor cores, got "
           << threads;
       return signalPassFailure();
     }
@@ -167,17 +168,23 @@ struct LineaContractionsToMMAPass
     // A sequence block's copies of 16-bit operands stay 16-bit, for its
     // contractions to read as stored.
     linea::copyIntoStoredTemporaries(rewriter, getOperation());
-    SmallVector<std::pair<linalg::GenericOp, Contraction>> matches;
+    SmallVector<std::pair<linalg::GenericOp, Contraction>> matches, scalar;
     operandTypes.clear();
     getOperation()->walk([&](linalg::GenericOp op) {
       if (op->getParentOfType<gpu::LaunchOp>())
         return;
       std::optional<Contraction> c = linea::mma::matchContraction(op);
-      Type type = !c            ? Type()
+      if (!c)
+        return;
+      Type type = !tensorCores  ? Type()
                   : operandType ? operandType
                                 : ownSixteenBitType(op, *c);
-      if (!type)
+      if (!type) {
+        // A sequence block runs its contractions on its own threads.
+        if (!linea::isInSequenceBlock(op))
+          scalar.push_back({op, *c});
         return;
+      }
       matches.push_back({op, *c});
       operandTypes[op] = type;
     });
@@ -186,6 +193,8 @@ struct LineaContractionsToMMAPass
     for (const AccumulationChain &chain : linea::mma::collectChains(matches))
       buildChain(rewriter, chain, operandTypes.lookup(chain.ops.front()),
                  symbols);
+    for (const AccumulationChain &chain : linea::mma::collectChains(scalar))
+      buildScalarChain(rewriter, chain, symbols);
     for (linalg::GenericOp copy : copies)
       linea::eraseUnusedCopy(rewriter, copy);
     for (auto [alloc, twin] : narrowed)
@@ -308,6 +317,37 @@ struct LineaContractionsToMMAPass
                    AccumulationChain{{first}, chain.members, {}}, operandType,
                    oneBlock);
     b.eraseOp(first);
+  }
+
+  /// An f32 chain as a staged grid on the CUDA cores (a thread's tile of
+  /// outputs by FMA), where a scalar tiling divides it and its slices fit
+  /// the static shared memory; else each member alone, or as it is.
+  void buildScalarChain(IRRewriter &b, const AccumulationChain &chain,
+                        SymbolTableCollection &symbols) {
+    Type f32 = b.getF32Type();
+    std::optional<BlockTiling> tiling =
+        linea::mma::chooseScalarTiling(chain.members, threads, minimumBlocks);
+    if (tiling && StagedSlices(chain.members, f32, *tiling).bytes() <=
+                      linea::kStaticSharedMemoryBytes) {
+      b.setInsertionPoint(chain.ops.back());
+      buildStagedGrid(
+          b,
+          linea::withBlocksPerSM(chain.ops.front()->getLoc(),
+                                 linea::mma::scalarBlocksPerSM(*tiling)),
+          chain, f32, *tiling, symbols);
+      for (linalg::GenericOp op : chain.ops)
+        b.eraseOp(op);
+      if (chain.zeroFill)
+        b.eraseOp(chain.zeroFill);
+      return;
+    }
+    if (chain.ops.size() > 1)
+      for (auto [i, op] : llvm::enumerate(chain.ops))
+        buildScalarChain(b,
+                         AccumulationChain{{op},
+                                           {chain.members[i]},
+                                           i == 0 ? chain.zeroFill : nullptr},
+                         symbols);
   }
 
   /// The wgmma tiling of a staged grid for `members`, where one divides

@@ -219,6 +219,8 @@ protected:
       return value;
     if (value.getType().getIntOrFloatBitWidth() < 32)
       value = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+    if (value.getType() == operandType)
+      return value;
     return arith::TruncFOp::create(b, loc, operandType, value);
   }
 

@@ -201,6 +201,9 @@ Cost costOf(Operation *op, const Constants &known) {
       (op->getDialect()->getNamespace() == "arith" || isa<math::ExpOp>(op)) &&
       op->getNumOperands() > 0)
     cost.flops = 1;
+  // A fused multiply-add is two.
+  if (isa<math::FmaOp>(op) && isa<FloatType>(op->getResult(0).getType()))
+    cost.flops = 2;
   // Conditional bodies (bound guards) are counted as if taken.
   for (Region &region : op->getRegions())
     cost += costOf(region, known);

@@ -3,6 +3,8 @@
 #include "StagedGrid.h"
 #include "StoredTypes.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
+
 using namespace mlir;
 using namespace mlir::linea;
 using mma::BlockTiling;
@@ -84,6 +86,8 @@ public:
   /// `slices[i]`: contraction i's staged A and M slices.
   void build(Value block, Value thread,
              ArrayRef<std::pair<Value, Value>> slices) {
+    if (tiling.scalar)
+      return buildScalar(block, thread, slices);
     // (Named values, not a structured binding: the loop bodies capture them.)
     Value rowBase, colBase;
     std::tie(rowBase, colBase) =
@@ -149,7 +153,79 @@ public:
     store(acc, positions);
   }
 
+  /// The scalar tiling's block (BlockTiling::scalar): thread (ty, tx) of
+  /// the 16 x 16 grid accumulates outputs (ty + 16 i, tx + 16 j) in
+  /// registers, each depth step from the staged slices (a row of A's slice
+  /// read by the threads of one ty alike, M's columns by consecutive tx).
+  void buildScalar(Value block, Value thread,
+                   ArrayRef<std::pair<Value, Value>> slices) {
+    Value rowBase, colBase;
+    std::tie(rowBase, colBase) =
+        blockTileOrigin(block, tiling.rows, tiling.cols);
+    Value ty = div(thread, mma::kScalarGridSide);
+    Value tx = rem(thread, mma::kScalarGridSide);
+    SmallVector<std::pair<Value, Value>> positions;
+    for (int64_t i = 0; i < tiling.rows / mma::kScalarGridSide; ++i)
+      for (int64_t j = 0; j < tiling.cols / mma::kScalarGridSide; ++j)
+        positions.push_back({add(add(rowBase, ty), i * mma::kScalarGridSide),
+                             add(add(colBase, tx), j * mma::kScalarGridSide)});
+    SmallVector<Value> acc = initialAccumulators(positions, zeroInit);
+    for (auto [k, slice] : llvm::zip(members, slices)) {
+      Value aLines = copyLines(k.a, tiling.depth);
+      Value mLines = copyLines(k.m, tiling.depth);
+      auto asStored = [](Value outer, Value inner) {
+        return SmallVector<Value>{outer, inner};
+      };
+      auto loop = scf::ForOp::create(
+          b, loc, cst(0), cst(k.depth), cst(tiling.depth), acc,
+          [&](OpBuilder &, Location, Value depth, ValueRange carried) {
+            stage({k.a, aDepthMajor(k), rowBase, depth, tiling.rows,
+                   tiling.depth, k.rowCount},
+                  slice.first, thread, blockSize, aLines, asStored);
+            stage({k.m, mDepthMajor(k), colBase, depth, tiling.cols,
+                   tiling.depth},
+                  slice.second, thread, blockSize, mLines, asStored);
+            gpu::BarrierOp::create(b, loc);
+            SmallVector<Value> next =
+                scalarSteps(k, slice, ty, tx, SmallVector<Value>(carried));
+            gpu::BarrierOp::create(b, loc);
+            scf::YieldOp::create(b, loc, next);
+          });
+      acc = masked(k, loop.getResults(), acc, positions);
+    }
+    store(acc, positions);
+  }
+
 private:
+  /// The FMA steps of one staged depth slice on thread (ty, tx)'s
+  /// accumulators (row i's outputs at i * columns + j).
+  SmallVector<Value> scalarSteps(const Contraction &k,
+                                 std::pair<Value, Value> slice, Value ty,
+                                 Value tx, SmallVector<Value> acc) {
+    int64_t side = mma::kScalarGridSide;
+    int64_t rows = tiling.rows / side, cols = tiling.cols / side;
+    // A slice element (extent index, depth) as its orientation stores it.
+    auto load = [&](Value staged, bool depthMajor, Value at, int64_t kk) {
+      SmallVector<Value> indices{at, cst(kk)};
+      if (depthMajor)
+        std::swap(indices[0], indices[1]);
+      return memref::LoadOp::create(b, loc, staged, indices).getResult();
+    };
+    for (int64_t kk = 0; kk < tiling.depth; ++kk) {
+      SmallVector<Value> a, m;
+      for (int64_t i = 0; i < rows; ++i)
+        a.push_back(load(slice.first, aDepthMajor(k), add(ty, i * side), kk));
+      for (int64_t j = 0; j < cols; ++j)
+        m.push_back(load(slice.second, mDepthMajor(k), add(tx, j * side), kk));
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j) {
+          Value &sum = acc[i * cols + j];
+          sum = math::FmaOp::create(b, loc, a[i], m[j], sum);
+        }
+    }
+    return acc;
+  }
+
   /// Where a warp's fragments are: its first output row and column in the
   /// block tile, its lane, and (null when all warps compute) whether it
   /// computes.
@@ -232,6 +308,31 @@ mma::chooseBlockTiling(ArrayRef<Contraction> members, int64_t numWarps,
       return best;
   }
   return std::nullopt;
+}
+
+std::optional<mma::BlockTiling>
+mma::chooseScalarTiling(ArrayRef<Contraction> members, int64_t threads,
+                        int64_t minBlocks) {
+  const Contraction &c = members.front();
+  if (threads != kScalarGridSide * kScalarGridSide || c.cols % kScalarGridSide)
+    return std::nullopt;
+  bool by32 = llvm::all_of(
+      members, [](const Contraction &k) { return k.depth % 32 == 0; });
+  int64_t outputs = c.numTiles() * kTileM * kTileN;
+  std::optional<BlockTiling> best;
+  for (int64_t area = kMaxBlockSide * kMaxBlockSide;
+       area >= kScalarGridSide * kScalarGridSide; area /= 2)
+    for (int64_t rows : squarestFirst(area)) {
+      int64_t cols = area / rows;
+      if (cols < kScalarGridSide || cols > kMaxBlockSide ||
+          cols % kScalarGridSide || (!c.dynamicRows() && c.rows % rows) ||
+          c.cols % cols || (best && best->rows * best->cols == area))
+        continue;
+      best = BlockTiling{rows, cols, by32 ? 32 : 16, 0, 0, /*scalar=*/true};
+      if (outputs / area >= minBlocks)
+        return best;
+    }
+  return best;
 }
 
 mma::StagedSlices::StagedSlices(ArrayRef<Contraction> members,

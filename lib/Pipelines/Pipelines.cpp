@@ -322,12 +322,10 @@ static void buildLaunches(OpPassManager &pm,
   buildModelIRForKernels(pm, /*fuse=*/true, /*collapse=*/true);
   buildReferenceToBuffers(pm, /*unshareEmpties=*/true);
   pm.addPass(linea::createLineaExpandFlashAttention());
-  if (options.precision != linea::Precision::f32) {
-    linea::LineaContractionsToMMAOptions mma;
-    mma.precision = options.precision;
-    mma.blockSize = options.blockSize;
-    pm.addPass(linea::createLineaContractionsToMMA(mma));
-  }
+  linea::LineaContractionsToMMAOptions mma;
+  mma.precision = options.precision;
+  mma.blockSize = options.blockSize;
+  pm.addPass(linea::createLineaContractionsToMMA(mma));
   pm.addPass(linea::createLineaReadAsStored());
   linea::LineaAsyncCopiesOptions async;
   async.blockSize = options.blockSize;
