@@ -120,29 +120,10 @@ public:
     SmallVector<Value> acc = initialAccumulators(positions, zeroInit);
 
     WarpPlace place{warpRow, warpCol, lane, active};
-    for (auto [k, slice] : llvm::zip(members, slices)) {
-      Value aLines = copyLines(k.a, tiling.depth);
-      Value mLines = copyLines(k.m, tiling.depth);
-      // A slice keeps its operand's orientation in shared memory.
-      auto asStored = [](Value outer, Value inner) {
-        return SmallVector<Value>{outer, inner};
-      };
-      auto loop = scf::ForOp::create(
-          b, loc, cst(0), cst(k.depth), cst(tiling.depth), acc,
-          [&](OpBuilder &, Location, Value depth, ValueRange carried) {
-            stage({k.a, aDepthMajor(k), rowBase, depth, tiling.rows,
-                   tiling.depth, k.rowCount},
-                  slice.first, thread, blockSize, aLines, asStored);
-            stage({k.m, mDepthMajor(k), colBase, depth, tiling.cols,
-                   tiling.depth},
-                  slice.second, thread, blockSize, mLines, asStored);
-            gpu::BarrierOp::create(b, loc);
-            SmallVector<Value> next = steps(k, slice, place, carried);
-            gpu::BarrierOp::create(b, loc);
-            scf::YieldOp::create(b, loc, next);
-          });
-      acc = masked(k, loop.getResults(), acc, positions);
-    }
+    acc = accumulateMembers(
+        rowBase, colBase, thread, slices, positions, acc,
+        [&](const Contraction &k, std::pair<Value, Value> slice,
+            ValueRange carried) { return steps(k, slice, place, carried); });
     if (!active) {
       store(acc, positions);
       return;
@@ -169,10 +150,33 @@ public:
       for (int64_t j = 0; j < tiling.cols / mma::kScalarGridSide; ++j)
         positions.push_back({add(add(rowBase, ty), i * mma::kScalarGridSide),
                              add(add(colBase, tx), j * mma::kScalarGridSide)});
-    SmallVector<Value> acc = initialAccumulators(positions, zeroInit);
+    SmallVector<Value> acc = accumulateMembers(
+        rowBase, colBase, thread, slices, positions,
+        initialAccumulators(positions, zeroInit),
+        [&](const Contraction &k, std::pair<Value, Value> slice,
+            ValueRange carried) {
+          return scalarSteps(k, slice, ty, tx, SmallVector<Value>(carried));
+        });
+    store(acc, positions);
+  }
+
+private:
+  /// Each member in turn on the accumulators `acc` (at `positions` of
+  /// the block tile from (rowBase, colBase)): per `depth`-deep step the
+  /// block stages A's and M's slices, then `steps` multiplies them
+  /// between barriers; a masked member keeps the old accumulators where
+  /// its mask does not hold.
+  SmallVector<Value> accumulateMembers(
+      Value rowBase, Value colBase, Value thread,
+      ArrayRef<std::pair<Value, Value>> slices,
+      ArrayRef<std::pair<Value, Value>> positions, SmallVector<Value> acc,
+      function_ref<SmallVector<Value>(const Contraction &,
+                                      std::pair<Value, Value>, ValueRange)>
+          steps) {
     for (auto [k, slice] : llvm::zip(members, slices)) {
       Value aLines = copyLines(k.a, tiling.depth);
       Value mLines = copyLines(k.m, tiling.depth);
+      // A slice keeps its operand's orientation in shared memory.
       auto asStored = [](Value outer, Value inner) {
         return SmallVector<Value>{outer, inner};
       };
@@ -186,17 +190,15 @@ public:
                    tiling.depth},
                   slice.second, thread, blockSize, mLines, asStored);
             gpu::BarrierOp::create(b, loc);
-            SmallVector<Value> next =
-                scalarSteps(k, slice, ty, tx, SmallVector<Value>(carried));
+            SmallVector<Value> next = steps(k, slice, carried);
             gpu::BarrierOp::create(b, loc);
             scf::YieldOp::create(b, loc, next);
           });
       acc = masked(k, loop.getResults(), acc, positions);
     }
-    store(acc, positions);
+    return acc;
   }
 
-private:
   /// The FMA steps of one staged depth slice on thread (ty, tx)'s
   /// accumulators (row i's outputs at i * columns + j).
   SmallVector<Value> scalarSteps(const Contraction &k,
