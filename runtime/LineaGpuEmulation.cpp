@@ -119,7 +119,7 @@ struct Warp {
   Barrier barrier;
   int64_t lanes;
   const uint16_t *rows[kWarpSize] = {};
-  float shuffled[kWarpSize] = {};
+  uint64_t shuffled[kWarpSize] = {};
   uint32_t a[kWarpSize][4] = {}, b[kWarpSize][2] = {};
 };
 
@@ -254,15 +254,15 @@ LINEA_EXPORT void linea_gpu_emu_barrier(int64_t) {
   block->barrier.arriveAndWait();
 }
 
-/// `shfl.sync.bfly.b32` over the whole warp: lane l receives lane
-/// l ^ `offset`'s value.
-LINEA_EXPORT float linea_gpu_emu_shuffle_xor(int64_t thread, float value,
-                                             int64_t offset) {
+/// `shfl.sync.bfly.b32` over the whole warp (twice for 64 bits): lane l
+/// receives lane l ^ `offset`'s bits.
+LINEA_EXPORT uint64_t linea_gpu_emu_shuffle_xor(int64_t thread, uint64_t bits,
+                                                int64_t offset) {
   Warp &warp = warpOf(thread);
   int64_t lane = thread % kWarpSize;
-  warp.shuffled[lane] = value;
+  warp.shuffled[lane] = bits;
   warp.barrier.arriveAndWait();
-  float received = warp.shuffled[lane ^ offset];
+  uint64_t received = warp.shuffled[lane ^ offset];
   warp.barrier.arriveAndWait();
   return received;
 }

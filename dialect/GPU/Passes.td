@@ -166,6 +166,64 @@ def LineaExpandFlashAttention : Pass<"linea-expand-flash-attention", "::mlir::Mo
                            "::mlir::vector::VectorDialect"];
 }
 
+def LineaRowReductions : Pass<"linea-row-reductions"> {
+  let summary = "Reductions along rows and the elementwise ops around them: one launch, a warp per row";
+  let description = [{
+    On buffers, before `linea-map-to-gpu`. A LayerNorm, an RMSNorm or a
+    softmax over the last dim reaches the GPU lowering as a handful of
+    linalg ops over the rows of an `[R, C]` space: widening casts, fills,
+    sums (or maxima) along each row into `[R]` buffers, and the
+    elementwise op that normalizes with them. One kernel each would write
+    and read every intermediate in global memory, and each reduction would
+    run a thread per row. Here such a group becomes one `gpu.launch`:
+    `L` lanes per row (32 where `C >= 32`, else the power of two at or
+    above `C`), rows of the block's threads side by side. Each reduction
+    is a strided loop over the row's columns (coalesced loads), then an
+    xor butterfly of `gpu.shuffle`s, and starts from the value its output
+    held before it (the fill's); every lane then holds the row's value.
+    Elementwise ops are recomputed where they are read, never stored,
+    unless something after the group reads their buffer: those outputs are
+    stored in one pass over the columns at the end (and row values by the
+    row's first lane). Intermediates nothing else reads are erased with
+    their allocations.
+
+    A group is the linalg ops of a run in one block (only allocations and
+    ops without memory effects between them) joined by a shared buffer
+    indexed by the row dim: ops with one output whose loops are one row
+    dim `[R]` (parallel), or a row dim and a static column dim `[R, C]`
+    (parallel, or a reduction into `[R]` whose body is one combining op of
+    the output, `arith.addf` / `maximumf` / `minimumf` / ..., over a 32 or
+    64-bit element), bodies without memory effects, every read of a
+    buffer the group writes by its own row (and column) index, no two
+    views of one allocation where one is written, every reduction's
+    output written first inside the group (its fill), at least one
+    reduction. The rows may be several leading dims (a `[B, L, D]`
+    LayerNorm with B and L dynamic): each warp's row index is split back
+    into them. Anything else stays for `linea-map-to-gpu`, one kernel per
+    op; so does everything where a block is less than a warp.
+
+    ```mlir
+    linalg.fill ins(%zero : f32) outs(%sum : memref<?xf32>)
+    linalg.generic {[par, red]} ins(%x : memref<?x256xf32>) outs(%sum : memref<?xf32>) { addf }
+    linalg.generic {[par, par]} ins(%x, %sum : ...) outs(%y : memref<?x256xf32>) { x - sum / 256 }
+    // becomes
+    gpu.launch blocks(%b, ...) in (%nb = ceildiv(R, 8), ...) threads(%t, ...) in (%nt = 256, ...) {
+      // row = b * 8 + t / 32, lane = t % 32
+      %part = scf.for %j = %lane to %c256 step %c32 iter_args(%acc = -0.0) { addf }
+      // gpu.shuffle xor 16, 8, 4, 2, 1, each added; then added to the fill's 0
+      scf.for %j = %lane to %c256 step %c32 { memref.store x - sum / 256, %y[row, %j] }
+    }
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
+           "Threads per block (0: the planned target's, `#linea.target`)">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def LineaMapToGPU : Pass<"linea-map-to-gpu"> {
   let summary = "Map linalg ops (on buffers) and sequence loops to GPU blocks and threads";
   let description = [{

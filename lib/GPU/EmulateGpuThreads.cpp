@@ -203,24 +203,35 @@ private:
     return memref::AllocaOp::create(b, body.getParentOp()->getLoc(), type);
   }
 
-  /// `gpu.shuffle xor` of an f32 across the whole warp (offset and width
-  /// constants): every lane gets its partner's value, and the partner is
-  /// always inside the warp, so the shuffle is always valid.
+  /// `gpu.shuffle xor` of a 32 or 64-bit scalar across the whole warp
+  /// (offset and width constants): every lane gets its partner's bits, and
+  /// the partner is always inside the warp, so the shuffle is always valid.
   LogicalResult shuffleXor(OpBuilder &b, gpu::ShuffleOp shuffle) {
     Location loc = shuffle.getLoc();
     std::optional<int64_t> offset = getConstantIntValue(shuffle.getOffset());
     std::optional<int64_t> width = getConstantIntValue(shuffle.getWidth());
+    Type type = shuffle.getValue().getType();
+    unsigned bitWidth = type.isIntOrFloat() ? type.getIntOrFloatBitWidth() : 0;
     if (shuffle.getMode() != gpu::ShuffleMode::XOR ||
-        !shuffle.getValue().getType().isF32() || !offset || *offset <= 0 ||
+        (bitWidth != 32 && bitWidth != 64) || !offset || *offset <= 0 ||
         *offset >= 32 || width != 32)
       return shuffle.emitOpError(
-          "cannot be emulated: only an f32 xor shuffle over the whole warp "
-          "by a constant offset is");
-    Value value =
+          "cannot be emulated: only a 32 or 64-bit xor shuffle over the "
+          "whole warp by a constant offset is");
+    Type bitsType = b.getIntegerType(bitWidth), i64 = b.getI64Type();
+    Value bits = shuffle.getValue();
+    if (bits.getType() != bitsType)
+      bits = arith::BitcastOp::create(b, loc, bitsType, bits);
+    if (bitWidth != 64)
+      bits = arith::ExtUIOp::create(b, loc, i64, bits);
+    Value received =
         callRuntime(b, loc, "linea_gpu_emu_shuffle_xor",
-                    {thread, shuffle.getValue(), constantI64(b, loc, *offset)},
-                    b.getF32Type())[0];
-    shuffle.getShuffleResult().replaceAllUsesWith(value);
+                    {thread, bits, constantI64(b, loc, *offset)}, i64)[0];
+    if (bitWidth != 64)
+      received = arith::TruncIOp::create(b, loc, bitsType, received);
+    if (type != bitsType)
+      received = arith::BitcastOp::create(b, loc, type, received);
+    shuffle.getShuffleResult().replaceAllUsesWith(received);
     shuffle.getValid().replaceAllUsesWith(
         arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1).getResult());
     shuffle.erase();

@@ -331,6 +331,9 @@ static void buildLaunches(OpPassManager &pm,
   async.blockSize = options.blockSize;
   pm.addPass(linea::createLineaAsyncCopies(async));
   pm.addPass(linea::createLineaStageHostReads());
+  linea::LineaRowReductionsOptions rows;
+  rows.blockSize = options.blockSize;
+  pm.addPass(linea::createLineaRowReductions(rows));
   linea::LineaMapToGPUOptions map;
   map.blockSize = options.blockSize;
   pm.addPass(linea::createLineaMapToGPU(map));

@@ -352,6 +352,32 @@ def run_flash_heads():
     assert got.dtype == torch.bfloat16 and err <= 1e-2, f"rel. L2 error {err:.3g}"
 
 
+def run_row_reductions():
+    """A LayerNorm (its variance in f64, as torch-mlir writes it) over 4099
+    rows of 256 and a softmax over rows of 37 and of 6 (fewer lanes a row):
+    one launch each, lanes of a warp sharing a row, against float64."""
+    layer_norm = linea.compile_library(programs.layer_norm_program(256), target="cuda",
+                                       chip=CHIP)
+    softmaxes = {c: linea.compile_library(programs.softmax_program(c), target="cuda", chip=CHIP)
+                 for c in (37, 6)}
+    torch = _torch_with_gpu()
+    rng = np.random.default_rng(40)
+    x, w, b = 3 + rng.standard_normal((4099, 256)), rng.standard_normal(256), rng.standard_normal(256)
+    args = [torch.from_numpy(a.astype(np.float32)).cuda() for a in (x, w, b)]
+    got = linea.Kernel(layer_norm)(*args)
+    torch.cuda.synchronize()
+    want = programs.layer_norm(*(a.double().cpu().numpy() for a in args))
+    err = reference.rel_l2(got.double().cpu().numpy(), want)
+    assert err <= 1e-5, f"LayerNorm: rel. L2 error {err:.3g}"
+    for c, library in softmaxes.items():
+        x = torch.from_numpy((4 * rng.standard_normal((1000, c))).astype(np.float32)).cuda()
+        y, row_max = linea.Kernel(library)(x)
+        torch.cuda.synchronize()
+        err = reference.rel_l2(y.double().cpu().numpy(), programs.softmax(x.cpu().numpy()))
+        assert err <= 1e-6, f"softmax over {c}: rel. L2 error {err:.3g}"
+        assert torch.equal(row_max, x.max(-1).values), f"softmax over {c}: row maxima"
+
+
 def main(argv=None):
     """Runs every case (with `--only WORD...`, those whose names hold one
     of the words: a short run for compute-sanitizer); prints one line per
@@ -362,7 +388,7 @@ def main(argv=None):
               for i, (name, _, _) in enumerate(gpu_cases())]
     checks += [("errors", run_errors), ("stream", run_stream), ("packed", run_packed),
                ("packed prefix", run_packed_prefix), ("packed softmax", run_packed_softmax),
-               ("flash heads", run_flash_heads)]
+               ("flash heads", run_flash_heads), ("row reductions", run_row_reductions)]
     if only:
         checks = [(name, check) for name, check in checks if any(w in name for w in only)]
     passed = failed = skipped = 0

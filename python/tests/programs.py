@@ -275,3 +275,176 @@ def assert_matches(got, expected):
 def build(spec, seed):
     rng = np.random.default_rng(seed)
     return BUILDERS[spec["op"]](spec, rng)
+
+
+# Row reductions (linea-row-reductions): a normalization's linalg ops over the
+# rows of a [R, C] tensor, R dynamic, as torch-mlir writes them.
+
+def layer_norm_program(c):
+    """torch-mlir's LayerNorm: the mean in f32, the variance in f64."""
+    return f"""
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#column = affine_map<(d0, d1) -> (d1)>
+func.func @main(%x: tensor<?x{c}xf32>, %w: tensor<{c}xf32>, %b: tensor<{c}xf32>) -> tensor<?x{c}xf32> {{
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %zero64 = arith.constant 0.0 : f64
+  %n = arith.constant {float(c)} : f32
+  %n64 = arith.constant {float(c)} : f64
+  %eps = arith.constant 1.0e-5 : f32
+  %r = tensor.dim %x, %c0 : tensor<?x{c}xf32>
+  %e1 = tensor.empty(%r) : tensor<?xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<?xf32>) -> tensor<?xf32>
+  %sum = linalg.generic {{indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}}
+      ins(%x : tensor<?x{c}xf32>) outs(%s0 : tensor<?xf32>) {{
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }} -> tensor<?xf32>
+  %e2 = tensor.empty(%r) : tensor<?xf64>
+  %q0 = linalg.fill ins(%zero64 : f64) outs(%e2 : tensor<?xf64>) -> tensor<?xf64>
+  %squares = linalg.generic {{indexing_maps = [#rows, #row, #row], iterator_types = ["parallel", "reduction"]}}
+      ins(%x, %sum : tensor<?x{c}xf32>, tensor<?xf32>) outs(%q0 : tensor<?xf64>) {{
+  ^bb0(%a: f32, %s: f32, %acc: f64):
+    %mean = arith.divf %s, %n : f32
+    %a64 = arith.extf %a : f32 to f64
+    %m64 = arith.extf %mean : f32 to f64
+    %d = arith.subf %a64, %m64 : f64
+    %d2 = arith.mulf %d, %d : f64
+    %t = arith.addf %d2, %acc : f64
+    linalg.yield %t : f64
+  }} -> tensor<?xf64>
+  %e3 = tensor.empty(%r) : tensor<?x{c}xf32>
+  %y = linalg.generic {{indexing_maps = [#rows, #row, #row, #column, #column, #rows],
+                       iterator_types = ["parallel", "parallel"]}}
+      ins(%x, %sum, %squares, %w, %b : tensor<?x{c}xf32>, tensor<?xf32>, tensor<?xf64>, tensor<{c}xf32>, tensor<{c}xf32>)
+      outs(%e3 : tensor<?x{c}xf32>) {{
+  ^bb0(%a: f32, %s: f32, %q: f64, %g: f32, %h: f32, %o: f32):
+    %mean = arith.divf %s, %n : f32
+    %var64 = arith.divf %q, %n64 : f64
+    %var = arith.truncf %var64 : f64 to f32
+    %ve = arith.addf %var, %eps : f32
+    %rs = math.rsqrt %ve : f32
+    %d = arith.subf %a, %mean : f32
+    %nd = arith.mulf %d, %rs : f32
+    %sc = arith.mulf %nd, %g : f32
+    %sh = arith.addf %sc, %h : f32
+    linalg.yield %sh : f32
+  }} -> tensor<?x{c}xf32>
+  return %y : tensor<?x{c}xf32>
+}}
+"""
+
+
+def softmax_program(c):
+    """A softmax along each row, its row maxima returned too (stored by
+    each row's first lane)."""
+    return f"""
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @main(%x: tensor<?x{c}xf32>) -> (tensor<?x{c}xf32>, tensor<?xf32>) {{
+  %c0 = arith.constant 0 : index
+  %low = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %r = tensor.dim %x, %c0 : tensor<?x{c}xf32>
+  %e1 = tensor.empty(%r) : tensor<?xf32>
+  %m0 = linalg.fill ins(%low : f32) outs(%e1 : tensor<?xf32>) -> tensor<?xf32>
+  %max = linalg.generic {{indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}}
+      ins(%x : tensor<?x{c}xf32>) outs(%m0 : tensor<?xf32>) {{
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maximumf %a, %acc : f32
+    linalg.yield %m : f32
+  }} -> tensor<?xf32>
+  %e2 = tensor.empty(%r) : tensor<?x{c}xf32>
+  %ex = linalg.generic {{indexing_maps = [#rows, #row, #rows], iterator_types = ["parallel", "parallel"]}}
+      ins(%x, %max : tensor<?x{c}xf32>, tensor<?xf32>) outs(%e2 : tensor<?x{c}xf32>) {{
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    %e = math.exp %d : f32
+    linalg.yield %e : f32
+  }} -> tensor<?x{c}xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<?xf32>) -> tensor<?xf32>
+  %sum = linalg.generic {{indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}}
+      ins(%ex : tensor<?x{c}xf32>) outs(%s0 : tensor<?xf32>) {{
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }} -> tensor<?xf32>
+  %y = linalg.generic {{indexing_maps = [#rows, #row, #rows], iterator_types = ["parallel", "parallel"]}}
+      ins(%ex, %sum : tensor<?x{c}xf32>, tensor<?xf32>) outs(%e2 : tensor<?x{c}xf32>) {{
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %q = arith.divf %a, %s : f32
+    linalg.yield %q : f32
+  }} -> tensor<?x{c}xf32>
+  return %y, %max : tensor<?x{c}xf32>, tensor<?xf32>
+}}
+"""
+
+
+def rms_norm_program(c):
+    """An RMSNorm over [B, L, C], B and L dynamic: the rows are B x L; the
+    reciprocal root an op of its own over [B, L]."""
+    return f"""
+#x = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#r = affine_map<(d0, d1, d2) -> (d0, d1)>
+#w = affine_map<(d0, d1, d2) -> (d2)>
+#rr = affine_map<(d0, d1) -> (d0, d1)>
+func.func @main(%x: tensor<?x?x{c}xf32>, %w: tensor<{c}xf32>) -> tensor<?x?x{c}xf32> {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant {float(c)} : f32
+  %eps = arith.constant 1.0e-6 : f32
+  %b = tensor.dim %x, %c0 : tensor<?x?x{c}xf32>
+  %l = tensor.dim %x, %c1 : tensor<?x?x{c}xf32>
+  %e = tensor.empty(%b, %l) : tensor<?x?xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %sum = linalg.generic {{indexing_maps = [#x, #r], iterator_types = ["parallel", "parallel", "reduction"]}}
+      ins(%x : tensor<?x?x{c}xf32>) outs(%s0 : tensor<?x?xf32>) {{
+  ^bb0(%a: f32, %acc: f32):
+    %sq = arith.mulf %a, %a : f32
+    %s = arith.addf %sq, %acc : f32
+    linalg.yield %s : f32
+  }} -> tensor<?x?xf32>
+  %root = linalg.generic {{indexing_maps = [#rr, #rr], iterator_types = ["parallel", "parallel"]}}
+      ins(%sum : tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) {{
+  ^bb0(%s: f32, %o: f32):
+    %m = arith.divf %s, %n : f32
+    %me = arith.addf %m, %eps : f32
+    %rs = math.rsqrt %me : f32
+    linalg.yield %rs : f32
+  }} -> tensor<?x?xf32>
+  %ye = tensor.empty(%b, %l) : tensor<?x?x{c}xf32>
+  %y = linalg.generic {{indexing_maps = [#x, #r, #w, #x], iterator_types = ["parallel", "parallel", "parallel"]}}
+      ins(%x, %root, %w : tensor<?x?x{c}xf32>, tensor<?x?xf32>, tensor<{c}xf32>)
+      outs(%ye : tensor<?x?x{c}xf32>) {{
+  ^bb0(%a: f32, %rs: f32, %g: f32, %o: f32):
+    %s = arith.mulf %a, %rs : f32
+    %t = arith.mulf %s, %g : f32
+    linalg.yield %t : f32
+  }} -> tensor<?x?x{c}xf32>
+  return %y : tensor<?x?x{c}xf32>
+}}
+"""
+
+
+def layer_norm(x, w, b):
+    """The oracle of layer_norm_program, in float64."""
+    x = np.asarray(x, np.float64)
+    mean = x.mean(-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + 1e-5) * w + b
+
+
+def rms_norm(x, w):
+    """The oracle of rms_norm_program, in float64."""
+    x = np.asarray(x, np.float64)
+    return x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * w
+
+
+def softmax(x):
+    """The oracle of softmax_program's first result, in float64."""
+    x = np.asarray(x, np.float64)
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)

@@ -57,3 +57,7 @@ def test_packed_softmax():
 
 def test_flash_heads():
     run(gpu_cases.run_flash_heads)
+
+
+def test_row_reductions():
+    run(gpu_cases.run_row_reductions)

@@ -151,7 +151,7 @@ func.func @prefetched_map(%t: memref<64x64xbf16>) {
 
 // -----
 
-// The library exchanges an f32 across the whole warp by xor only.
+// The library exchanges 32 or 64 bits across the whole warp by xor only.
 func.func @other_shuffle(%x: f32, %out: memref<32xf32>) {
   %c1 = arith.constant 1 : index
   %c32 = arith.constant 32 : index
@@ -159,7 +159,7 @@ func.func @other_shuffle(%x: f32, %out: memref<32xf32>) {
   %width = arith.constant 32 : i32
   gpu.launch blocks(%b, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%t, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
-    // expected-error @below {{'gpu.shuffle' op cannot be emulated: only an f32 xor shuffle over the whole warp by a constant offset is}}
+    // expected-error @below {{'gpu.shuffle' op cannot be emulated: only a 32 or 64-bit xor shuffle over the whole warp by a constant offset is}}
     %y, %valid = gpu.shuffle down %x, %one, %width : f32
     memref.store %y, %out[%t] : memref<32xf32>
     gpu.terminator

@@ -237,10 +237,14 @@ func.func @tma(%src: memref<128x64xbf16>, %out: memref<128xbf16>) {
 
 // -----
 
-// A row's lanes meet by a xor shuffle: the library exchanges the values
+// A row's lanes meet by a xor shuffle: the library exchanges the bits
 // through the warp's scratch; the result is always valid.
 // CHECK-LABEL: func.func @row_max
-// CHECK:     %[[Y:.+]] = func.call @linea_gpu_emu_shuffle_xor(%{{.+}}, %{{.+}}, %c2_i64) : (i64, f32, i64) -> f32
+// CHECK:     %[[B:.+]] = arith.bitcast %{{.+}} : f32 to i32
+// CHECK:     %[[W:.+]] = arith.extui %[[B]] : i32 to i64
+// CHECK:     %[[R:.+]] = func.call @linea_gpu_emu_shuffle_xor(%{{.+}}, %[[W]], %c2_i64) : (i64, i64, i64) -> i64
+// CHECK:     %[[N:.+]] = arith.trunci %[[R]] : i64 to i32
+// CHECK:     %[[Y:.+]] = arith.bitcast %[[N]] : i32 to f32
 // CHECK:     memref.store %[[Y]]
 // CHECK-NOT: gpu.shuffle
 func.func @row_max(%x: f32, %out: memref<32xf32>) {
@@ -252,6 +256,28 @@ func.func @row_max(%x: f32, %out: memref<32xf32>) {
              threads(%t, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
     %y, %valid = gpu.shuffle xor %x, %two, %width : f32
     memref.store %y, %out[%t] : memref<32xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// 64 bits (an f64 row sum) go whole.
+// CHECK-LABEL: func.func @row_sum_f64
+// CHECK:     %[[B:.+]] = arith.bitcast %{{.+}} : f64 to i64
+// CHECK:     %[[R:.+]] = func.call @linea_gpu_emu_shuffle_xor(%{{.+}}, %[[B]], %c16_i64) : (i64, i64, i64) -> i64
+// CHECK:     %[[Y:.+]] = arith.bitcast %[[R]] : i64 to f64
+// CHECK:     memref.store %[[Y]]
+func.func @row_sum_f64(%x: f64, %out: memref<32xf64>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %sixteen = arith.constant 16 : i32
+  %width = arith.constant 32 : i32
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %y, %valid = gpu.shuffle xor %x, %sixteen, %width : f64
+    memref.store %y, %out[%t] : memref<32xf64>
     gpu.terminator
   }
   return
