@@ -673,6 +673,17 @@ def LineaContractionsToMMA : Pass<"linea-contractions-to-mma"> {
     16-byte line; where one does not, the grid copies those slices as
     without TMA.
 
+    A grid outside a sequence block also takes its epilogue: the
+    elementwise op right after the chain (a bias, an activation, a
+    residual add: torch's Linear, GELU and `x + f(x)`) that reads the
+    output only at the element it computes and writes one buffer there.
+    Each accumulator element goes through its body as it is stored (the
+    other operands loaded at that element, the views and allocation it
+    needs moved before the grid), into its output; the op is erased, and
+    with it the contraction's own buffer where the epilogue wrote another
+    and nothing reads it after. No kernel and no pass over the output of
+    its own.
+
     (Linea emits `nvvm.mma.sync` rather than `nvgpu.mma.sync` because the
     latter's NVVM lowering in MLIR 22 refuses bf16 operands, and
     `nvvm.wgmma.mma_async` rather than `nvgpu.warpgroup.mma` because the

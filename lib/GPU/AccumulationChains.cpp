@@ -4,6 +4,7 @@
 
 #include "linea/Utils/Fills.h"
 #include "linea/Utils/MaskedContraction.h"
+#include "linea/Utils/SequenceBlocks.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -193,9 +194,9 @@ std::optional<Contraction> mma::matchContraction(linalg::GenericOp op) {
 }
 
 /// `matches`, in program order, grouped into chains.
-SmallVector<AccumulationChain>
-mma::collectChains(ArrayRef<std::pair<linalg::GenericOp, Contraction>> matches) {
-  SmallVector<AccumulationChain> chains;
+SmallVector<AccumulationChain, 0> mma::collectChains(
+    ArrayRef<std::pair<linalg::GenericOp, Contraction>> matches) {
+  SmallVector<AccumulationChain, 0> chains;
   for (const auto &[op, c] : matches) {
     if (!chains.empty()) {
       AccumulationChain &last = chains.back();
@@ -216,4 +217,151 @@ mma::collectChains(ArrayRef<std::pair<linalg::GenericOp, Contraction>> matches) 
     chains.push_back(AccumulationChain{{op}, {c}, zeroFillBefore(op, c)});
   }
   return chains;
+}
+
+namespace {
+
+/// Whether anything but `op`, views and deallocations uses the allocation
+/// under `buffer` after `op`, in `op`'s block.
+bool isUsedAfter(Value buffer, Operation *op) {
+  SmallVector<Value> worklist{linea::viewRoot(buffer)};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+          view && view.getViewSource() == value) {
+        worklist.push_back(view->getResult(0));
+        continue;
+      }
+      if (user == op || isa<memref::DeallocOp, memref::DimOp>(user))
+        continue;
+      Operation *inBlock = op->getBlock()->findAncestorOpInBlock(*user);
+      if (!inBlock || op->isBeforeInBlock(inBlock))
+        return true;
+    }
+  }
+  return false;
+}
+
+/// Whether `op`'s body is plain arithmetic, each operand read by loop
+/// dims or constants.
+bool isPlainElementwise(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 0)
+    return false;
+  for (Operation &inner : op.getBody()->without_terminator())
+    if (inner.getNumRegions() || !isMemoryEffectFree(&inner))
+      return false;
+  return llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
+    return llvm::all_of(map.getResults(), [](AffineExpr e) {
+      return isa<AffineDimExpr, AffineConstantExpr>(e);
+    });
+  });
+}
+
+/// The values `op` uses from outside its body: its operands and what its
+/// body captures.
+SmallVector<Value> valuesUsed(linalg::GenericOp op) {
+  SmallVector<Value> used(op->getOperands());
+  op.getBody()->walk([&](Operation *inner) {
+    for (Value value : inner->getOperands())
+      if (!op->isAncestor(value.getParentBlock()->getParentOp()))
+        used.push_back(value);
+  });
+  return used;
+}
+
+/// The op defining `value` after `point` in its block, if any.
+Operation *definedAfter(Value value, Operation *point) {
+  Operation *def = value.getDefiningOp();
+  return def && def->getBlock() == point->getBlock() &&
+                 point->isBeforeInBlock(def)
+             ? def
+             : nullptr;
+}
+
+} // namespace
+
+SmallVector<Operation *>
+mma::epilogueDefinitions(const AccumulationChain &chain) {
+  SmallVector<Operation *> defs;
+  for (Value value : valuesUsed(chain.epilogue))
+    if (Operation *def = definedAfter(value, chain.ops.back()))
+      if (!llvm::is_contained(defs, def))
+        defs.push_back(def);
+  llvm::sort(defs,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return defs;
+}
+
+/// Whether what `epilogue` uses is there before `last`, or defined after
+/// it by an op without memory effects (a view, a constant) or an
+/// allocation (its output's) whose own operands are: the grid, built where
+/// `last` is, can then have them.
+static bool isAvailableBefore(linalg::GenericOp epilogue, Operation *last) {
+  for (Value value : valuesUsed(epilogue)) {
+    Operation *def = definedAfter(value, last);
+    if (!def)
+      continue;
+    if (def->getNumRegions() ||
+        !(isMemoryEffectFree(def) || isa<memref::AllocOp>(def)) ||
+        llvm::any_of(def->getOperands(),
+                     [&](Value v) { return definedAfter(v, last); }))
+      return false;
+  }
+  return true;
+}
+
+linalg::GenericOp mma::epilogueOf(const AccumulationChain &chain) {
+  linalg::GenericOp last = chain.ops.back();
+  if (linea::isInSequenceBlock(last))
+    return {};
+  Operation *next = last->getNextNode();
+  while (next && !isa<linalg::LinalgOp>(next) &&
+         (isMemoryEffectFree(next) || isa<memref::AllocOp>(next)))
+    next = next->getNextNode();
+  auto op = dyn_cast_or_null<linalg::GenericOp>(next);
+  Value out = chain.members.front().out;
+  auto outType = cast<MemRefType>(out.getType());
+  if (!op || !isPlainElementwise(op) || op.getNumLoops() != outType.getRank())
+    return {};
+  AffineMap element =
+      AffineMap::getMultiDimIdentityMap(outType.getRank(), op.getContext());
+  OpOperand *written = op.getDpsInitOperand(0);
+  Value result = written->get();
+  Value outRoot = linea::viewRoot(out), resultRoot = linea::viewRoot(result);
+  if (op.getMatchingIndexingMap(written) != element)
+    return {};
+  bool readsOut = false;
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value buffer = operand.get();
+    if (!isa<BaseMemRefType>(buffer.getType()) ||
+        (&operand == written && !op.payloadUsesValueFromOperand(&operand)))
+      continue;
+    bool atElement = op.getMatchingIndexingMap(&operand) == element;
+    if (buffer == out && atElement) {
+      readsOut = true;
+      continue;
+    }
+    // Another view of the output, or of the result read at other elements:
+    // those may be stored already, or not yet.
+    Value root = linea::viewRoot(buffer);
+    if (root == outRoot ||
+        (root == resultRoot && !(buffer == result && atElement)))
+      return {};
+  }
+  if (!readsOut)
+    return {};
+  // The chain reads nothing the epilogue writes (other blocks would read
+  // it after this one stored), and the output stays unwritten only where
+  // nothing reads it.
+  for (linalg::GenericOp member : chain.ops)
+    for (Value input : member.getDpsInputs())
+      if (linea::viewRoot(input) == resultRoot)
+        return {};
+  if (result != out && isUsedAfter(out, op))
+    return {};
+  if (!isAvailableBefore(op, last))
+    return {};
+  return op;
 }

@@ -38,11 +38,33 @@ struct AccumulationChain {
   SmallVector<linalg::GenericOp> ops;
   SmallVector<Contraction> members;
   Operation *zeroFill = nullptr;
+  /// The elementwise op the chain's grid applies as it stores (epilogueOf),
+  /// or null.
+  linalg::GenericOp epilogue;
 };
 
 /// `matches`, in program order, grouped into chains.
-SmallVector<AccumulationChain>
+SmallVector<AccumulationChain, 0>
 collectChains(ArrayRef<std::pair<linalg::GenericOp, Contraction>> matches);
+
+/// The elementwise op right after `chain` (only allocations and ops
+/// without memory effects between) that a grid outside a sequence block
+/// can apply to each output element as it stores it: a bias, an
+/// activation, a residual add. It reads the output only at the element
+/// it computes (the identity map over the output's dims), writes one
+/// buffer there (the output itself, or another that nothing the chain
+/// reads shares an allocation with), reads everything else by loop dims or
+/// constants, and its body has no memory effects; where it writes
+/// elsewhere, nothing after it reads the output. What it uses is defined
+/// before the chain's last member, or after it by ops without memory
+/// effects or allocations of values that are (epilogueDefinitions). Null where
+/// there is none.
+linalg::GenericOp epilogueOf(const AccumulationChain &chain);
+
+/// The ops after `chain`'s last member that define what its epilogue uses
+/// (views, constants, its output's allocation), in order: the grid, built
+/// where that member is, needs them moved before it.
+SmallVector<Operation *> epilogueDefinitions(const AccumulationChain &chain);
 
 } // namespace mlir::linea::mma
 

@@ -190,11 +190,15 @@ struct LineaContractionsToMMAPass
     });
     narrowTemporaries(rewriter, matches);
     SymbolTableCollection symbols;
-    for (const AccumulationChain &chain : linea::mma::collectChains(matches))
+    for (AccumulationChain &chain : linea::mma::collectChains(matches)) {
+      takeEpilogue(rewriter, chain);
       buildChain(rewriter, chain, operandTypes.lookup(chain.ops.front()),
                  symbols);
-    for (const AccumulationChain &chain : linea::mma::collectChains(scalar))
+    }
+    for (AccumulationChain &chain : linea::mma::collectChains(scalar)) {
+      takeEpilogue(rewriter, chain);
       buildScalarChain(rewriter, chain, symbols);
+    }
     for (linalg::GenericOp copy : copies)
       linea::eraseUnusedCopy(rewriter, copy);
     for (auto [alloc, twin] : narrowed)
@@ -295,10 +299,7 @@ struct LineaContractionsToMMAPass
                         symbols);
       else
         buildLaneLoads(b, first.getLoc(), chain, operandType, oneBlock);
-      for (linalg::GenericOp op : chain.ops)
-        b.eraseOp(op);
-      if (chain.zeroFill)
-        b.eraseOp(chain.zeroFill);
+      eraseBuilt(b, chain, /*epilogueApplied=*/!oneBlock);
       return;
     }
     if (dynamicSizes && chain.ops.size() == 1)
@@ -319,6 +320,49 @@ struct LineaContractionsToMMAPass
     b.eraseOp(first);
   }
 
+  /// The elementwise op after `chain` that its grid applies as it stores
+  /// (epilogueOf), with what it uses defined before the chain's last member.
+  static void takeEpilogue(RewriterBase &rewriter, AccumulationChain &chain) {
+    chain.epilogue = linea::mma::epilogueOf(chain);
+    if (!chain.epilogue)
+      return;
+    for (Operation *def : linea::mma::epilogueDefinitions(chain))
+      rewriter.moveOpBefore(def, chain.ops.back());
+  }
+
+  /// Erases what a grid now computes: the chain's ops, its fill and (where
+  /// the grid applied it) its epilogue, with the output where that was the
+  /// epilogue's input only.
+  static void eraseBuilt(IRRewriter &b, const AccumulationChain &chain,
+                         bool epilogueApplied) {
+    for (linalg::GenericOp op : chain.ops)
+      b.eraseOp(op);
+    if (chain.zeroFill)
+      b.eraseOp(chain.zeroFill);
+    if (!epilogueApplied || !chain.epilogue)
+      return;
+    b.eraseOp(chain.epilogue);
+    auto alloc = linea::viewRoot(chain.members.front().out)
+                     .getDefiningOp<memref::AllocOp>();
+    if (!alloc)
+      return;
+    // (The grid's row count was taken from the buffer's size.)
+    MemRefType type = alloc.getType();
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      if (auto dim = dyn_cast<memref::DimOp>(user))
+        if (std::optional<int64_t> index = dim.getConstantIndex()) {
+          b.setInsertionPoint(dim);
+          b.replaceOp(
+              dim,
+              type.isDynamicDim(*index)
+                  ? alloc.getDynamicSizes()[type.getDynamicDimIndex(*index)]
+                  : arith::ConstantIndexOp::create(b, dim.getLoc(),
+                                                   type.getDimSize(*index))
+                        .getResult());
+        }
+    linea::eraseUnusedBuffer(b, alloc);
+  }
+
   /// An f32 chain as a staged grid on the CUDA cores (a thread's tile of
   /// outputs by FMA), where a scalar tiling divides it and its slices fit
   /// the static shared memory; else each member alone, or as it is.
@@ -335,10 +379,7 @@ struct LineaContractionsToMMAPass
           linea::withBlocksPerSM(chain.ops.front()->getLoc(),
                                  linea::mma::scalarBlocksPerSM(*tiling)),
           chain, f32, *tiling, symbols);
-      for (linalg::GenericOp op : chain.ops)
-        b.eraseOp(op);
-      if (chain.zeroFill)
-        b.eraseOp(chain.zeroFill);
+      eraseBuilt(b, chain, /*epilogueApplied=*/true);
       return;
     }
     if (chain.ops.size() > 1)
@@ -437,7 +478,8 @@ struct LineaContractionsToMMAPass
   /// `members`' outputs are retargeted, the copy left to erase.
   void writeChainAsStored(OpBuilder &b, const AccumulationChain &chain,
                           MutableArrayRef<Contraction> members) {
-    if (!chain.zeroFill)
+    // (An epilogue writes the result itself, narrowed where it narrows.)
+    if (!chain.zeroFill || chain.epilogue)
       return;
     SmallVector<Operation *> writers{chain.zeroFill};
     llvm::append_range(writers, chain.ops);
@@ -524,6 +566,7 @@ struct LineaContractionsToMMAPass
   SmallVector<Contraction> membersAsStored(OpBuilder &b, Location loc,
                                            const AccumulationChain &chain) {
     SmallVector<Contraction> members(chain.members);
+    members.front().epilogue = chain.epilogue;
     for (Contraction &k : members)
       readOperandsAsStored(b, k);
     writeChainAsStored(b, chain, members);

@@ -68,6 +68,11 @@ struct Contraction {
   /// A and M as 16-bit rows in shared memory (workgroup address space),
   /// which warps load with ldmatrix; null where lanes load their elements.
   Value aShared, mShared;
+  /// The elementwise op (a `linalg.generic` reading `out` at the element
+  /// it computes: a bias, an activation, a residual add) whose value the
+  /// grid stores instead of the accumulator, into that op's own output
+  /// (AccumulationChains.h, epilogueOf); null for none.
+  Operation *epilogue = nullptr;
 
   bool dynamicRows() const { return ShapedType::isDynamic(rows); }
   bool dynamicBatch() const {
@@ -389,7 +394,8 @@ protected:
 
   /// Stores accumulators to the output, narrowed to its element type (a
   /// bf16/f16 result written as stored); of dynamic rows or ragged
-  /// columns, those that exist.
+  /// columns, those that exist. With an epilogue, each element's value
+  /// through it, into its output.
   void store(ValueRange values, ArrayRef<std::pair<Value, Value>> positions) {
     Type element = cast<MemRefType>(c.out.getType()).getElementType();
     for (auto [value, index] : llvm::zip(values, positions)) {
@@ -401,9 +407,48 @@ protected:
         auto ifExists = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
         b.setInsertionPoint(ifExists.thenBlock()->getTerminator());
       }
-      memref::StoreOp::create(b, loc, stored, c.out,
-                              at(index.first, index.second));
+      SmallVector<Value> indices = at(index.first, index.second);
+      Value target = c.out;
+      if (auto epilogue = dyn_cast_or_null<linalg::GenericOp>(c.epilogue)) {
+        stored = throughEpilogue(epilogue, stored, indices);
+        target = epilogue.getDpsInits()[0];
+      }
+      memref::StoreOp::create(b, loc, stored, target, indices);
     }
+  }
+
+  /// `epilogue`'s value at output element `indices` (its loops' indices),
+  /// where the output holds `stored`: its body with every other operand
+  /// loaded where it reads it.
+  Value throughEpilogue(linalg::GenericOp epilogue, Value stored,
+                        ArrayRef<Value> indices) {
+    IRMapping mapping;
+    for (OpOperand &operand : epilogue->getOpOperands()) {
+      BlockArgument arg = epilogue.getMatchingBlockArgument(&operand);
+      Value value = operand.get();
+      if (arg.use_empty())
+        continue;
+      if (value == c.out) {
+        value = stored;
+      } else if (isa<BaseMemRefType>(value.getType())) {
+        SmallVector<Value> at;
+        for (AffineExpr e :
+             epilogue.getMatchingIndexingMap(&operand).getResults())
+          at.push_back(isa<AffineDimExpr>(e)
+                           ? indices[cast<AffineDimExpr>(e).getPosition()]
+                           : cst(cast<AffineConstantExpr>(e).getValue()));
+        value = memref::LoadOp::create(b, loc, value, at);
+      }
+      mapping.map(arg, value);
+    }
+    for (Operation &op : epilogue.getBody()->without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(op))
+        mapping.map(index.getResult(), indices[index.getDim()]);
+      else
+        b.clone(op, mapping);
+    }
+    return mapping.lookupOrDefault(
+        epilogue.getBody()->getTerminator()->getOperand(0));
   }
 
   /// The 16 x 16 A fragment at (row, depth) of 16-bit rows in shared

@@ -5,9 +5,12 @@ into MLIR text, random inputs, and the float64 expectations from
 `linea.reference`, so a test only runs the program and compares.
 """
 
+import subprocess
+
 import numpy as np
 
 from linea import reference as ref
+from linea.runner import build_dir
 
 TOLERANCE = 1e-4  # SPEC: relative L2 error for f32 against float64
 
@@ -275,6 +278,67 @@ def assert_matches(got, expected):
 def build(spec, seed):
     rng = np.random.default_rng(seed)
     return BUILDERS[spec["op"]](spec, rng)
+
+
+def kernel_names(text, options="chip=sm_90a format=isa"):
+    """The names of the kernels linea-lower-to-nvvm makes of `text`, in
+    program order."""
+    done = subprocess.run([str(build_dir() / "bin" / "linea-opt"), "-",
+                           f"--linea-lower-to-nvvm={options}"],
+                          input=text, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return [line.split("@")[1].split()[0] for line in done.stdout.splitlines()
+            if line.lstrip().startswith("gpu.binary @")]
+
+
+def projection_epilogue_program(k, n):
+    """@main(x [?, k], w [n, k], b [n], r [?, n]) = gelu(x w^T + b) + r, the
+    contraction a generic as a model's Linear is after generalization."""
+    return f"""
+#a = affine_map<(i, e, t) -> (i, t)>
+#m = affine_map<(i, e, t) -> (e, t)>
+#o = affine_map<(i, e, t) -> (i, e)>
+#rows = affine_map<(i, e) -> (i, e)>
+#bias = affine_map<(i, e) -> (e)>
+func.func @main(%x: tensor<?x{k}xf32>, %w: tensor<{n}x{k}xf32>, %b: tensor<{n}xf32>,
+                %r: tensor<?x{n}xf32>) -> tensor<?x{n}xf32> {{
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %one = arith.constant 1.0 : f32
+  %root2 = arith.constant 1.41421354 : f32
+  %l = tensor.dim %x, %c0 : tensor<?x{k}xf32>
+  %e = tensor.empty(%l) : tensor<?x{n}xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x{n}xf32>) -> tensor<?x{n}xf32>
+  %p = linalg.generic {{indexing_maps = [#a, #m, #o], iterator_types = ["parallel", "parallel", "reduction"]}}
+      ins(%x, %w : tensor<?x{k}xf32>, tensor<{n}x{k}xf32>) outs(%f : tensor<?x{n}xf32>) {{
+  ^bb0(%in: f32, %wt: f32, %acc: f32):
+    %q = arith.mulf %in, %wt : f32
+    %s = arith.addf %acc, %q : f32
+    linalg.yield %s : f32
+  }} -> tensor<?x{n}xf32>
+  %y = linalg.generic {{indexing_maps = [#rows, #bias, #rows, #rows], iterator_types = ["parallel", "parallel"]}}
+      ins(%p, %b, %r : tensor<?x{n}xf32>, tensor<{n}xf32>, tensor<?x{n}xf32>) outs(%p : tensor<?x{n}xf32>) {{
+  ^bb0(%v: f32, %c: f32, %res: f32, %o: f32):
+    %s = arith.addf %v, %c : f32
+    %d = arith.divf %s, %root2 : f32
+    %er = math.erf %d : f32
+    %e1 = arith.addf %er, %one : f32
+    %h = arith.mulf %e1, %half : f32
+    %g = arith.mulf %s, %h : f32
+    %out = arith.addf %g, %res : f32
+    linalg.yield %out : f32
+  }} -> tensor<?x{n}xf32>
+  return %y : tensor<?x{n}xf32>
+}}
+"""
+
+
+def projection_epilogue(x, w, b, r):
+    """The oracle of projection_epilogue_program, in float64."""
+    from math import erf
+    s = np.asarray(x, np.float64) @ np.asarray(w, np.float64).T + b
+    return s * 0.5 * (1 + np.vectorize(erf)(s / np.sqrt(2))) + r
 
 
 # Row reductions (linea-row-reductions): a normalization's linalg ops over the

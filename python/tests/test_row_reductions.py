@@ -6,36 +6,23 @@ each shuffle the emulation library's, against numpy in float64: dynamic
 rows (1, a prime, more than a block's), columns a multiple of 32, not one,
 and below 32 (fewer lanes a row, more rows a block)."""
 
-import subprocess
-
 import numpy as np
 import pytest
 
 from linea import run
 from linea.reference import rel_l2
-from linea.runner import build_dir
-from programs import (layer_norm, layer_norm_program, rms_norm, rms_norm_program, softmax,
+from programs import (kernel_names, layer_norm, layer_norm_program, rms_norm, rms_norm_program, softmax,
                       softmax_program)
 
 PIPELINE = "linea-gpu-mapped-to-cpu{chip=sm_90a}"
 
 
-def kernels(text):
-    """The names of the kernels linea-lower-to-nvvm makes of `text`."""
-    done = subprocess.run([str(build_dir() / "bin" / "linea-opt"), "-",
-                           "--linea-lower-to-nvvm=chip=sm_90a format=isa"],
-                          input=text, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return [line.split("@")[1].split()[0] for line in done.stdout.splitlines()
-            if line.lstrip().startswith("gpu.binary @")]
-
-
 def test_one_launch():
     """The LayerNorm's five ops are one kernel, named after what it does;
     so are the softmax's and the RMSNorm's over rows of two dims."""
-    assert kernels(layer_norm_program(256)) == ["linea_row_reductions"]
-    assert kernels(softmax_program(6)) == ["linea_row_reductions"]
-    assert kernels(rms_norm_program(64)) == ["linea_row_reductions"]
+    assert kernel_names(layer_norm_program(256)) == ["linea_row_reductions"]
+    assert kernel_names(softmax_program(6)) == ["linea_row_reductions"]
+    assert kernel_names(rms_norm_program(64)) == ["linea_row_reductions"]
 
 
 @pytest.mark.parametrize("rows", [1, 7, 203])

@@ -86,19 +86,18 @@ func.func @presum(%x: tensor<2x4096x64xf32>) -> tensor<2x4096x64xf32> {
 // -----
 
 // A model's own ops: the projection (on tensor cores with bf16, on the
-// CUDA cores in f32), tanh, a transpose and a sum of squares; the zero
-// fills of the projection's and the sum's accumulators are no kernels of
-// their own.
+// CUDA cores in f32) with its tanh as the epilogue its grid applies, a
+// transpose, and a sum of squares along rows (lanes of a warp per row);
+// the zero fills of the projection's and the sum's accumulators are no
+// kernels of their own.
 // CHECK: gpu.launch_func {{.*}} @linea_matmul::
-// CHECK: gpu.launch_func {{.*}} @linea_elementwise::
 // CHECK: gpu.launch_func {{.*}} @linea_copy::
-// CHECK: gpu.launch_func {{.*}} @linea_reduction::
+// CHECK: gpu.launch_func {{.*}} @linea_row_reductions::
 // CHECK-NOT: gpu.launch_func
 // CHECK: gpu.binary @linea_matmul {{.*}}mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // F32: gpu.launch_func {{.*}} @linea_matmul::
-// F32: gpu.launch_func {{.*}} @linea_elementwise::
 // F32: gpu.launch_func {{.*}} @linea_copy::
-// F32: gpu.launch_func {{.*}} @linea_reduction::
+// F32: gpu.launch_func {{.*}} @linea_row_reductions::
 // F32-NOT: gpu.launch_func
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #tr = affine_map<(d0, d1) -> (d1, d0)>
