@@ -124,11 +124,13 @@ if [ -n "${LINEA_KIT_NCU:-}" ]; then
   fi
 fi
 # LINEA_KIT_SANITIZE=1: compute-sanitizer's racecheck and memcheck over the
-# softmax cases (the flash kernel: plain, packed, heads split in place).
+# softmax cases (the flash kernel: plain, packed, heads split in place) and
+# the row reductions (a warp's shuffles, the clamped last rows).
 if [ -n "${LINEA_KIT_SANITIZE:-}" ]; then
   for tool in racecheck memcheck; do
     stage compute-sanitizer --tool "$tool" --print-limit 20 python3 "$kit/tests/gpu_cases.py" \
-      --only " attention-" "-attention-" "packed softmax" "flash heads" 2>&1 | tee "$out/sanitize-$tool.txt"
+      --only " attention-" "-attention-" "packed softmax" "flash heads" "row reductions" \
+      2>&1 | tee "$out/sanitize-$tool.txt"
   done
 fi
 if [ -d "$kit/training" ]; then

@@ -166,6 +166,47 @@ def LineaExpandFlashAttention : Pass<"linea-expand-flash-attention", "::mlir::Mo
                            "::mlir::vector::VectorDialect"];
 }
 
+def LineaPaddedWrites : Pass<"linea-padded-writes"> {
+  let summary = "A fill and a write into part of the filled buffer: one op that writes each element once";
+  let description = [{
+    On buffers, before `linea-row-reductions` and `linea-map-to-gpu`. A
+    chunked form pads each sequence to whole chunks: a buffer is filled
+    (zeros; the ones column of a normalized op's values) and the rows are
+    then written into the front of it. Two kernels would write the part
+    twice. Where a fill of a whole buffer (`linalg.fill`, or the generic or
+    `linalg.map` a fill is) is followed, with only ops without memory
+    effects between, by an op writing every element of a unit-stride
+    subview of it (a copy, an elementwise op, all loops parallel, the
+    output at the identity map and not read) from other buffers read by
+    loop dims or constants, both become one `linalg.generic` over the
+    buffer: inside the subview the write's value (its inputs loaded at the
+    element less the subview's offsets), the fill's value elsewhere. One
+    kernel, each element written once. Ops in a sequence block, which runs
+    as one GPU block already, stay.
+
+    ```mlir
+    linalg.fill ins(%zero : f32) outs(%padded : memref<4x?x64xf32>)
+    %rows = memref.subview %padded[0, 0, 0] [4, %l, 64] [1, 1, 1] : ...
+    linalg.copy ins(%x : memref<4x?x64xf32>) outs(%rows : ...)
+    // becomes
+    linalg.generic {... ["parallel", "parallel", "parallel"]} outs(%padded : memref<4x?x64xf32>) {
+    ^bb0(%out: f32):
+      // inside = (index - offset) < size for every dim, unsigned
+      %v = scf.if %inside -> (f32) {
+        %e = memref.load %x[%i, %j, %k] : memref<4x?x64xf32>
+        scf.yield %e : f32
+      } else {
+        scf.yield %zero : f32
+      }
+      linalg.yield %v : f32
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def LineaRowReductions : Pass<"linea-row-reductions"> {
   let summary = "Reductions along rows and the elementwise ops around them: one launch, a warp per row";
   let description = [{

@@ -3,6 +3,7 @@
 #include "AccumulationChains.h"
 
 #include "linea/Utils/Fills.h"
+#include "linea/Utils/LinalgBodies.h"
 #include "linea/Utils/MaskedContraction.h"
 #include "linea/Utils/SequenceBlocks.h"
 
@@ -252,11 +253,7 @@ bool isPlainElementwise(linalg::GenericOp op) {
   for (Operation &inner : op.getBody()->without_terminator())
     if (inner.getNumRegions() || !isMemoryEffectFree(&inner))
       return false;
-  return llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
-    return llvm::all_of(map.getResults(), [](AffineExpr e) {
-      return isa<AffineDimExpr, AffineConstantExpr>(e);
-    });
-  });
+  return llvm::all_of(op.getIndexingMapsArray(), linea::readsByLoopDims);
 }
 
 /// The values `op` uses from outside its body: its operands and what its

@@ -13,6 +13,7 @@
 
 #include "linea/Analysis/CostModel.h"
 #include "linea/GPU/MmaShape.h"
+#include "linea/Utils/LinalgBodies.h"
 
 #include "GPUMapping.h"
 
@@ -421,34 +422,16 @@ protected:
   /// where the output holds `stored`: its body with every other operand
   /// loaded where it reads it.
   Value throughEpilogue(linalg::GenericOp epilogue, Value stored,
-                        ArrayRef<Value> indices) {
-    IRMapping mapping;
-    for (OpOperand &operand : epilogue->getOpOperands()) {
-      BlockArgument arg = epilogue.getMatchingBlockArgument(&operand);
+                        ValueRange indices) {
+    return linea::cloneBodyAt(b, epilogue, indices, [&](OpOperand &operand) {
       Value value = operand.get();
-      if (arg.use_empty())
-        continue;
-      if (value == c.out) {
-        value = stored;
-      } else if (isa<BaseMemRefType>(value.getType())) {
-        SmallVector<Value> at;
-        for (AffineExpr e :
-             epilogue.getMatchingIndexingMap(&operand).getResults())
-          at.push_back(isa<AffineDimExpr>(e)
-                           ? indices[cast<AffineDimExpr>(e).getPosition()]
-                           : cst(cast<AffineConstantExpr>(e).getValue()));
-        value = memref::LoadOp::create(b, loc, value, at);
-      }
-      mapping.map(arg, value);
-    }
-    for (Operation &op : epilogue.getBody()->without_terminator()) {
-      if (auto index = dyn_cast<linalg::IndexOp>(op))
-        mapping.map(index.getResult(), indices[index.getDim()]);
-      else
-        b.clone(op, mapping);
-    }
-    return mapping.lookupOrDefault(
-        epilogue.getBody()->getTerminator()->getOperand(0));
+      if (value == c.out)
+        return stored;
+      if (!isa<BaseMemRefType>(value.getType()))
+        return value;
+      return linea::loadByMap(
+          b, loc, value, epilogue.getMatchingIndexingMap(&operand), indices);
+    });
   }
 
   /// The 16 x 16 A fragment at (row, depth) of 16-bit rows in shared

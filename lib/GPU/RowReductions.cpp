@@ -12,6 +12,7 @@
 
 #include "linea/GPU/Passes.h"
 #include "linea/Utils/KernelNames.h"
+#include "linea/Utils/LinalgBodies.h"
 #include "linea/Utils/SequenceBlocks.h"
 
 #include "GPUMapping.h"
@@ -22,7 +23,6 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/EquivalenceClasses.h"
@@ -99,14 +99,6 @@ bool isShuffleable(Type type) {
                                  type.getIntOrFloatBitWidth() == 64);
 }
 
-/// Whether each result of `map` is a loop dim or a constant: a read at
-/// the row, the column, both, or a fixed place.
-bool readsByLoopDims(AffineMap map) {
-  return llvm::all_of(map.getResults(), [](AffineExpr e) {
-    return isa<AffineDimExpr, AffineConstantExpr>(e);
-  });
-}
-
 /// The role `op` can have in a row kernel: a reduction along its last
 /// loop, or (left for assignRoles to decide) rowwise or elementwise.
 std::optional<RowOp> classify(linalg::LinalgOp op) {
@@ -121,7 +113,7 @@ std::optional<RowOp> classify(linalg::LinalgOp op) {
     if (inner.getNumRegions() || !isMemoryEffectFree(&inner))
       return std::nullopt;
   for (OpOperand &input : op->getOpOperands())
-    if (!readsByLoopDims(op.getMatchingIndexingMap(&input)))
+    if (!linea::readsByLoopDims(op.getMatchingIndexingMap(&input)))
       return std::nullopt;
 
   unsigned loops = op.getNumLoops();
@@ -416,15 +408,7 @@ Value RowKernel::valueOf(OpBuilder &b, unsigned member, OpOperand &operand,
   std::pair<const void *, Value> key{map.getAsOpaquePointer(), buffer};
   if (Value loaded = memo.lookup(key))
     return loaded;
-  SmallVector<Value> indices;
-  for (AffineExpr result : map.getResults()) {
-    if (auto dim = dyn_cast<AffineDimExpr>(result))
-      indices.push_back(ivs[dim.getPosition()]);
-    else
-      indices.push_back(
-          constant(b, cast<AffineConstantExpr>(result).getValue()));
-  }
-  Value loaded = memref::LoadOp::create(b, loc, buffer, indices);
+  Value loaded = linea::loadByMap(b, loc, buffer, map, ivs);
   memo[key] = loaded;
   return loaded;
 }
@@ -447,24 +431,15 @@ Value RowKernel::valueWritten(OpBuilder &b, unsigned writer, ValueRange ivs,
 Value RowKernel::evaluate(OpBuilder &b, unsigned member, ValueRange ivs,
                           Memo &memo) {
   const RowOp &row = group[member];
-  Block *body = row.op.getBlock();
-  IRMapping mapping;
-  for (OpOperand &operand : row.op->getOpOperands()) {
-    BlockArgument arg = row.op.getMatchingBlockArgument(&operand);
-    if (!arg.use_empty() && !(row.combine && row.op.isDpsInit(&operand)))
-      mapping.map(arg, valueOf(b, member, operand, ivs, memo));
-  }
-  for (Operation &op : body->without_terminator()) {
-    if (&op == row.combine)
-      continue;
-    if (auto index = dyn_cast<linalg::IndexOp>(op)) {
-      mapping.map(index.getResult(), ivs[index.getDim()]);
-      continue;
-    }
-    b.clone(op, mapping);
-  }
-  Value result = row.combine ? row.term : body->getTerminator()->getOperand(0);
-  return mapping.lookupOrDefault(result);
+  return linea::cloneBodyAt(
+      b, row.op, ivs,
+      [&](OpOperand &operand) -> Value {
+        // (A reduction's accumulator: only its combining op, left out.)
+        if (row.combine && row.op.isDpsInit(&operand))
+          return {};
+        return valueOf(b, member, operand, ivs, memo);
+      },
+      row.term, row.combine);
 }
 
 /// Reduction `member` at the row: each lane's columns, the lanes'

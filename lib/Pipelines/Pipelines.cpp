@@ -331,6 +331,7 @@ static void buildLaunches(OpPassManager &pm,
   async.blockSize = options.blockSize;
   pm.addPass(linea::createLineaAsyncCopies(async));
   pm.addPass(linea::createLineaStageHostReads());
+  pm.addPass(linea::createLineaPaddedWrites());
   linea::LineaRowReductionsOptions rows;
   rows.blockSize = options.blockSize;
   pm.addPass(linea::createLineaRowReductions(rows));

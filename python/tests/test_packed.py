@@ -851,15 +851,16 @@ def test_normalized_prefix_gpu_code_has_no_host_loop():
     """A normalized op with per-segment prefixes: the ones column is
     appended to the packed values once, on the device, and every (segment,
     sequence) block runs its unnormalized prefix op; the division follows.
-    Seven launches, none in a host loop: the staged offsets and prefix
-    lengths, the column's fill and the values' copy beside it, the blocks,
-    the division, the final states without the column."""
+    Six launches, none in a host loop: the staged offsets and prefix
+    lengths, the values with the column beside them (one kernel writing
+    each element once, linea-padded-writes), the blocks, the division, the
+    final states without the column."""
     lowered = lower_to_nvvm(attention_program("linear", [2], 0, 4, 4, True, "index", "prefix",
                                               False, True, feature_map="elu_plus_one",
                                               normalize=True))
     assert lowered.returncode == 0, lowered.stderr
     assert "host loop" not in lowered.stderr and "stays on the host" not in lowered.stderr
-    assert lowered.stdout.count("gpu.launch_func") == 7
+    assert lowered.stdout.count("gpu.launch_func") == 6
 
 
 def test_too_many_dims_for_gpu_segment_blocks():

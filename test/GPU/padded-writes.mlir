@@ -1,0 +1,89 @@
+// RUN: linea-opt %s -linea-padded-writes -split-input-file | FileCheck %s
+
+// A sequence's rows copied into its chunk-padded buffer (zeros after
+// them): one op over the buffer, each element once, the copy's rows inside
+// its part and the fill's zero after; the part's rows read at the element
+// less the part's offsets.
+// CHECK-LABEL: func.func @padded_rows
+// CHECK-SAME:  (%[[X:[^:]+]]: memref<4x?x64xf32>, %[[P:[^:]+]]: memref<4x?x64xf32>
+// CHECK:       linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]{{.*}} outs(%[[P]] : memref<4x?x64xf32>)
+// CHECK:         %[[I:.+]] = linalg.index 0
+// CHECK:         %[[L:.+]] = linalg.index 1
+// CHECK:         %[[IN:.+]] = arith.cmpi ult, %{{.+}}, %{{.+}}
+// CHECK:         scf.if %{{.+}} -> (f32)
+// CHECK:           %[[V:.+]] = memref.load %[[X]][%{{.+}}, %{{.+}}, %{{.+}}]
+// CHECK:           scf.yield %[[V]]
+// CHECK:         } else {
+// CHECK:           scf.yield %cst
+// CHECK-NOT:   linalg.fill
+// CHECK-NOT:   linalg.copy
+func.func @padded_rows(%x: memref<4x?x64xf32>, %p: memref<4x?x64xf32>) {
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %l = memref.dim %x, %c1 : memref<4x?x64xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<4x?x64xf32>)
+  %rows = memref.subview %p[0, 0, 0] [4, %l, 64] [1, 1, 1] : memref<4x?x64xf32> to memref<4x?x64xf32, strided<[?, 64, 1]>>
+  linalg.copy ins(%x : memref<4x?x64xf32>) outs(%rows : memref<4x?x64xf32, strided<[?, 64, 1]>>)
+  return
+}
+
+// -----
+
+#map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+
+// The ones column of a normalized op's values: the buffer [4, L, 65]
+// filled with ones (a linalg.map fill), the values' feature map written
+// into its first 64 columns. One op; inside, the feature map of the
+// loaded element.
+// CHECK-LABEL: func.func @ones_column
+// CHECK:       linalg.generic
+// CHECK:         scf.if
+// CHECK:           memref.load
+// CHECK:           math.exp
+// CHECK:         } else {
+// CHECK:           scf.yield %cst
+// CHECK-NOT:   linalg.map
+func.func @ones_column(%v: memref<4x?x64xf32>, %o: memref<4x?x65xf32>) {
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f32
+  %l = memref.dim %v, %c1 : memref<4x?x64xf32>
+  linalg.map outs(%o : memref<4x?x65xf32>)
+    (%init: f32) {
+      linalg.yield %one : f32
+    }
+  %values = memref.subview %o[0, 0, 0] [4, %l, 64] [1, 1, 1] : memref<4x?x65xf32> to memref<4x?x64xf32, strided<[?, 65, 1]>>
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%v : memref<4x?x64xf32>) outs(%values : memref<4x?x64xf32, strided<[?, 65, 1]>>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  }
+  return
+}
+
+// -----
+
+// Near misses stay: a write that reads the filled buffer (its own rows,
+// shifted), and a strided part.
+// CHECK-LABEL: func.func @reads_the_filled
+// CHECK:       linalg.fill
+// CHECK:       linalg.copy
+// CHECK-LABEL: func.func @strided_part
+// CHECK:       linalg.fill
+// CHECK:       linalg.copy
+func.func @reads_the_filled(%p: memref<8x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%p : memref<8x64xf32>)
+  %front = memref.subview %p[0, 0] [4, 64] [1, 1] : memref<8x64xf32> to memref<4x64xf32, strided<[64, 1]>>
+  %back = memref.subview %p[4, 0] [4, 64] [1, 1] : memref<8x64xf32> to memref<4x64xf32, strided<[64, 1], offset: 256>>
+  linalg.copy ins(%back : memref<4x64xf32, strided<[64, 1], offset: 256>>) outs(%front : memref<4x64xf32, strided<[64, 1]>>)
+  return
+}
+
+func.func @strided_part(%x: memref<4x32xf32>, %p: memref<8x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%p : memref<8x64xf32>)
+  %every_other = memref.subview %p[0, 0] [4, 32] [2, 2] : memref<8x64xf32> to memref<4x32xf32, strided<[128, 2]>>
+  linalg.copy ins(%x : memref<4x32xf32>) outs(%every_other : memref<4x32xf32, strided<[128, 2]>>)
+  return
+}
