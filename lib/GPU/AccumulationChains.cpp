@@ -356,7 +356,9 @@ linalg::GenericOp mma::epilogueOf(const AccumulationChain &chain) {
     for (Value input : member.getDpsInputs())
       if (linea::viewRoot(input) == resultRoot)
         return {};
-  if (result != out && isUsedAfter(out, op))
+  // (A caller's buffer is read after the function, whatever the IR says.)
+  if (result != out &&
+      (!outRoot.getDefiningOp<memref::AllocOp>() || isUsedAfter(out, op)))
     return {};
   if (!isAvailableBefore(op, last))
     return {};

@@ -296,10 +296,17 @@ const char *whyNotOneKernel(ArrayRef<RowOp> group) {
       return "different column counts";
     columns = row.columns;
   }
-  // Every buffer the group writes is one view, read by its own row (and
-  // column) index. A row value ([R]) is written before anything reads it:
-  // a lane reading the old one could run behind the first lane's store.
+  // Every buffer the group writes is one view, read (before its writer
+  // too) by its own row (and column) index only: other rows are other
+  // warps'. A row value ([R]) is written before anything reads it: a lane
+  // reading the old one could run behind the first lane's store.
   DenseMap<Value, Value> writtenAs;
+  for (const RowOp &row : group) {
+    auto [it, inserted] =
+        writtenAs.try_emplace(linea::viewRoot(row.out()), row.out());
+    if (!inserted && it->second != row.out())
+      return "two views of one written buffer";
+  }
   DenseSet<Value> rowValuesWritten;
   for (const RowOp &row : group) {
     for (OpOperand &operand : row.op->getOpOperands()) {
@@ -307,11 +314,11 @@ const char *whyNotOneKernel(ArrayRef<RowOp> group) {
       if (!isa<BaseMemRefType>(buffer.getType()))
         continue;
       auto written = writtenAs.find(linea::viewRoot(buffer));
-      bool byThisOp = row.op.isDpsInit(&operand);
-      if (written == writtenAs.end() && !byThisOp)
+      if (written == writtenAs.end())
         continue;
-      if (written != writtenAs.end() && written->second != buffer)
+      if (written->second != buffer)
         return "two views of one written buffer";
+      bool byThisOp = row.op.isDpsInit(&operand);
       int64_t rank = cast<MemRefType>(buffer.getType()).getRank();
       AffineMap map = row.op.getMatchingIndexingMap(&operand);
       if (rank > map.getNumDims() ||
@@ -322,7 +329,6 @@ const char *whyNotOneKernel(ArrayRef<RowOp> group) {
         return "a row value read before the group writes it";
     }
     Value out = row.out();
-    writtenAs.try_emplace(linea::viewRoot(out), out);
     if (cast<MemRefType>(out.getType()).getRank() == row.rowDims)
       rowValuesWritten.insert(out);
   }

@@ -157,3 +157,34 @@ func.func @writes_the_input(%x: memref<256x256xf32>, %w: memref<256x256xf32>, %y
   }
   return
 }
+
+// -----
+
+#a = affine_map<(i, e, t) -> (i, t)>
+#m = affine_map<(i, e, t) -> (e, t)>
+#o = affine_map<(i, e, t) -> (i, e)>
+#rows = affine_map<(i, e) -> (i, e)>
+
+// The projection's output is the caller's buffer: it must hold the
+// projection after the call, so an epilogue writing elsewhere stays.
+// CHECK-LABEL: func.func @callers_output
+// CHECK:         scf.parallel
+// CHECK:         linalg.generic
+func.func @callers_output(%x: memref<256x256xf32>, %w: memref<256x256xf32>, %y: memref<256x256xf32>, %z: memref<256x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<256x256xf32>)
+  linalg.generic {indexing_maps = [#a, #m, #o], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<256x256xf32>, memref<256x256xf32>) outs(%y : memref<256x256xf32>) {
+  ^bb0(%in: f32, %wt: f32, %acc: f32):
+    %q = arith.mulf %in, %wt : f32
+    %s = arith.addf %acc, %q : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#rows, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%y : memref<256x256xf32>) outs(%z : memref<256x256xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %e = math.exp %v : f32
+    linalg.yield %e : f32
+  }
+  return
+}

@@ -323,3 +323,32 @@ func.func @rms_norm_rows_of_two_dims(%x: memref<?x?x64xf32>, %w: memref<64xf32>,
   }
   return
 }
+
+// -----
+
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#transposed = affine_map<(d0, d1) -> (d1, d0)>
+
+// A buffer read across rows before the group writes it (in place, by its
+// rows): other warps could store their rows first. The ops stay.
+// CHECK-LABEL: func.func @read_across_rows_before_the_write
+// CHECK-NOT:   gpu.launch
+// CHECK-COUNT-3: linalg.
+func.func @read_across_rows_before_the_write(%x: memref<32x32xf32>, %y: memref<32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<32xf32>)
+  linalg.generic {indexing_maps = [#transposed, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<32x32xf32>) outs(%y : memref<32xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#rows, #row, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : memref<32x32xf32>, memref<32xf32>) outs(%x : memref<32x32xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %d = arith.divf %a, %s : f32
+    linalg.yield %d : f32
+  }
+  return
+}
