@@ -7,6 +7,7 @@
 #include "linea/Utils/MaskedContraction.h"
 #include "linea/Utils/SequenceBlocks.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -279,34 +280,61 @@ Operation *definedAfter(Value value, Operation *point) {
 
 } // namespace
 
-SmallVector<Operation *>
-mma::epilogueDefinitions(const AccumulationChain &chain) {
-  SmallVector<Operation *> defs;
-  for (Value value : valuesUsed(chain.epilogue))
-    if (Operation *def = definedAfter(value, chain.ops.back()))
-      if (!llvm::is_contained(defs, def))
-        defs.push_back(def);
-  llvm::sort(defs,
-             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  return defs;
+/// Collects into `defs` the ops after `last` (in its block) that define
+/// `value` and what those use in turn; false where one of them is neither
+/// free of memory effects nor an allocation, so that it cannot move before
+/// `last`.
+static bool collectHoistable(Value value, Operation *last,
+                             llvm::SetVector<Operation *> &defs) {
+  Operation *def = definedAfter(value, last);
+  if (!def || defs.contains(def))
+    return true;
+  if (def->getNumRegions() ||
+      !(isMemoryEffectFree(def) || isa<memref::AllocOp>(def)))
+    return false;
+  for (Value operand : def->getOperands())
+    if (!collectHoistable(operand, last, defs))
+      return false;
+  defs.insert(def);
+  return true;
 }
 
-/// Whether what `epilogue` uses is there before `last`, or defined after
-/// it by an op without memory effects (a view, a constant) or an
-/// allocation (its output's) whose own operands are: the grid, built where
-/// `last` is, can then have them.
+/// Whether `op` (after `last`) is a run-time check the grid may have made
+/// before it: a `cf.assert` whose condition can be computed there. (A
+/// failed check stops the program either way; where it holds, the grid's
+/// epilogue reads what it was about.)
+static bool isMovableCheck(Operation *op, Operation *last) {
+  auto check = dyn_cast<cf::AssertOp>(op);
+  llvm::SetVector<Operation *> defs;
+  return check && collectHoistable(check.getArg(), last, defs);
+}
+
+SmallVector<Operation *>
+mma::epilogueDefinitions(const AccumulationChain &chain) {
+  Operation *last = chain.ops.back();
+  llvm::SetVector<Operation *> defs;
+  for (Value value : valuesUsed(chain.epilogue))
+    (void)collectHoistable(value, last, defs);
+  // The checks between (a broadcast's), with their conditions.
+  for (Operation *op = last->getNextNode(); op != chain.epilogue;
+       op = op->getNextNode())
+    if (auto check = dyn_cast<cf::AssertOp>(op)) {
+      (void)collectHoistable(check.getArg(), last, defs);
+      defs.insert(check);
+    }
+  SmallVector<Operation *> ordered = defs.takeVector();
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
+/// Whether what `epilogue` uses is there before `last`, or can be made
+/// there (collectHoistable): the grid, built where `last` is, needs it.
 static bool isAvailableBefore(linalg::GenericOp epilogue, Operation *last) {
-  for (Value value : valuesUsed(epilogue)) {
-    Operation *def = definedAfter(value, last);
-    if (!def)
-      continue;
-    if (def->getNumRegions() ||
-        !(isMemoryEffectFree(def) || isa<memref::AllocOp>(def)) ||
-        llvm::any_of(def->getOperands(),
-                     [&](Value v) { return definedAfter(v, last); }))
-      return false;
-  }
-  return true;
+  llvm::SetVector<Operation *> defs;
+  return llvm::all_of(valuesUsed(epilogue), [&](Value value) {
+    return collectHoistable(value, last, defs);
+  });
 }
 
 linalg::GenericOp mma::epilogueOf(const AccumulationChain &chain) {
@@ -315,7 +343,8 @@ linalg::GenericOp mma::epilogueOf(const AccumulationChain &chain) {
     return {};
   Operation *next = last->getNextNode();
   while (next && !isa<linalg::LinalgOp>(next) &&
-         (isMemoryEffectFree(next) || isa<memref::AllocOp>(next)))
+         (isMemoryEffectFree(next) || isa<memref::AllocOp>(next) ||
+          isMovableCheck(next, last)))
     next = next->getNextNode();
   auto op = dyn_cast_or_null<linalg::GenericOp>(next);
   Value out = chain.members.front().out;

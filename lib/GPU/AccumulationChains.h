@@ -47,9 +47,9 @@ struct AccumulationChain {
 SmallVector<AccumulationChain, 0>
 collectChains(ArrayRef<std::pair<linalg::GenericOp, Contraction>> matches);
 
-/// The elementwise op right after `chain` (only allocations and ops
-/// without memory effects between) that a grid outside a sequence block
-/// can apply to each output element as it stores it: a bias, an
+/// The elementwise op right after `chain` (only allocations, ops without
+/// memory effects and run-time checks between) that a grid outside a sequence
+/// block can apply to each output element as it stores it: a bias, an
 /// activation, a residual add. It reads the output only at the element
 /// it computes (the identity map over the output's dims), writes one
 /// buffer there (the output itself, or another that nothing the chain
@@ -61,9 +61,11 @@ collectChains(ArrayRef<std::pair<linalg::GenericOp, Contraction>> matches);
 /// there is none.
 linalg::GenericOp epilogueOf(const AccumulationChain &chain);
 
-/// The ops after `chain`'s last member that define what its epilogue uses
-/// (views, constants, its output's allocation), in order: the grid, built
-/// where that member is, needs them moved before it.
+/// The ops after `chain`'s last member that its epilogue needs before it,
+/// in order: the definitions of what it uses (views, constants, its
+/// output's allocation) and the run-time checks between (a broadcast's
+/// `cf.assert`, with its condition's definition). The grid, built where
+/// that member is, needs them moved before it.
 SmallVector<Operation *> epilogueDefinitions(const AccumulationChain &chain);
 
 } // namespace mlir::linea::mma

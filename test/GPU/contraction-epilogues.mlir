@@ -188,3 +188,44 @@ func.func @callers_output(%x: memref<256x256xf32>, %w: memref<256x256xf32>, %y: 
   }
   return
 }
+
+// -----
+
+#a = affine_map<(i, e, t) -> (i, t)>
+#m = affine_map<(i, e, t) -> (e, t)>
+#o = affine_map<(i, e, t) -> (i, e)>
+#rows = affine_map<(i, e) -> (i, e)>
+
+// A broadcast's run-time check between the projection and its epilogue
+// (torch-mlir's "mismatched size for broadcast"): the check and its
+// condition move before the grid, which then applies the epilogue.
+// CHECK-LABEL: func.func @checked_broadcast
+// CHECK:         %[[SAME:.+]] = arith.cmpi eq
+// CHECK:         cf.assert %[[SAME]], "mismatched size for broadcast"
+// CHECK:         scf.parallel
+// CHECK:           math.exp
+// CHECK-NOT:     linalg.generic
+func.func @checked_broadcast(%x: memref<?x256xf32>, %w: memref<256x256xf32>, %r: memref<?x256xf32>, %y: memref<?x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<?x256xf32>)
+  linalg.generic {indexing_maps = [#a, #m, #o], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x256xf32>, memref<256x256xf32>) outs(%y : memref<?x256xf32>) {
+  ^bb0(%in: f32, %wt: f32, %acc: f32):
+    %q = arith.mulf %in, %wt : f32
+    %s = arith.addf %acc, %q : f32
+    linalg.yield %s : f32
+  }
+  %lx = memref.dim %x, %c0 : memref<?x256xf32>
+  %lr = memref.dim %r, %c0 : memref<?x256xf32>
+  %same = arith.cmpi eq, %lx, %lr : index
+  cf.assert %same, "mismatched size for broadcast"
+  linalg.generic {indexing_maps = [#rows, #rows, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %r : memref<?x256xf32>, memref<?x256xf32>) outs(%y : memref<?x256xf32>) {
+  ^bb0(%v: f32, %u: f32, %o: f32):
+    %e = math.exp %v : f32
+    %s = arith.addf %e, %u : f32
+    linalg.yield %s : f32
+  }
+  return
+}
