@@ -251,10 +251,8 @@ bool isPlainElementwise(linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
       op.getNumReductionLoops() != 0)
     return false;
-  for (Operation &inner : op.getBody()->without_terminator())
-    if (inner.getNumRegions() || !isMemoryEffectFree(&inner))
-      return false;
-  return llvm::all_of(op.getIndexingMapsArray(), linea::readsByLoopDims);
+  return linea::hasPlainBody(op) &&
+         llvm::all_of(op.getIndexingMapsArray(), linea::readsByLoopDims);
 }
 
 /// The values `op` uses from outside its body: its operands and what its

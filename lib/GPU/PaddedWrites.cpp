@@ -42,13 +42,6 @@ struct PaddedWrite {
   memref::SubViewOp part;
 };
 
-/// Whether `op`'s body computes from its operands alone.
-bool hasPlainBody(linalg::LinalgOp op) {
-  return llvm::all_of(op.getBlock()->without_terminator(), [](Operation &op) {
-    return !op.getNumRegions() && isMemoryEffectFree(&op);
-  });
-}
-
 /// The write into part of `fill`'s buffer right after it (only ops without
 /// memory effects between), if that is one.
 std::optional<PaddedWrite> paddedWriteAfter(Operation *fill) {
@@ -66,7 +59,7 @@ std::optional<PaddedWrite> paddedWriteAfter(Operation *fill) {
   auto write = dyn_cast_or_null<linalg::LinalgOp>(next);
   if (!write || !write.hasPureBufferSemantics() ||
       write.getNumDpsInits() != 1 || write.getNumReductionLoops() != 0 ||
-      !hasPlainBody(write))
+      !linea::hasPlainBody(write))
     return std::nullopt;
   OpOperand *out = write.getDpsInitOperand(0);
   auto part = out->get().getDefiningOp<memref::SubViewOp>();

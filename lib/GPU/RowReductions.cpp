@@ -16,6 +16,7 @@
 #include "linea/Utils/SequenceBlocks.h"
 
 #include "GPUMapping.h"
+#include "StoredTypes.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -108,10 +109,9 @@ std::optional<RowOp> classify(linalg::LinalgOp op) {
       op->getParentOfType<gpu::LaunchOp>() ||
       op->getParentOfType<scf::ParallelOp>())
     return std::nullopt;
+  if (!linea::hasPlainBody(op))
+    return std::nullopt;
   Block *body = op.getBlock();
-  for (Operation &inner : body->without_terminator())
-    if (inner.getNumRegions() || !isMemoryEffectFree(&inner))
-      return std::nullopt;
   for (OpOperand &input : op->getOpOperands())
     if (!linea::readsByLoopDims(op.getMatchingIndexingMap(&input)))
       return std::nullopt;
@@ -641,27 +641,6 @@ bool isInterleaved(ArrayRef<RowOp> run, ArrayRef<RowOp> group) {
   return false;
 }
 
-/// Erases the allocation `root` (with its views and deallocation) where
-/// nothing else uses it any more.
-void eraseIfUnused(RewriterBase &rewriter, Value root) {
-  SmallVector<Operation *> users;
-  SmallVector<Value> worklist{root};
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    for (Operation *user : value.getUsers()) {
-      auto view = dyn_cast<ViewLikeOpInterface>(user);
-      if (view && view.getViewSource() == value)
-        worklist.push_back(view->getResult(0));
-      else if (!isa<memref::DeallocOp>(user))
-        return;
-      users.push_back(user);
-    }
-  }
-  for (Operation *user : llvm::reverse(users))
-    rewriter.eraseOp(user);
-  rewriter.eraseOp(root.getDefiningOp());
-}
-
 struct LineaRowReductionsPass
     : linea::impl::LineaRowReductionsBase<LineaRowReductionsPass> {
   using LineaRowReductionsBase::LineaRowReductionsBase;
@@ -724,7 +703,7 @@ struct LineaRowReductionsPass
     for (const RowOp &row : llvm::reverse(group))
       rewriter.eraseOp(row.op);
     for (Value root : internal)
-      eraseIfUnused(rewriter, root);
+      linea::eraseUnusedBuffer(rewriter, root.getDefiningOp<memref::AllocOp>());
   }
 
   int64_t threads = 0;

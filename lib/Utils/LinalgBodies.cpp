@@ -5,8 +5,15 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
+
+bool linea::hasPlainBody(linalg::LinalgOp op) {
+  return llvm::all_of(op.getBlock()->without_terminator(), [](Operation &op) {
+    return !op.getNumRegions() && isMemoryEffectFree(&op);
+  });
+}
 
 bool linea::readsByLoopDims(AffineMap map) {
   return llvm::all_of(map.getResults(), [](AffineExpr e) {

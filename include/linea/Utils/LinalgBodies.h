@@ -16,6 +16,10 @@
 
 namespace mlir::linea {
 
+/// Whether `op`'s body computes from its operands alone: no op in it has
+/// a region or a memory effect, so it can be cloned anywhere.
+bool hasPlainBody(linalg::LinalgOp op);
+
 /// Whether each result of `map` is a loop dim or a constant, so that
 /// loadByMap can read by it.
 bool readsByLoopDims(AffineMap map);
