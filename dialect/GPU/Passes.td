@@ -184,6 +184,13 @@ def LineaPaddedWrites : Pass<"linea-padded-writes"> {
     kernel, each element written once. Ops in a sequence block, which runs
     as one GPU block already, stay.
 
+    A pad of a pad (a normalized op's values beside their ones column, then
+    padded to whole chunks) is one op too: where the write copies from a
+    buffer that an earlier padded write made, that nothing else reads
+    (deallocations aside) and whose write's inputs nothing writes between
+    the two, the earlier write's element is computed where it would have
+    been loaded (its own `scf.if`), and its buffer goes.
+
     ```mlir
     linalg.fill ins(%zero : f32) outs(%padded : memref<4x?x64xf32>)
     %rows = memref.subview %padded[0, 0, 0] [4, %l, 64] [1, 1, 1] : ...
@@ -301,6 +308,15 @@ def LineaMapToGPU : Pass<"linea-map-to-gpu"> {
       output comes right before it (only ops without memory effects
       between them: a LayerNorm's sums, a projection on the CUDA cores),
       they start at the fill's value and the fill is no kernel of its own.
+    - Sibling kernels: elementwise ops (no reduction loops) side by side in
+      one block, with only ops without memory effects, views and
+      allocations between them, where none reads or writes a buffer another
+      writes and every buffer they write is an allocation of the function
+      (a caller's buffers may alias), are one launch: their bands, each
+      collapsed to one dim, laid end to end, iteration t running the first
+      op's element t, the second's t - n1 (under `(t - n1) < n2`,
+      unsigned), and so on. A linear attention's q, k and v padded to whole
+      chunks and its first state zeroed are one launch, not four.
 
     Before both, a host loop nest that adds into one f32 buffer at indices
     its body computes, and touches that buffer no other way (the gradient of

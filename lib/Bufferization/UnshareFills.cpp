@@ -21,15 +21,23 @@ using namespace mlir;
 
 namespace {
 
-/// The uses of `fill`'s result as the destination of a destination-style
-/// op (where bufferization would write into the fill's buffer), in program
-/// order.
+/// The uses of `fill`'s result that one fill each would compute in place,
+/// in program order: the destination of a destination-style op (where
+/// bufferization would write into the fill's buffer), and the source of
+/// an insert_slice (where eliminate-empty-tensors fills the slice of the
+/// destination itself: a chunked form's first state, zeros, in the states
+/// of every layer).
 SmallVector<OpOperand *> destinationUses(Operation *fill) {
   SmallVector<OpOperand *> uses;
-  fill->getBlock()->walk([&](DestinationStyleOpInterface dps) {
-    for (OpOperand &init : dps.getDpsInitsMutable())
-      if (init.get() == fill->getResult(0))
-        uses.push_back(&init);
+  Value zeros = fill->getResult(0);
+  fill->getBlock()->walk([&](Operation *op) {
+    if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
+      if (insert.getSource() == zeros)
+        uses.push_back(&insert.getSourceMutable());
+    if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
+      for (OpOperand &init : dps.getDpsInitsMutable())
+        if (init.get() == zeros)
+          uses.push_back(&init);
   });
   return uses;
 }

@@ -61,35 +61,6 @@ bool readsOutput(const Contraction &c) {
   return linea::viewRoot(c.a) == root || linea::viewRoot(c.m) == root;
 }
 
-
-/// The buffers (view roots) `op` and the ops nested in it read and write
-/// (a deallocation counts as a write); false where an effect is on no
-/// known buffer.
-bool bufferEffects(Operation *op, llvm::SmallPtrSetImpl<Value> &reads,
-                   llvm::SmallPtrSetImpl<Value> &writes) {
-  WalkResult walk = op->walk([&](Operation *nested) {
-    // (A linalg op reports its operands' effects and has its body's too.)
-    auto interface = dyn_cast<MemoryEffectOpInterface>(nested);
-    if (!interface)
-      return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
-                 ? WalkResult::advance()
-                 : WalkResult::interrupt();
-    SmallVector<MemoryEffects::EffectInstance> effects;
-    interface.getEffects(effects);
-    for (const MemoryEffects::EffectInstance &effect : effects) {
-      if (isa<MemoryEffects::Allocate>(effect.getEffect()))
-        continue;
-      Value value = effect.getValue();
-      if (!value || !isa<BaseMemRefType>(value.getType()))
-        return WalkResult::interrupt();
-      (isa<MemoryEffects::Read>(effect.getEffect()) ? reads : writes)
-          .insert(linea::viewRoot(value));
-    }
-    return WalkResult::advance();
-  });
-  return !walk.wasInterrupted();
-}
-
 /// Whether every op strictly between `from` and `to` (one block, `from`
 /// first) leaves buffer `out` alone and writes none of `protectedRoots`.
 bool independentBetween(Operation *from, Operation *to, Value out,
@@ -98,10 +69,10 @@ bool independentBetween(Operation *from, Operation *to, Value out,
     return false;
   for (Operation *op = from->getNextNode(); op != to; op = op->getNextNode()) {
     llvm::SmallPtrSet<Value, 8> reads, writes;
-    if (!bufferEffects(op, reads, writes) || reads.contains(out) ||
-        writes.contains(out) ||
-        llvm::any_of(writes,
-                     [&](Value w) { return protectedRoots.contains(w); }))
+    if (!linea::bufferEffects(op, reads, writes) || reads.contains(out) ||
+        writes.contains(out) || llvm::any_of(writes, [&](Value w) {
+          return protectedRoots.contains(w);
+        }))
       return false;
   }
   return true;
@@ -127,7 +98,7 @@ Operation *zeroFillBefore(linalg::GenericOp first, const Contraction &c) {
       return {};
     }
     llvm::SmallPtrSet<Value, 8> reads, writes;
-    if (!bufferEffects(op, reads, writes) || reads.contains(out) ||
+    if (!linea::bufferEffects(op, reads, writes) || reads.contains(out) ||
         writes.contains(out))
       return {};
   }

@@ -314,6 +314,31 @@ Value linea::viewRoot(Value memref) {
   return memref;
 }
 
+bool linea::bufferEffects(Operation *op, llvm::SmallPtrSetImpl<Value> &reads,
+                          llvm::SmallPtrSetImpl<Value> &writes) {
+  WalkResult walk = op->walk([&](Operation *nested) {
+    // (A linalg op reports its operands' effects and has its body's too.)
+    auto interface = dyn_cast<MemoryEffectOpInterface>(nested);
+    if (!interface)
+      return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    interface.getEffects(effects);
+    for (const MemoryEffects::EffectInstance &effect : effects) {
+      if (isa<MemoryEffects::Allocate>(effect.getEffect()))
+        continue;
+      Value value = effect.getValue();
+      if (!value || !isa<BaseMemRefType>(value.getType()))
+        return WalkResult::interrupt();
+      (isa<MemoryEffects::Read>(effect.getEffect()) ? reads : writes)
+          .insert(linea::viewRoot(value));
+    }
+    return WalkResult::advance();
+  });
+  return !walk.wasInterrupted();
+}
+
 void linea::forEachHostAccess(
     Operation *root, function_ref<void(Operation *, Value)> access) {
   root->walk<WalkOrder::PreOrder>([&](Operation *op) {

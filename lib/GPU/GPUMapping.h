@@ -56,6 +56,12 @@ bool isMappedTo(scf::ParallelOp loop, gpu::Processor processor);
 /// ViewLikeOpInterface op): two memrefs with different roots do not alias.
 Value viewRoot(Value memref);
 
+/// The buffers (view roots) `op` and the ops nested in it read and write
+/// (a deallocation counts as a write); false where an effect is on no
+/// known buffer.
+bool bufferEffects(Operation *op, llvm::SmallPtrSetImpl<Value> &reads,
+                   llvm::SmallPtrSetImpl<Value> &writes);
+
 /// The function arguments that hold the caller's tensors (device memory):
 /// every buffer argument of a public function, and the arguments of private
 /// ones that some call passes one of those to, or a view of one.

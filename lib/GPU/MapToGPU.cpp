@@ -17,6 +17,7 @@
 #include "linea/Utils/SequenceBlocks.h"
 
 #include "GPUMapping.h"
+#include "SiblingKernels.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -39,10 +40,15 @@ using namespace mlir;
 
 namespace {
 
-/// Collapses a parallel band to one dim (a no-op for one dim).
+std::optional<int64_t> staticTripCount(scf::ParallelOp loop);
+
+/// Collapses a parallel band to one dim (a no-op for one dim). A band of
+/// static size keeps a constant bound (the collapse multiplies the dims'
+/// sizes in ops of its own).
 scf::ParallelOp collapseToOneDim(RewriterBase &rewriter, scf::ParallelOp loop) {
   if (loop.getNumLoops() == 1)
     return loop;
+  std::optional<int64_t> trips = staticTripCount(loop);
   std::vector<unsigned> all(loop.getNumLoops());
   std::iota(all.begin(), all.end(), 0);
   // The collapse replaces the loop by a new one just before the op that
@@ -53,7 +59,16 @@ scf::ParallelOp collapseToOneDim(RewriterBase &rewriter, scf::ParallelOp loop) {
   Operation *collapsed = next->getPrevNode();
   while (!isa<scf::ParallelOp>(collapsed))
     collapsed = collapsed->getPrevNode();
-  return cast<scf::ParallelOp>(collapsed);
+  auto band = cast<scf::ParallelOp>(collapsed);
+  if (trips && matchPattern(band.getLowerBound()[0], m_Zero()) &&
+      matchPattern(band.getStep()[0], m_One())) {
+    rewriter.setInsertionPoint(band);
+    Value size =
+        arith::ConstantIndexOp::create(rewriter, band.getLoc(), *trips);
+    rewriter.modifyOpInPlace(
+        band, [&] { band.getUpperBoundMutable()[0].assign(size); });
+  }
+  return band;
 }
 
 //===----------------------------------------------------------------------===//
@@ -478,7 +493,27 @@ struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
     DenseSet<Operation *> waiting;
     for (auto [reduction, fill] : startingFill)
       waiting.insert(fill);
+    // Elementwise ops side by side that leave each other's buffers alone
+    // are one kernel, mapped when their first one comes.
+    SmallVector<linalg::LinalgOp> candidates;
+    for (linalg::LinalgOp op : ops)
+      if (!linea::isInSequenceBlock(op) && !waiting.contains(op) &&
+          !hasOneParallelIteration(op))
+        candidates.push_back(op);
+    SmallVector<SmallVector<linalg::LinalgOp>> groups =
+        linea::siblingGroups(candidates);
+    DenseMap<Operation *, size_t> groupOf;
+    for (auto [index, group] : llvm::enumerate(groups))
+      for (linalg::LinalgOp member : group)
+        groupOf[member] = index;
     for (linalg::LinalgOp op : ops) {
+      if (auto grouped = groupOf.find(op); grouped != groupOf.end()) {
+        ArrayRef<linalg::LinalgOp> group = groups[grouped->second];
+        if (group.front() == op &&
+            failed(mapSiblings(rewriter, group, threads)))
+          return signalPassFailure();
+        continue;
+      }
       if (waiting.contains(op))
         continue;
       Operation *fill = startingFill.lookup(op);
@@ -521,6 +556,27 @@ struct LineaMapToGPUPass : linea::impl::LineaMapToGPUBase<LineaMapToGPUPass> {
       guardAsserts(rewriter, band);
       mapToBlocksAndThreads(rewriter, band, threads);
     }
+    return success();
+  }
+
+  /// `group` (siblingGroups) as one kernel: each op's band collapsed to
+  /// one dim, the bands laid end to end.
+  LogicalResult mapSiblings(RewriterBase &rewriter,
+                            ArrayRef<linalg::LinalgOp> group, int64_t threads) {
+    SmallVector<scf::ParallelOp> bands;
+    for (linalg::LinalgOp member : group) {
+      Location loc = member.getLoc();
+      FailureOr<Operation *> loops = lowerToLoops(rewriter, member);
+      if (failed(loops))
+        return failure();
+      auto band = dyn_cast_or_null<scf::ParallelOp>(*loops);
+      if (!band)
+        return emitError(loc) << "no parallel loops to share a kernel";
+      guardAsserts(rewriter, band);
+      bands.push_back(collapseToOneDim(rewriter, band));
+    }
+    mapToBlocksAndThreads(rewriter, linea::mergeBands(rewriter, bands),
+                          threads);
     return success();
   }
 

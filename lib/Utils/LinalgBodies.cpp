@@ -21,8 +21,8 @@ bool linea::readsByLoopDims(AffineMap map) {
   });
 }
 
-Value linea::loadByMap(OpBuilder &b, Location loc, Value buffer, AffineMap map,
-                       ValueRange ivs) {
+SmallVector<Value> linea::indicesByMap(OpBuilder &b, Location loc,
+                                       AffineMap map, ValueRange ivs) {
   SmallVector<Value> indices;
   for (AffineExpr result : map.getResults()) {
     if (auto dim = dyn_cast<AffineDimExpr>(result))
@@ -31,7 +31,12 @@ Value linea::loadByMap(OpBuilder &b, Location loc, Value buffer, AffineMap map,
       indices.push_back(arith::ConstantIndexOp::create(
           b, loc, cast<AffineConstantExpr>(result).getValue()));
   }
-  return memref::LoadOp::create(b, loc, buffer, indices);
+  return indices;
+}
+
+Value linea::loadByMap(OpBuilder &b, Location loc, Value buffer, AffineMap map,
+                       ValueRange ivs) {
+  return memref::LoadOp::create(b, loc, buffer, indicesByMap(b, loc, map, ivs));
 }
 
 Value linea::cloneBodyAt(OpBuilder &b, linalg::LinalgOp op, ValueRange ivs,

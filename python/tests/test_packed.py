@@ -836,14 +836,15 @@ def test_packed_softmax_gpu_code_is_two_launches_whatever_the_segments():
     assert "host loop" not in lowered.stderr and "stays on the host" not in lowered.stderr
 
 
-def test_packed_prefix_gpu_code_is_three_launches_whatever_the_segments():
-    """Per-segment prefixes: the offsets and the prefix lengths each copied
-    once for the host's checks, then every (segment, sequence) block, its
-    prefix part and its causal part in one program; no host loop."""
+def test_packed_prefix_gpu_code_is_two_launches_whatever_the_segments():
+    """Per-segment prefixes: the offsets and the prefix lengths copied once
+    for the host's checks (one launch: the two copies are independent),
+    then every (segment, sequence) block, its prefix part and its causal
+    part in one program; no host loop."""
     lowered = lower_to_nvvm(attention_program("linear", [2, 3], 0, 8, 4, True, "index",
                                               "prefix", True, True))
     assert lowered.returncode == 0, lowered.stderr
-    assert lowered.stdout.count("gpu.launch_func") == 3
+    assert lowered.stdout.count("gpu.launch_func") == 2
     assert "host loop" not in lowered.stderr and "stays on the host" not in lowered.stderr
 
 
@@ -851,16 +852,17 @@ def test_normalized_prefix_gpu_code_has_no_host_loop():
     """A normalized op with per-segment prefixes: the ones column is
     appended to the packed values once, on the device, and every (segment,
     sequence) block runs its unnormalized prefix op; the division follows.
-    Six launches, none in a host loop: the staged offsets and prefix
-    lengths, the values with the column beside them (one kernel writing
-    each element once, linea-padded-writes), the blocks, the division, the
-    final states without the column."""
+    Four launches, none in a host loop: the staged offsets and prefix
+    lengths (one launch, linea-map-to-gpu's sibling kernels), the values
+    with the column beside them (one kernel writing each element once,
+    linea-padded-writes), the blocks, and the division beside the final
+    states without the column (siblings again)."""
     lowered = lower_to_nvvm(attention_program("linear", [2], 0, 4, 4, True, "index", "prefix",
                                               False, True, feature_map="elu_plus_one",
                                               normalize=True))
     assert lowered.returncode == 0, lowered.stderr
     assert "host loop" not in lowered.stderr and "stays on the host" not in lowered.stderr
-    assert lowered.stdout.count("gpu.launch_func") == 6
+    assert lowered.stdout.count("gpu.launch_func") == 4
 
 
 def test_too_many_dims_for_gpu_segment_blocks():

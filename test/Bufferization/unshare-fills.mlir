@@ -96,3 +96,24 @@ func.func @written_in_parts(%x: tensor<4x4xf32>) -> tensor<8x4xf32> {
   %r = tensor.insert_slice %c into %z[0, 0] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<8x4xf32>
   return %r : tensor<8x4xf32>
 }
+
+// Zeros inserted as the first slice of two layers' states: each insert
+// gets a fill of its own, which eliminate-empty-tensors then places in the
+// slice itself; no layer's zeros are a buffer copied into its states.
+// CHECK-LABEL: func.func @inserted_in_two_places
+// CHECK: %[[Z:.+]] = linalg.fill {{.*}} -> tensor<2x8xf32>
+// CHECK: tensor.insert_slice %[[Z]] into
+// CHECK: %[[Z2:.+]] = linalg.fill {{.*}} -> tensor<2x8xf32>
+// CHECK: tensor.insert_slice %[[Z2]] into
+// BUFFERS-LABEL: func.func @inserted_in_two_places
+// BUFFERS-NOT: memref.copy
+// BUFFERS-NOT: memref.alloc() : memref<2x8xf32>
+// BUFFERS: return
+func.func @inserted_in_two_places(%s1: tensor<2x4x8xf32>, %s2: tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %a = tensor.insert_slice %z into %s1[0, 0, 0] [2, 1, 8] [1, 1, 1] : tensor<2x8xf32> into tensor<2x4x8xf32>
+  %b = tensor.insert_slice %z into %s2[0, 0, 0] [2, 1, 8] [1, 1, 1] : tensor<2x8xf32> into tensor<2x4x8xf32>
+  return %a, %b : tensor<2x4x8xf32>, tensor<2x4x8xf32>
+}

@@ -87,3 +87,92 @@ func.func @strided_part(%x: memref<4x32xf32>, %p: memref<8x64xf32>) {
   linalg.copy ins(%x : memref<4x32xf32>) outs(%every_other : memref<4x32xf32, strided<[128, 2]>>)
   return
 }
+
+// -----
+
+// A pad of a pad: the values beside their ones column [4, L, 65], then
+// padded to whole chunks [4, P, 65]. One op over the outer buffer; inside
+// its part, the inner padded write's element computed where it would have
+// been read (the values' load, else the column's one); the inner buffer
+// goes.
+// CHECK-LABEL: func.func @pad_of_pad
+// CHECK-SAME:  (%[[V:[^:]+]]: memref<4x?x64xf32>, %[[P:[^:]+]]: memref<4x?x65xf32>
+// CHECK-NOT:   memref.alloc
+// CHECK:       linalg.generic {{.*}} outs(%[[P]] : memref<4x?x65xf32>)
+// CHECK:         scf.if %{{.+}} -> (f32)
+// CHECK:           scf.if %{{.+}} -> (f32)
+// CHECK:             %[[X:.+]] = memref.load %[[V]]
+// CHECK:             scf.yield %[[X]]
+// CHECK:           } else {
+// CHECK:             scf.yield %[[ONE:.+]] : f32
+// CHECK:         } else {
+// CHECK:           scf.yield %[[ZERO:.+]] : f32
+// CHECK-NOT:   linalg.generic
+// CHECK-NOT:   linalg.fill
+// CHECK-NOT:   linalg.copy
+// CHECK-NOT:   memref.alloc
+// CHECK:       return
+func.func @pad_of_pad(%v: memref<4x?x64xf32>, %p: memref<4x?x65xf32>) {
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %l = memref.dim %v, %c1 : memref<4x?x64xf32>
+  %column = memref.alloc(%l) : memref<4x?x65xf32>
+  linalg.fill ins(%one : f32) outs(%column : memref<4x?x65xf32>)
+  %values = memref.subview %column[0, 0, 0] [4, %l, 64] [1, 1, 1] : memref<4x?x65xf32> to memref<4x?x64xf32, strided<[?, 65, 1]>>
+  linalg.copy ins(%v : memref<4x?x64xf32>) outs(%values : memref<4x?x64xf32, strided<[?, 65, 1]>>)
+  linalg.fill ins(%zero : f32) outs(%p : memref<4x?x65xf32>)
+  %rows = memref.subview %p[0, 0, 0] [4, %l, 65] [1, 1, 1] : memref<4x?x65xf32> to memref<4x?x65xf32, strided<[?, 65, 1]>>
+  linalg.copy ins(%column : memref<4x?x65xf32>) outs(%rows : memref<4x?x65xf32, strided<[?, 65, 1]>>)
+  memref.dealloc %column : memref<4x?x65xf32>
+  return
+}
+
+// -----
+
+// Near misses of a pad of a pad: the inner buffer read again after the
+// outer write (it must exist), and the inner write's input changed between
+// the two writes (its value at the outer write is not the one it read).
+// Each padded write is one op of its own.
+// CHECK-LABEL: func.func @inner_read_again
+// CHECK:       %[[C:.+]] = memref.alloc
+// CHECK:       linalg.generic {{.*}} outs(%[[C]]
+// CHECK:       linalg.generic
+// CHECK:         memref.load %[[C]]
+// CHECK:       memref.load %[[C]]
+// CHECK-LABEL: func.func @input_changed_between
+// CHECK:       %[[C:.+]] = memref.alloc
+// CHECK:       linalg.generic {{.*}} outs(%[[C]]
+// CHECK:       linalg.fill
+// CHECK:       linalg.generic
+// CHECK:         memref.load %[[C]]
+func.func @inner_read_again(%v: memref<4x8xf32>, %p: memref<4x16xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %column = memref.alloc() : memref<4x9xf32>
+  linalg.fill ins(%one : f32) outs(%column : memref<4x9xf32>)
+  %values = memref.subview %column[0, 0] [4, 8] [1, 1] : memref<4x9xf32> to memref<4x8xf32, strided<[9, 1]>>
+  linalg.copy ins(%v : memref<4x8xf32>) outs(%values : memref<4x8xf32, strided<[9, 1]>>)
+  linalg.fill ins(%zero : f32) outs(%p : memref<4x16xf32>)
+  %rows = memref.subview %p[0, 0] [4, 9] [1, 1] : memref<4x16xf32> to memref<4x9xf32, strided<[16, 1]>>
+  linalg.copy ins(%column : memref<4x9xf32>) outs(%rows : memref<4x9xf32, strided<[16, 1]>>)
+  %x = memref.load %column[%c0, %c0] : memref<4x9xf32>
+  return %x : f32
+}
+
+func.func @input_changed_between(%v: memref<4x8xf32>, %p: memref<4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+  %column = memref.alloc() : memref<4x9xf32>
+  linalg.fill ins(%one : f32) outs(%column : memref<4x9xf32>)
+  %values = memref.subview %column[0, 0] [4, 8] [1, 1] : memref<4x9xf32> to memref<4x8xf32, strided<[9, 1]>>
+  linalg.copy ins(%v : memref<4x8xf32>) outs(%values : memref<4x8xf32, strided<[9, 1]>>)
+  linalg.fill ins(%two : f32) outs(%v : memref<4x8xf32>)
+  linalg.fill ins(%zero : f32) outs(%p : memref<4x16xf32>)
+  %rows = memref.subview %p[0, 0] [4, 9] [1, 1] : memref<4x16xf32> to memref<4x9xf32, strided<[16, 1]>>
+  linalg.copy ins(%column : memref<4x9xf32>) outs(%rows : memref<4x9xf32, strided<[16, 1]>>)
+  memref.dealloc %column : memref<4x9xf32>
+  return
+}

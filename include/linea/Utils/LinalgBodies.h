@@ -24,6 +24,10 @@ bool hasPlainBody(linalg::LinalgOp op);
 /// loadByMap can read by it.
 bool readsByLoopDims(AffineMap map);
 
+/// The indices `map` (readsByLoopDims) reads at loop indices `ivs`.
+SmallVector<Value> indicesByMap(OpBuilder &b, Location loc, AffineMap map,
+                                ValueRange ivs);
+
 /// The element of `buffer` that `map` (readsByLoopDims) reads at loop
 /// indices `ivs`.
 Value loadByMap(OpBuilder &b, Location loc, Value buffer, AffineMap map,
