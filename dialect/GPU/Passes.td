@@ -166,6 +166,45 @@ def LineaExpandFlashAttention : Pass<"linea-expand-flash-attention", "::mlir::Mo
                            "::mlir::vector::VectorDialect"];
 }
 
+def LineaEpiloguesInContractionShape
+    : Pass<"linea-epilogues-in-contraction-shape", "::mlir::func::FuncOp"> {
+  let summary = "Elementwise ops around a contraction take its shape, across reshapes";
+  let description = [{
+    On tensors, in `linea-lower-to-nvvm` before bufferization. A model's
+    `Linear` on `[B, L, D]` is a contraction on `[B L, D]` between a
+    `tensor.collapse_shape` and a `tensor.expand_shape`; its bias, GELU or
+    residual add then runs on `[B, L, N]`, and its zero fill on the
+    uncollapsed init. On buffers the contraction's grid takes an
+    elementwise op that reads its output (`linea-contractions-to-mma`'s
+    epilogue) and a fill of its output (accumulators starting at zero) only
+    where they read and write the output itself, not a reshaped view of it.
+    Where B is static 1 the reshapes fold away; where B is dynamic they do
+    not, and each is a kernel and a pass over the output of its own.
+
+    This pass collapses them instead (upstream's fold-reshape-by-collapsing
+    patterns, `linalg::populateFoldReshapeOpsByCollapsingPatterns`, and
+    the reshapes' canonicalizations): an all-parallel generic that reads an
+    expand_shape of a contraction's result runs over the collapsed dims
+    (its other operands collapsed alike, its result expanded), and an
+    all-parallel generic (a fill) whose result is collapsed into a
+    contraction's init runs collapsed too. Nothing else is touched.
+
+    ```mlir
+    %p = linalg.generic {... ["parallel", "parallel", "reduction"]}
+        ins(%x, %w : tensor<?x128xf32>, tensor<512x128xf32>) outs(%init : tensor<?x512xf32>)
+    %e = tensor.expand_shape %p [[0, 1], [2]] output_shape [%b, %l, 512] : ...
+    %g = linalg.generic {... ["parallel", "parallel", "parallel"]}
+        ins(%e, %bias : tensor<?x?x512xf32>, tensor<512xf32>) outs(...)
+    // becomes
+    %g2 = linalg.generic {... ["parallel", "parallel"]}
+        ins(%p, %bias : tensor<?x512xf32>, tensor<512xf32>) outs(...)
+    %g = tensor.expand_shape %g2 [[0, 1], [2]] output_shape [%b, %l, 512] : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def LineaPaddedWrites : Pass<"linea-padded-writes"> {
   let summary = "A fill and a write into part of the filled buffer: one op that writes each element once";
   let description = [{

@@ -320,6 +320,10 @@ static void buildLaunches(OpPassManager &pm,
     pm.addPass(linea::createLineaCheckAssumedSizes());
   buildOptimizeForGPU(pm, options);
   buildModelIRForKernels(pm, /*fuse=*/true, /*collapse=*/true);
+  // A projection's bias, activation and zero fill in its own shape, for its
+  // grid to take (a dynamic batch leaves them on reshaped views).
+  pm.addNestedPass<func::FuncOp>(
+      linea::createLineaEpiloguesInContractionShape());
   buildReferenceToBuffers(pm, /*unshareEmpties=*/true);
   pm.addPass(linea::createLineaExpandFlashAttention());
   linea::LineaContractionsToMMAOptions mma;

@@ -291,6 +291,21 @@ def kernel_names(text, options="chip=sm_90a format=isa"):
             if line.lstrip().startswith("gpu.binary @")]
 
 
+# The body of gelu(v + c) + res (erf form), shared by the projection
+# epilogue programs.
+GELU_RESIDUAL_BODY = """\
+  ^bb0(%v: f32, %c: f32, %res: f32, %o: f32):
+    %s = arith.addf %v, %c : f32
+    %d = arith.divf %s, %root2 : f32
+    %er = math.erf %d : f32
+    %e1 = arith.addf %er, %one : f32
+    %h = arith.mulf %e1, %half : f32
+    %g = arith.mulf %s, %h : f32
+    %out = arith.addf %g, %res : f32
+    linalg.yield %out : f32
+"""
+
+
 def projection_epilogue_program(k, n):
     """@main(x [?, k], w [n, k], b [n], r [?, n]) = gelu(x w^T + b) + r, the
     contraction a generic as a model's Linear is after generalization."""
@@ -319,17 +334,53 @@ func.func @main(%x: tensor<?x{k}xf32>, %w: tensor<{n}x{k}xf32>, %b: tensor<{n}xf
   }} -> tensor<?x{n}xf32>
   %y = linalg.generic {{indexing_maps = [#rows, #bias, #rows, #rows], iterator_types = ["parallel", "parallel"]}}
       ins(%p, %b, %r : tensor<?x{n}xf32>, tensor<{n}xf32>, tensor<?x{n}xf32>) outs(%p : tensor<?x{n}xf32>) {{
-  ^bb0(%v: f32, %c: f32, %res: f32, %o: f32):
-    %s = arith.addf %v, %c : f32
-    %d = arith.divf %s, %root2 : f32
-    %er = math.erf %d : f32
-    %e1 = arith.addf %er, %one : f32
-    %h = arith.mulf %e1, %half : f32
-    %g = arith.mulf %s, %h : f32
-    %out = arith.addf %g, %res : f32
-    linalg.yield %out : f32
-  }} -> tensor<?x{n}xf32>
+{GELU_RESIDUAL_BODY}  }} -> tensor<?x{n}xf32>
   return %y : tensor<?x{n}xf32>
+}}
+"""
+
+
+def batched_projection_epilogue_program(k, n):
+    """@main(x [?, ?, k], w [n, k], b [n], r [?, ?, n]) = gelu(x w^T + b) + r
+    as torch-mlir writes a Linear over [B, L, k] with B and L dynamic: the
+    zeros filled into [B, L, n] and collapsed to the contraction's init, its
+    result expanded back, the bias, GELU and residual add over [B, L, n]."""
+    return f"""
+#a = affine_map<(i, e, t) -> (i, t)>
+#m = affine_map<(i, e, t) -> (e, t)>
+#o = affine_map<(i, e, t) -> (i, e)>
+#rows = affine_map<(b, l, e) -> (b, l, e)>
+#bias = affine_map<(b, l, e) -> (e)>
+func.func @main(%x: tensor<?x?x{k}xf32>, %w: tensor<{n}x{k}xf32>, %b: tensor<{n}xf32>,
+                %r: tensor<?x?x{n}xf32>) -> tensor<?x?x{n}xf32> {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %one = arith.constant 1.0 : f32
+  %root2 = arith.constant 1.41421354 : f32
+  %bs = tensor.dim %x, %c0 : tensor<?x?x{k}xf32>
+  %ls = tensor.dim %x, %c1 : tensor<?x?x{k}xf32>
+  %e = tensor.empty(%bs, %ls) : tensor<?x?x{n}xf32>
+  %f = linalg.generic {{indexing_maps = [#rows], iterator_types = ["parallel", "parallel", "parallel"]}}
+      outs(%e : tensor<?x?x{n}xf32>) {{
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  }} -> tensor<?x?x{n}xf32>
+  %x2 = tensor.collapse_shape %x [[0, 1], [2]] : tensor<?x?x{k}xf32> into tensor<?x{k}xf32>
+  %f2 = tensor.collapse_shape %f [[0, 1], [2]] : tensor<?x?x{n}xf32> into tensor<?x{n}xf32>
+  %p = linalg.generic {{indexing_maps = [#a, #m, #o], iterator_types = ["parallel", "parallel", "reduction"]}}
+      ins(%x2, %w : tensor<?x{k}xf32>, tensor<{n}x{k}xf32>) outs(%f2 : tensor<?x{n}xf32>) {{
+  ^bb0(%in: f32, %wt: f32, %acc: f32):
+    %q = arith.mulf %in, %wt : f32
+    %s = arith.addf %acc, %q : f32
+    linalg.yield %s : f32
+  }} -> tensor<?x{n}xf32>
+  %p3 = tensor.expand_shape %p [[0, 1], [2]] output_shape [%bs, %ls, {n}] : tensor<?x{n}xf32> into tensor<?x?x{n}xf32>
+  %y = linalg.generic {{indexing_maps = [#rows, #bias, #rows, #rows], iterator_types = ["parallel", "parallel", "parallel"]}}
+      ins(%p3, %b, %r : tensor<?x?x{n}xf32>, tensor<{n}xf32>, tensor<?x?x{n}xf32>) outs(%p3 : tensor<?x?x{n}xf32>) {{
+{GELU_RESIDUAL_BODY}  }} -> tensor<?x?x{n}xf32>
+  return %y : tensor<?x?x{n}xf32>
 }}
 """
 
