@@ -2,6 +2,7 @@
 //
 // A fill shared by several destination operands bufferizes to one buffer
 // plus a copy per further use; a fill of its own per use bufferizes in place.
+// So do zeros made of several ops (the first of a chunked form's states).
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,7 +11,9 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::linea {
 #define GEN_PASS_DEF_LINEAUNSHAREFILLS
@@ -21,7 +24,7 @@ using namespace mlir;
 
 namespace {
 
-/// The uses of `fill`'s result that one fill each would compute in place,
+/// The uses of `fill`'s result that zeros of their own would compute in place,
 /// in program order: the destination of a destination-style op (where
 /// bufferization would write into the fill's buffer), and the source of
 /// an insert_slice (where eliminate-empty-tensors fills the slice of the
@@ -42,47 +45,79 @@ SmallVector<OpOperand *> destinationUses(Operation *fill) {
   return uses;
 }
 
-/// The empty tensor a fill on tensors fills, where it has one.
-tensor::EmptyOp filledEmpty(Operation *fill) {
-  auto dps = cast<DestinationStyleOpInterface>(fill);
-  return dps.hasPureTensorSemantics()
-             ? dps.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>()
-             : tensor::EmptyOp();
-}
-
-/// Whether parts of `fill`'s result are computed in place: a slice of it
-/// is taken (a padded tensor whose producer writes its interior, the
-/// result inserted back). Its uses are one buffer's, not several
-/// accumulators'.
-bool writtenInParts(Operation *fill) {
-  return llvm::any_of(fill->getUsers(), [](Operation *user) {
+/// Whether parts of `value` are computed in place: a slice of it is taken
+/// (a padded tensor whose producer writes its interior, the result
+/// inserted back). Its uses are one buffer's, not several accumulators'.
+bool writtenInParts(Value value) {
+  return llvm::any_of(value.getUsers(), [](Operation *user) {
     return isa<tensor::ExtractSliceOp>(user);
   });
+}
+
+/// The ops that make `value` out of empty tensors and fills alone (empties,
+/// slices of what they make, fills, inserts of those), in program order,
+/// at least one of them a fill on tensors; empty where `value` reads any
+/// other tensor (or is made in another block). A fill of an empty is one
+/// such recipe; zeros in the first of a chunked form's states (a filled
+/// slice inserted into an empty) another.
+SmallVector<Operation *> zerosRecipe(Value value) {
+  llvm::SetVector<Operation *> ops;
+  bool filled = false;
+  std::function<bool(Value)> visit = [&](Value made) {
+    Operation *def = made.getDefiningOp();
+    if (!def || def->getBlock() != value.getDefiningOp()->getBlock())
+      return false;
+    if (ops.contains(def))
+      return true;
+    bool isFill =
+        linea::filledValue(def) &&
+        cast<DestinationStyleOpInterface>(def).hasPureTensorSemantics();
+    if (!isFill &&
+        !isa<tensor::EmptyOp, tensor::ExtractSliceOp, tensor::InsertSliceOp>(
+            def))
+      return false;
+    for (Value operand : def->getOperands())
+      if (isa<RankedTensorType>(operand.getType()) && !visit(operand))
+        return false;
+    filled |= isFill;
+    ops.insert(def);
+    return true;
+  };
+  if (!value.getDefiningOp() || !visit(value) || !filled)
+    return {};
+  SmallVector<Operation *> ordered = ops.takeVector();
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
 }
 
 struct LineaUnshareFillsPass
     : linea::impl::LineaUnshareFillsBase<LineaUnshareFillsPass> {
   void runOnOperation() override {
-    // Fills in either form: a model's reach here generalized by the raise.
-    SmallVector<Operation *> fills;
+    // Fills in either form (a model's reach here generalized by the raise),
+    // and inserts of them: the roots of shared zeros.
+    SmallVector<Operation *> shared;
     getOperation()->walk([&](Operation *op) {
-      if (linea::filledValue(op) && filledEmpty(op) &&
-          !op->getResult(0).hasOneUse() && !writtenInParts(op))
-        fills.push_back(op);
+      if ((linea::filledValue(op) || isa<tensor::InsertSliceOp>(op)) &&
+          op->getNumResults() == 1 && !op->getResult(0).hasOneUse() &&
+          !writtenInParts(op->getResult(0)) &&
+          !zerosRecipe(op->getResult(0)).empty())
+        shared.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (Operation *fill : fills) {
-      SmallVector<OpOperand *> uses = destinationUses(fill);
+    for (Operation *root : shared) {
+      SmallVector<Operation *> recipe = zerosRecipe(root->getResult(0));
+      SmallVector<OpOperand *> uses = destinationUses(root);
       // The first destination keeps the original, unless something else
       // reads the zeros too.
-      bool othersRead = uses.size() != size_t(std::distance(
-                                           fill->use_begin(), fill->use_end()));
+      bool othersRead = uses.size() != size_t(std::distance(root->use_begin(),
+                                                            root->use_end()));
       for (OpOperand *use : llvm::drop_begin(uses, othersRead ? 0 : 1)) {
         rewriter.setInsertionPoint(use->getOwner());
-        Operation *empty = rewriter.clone(*filledEmpty(fill));
-        auto copy = cast<DestinationStyleOpInterface>(rewriter.clone(*fill));
-        copy.getDpsInitsMutable()[0].set(empty->getResult(0));
-        use->set(copy->getResult(0));
+        IRMapping fresh;
+        for (Operation *op : recipe)
+          rewriter.clone(*op, fresh);
+        use->set(fresh.lookup(root->getResult(0)));
       }
     }
   }

@@ -8,7 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "linea/Dialect/LineaOps.h"
 #include "linea/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -26,14 +29,34 @@ using namespace mlir;
 
 namespace {
 
+/// Whether `op` only widens its one input (`arith.extf`, elementwise): the
+/// f32 copy a 16-bit operand gets for the arithmetic after it.
+bool isWidening(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != op.getNumParallelLoops())
+    return false;
+  Block *body = op.getBlock();
+  auto widen = dyn_cast<arith::ExtFOp>(body->front());
+  return widen && widen.getIn() == body->getArgument(0) &&
+         body->getTerminator()->getOperand(0) == widen.getResult();
+}
+
 /// Whether the producer of `use` is computed inside its user: it has no
 /// other user (nothing is computed twice), and the user is no contraction
-/// (which stays a kernel's multiply-accumulate).
+/// (which stays a kernel's multiply-accumulate). On the GPU a widening
+/// copy keeps its producer apart: linea-read-as-stored takes the copy's
+/// readers to the 16-bit values, which the producer then writes (half the
+/// bytes of the wide ones it would write fused: a gradient's reversed
+/// sequences, say).
 bool fusesInto(OpOperand *use) {
   Operation *producer = use->get().getDefiningOp();
   auto consumer = dyn_cast<linalg::LinalgOp>(use->getOwner());
-  return producer && producer->hasOneUse() && consumer &&
-         !linalg::isaContractionOpInterface(consumer);
+  if (!producer || !producer->hasOneUse() || !consumer ||
+      linalg::isaContractionOpInterface(consumer))
+    return false;
+  linea::TargetAttr target = linea::plannedTarget(consumer);
+  return !(target && target.getKind() == linea::TargetKind::gpu &&
+           isWidening(consumer));
 }
 
 /// The model's own linalg ops: those directly in a function's body. The

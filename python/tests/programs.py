@@ -15,6 +15,13 @@ from linea.runner import build_dir
 TOLERANCE = 1e-4  # SPEC: relative L2 error for f32 against float64
 
 
+def bf16(x):
+    """`x` rounded to bf16 (round to nearest even), as float32."""
+    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype(np.uint32).view(np.float32)
+
+
 def ttype(shape, dynamic=()):
     dims = ["?" if i in dynamic else str(s) for i, s in enumerate(shape)]
     return "tensor<" + "x".join(dims + ["f32"]) + ">"

@@ -11,15 +11,8 @@ import pytest
 
 from linea import run
 from linea.reference import rel_l2
-from programs import (batched_projection_epilogue_program, kernel_names, projection_epilogue,
-                      projection_epilogue_program)
-
-
-def bf16(x):
-    """`x` rounded to bf16 (nearest even), as float32."""
-    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
-    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-    return bits.astype(np.uint32).view(np.float32)
+from programs import (batched_projection_epilogue_program, bf16, kernel_names,
+                      projection_epilogue, projection_epilogue_program)
 
 
 def test_one_launch():

@@ -31,9 +31,7 @@ def rounded(x, element):
     """`x` rounded to bf16 / f16 (round to nearest even), back in float64."""
     if element == "f16":
         return x.astype(np.float16).astype(np.float64)
-    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
-    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-    return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+    return programs.bf16(x).astype(np.float64)
 
 
 def check(batch, L, dk, dv, gated, mask="causal", prefix=None, element="bf16",

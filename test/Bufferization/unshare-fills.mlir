@@ -117,3 +117,30 @@ func.func @inserted_in_two_places(%s1: tensor<2x4x8xf32>, %s2: tensor<2x4x8xf32>
   %b = tensor.insert_slice %z into %s2[0, 0, 0] [2, 1, 8] [1, 1, 1] : tensor<2x8xf32> into tensor<2x4x8xf32>
   return %a, %b : tensor<2x4x8xf32>, tensor<2x4x8xf32>
 }
+
+// Zeros made of several ops (the first of a chunked form's states zero, in
+// an empty of all of them), shared by two ops' states: each gets its own
+// copy of the recipe, and no states buffer is copied whole.
+// CHECK-LABEL: func.func @zero_first_state_shared
+// CHECK: %[[E1:.+]] = tensor.empty() : tensor<3x4xf32>
+// CHECK: %[[Z1:.+]] = linalg.fill {{.*}} -> tensor<1x4xf32>
+// CHECK: %[[S1:.+]] = tensor.insert_slice %[[Z1]] into %[[E1]][0, 0]
+// CHECK: tensor.insert_slice %{{.+}} into %[[S1]][1, 0]
+// CHECK: %[[E2:.+]] = tensor.empty() : tensor<3x4xf32>
+// CHECK: %[[Z2:.+]] = linalg.fill {{.*}} -> tensor<1x4xf32>
+// CHECK: %[[S2:.+]] = tensor.insert_slice %[[Z2]] into %[[E2]][0, 0]
+// CHECK: tensor.insert_slice %{{.+}} into %[[S2]][1, 0]
+// (The arguments are copied into the states: they are inserted.)
+// BUFFERS-LABEL: func.func @zero_first_state_shared
+// BUFFERS-NOT: memref.copy {{.*}} to memref<3x4xf32>
+// BUFFERS: return
+func.func @zero_first_state_shared(%a: tensor<2x4xf32>, %b: tensor<2x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x4xf32>
+  %first = tensor.extract_slice %e[0, 0] [1, 4] [1, 1] : tensor<3x4xf32> to tensor<1x4xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%first : tensor<1x4xf32>) -> tensor<1x4xf32>
+  %states = tensor.insert_slice %z into %e[0, 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<3x4xf32>
+  %x = tensor.insert_slice %a into %states[1, 0] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<3x4xf32>
+  %y = tensor.insert_slice %b into %states[1, 0] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<3x4xf32>
+  return %x, %y : tensor<3x4xf32>, tensor<3x4xf32>
+}
