@@ -100,7 +100,8 @@ struct PaddedChains {
   SmallVector<PaddedWrite> writes;
   /// For a write (by index), the earlier write whose buffer it reads.
   DenseMap<size_t, size_t> inner;
-  /// The writes another one took.
+  /// The writes another one took (as its inner write, or as a match of
+  /// its own that overlaps it).
   DenseSet<size_t> taken;
 
   /// The buffers the writes of the chain ending in `index` read.
@@ -251,15 +252,18 @@ struct LineaPaddedWritesPass
         chains.writes.push_back(*padded);
     });
     // (A write that is a fill of part of the buffer may head a match of its
-    // own, which the first one takes.)
+    // own, which the first one takes: that match is taken, by no chain.)
     DenseSet<Operation *> matched;
     SmallVector<size_t> kept;
-    for (auto [index, padded] : llvm::enumerate(chains.writes))
-      if (!matched.contains(padded.fill) && !matched.contains(padded.write)) {
-        matched.insert(padded.fill);
-        matched.insert(padded.write);
-        kept.push_back(index);
+    for (auto [index, padded] : llvm::enumerate(chains.writes)) {
+      if (matched.contains(padded.fill) || matched.contains(padded.write)) {
+        chains.taken.insert(index);
+        continue;
       }
+      matched.insert(padded.fill);
+      matched.insert(padded.write);
+      kept.push_back(index);
+    }
     for (size_t index : kept)
       chains.chain(index);
     IRRewriter rewriter(&getContext());

@@ -176,3 +176,29 @@ func.func @input_changed_between(%v: memref<4x8xf32>, %p: memref<4x16xf32>) {
   memref.dealloc %column : memref<4x9xf32>
   return
 }
+
+// -----
+
+// A fill of part of a buffer heads a padded write of its own, which the
+// first match takes; a later padded write copying from that part chains
+// nothing (the part is no padded write's whole buffer by itself), and
+// every write stays exactly once.
+// CHECK-LABEL: func.func @overlapping_matches
+// CHECK-SAME:  (%[[X:[^:]+]]: memref<2x4xf32>, %[[P:[^:]+]]: memref<4x8xf32>, %[[Q:[^:]+]]: memref<8x8xf32>)
+// CHECK:       linalg.generic {{.*}} outs(%[[P]] : memref<4x8xf32>)
+// CHECK:       linalg.copy ins(%[[X]]
+// CHECK:       linalg.generic {{.*}} outs(%[[Q]] : memref<8x8xf32>)
+// CHECK-NOT:   linalg.fill
+func.func @overlapping_matches(%x: memref<2x4xf32>, %p: memref<4x8xf32>, %q: memref<8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%zero : f32) outs(%p : memref<4x8xf32>)
+  %s = memref.subview %p[0, 0] [2, 8] [1, 1] : memref<4x8xf32> to memref<2x8xf32, strided<[8, 1]>>
+  linalg.fill ins(%one : f32) outs(%s : memref<2x8xf32, strided<[8, 1]>>)
+  %t = memref.subview %s[0, 0] [2, 4] [1, 1] : memref<2x8xf32, strided<[8, 1]>> to memref<2x4xf32, strided<[8, 1]>>
+  linalg.copy ins(%x : memref<2x4xf32>) outs(%t : memref<2x4xf32, strided<[8, 1]>>)
+  linalg.fill ins(%zero : f32) outs(%q : memref<8x8xf32>)
+  %u = memref.subview %q[0, 0] [2, 8] [1, 1] : memref<8x8xf32> to memref<2x8xf32, strided<[8, 1]>>
+  linalg.copy ins(%s : memref<2x8xf32, strided<[8, 1]>>) outs(%u : memref<2x8xf32, strided<[8, 1]>>)
+  return
+}
