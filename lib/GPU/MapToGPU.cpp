@@ -40,7 +40,21 @@ using namespace mlir;
 
 namespace {
 
-std::optional<int64_t> staticTripCount(scf::ParallelOp loop);
+/// The number of iterations of `loop`'s band where every bound and step
+/// is a constant.
+std::optional<int64_t> staticTripCount(scf::ParallelOp loop) {
+  int64_t trips = 1;
+  for (auto [lower, upper, step] : llvm::zip(
+           loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    std::optional<int64_t> l = getConstantIntValue(lower);
+    std::optional<int64_t> u = getConstantIntValue(upper);
+    std::optional<int64_t> s = getConstantIntValue(step);
+    if (!l || !u || !s || *s <= 0)
+      return std::nullopt;
+    trips *= std::max<int64_t>(0, llvm::divideCeil(*u - *l, *s));
+  }
+  return trips;
+}
 
 /// Collapses a parallel band to one dim (a no-op for one dim). A band of
 /// static size keeps a constant bound (the collapse multiplies the dims'
@@ -288,22 +302,6 @@ bool startAccumulatorsAt(Operation *nest, Value out, Value value) {
 //===----------------------------------------------------------------------===//
 // One kernel per op
 //===----------------------------------------------------------------------===//
-
-/// The number of iterations of `loop`'s band where every bound and step
-/// is a constant.
-std::optional<int64_t> staticTripCount(scf::ParallelOp loop) {
-  int64_t trips = 1;
-  for (auto [lower, upper, step] : llvm::zip(
-           loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-    std::optional<int64_t> l = getConstantIntValue(lower);
-    std::optional<int64_t> u = getConstantIntValue(upper);
-    std::optional<int64_t> s = getConstantIntValue(step);
-    if (!l || !u || !s || *s <= 0)
-      return std::nullopt;
-    trips *= std::max<int64_t>(0, llvm::divideCeil(*u - *l, *s));
-  }
-  return trips;
-}
 
 /// A band of a static size `trips`: blocks of `blockSize` threads, thread
 /// t of block b taking iteration b * blockSize + t where it is in range.
