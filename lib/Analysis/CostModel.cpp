@@ -3,7 +3,8 @@
 // FLOPs and bytes per batch element, from the dims (Dv counts the extra
 // normalizer column of `normalize`):
 //   one-shot   S = K^T V, O = Q S:          4 L Dk Dv
-//   quadratic  (Q K^T .* M) V:              2 L^2 (Dk + Dv)
+//   quadratic  (Q K^T .* M) V:              2 L^2 (Dk + Dv); a gated op's
+//              is its recurrence, on the GPU about 4 launches a row
 //   chunked(C) per chunk, ceil(L / C) times: 2 C^2 (Dk + Dv) + 4 C Dk Dv;
 //              on the GPU its bytes add the fragment loads of a sequence
 //              block's contractions (operands read once per output tile).
@@ -197,6 +198,10 @@ chunkBlocksFor(const Problem &p, const TargetDescription &target, double c) {
                             static_cast<int64_t>(p.elementBytes), sequences);
 }
 
+/// The launches of one row of a gated op's recurrence on a GPU: the decay,
+/// the state update, the row's read and its insertion into the output.
+constexpr double kGatedRecurrenceLaunchesPerRow = 4;
+
 FormEstimate estimate(const Problem &p, const TargetDescription &target,
                       FormKind kind, int64_t chunk) {
   double L = p.length, dk = p.keyDim, dv = p.valueDim;
@@ -221,6 +226,11 @@ FormEstimate estimate(const Problem &p, const TargetDescription &target,
     // and chunked forms have them in the state already.
     e.flops += 2 * L * dk * dv * (p.hasInitialState + p.hasFinalState);
     e.bytes += 4 * dk * dv * (p.hasInitialState + p.hasFinalState);
+    // A gated op's quadratic form lowers to its recurrence (LineaToLinalg):
+    // L steps in order, which on a GPU are a host loop of a few launches
+    // each (a sequence block, where one runs the op, is weighed apart).
+    if (p.gated && target.kind == TargetKind::gpu)
+      iterations = kGatedRecurrenceLaunchesPerRow * L;
     break;
   case FormKind::chunked:
   case FormKind::chunk_parallel: {
