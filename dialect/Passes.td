@@ -288,11 +288,16 @@ def LineaDifferentiate : Pass<"linea-differentiate", "::mlir::ModuleOp"> {
       state's cotangent; `dS0 = exp(g_0) G_0`; dg the reverse presum of
       `q . dq - k . dk` (plus `<dF, F>` at the last token). With a
       per-key-dim gate, dq and dk read the states on their value side, where
-      the decay does not commute with the read: the rule runs the forward
-      and the backward state recurrences one token at a time (`scf.for`,
-      each step a `[Dk, Dv]` update and read); rows before a prefix length
-      j (all rows under `none`) read one state, so their parts are one-shot.
-      Scalar gates under prefix / none take the same path.
+      the decay does not commute with the read. With `target=gpu` those
+      reads run chunked (fla's chunk_gla_bwd: a scan over chunk states, every
+      chunk's rows at once, the in-chunk decays exact on 16-row diagonal
+      blocks and factored below them) and dv is a gated op over the reversed
+      rows: the launches do not grow with L. On the CPU the rule runs the
+      forward and the backward state recurrences one token at a time
+      (`scf.for`, each step a `[Dk, Dv]` update and read, the state in
+      cache), which there is faster. Rows before a prefix length j (all rows
+      under `none`) read one state, so their parts are one-shot. Scalar
+      gates under prefix / none take the same path.
     - `linea.fold` (and `linea.folded_attention`, expanded into its fold
       first): the forward fold is kept (its output is every segment's
       memory), then one `scf.for` over the segments in reverse rebuilds each
@@ -336,6 +341,14 @@ def LineaDifferentiate : Pass<"linea-differentiate", "::mlir::ModuleOp"> {
     }
     ```
   }];
+  let options = [
+    Option<"target", "target", "::mlir::linea::TargetKind",
+           /*default=*/"::mlir::linea::TargetKind::cpu",
+           "The kind of machine the gradient is for, cpu or gpu (a module "
+           "planned for a GPU is for the GPU whatever this says): it "
+           "chooses the per-key-dim gated backward's form",
+           "::mlir::linea::targetKindValues()">
+  ];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",

@@ -77,6 +77,7 @@ struct SegmentAdjoint {
   FoldOp op;
   ArrayRef<Value> captured; // active values the body reads from outside
   Value dOutput;
+  TargetKind target; // the machine the gradient is for
 
   /// Given the carried (dM_(s+1), dx, d captured...), yields
   /// (dM_s, dx with dx_s inserted, d captured + this segment's share).
@@ -98,6 +99,7 @@ struct SegmentAdjoint {
         cast<YieldOp>(body.getTerminator()).getValue());
 
     Cotangents inner;
+    inner.setTarget(target);
     inner.markActive(window);
     for (Value value : captured)
       inner.markActive(value);
@@ -161,7 +163,8 @@ LogicalResult mlir::linea::emitFoldAdjoint(FoldOp op, OpBuilder &b,
     init.push_back(zerosLike(b, loc, value));
 
   SegmentAdjoint segment{op, captured,
-                         cotangents.lookupOrZeros(b, loc, op.getOutput())};
+                         cotangents.lookupOrZeros(b, loc, op.getOutput()),
+                         cotangents.target()};
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value last = arith::SubIOp::create(b, loc, numSegments, one);

@@ -1,12 +1,17 @@
-//===- GatedAdjoint.cpp - gated linear attention backwards, any gate, any mask -===//
+//===- GatedAdjoint.cpp - gated linear attention backwards, any gate, any mask
+//-===//
 //
-// With a per-key-dim gate `S_t = diag(exp(g_t)) S_(t-1) + k_t^T v_t`, and
-// `dq_t = S_t dO_t` and `dk_i = G_i v_i` read the states on their value
-// side (G the states' cotangents), where the decay does not commute with the
-// read; no Linea op computes that, so this rule runs the two recurrences
-// itself, one token at a time, each step a `[Dk, Dv]` update and read (the
-// flops of the chunked forward, without its matrix-matrix products). Every
-// decay is `exp(g) <= 1` applied step by step, so gates down to -20 are safe.
+// With a per-key-dim gate `S_t = diag(exp(g_t)) S_(t-1) + k_t^T v_t`, the
+// backward reads states on their value side: `dq_t = S_t dO_t`, and
+// `dk_t = G_t v_t` with G the states' cotangents, `G_t = diag(exp(g_(t+1)))
+// G_(t+1) + q_t^T dO_t` walked from the end. The decay does not commute with
+// that read, so no gated op computes it; valueSideReads runs it chunked
+// (fla's chunk_gla_bwd: a scan over chunk states, the rows of every chunk at
+// once from the state entering it, the in-chunk decays exact on 16-row
+// diagonal blocks and factored against each block's first row below them).
+// `dv_t = k_t G_t` reads on the key side: a gated op over the reversed
+// sequence, whose final state is G at the first row. Every exponent is a
+// sum of gates over its own interval, `<= 0`, so gates down to -20 are safe.
 //
 // A prefix(j) mask makes rows t < j read S_(j-1), and none is prefix(L), so
 // the rows before j are one-shot on both sides: S_(j-1) is one gated state
@@ -18,8 +23,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GatedReads.h"
 #include "linea/Autodiff/Cotangents.h"
 #include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/ChunkBuilders.h"
 #include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -32,20 +39,6 @@ using namespace mlir;
 using namespace mlir::linea;
 
 namespace {
-
-/// The shapes the builders share: `numBatch` leading dims, then the
-/// sequence; a scalar gate is `[B..., L]`, a per-key-dim one `[B..., L, Dk]`.
-struct GateLayout {
-  int64_t numBatch;
-  bool scalarGate;
-  int64_t seq() const { return numBatch; }
-};
-
-/// Which side of a `[Dk, Dv]` state a read contracts.
-enum class ReadSide {
-  value, // out[a] = sum_e S[a, e] x[e]
-  key,   // out[e] = sum_a x[a] S[a, e]
-};
 
 struct Readout {
   Value rows; // [B..., L, D], the x of each step
@@ -82,26 +75,6 @@ static Value stepState(OpBuilder &b, Location loc, const GateLayout &layout,
         Value product = arith::MulFOp::create(nb, l, args[1], args[2]);
         return arith::AddFOp::create(nb, l, decayed, product);
       });
-}
-
-/// Rows `x` (`[B..., n, D]`) read from `state` on `side`: `[B..., n, Dk]`
-/// on the value side, `[B..., n, Dv]` on the key side.
-static Value readState(OpBuilder &b, Location loc, const GateLayout &layout,
-                       Value state, Value x, ReadSide side) {
-  int64_t batch = layout.numBatch;
-  LoopSpace s(b.getContext(), batch, {kPar, kPar, kRed});
-  AffineExpr t = s[0], out = s[1], summed = s[2];
-  bool valueSide = side == ReadSide::value;
-  AffineMap stateMap =
-      valueSide ? s.map({out, summed}) : s.map({summed, out});
-  int64_t outDim = batch + (valueSide ? 0 : 1);
-  Value init = zerosWithBatchOf(
-      b, loc, x, batch,
-      {tensor::getMixedSize(b, loc, x, batch),
-       tensor::getMixedSize(b, loc, state, outDim)});
-  return buildGeneric(
-      b, loc, {state, x}, init, {stateMap, s.map({t, summed}), s.map({t, out})},
-      s.iterators(), multiplyAccumulate);
 }
 
 /// `S <- diag(exp(decay_t)) S + a_t^T c_t`, then `out_t = read(S, x_t)` for
@@ -327,37 +300,74 @@ LogicalResult mlir::linea::emitGatedRecurrenceAdjoint(GatedLinearAttentionOp op,
       {tensor::getMixedSize(b, loc, q, batch + 1),
        tensor::getMixedSize(b, loc, v, batch + 1)});
 
-  // dq: S_(j-1) for the rows before j, then S_t row by row.
-  Value state = s0 ? s0 : zeroState;
+  // The rows from j on each read a state of their own; under `none` there
+  // are none.
+  bool rowsAfter =
+      iface.getEffectiveMask() != Mask::none &&
+      !(staticJ &&
+        *staticJ == cast<RankedTensorType>(q.getType()).getDimSize(seq));
+
+  // dq: S_(j-1) for the rows before j, then S_t from it. dk, dv: G_t from
+  // the end down to j (the decays moved one step back), then G_(j-1),
+  // which every earlier row reads decayed.
+  Value state = s0;
   Value dq = zeroRows(q);
   if (hasPrefix) {
     state = gatedStateUpdate(b, loc, batch, prefixOf(k), prefixOf(v),
-                             prefixOf(g), state, layout.scalarGate,
-                             /*stateIsZero=*/!s0);
+                             prefixOf(g), s0 ? s0 : zeroState,
+                             layout.scalarGate, /*stateIsZero=*/!s0);
     dq = insertAlong(b, loc,
                      readState(b, loc, layout, state, prefixOf(dO),
                                ReadSide::value),
                      dq, seq, b.getIndexAttr(0));
   }
-  SmallVector<Value> forwardReads{dq};
-  scanTokens(b, loc, layout, k, v, g, state, j, /*reverse=*/false,
-             {{dO, ReadSide::value}}, forwardReads);
-  dq = forwardReads[0];
-
-  // dk, dv: G_t from the end down to j (the decays moved one step back),
-  // then G_(j-1), which every earlier row reads decayed.
-  Value nextGate = shiftAlong(b, loc, g, seq, /*towardEnd=*/false);
-  SmallVector<Value> backwardReads{zeroRows(k), zeroRows(v)};
-  Value cotangent = scanTokens(
-      b, loc, layout, q, dO, nextGate, dF ? dF : zeroState, j,
-      /*reverse=*/true, {{v, ReadSide::value}, {k, ReadSide::key}},
-      backwardReads);
-  Value dk = backwardReads[0], dv = backwardReads[1];
+  Value dk = zeroRows(k), dv = zeroRows(v);
+  Value cotangent = dF ? dF : zeroState;
+  auto nextGates = [&] {
+    return shiftAlong(b, loc, g, seq, /*towardEnd=*/false);
+  };
+  if (rowsAfter && ct.target() == TargetKind::gpu) {
+    AffineExpr rows, first;
+    bindSymbols(b.getContext(), rows, first);
+    OpFoldResult rest = affine::makeComposedFoldedAffineApply(
+        b, loc, rows - first, {tensor::getMixedSize(b, loc, q, seq), j});
+    auto restOf = [&](Value x) { return sliceAlong(b, loc, x, seq, j, rest); };
+    dq =
+        insertAlong(b, loc,
+                    chunkedValueSideReads(b, loc, layout, restOf(dO), restOf(v),
+                                          restOf(k), restOf(g), state),
+                    dq, seq, j);
+    auto reversedRest = [&](Value x) {
+      return reverseAlong(b, loc, restOf(x), seq);
+    };
+    Value rq = reversedRest(q), rdO = reversedRest(dO);
+    Value rGate = reversedRest(nextGates());
+    Value rdk = chunkedValueSideReads(b, loc, layout, reversedRest(v), rdO, rq,
+                                      rGate, dF);
+    // dv reads the same states on their key side: a gated op.
+    auto [rdv, atJ] = causalOpLike(iface, b, loc, reversedRest(k), rq, rdO,
+                                   dF, rGate);
+    dk = insertAlong(b, loc, reverseAlong(b, loc, rdk, seq), dk, seq, j);
+    dv = insertAlong(b, loc, reverseAlong(b, loc, rdv, seq), dv, seq, j);
+    cotangent = atJ;
+  } else if (rowsAfter) {
+    SmallVector<Value> forwardReads{dq};
+    scanTokens(b, loc, layout, k, v, g, state ? state : zeroState, j,
+               /*reverse=*/false, {{dO, ReadSide::value}}, forwardReads);
+    dq = forwardReads[0];
+    SmallVector<Value> backwardReads{dk, dv};
+    cotangent =
+        scanTokens(b, loc, layout, q, dO, nextGates(), cotangent, j,
+                   /*reverse=*/true, {{v, ReadSide::value}, {k, ReadSide::key}},
+                   backwardReads);
+    dk = backwardReads[0];
+    dv = backwardReads[1];
+  }
   // g_j, or 0 at j = L.
   Value paddedGate = appendZeroStep(b, loc, g, seq);
-  cotangent = stepState(b, loc, layout, cotangent,
-                        sliceAlong(b, loc, paddedGate, seq, j,
-                                   b.getIndexAttr(1)));
+  cotangent =
+      decayState(b, loc, batch, cotangent,
+                 stepAlong(b, loc, paddedGate, seq, j), layout.scalarGate);
   Value dS0 = cotangent;
   if (hasPrefix) {
     cotangent = transposedMatmulAccumulate(b, loc, batch, prefixOf(q),

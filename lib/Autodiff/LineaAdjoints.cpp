@@ -166,37 +166,23 @@ static Attended attend(LinearAttentionOpInterface like, OpBuilder &b,
   return {op->getResult(0), op->getResult(1)};
 }
 
-/// `x` reversed along `seq`: row i of the result is row L - 1 - i.
-static Value reverseAlong(OpBuilder &b, Location loc, Value x, int64_t seq) {
-  auto type = cast<RankedTensorType>(x.getType());
-  int64_t rank = type.getRank();
-  Value last = arith::SubIOp::create(
-      b, loc, tensor::DimOp::create(b, loc, x, seq),
-      arith::ConstantIndexOp::create(b, loc, 1));
-  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, x),
-                                       type.getElementType());
-  if (init.getType() != type)
-    init = tensor::CastOp::create(b, loc, type, init);
-  SmallVector<utils::IteratorType> iterators(rank, kPar);
-  return buildGeneric(
-      b, loc, ValueRange{}, init, {b.getMultiDimIdentityMap(rank)}, iterators,
-      [&](OpBuilder &nb, Location nl, ValueRange) -> Value {
-        SmallVector<Value> at;
-        for (int64_t d = 0; d < rank; ++d)
-          at.push_back(linalg::IndexOp::create(nb, nl, d));
-        at[seq] = arith::SubIOp::create(nb, nl, last, at[seq]);
-        return tensor::ExtractOp::create(nb, nl, x, at);
-      });
+std::pair<Value, Value>
+mlir::linea::causalOpLike(LinearAttentionOpInterface like, OpBuilder &b,
+                          Location loc, Value q, Value k, Value v, Value init,
+                          Value gate) {
+  Attended causal =
+      attend(like, b, loc, q, k, v, Visibility{Mask::causal, {}}, init, gate);
+  return {causal.output, causal.finalState};
 }
 
-/// Linear attention under the transposed mask: row t of the output sums
-/// `(q_t . k_i) v_i` over the rows i that see t under `vis`, plus `q_t init`;
-/// the final state is `init + sum_i k_i^T v_i` over every row.
 /// `x` with its sequence (`[B..., L, D]`) reversed.
 static Value reverseSequence(OpBuilder &b, Location loc, Value x) {
   return reverseAlong(b, loc, x, seqDim(x));
 }
 
+/// Linear attention under the transposed mask: row t of the output sums
+/// `(q_t . k_i) v_i` over the rows i that see t under `vis`, plus `q_t init`;
+/// the final state is `init + sum_i k_i^T v_i` over every row.
 static Attended attendTransposed(LinearAttentionOp like, OpBuilder &b,
                                  Location loc, Value q, Value k, Value v,
                                  const Visibility &vis, Value init) {

@@ -59,6 +59,10 @@ LogicalResult mlir::linea::emitPackedAdjoint(PackedOpInterface op, OpBuilder &b,
           const Segment &segment) -> SmallVector<Value> {
         SmallVector<Value> entries = segmentEntries(nb, l, operands, segment);
         Operation *alone = op.buildOnSegment(nb, l, segment.slices, entries);
+        // A segment's rule runs inside the segment's iteration (one GPU
+        // block each): its rows in order there, whatever the machine, so
+        // it takes the row-by-row forms (the CPU's), whose loops stay in
+        // the block.
         Cotangents local;
         for (unsigned i : rowOperands)
           local.markActive(segment.slices[i]);

@@ -15,6 +15,7 @@
 #include "linea/Forms/Passes.h"
 #include "linea/Target/Target.h"
 #include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/ChunkBuilders.h"
 #include "linea/Utils/FloatTypes.h"
 #include "linea/Utils/FormUtils.h"
 #include "linea/Utils/KernelNames.h"
@@ -44,125 +45,6 @@ using namespace mlir;
 using namespace mlir::linea;
 
 namespace {
-
-/// `type` with dim `dim` replaced by `size` (dynamic where not constant).
-RankedTensorType withDim(RankedTensorType type, int64_t dim, OpFoldResult size) {
-  SmallVector<int64_t> shape(type.getShape());
-  shape[dim] = getConstantIntValue(size).value_or(ShapedType::kDynamic);
-  return RankedTensorType::get(shape, type.getElementType());
-}
-
-/// How the sequence of `[B..., L, D...]` splits into chunks.
-struct ChunkGrid {
-  int64_t seq;       // the sequence dim
-  int64_t size;      // C
-  OpFoldResult length, count, paddedLength; // L, N = ceil(L / C), N C
-};
-
-ChunkGrid gridFor(OpBuilder &b, Location loc, Value q, int64_t chunk) {
-  ChunkGrid grid;
-  grid.seq = numBatchDims(cast<RankedTensorType>(q.getType()));
-  grid.size = chunk;
-  grid.length = tensor::getMixedSize(b, loc, q, grid.seq);
-  AffineExpr l = b.getAffineSymbolExpr(0);
-  grid.count = affine::makeComposedFoldedAffineApply(
-      b, loc, l.ceilDiv(chunk), {grid.length});
-  grid.paddedLength = affine::makeComposedFoldedAffineApply(
-      b, loc, l.ceilDiv(chunk) * chunk, {grid.length});
-  return grid;
-}
-
-/// `x` padded with zero rows to N C along the sequence, viewed as
-/// `[B..., N, C, D...]`.
-Value splitIntoChunks(OpBuilder &b, Location loc, Value x,
-                      const ChunkGrid &grid) {
-  auto type = cast<RankedTensorType>(x.getType());
-  if (getConstantIntValue(grid.length) != getConstantIntValue(grid.paddedLength) ||
-      !getConstantIntValue(grid.length)) {
-    RankedTensorType padded = withDim(type, grid.seq, grid.paddedLength);
-    SmallVector<Value> dynamicSizes;
-    for (int64_t i = 0; i < type.getRank(); ++i)
-      if (padded.isDynamicDim(i))
-        dynamicSizes.push_back(getValueOrCreateConstantIndexOp(
-            b, loc,
-            i == grid.seq ? grid.paddedLength
-                          : tensor::getMixedSize(b, loc, x, i)));
-    Value zero =
-        arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
-    x = tensor::createPadHighOp(padded, x, zero, /*nofold=*/false, loc, b,
-                                dynamicSizes);
-    type = padded;
-  }
-  SmallVector<OpFoldResult> shape = tensor::getMixedSizes(b, loc, x);
-  shape[grid.seq] = grid.count;
-  shape.insert(shape.begin() + grid.seq + 1, b.getIndexAttr(grid.size));
-  SmallVector<ReassociationIndices> groups;
-  for (int64_t i = 0; i < type.getRank(); ++i) {
-    int64_t first = i <= grid.seq ? i : i + 1;
-    groups.push_back(i == grid.seq ? ReassociationIndices{first, first + 1}
-                                   : ReassociationIndices{first});
-  }
-  SmallVector<int64_t> staticShape;
-  for (OpFoldResult size : shape)
-    staticShape.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
-  auto chunked = RankedTensorType::get(staticShape, type.getElementType());
-  return tensor::ExpandShapeOp::create(b, loc, chunked, x, groups, shape);
-}
-
-/// `[B..., N, C, D]` rows back to `[B..., L, D]`: the chunks joined, the
-/// padding dropped.
-Value joinChunks(OpBuilder &b, Location loc, Value rows, const ChunkGrid &grid) {
-  auto type = cast<RankedTensorType>(rows.getType());
-  SmallVector<ReassociationIndices> groups;
-  for (int64_t i = 0; i < type.getRank() - 1; ++i)
-    groups.push_back(i == grid.seq ? ReassociationIndices{i, i + 1}
-                     : i < grid.seq ? ReassociationIndices{i}
-                                    : ReassociationIndices{i + 1});
-  Value joined = tensor::CollapseShapeOp::create(b, loc, rows, groups);
-  if (getConstantIntValue(grid.length) &&
-      getConstantIntValue(grid.length) == getConstantIntValue(grid.paddedLength))
-    return joined;
-  return sliceAlong(b, loc, joined, grid.seq, b.getIndexAttr(0), grid.length);
-}
-
-/// `[first; rest]` along `dim`, `first` (f32, lacking that dim) zeros where
-/// null. Linea's lowering writes `rest` in place into the joined buffer; a
-/// hand-off gets a zero step as a pad instead: the empty tensor filled by
-/// two inserts is, for IREE's GPU target, a write to a global buffer
-/// outside any workgroup, which it refuses.
-Value prependAlong(OpBuilder &b, Location loc, Value first, Value rest,
-                   int64_t dim, bool handOff) {
-  auto restType = cast<RankedTensorType>(rest.getType());
-  if (!first && handOff) {
-    SmallVector<OpFoldResult> low(restType.getRank(), b.getIndexAttr(0));
-    SmallVector<OpFoldResult> high(low);
-    low[dim] = b.getIndexAttr(1);
-    SmallVector<int64_t> shape(restType.getShape());
-    if (!restType.isDynamicDim(dim))
-      shape[dim] += 1;
-    Value zero = f32Constant(b, loc, 0.0f);
-    return tensor::PadOp::create(b, loc, restType.clone(shape), rest, low,
-                                 high, zero);
-  }
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, rest);
-  OpFoldResult count = sizes[dim];
-  AffineExpr n = b.getAffineSymbolExpr(0);
-  sizes[dim] = affine::makeComposedFoldedAffineApply(b, loc, n + 1, {count});
-  Value all = tensor::EmptyOp::create(b, loc, sizes, restType.getElementType());
-  // `first` as one step: the same sizes, 1 along `dim`.
-  SmallVector<OpFoldResult> offsets(restType.getRank(), b.getIndexAttr(0));
-  SmallVector<OpFoldResult> strides(restType.getRank(), b.getIndexAttr(1));
-  SmallVector<OpFoldResult> oneStep(sizes);
-  oneStep[dim] = b.getIndexAttr(1);
-  if (!first) {
-    SmallVector<OpFoldResult> stepSizes(sizes);
-    stepSizes.erase(stepSizes.begin() + dim);
-    first = buildFilled(b, loc, stepSizes, b.getF32Type(), 0.0);
-  }
-  all = tensor::InsertSliceOp::create(b, loc, first, all, offsets, oneStep,
-                                      strides);
-  return insertAlong(b, loc, rest, all, dim, b.getIndexAttr(1));
-}
 
 /// Phase (1) for the GPU: each chunk's local state `K^T V` in a block of its
 /// own, which copies its chunk of v (and of k, where no decay makes a new

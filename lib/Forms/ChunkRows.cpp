@@ -4,6 +4,7 @@
 #include "linea/Dialect/LineaDialect.h"
 #include "linea/Dialect/LineaOps.h"
 #include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/ChunkBuilders.h"
 #include "linea/Utils/SequenceBlocks.h"
 #include "linea/Utils/StructuredBuilders.h"
 
@@ -55,40 +56,6 @@ Value largestLogDecay(OpBuilder &b, Location l, Value cum) {
   return tensor::ExtractOp::create(b, l, largest, ValueRange{});
 }
 
-/// The sub-block the steep-gate scores split a chunk into: the rows of one
-/// tensor-core tile.
-constexpr int64_t kSubBlock = 16;
-
-/// `x[B..., t, d] * exp(log[B..., t, d] - ref[B..., d])` for rows `t >
-/// after` (0 above; every row without `after`), or with `towardRef`
-/// `x * exp(ref - log)` for every row (no `d` in `log` and `ref` for a
-/// scalar gate). Each exponent is taken only where the caller guarantees
-/// it is `<= 0`.
-Value decayAgainst(OpBuilder &b, Location l, int64_t numBatch, bool scalar,
-                   Value x, Value log, Value ref, bool towardRef,
-                   Value after = Value()) {
-  LoopSpace s(b.getContext(), numBatch, {kPar, kPar});
-  AffineExpr t = s[0], d = s[1];
-  AffineMap logMap = scalar ? s.map({t}) : s.map({t, d});
-  AffineMap refMap = scalar ? s.map({}) : s.map({d});
-  Value init = tensor::EmptyOp::create(b, l, tensor::getMixedSizes(b, l, x),
-                                       b.getF32Type());
-  return buildGeneric(
-      b, l, {x, log, ref}, init, {s.map({t, d}), logMap, refMap, s.map({t, d})},
-      s.iterators(), [&](OpBuilder &nb, Location el, ValueRange args) -> Value {
-        Value exponent =
-            towardRef ? arith::SubFOp::create(nb, el, args[2], args[1])
-                      : arith::SubFOp::create(nb, el, args[1], args[2]);
-        if (towardRef || !after)
-          return arith::MulFOp::create(nb, el, args[0],
-                                       math::ExpOp::create(nb, el, exponent));
-        Value row = linalg::IndexOp::create(nb, el, s.position(0));
-        Value below = arith::CmpIOp::create(nb, el, arith::CmpIPredicate::sgt,
-                                            row, after);
-        return decayedWhere(nb, el, below, args[0], exponent);
-      });
-}
-
 /// The decayed causal scores of a static chunk of C = n x 16 rows, safe for
 /// any gate `<= 0`, mostly on tensor cores. The 16 x 16 diagonal blocks take
 /// the exact form; below them, block column J factors against its own last
@@ -132,36 +99,6 @@ Value subBlockScores(OpBuilder &b, Location l, int64_t numBatch, bool scalar,
             nb, nl, insertAlong(nb, nl, column, scores, numBatch + 1, first));
       });
   return columns.getResult(0);
-}
-
-/// `x` with its dim `dim` (C rows) split into blocks of kSubBlock rows:
-/// `[..., C, ...]` -> `[..., C / 16, 16, ...]`.
-Value splitIntoBlocks(OpBuilder &b, Location l, Value x, int64_t dim) {
-  auto type = cast<RankedTensorType>(x.getType());
-  SmallVector<int64_t> shape(type.getShape());
-  shape[dim] /= kSubBlock;
-  shape.insert(shape.begin() + dim + 1, kSubBlock);
-  SmallVector<ReassociationIndices> groups;
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    int64_t first = d <= dim ? d : d + 1;
-    groups.push_back(d == dim ? ReassociationIndices{first, first + 1}
-                              : ReassociationIndices{first});
-  }
-  return tensor::ExpandShapeOp::create(
-      b, l, RankedTensorType::get(shape, type.getElementType()), x, groups);
-}
-
-/// `x` with the dims `dim` and `dim + 1` merged into one.
-Value mergeDims(OpBuilder &b, Location l, Value x, int64_t dim) {
-  auto type = cast<RankedTensorType>(x.getType());
-  SmallVector<ReassociationIndices> groups;
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    if (d == dim + 1)
-      groups.back().push_back(d);
-    else
-      groups.push_back({d});
-  }
-  return tensor::CollapseShapeOp::create(b, l, x, groups);
 }
 
 /// For each query block I (batch dim `numBatch` of `ref`, its first row's

@@ -37,7 +37,9 @@ namespace {
 /// Builds `@f_vjp` for one function.
 class GradientBuilder {
 public:
-  explicit GradientBuilder(func::FuncOp forward) : forward(forward) {}
+  GradientBuilder(func::FuncOp forward, TargetKind target) : forward(forward) {
+    cotangents.setTarget(target);
+  }
 
   FailureOr<func::FuncOp> build(StringRef name);
 
@@ -167,6 +169,8 @@ FailureOr<func::FuncOp> GradientBuilder::build(StringRef name) {
 namespace {
 struct DifferentiatePass
     : public linea::impl::LineaDifferentiateBase<DifferentiatePass> {
+  using LineaDifferentiateBase::LineaDifferentiateBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
@@ -183,7 +187,9 @@ struct DifferentiatePass
                         << "' is already defined";
         return signalPassFailure();
       }
-      FailureOr<func::FuncOp> gradient = GradientBuilder(f).build(name);
+      FailureOr<func::FuncOp> gradient =
+          GradientBuilder(f, plannedForGPU(module) ? TargetKind::gpu : target)
+              .build(name);
       if (failed(gradient))
         return signalPassFailure();
       symbols.insert(*gradient);

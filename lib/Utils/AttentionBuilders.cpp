@@ -549,3 +549,26 @@ Value mlir::linea::buildSequentialScan(OpBuilder &b, Location loc, Value x,
       });
   return loop.getResult(1);
 }
+
+Value mlir::linea::reverseAlong(OpBuilder &b, Location loc, Value x,
+                                int64_t seq) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  Value last =
+      arith::SubIOp::create(b, loc, tensor::DimOp::create(b, loc, x, seq),
+                            arith::ConstantIndexOp::create(b, loc, 1));
+  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, x),
+                                       type.getElementType());
+  if (init.getType() != type)
+    init = tensor::CastOp::create(b, loc, type, init);
+  SmallVector<utils::IteratorType> iterators(rank, kPar);
+  return buildGeneric(b, loc, ValueRange{}, init,
+                      {b.getMultiDimIdentityMap(rank)}, iterators,
+                      [&](OpBuilder &nb, Location nl, ValueRange) -> Value {
+                        SmallVector<Value> at;
+                        for (int64_t d = 0; d < rank; ++d)
+                          at.push_back(linalg::IndexOp::create(nb, nl, d));
+                        at[seq] = arith::SubIOp::create(nb, nl, last, at[seq]);
+                        return tensor::ExtractOp::create(nb, nl, x, at);
+                      });
+}

@@ -70,16 +70,24 @@ def _linea_compile_path():
     return (build_dir() / "bin" / "linea-compile").resolve()
 
 
-def differentiate(source_or_path, raising=False):
+def differentiate(source_or_path, raising=False, target="cpu"):
     """The program with a gradient function `@f_vjp(args..., d_results...) ->
     (d_args...)` added for each public `@f` (linea-opt --linea-differentiate);
     returns MLIR text for `compile(..., entry="f_vjp")` or `run`.
     `raising=True` raises the model's layers into Linea ops first
-    (--linea-raise), so that the gradient is that of the O(L) forms."""
+    (--linea-raise), so that the gradient is that of the O(L) forms.
+    `target` ("cpu", or "gpu" / "cuda") is the machine the gradient will be
+    compiled for: where the fastest backward differs by machine (a gated
+    op with a gate per key dim: chunked on the GPU, row by row on the CPU)
+    it chooses; either runs right on both."""
     text = _source_text(source_or_path)
+    if target == "cuda":
+        target = "gpu"
+    if target not in ("cpu", "gpu"):
+        raise LineaError(1, f"unknown target {target!r}; expected 'cpu' or 'gpu'")
     passes = ["--linea-raise"] if raising else []
     done = subprocess.run([str((build_dir() / "bin" / "linea-opt").resolve()), "-",
-                           *passes, "--linea-differentiate"],
+                           *passes, f"--linea-differentiate=target={target}"],
                           input=text, capture_output=True, text=True)
     if done.returncode != 0:
         raise LineaError(done.returncode, done.stderr)

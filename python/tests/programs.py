@@ -5,6 +5,8 @@ into MLIR text, random inputs, and the float64 expectations from
 `linea.reference`, so a test only runs the program and compares.
 """
 
+import os
+import re
 import subprocess
 
 import numpy as np
@@ -296,6 +298,25 @@ def kernel_names(text, options="chip=sm_90a format=isa"):
     assert done.returncode == 0, done.stderr
     return [line.split("@")[1].split()[0] for line in done.stdout.splitlines()
             if line.lstrip().startswith("gpu.binary @")]
+
+
+def launch_count(text, options="chip=sm_90a format=isa report=1"):
+    """How many kernel launches the functions of `text` make, one call each,
+    by linea-lower-to-nvvm's kernel report: host loops' trip counts
+    multiplied in; None where a loop's trip count is not static."""
+    done = subprocess.run([str(build_dir() / "bin" / "linea-opt"), "-",
+                           f"--linea-lower-to-nvvm={options}", "-o", os.devnull],
+                          input=text, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    total = 0
+    for line in done.stderr.splitlines():
+        if "kernel @" not in line:
+            continue
+        if "unknown trip count" in line:
+            return None
+        times = re.search(r"launched (\d+) times", line)
+        total += int(times.group(1)) if times else 1
+    return total
 
 
 # The body of gelu(v + c) + res (erf form), shared by the projection

@@ -322,17 +322,9 @@ def run_gradients(spec, seed, no_optimize=False):
     return got, inputs, cotangents
 
 
-@pytest.mark.parametrize("index", range(len(CASES)),
-                         ids=[cases.case_id(c) for c in CASES])
-def test_gradients_against_oracles(index):
-    spec = CASES[index]
-    seed = cases.SEED * 31 + index
-    got, inputs, cotangents = run_gradients(spec, seed)
-    diffs = [x for x, (_, flag) in zip(inputs, arguments(spec)) if flag]
-    assert len(got) == len(diffs)
-
-    # torch float64 autograd: the whole gradient
-    want = torch_gradients(spec, inputs, cotangents)
+def assert_close_to_torch(got, want):
+    """Each gradient within TOLERANCE (relative L2) of torch's; returns the
+    bound below which a gradient counts as zero."""
     # a gradient that is zero in exact arithmetic (softmax over one key; dg
     # of one token with no initial state, q.dq - k.dk + <dF, F>) comes out
     # as f32 rounding of the other gradients' size; one below f32's range
@@ -347,6 +339,21 @@ def test_gradients_against_oracles(index):
             assert err <= TOLERANCE, f"gradient {k}: rel. L2 error {err:.3g} vs torch"
         else:
             assert np.abs(g).max() <= zero_bound, f"gradient {k} should be zero"
+    return zero_bound
+
+
+@pytest.mark.parametrize("index", range(len(CASES)),
+                         ids=[cases.case_id(c) for c in CASES])
+def test_gradients_against_oracles(index):
+    spec = CASES[index]
+    seed = cases.SEED * 31 + index
+    got, inputs, cotangents = run_gradients(spec, seed)
+    diffs = [x for x, (_, flag) in zip(inputs, arguments(spec)) if flag]
+    assert len(got) == len(diffs)
+
+    # torch float64 autograd: the whole gradient
+    want = torch_gradients(spec, inputs, cotangents)
+    zero_bound = assert_close_to_torch(got, want)
 
     # finite differences of the float64 reference along random directions
     rng = np.random.default_rng(seed + 2)
@@ -677,3 +684,47 @@ def test_bf16_linear_attention_gradient_gpu_form(L):
     ((scores @ leaves[2]) * torch.tensor(dy, dtype=torch.float64)).sum().backward()
     for mine, leaf in zip(got, leaves):
         assert ref.rel_l2(mine, leaf.grad.numpy()) <= 8e-3
+
+
+GPU_EMULATION = "linea-gpu-mapped-to-cpu{chip=sm_90a}"
+PER_KEY = dict(op="gated_linear_attention", batch=[2], dk=8, dv=5)
+
+
+@pytest.mark.parametrize("spec", [
+    dict(PER_KEY, L=1, mask="causal", init=True, final=True),
+    dict(PER_KEY, L=131, mask="causal", final=True, dyn_L=True),
+    dict(PER_KEY, batch=[2, 3], L=67, mask="prefix", prefix=13, dyn_prefix=True, init=True,
+         final=True, dyn_batch=True),
+    dict(PER_KEY, L=29, mask="prefix", prefix=0, dyn_prefix=True, final=True),
+    dict(PER_KEY, L=29, mask="prefix", prefix=29, dyn_prefix=True, init=True, final=True),
+    dict(PER_KEY, L=70, mask="prefix", prefix=5, scalar_gate=True, init=True, final=True),
+], ids=["causal-L1", "causal-L131-dynamic", "prefix13-of-67", "prefix0-dynamic",
+        "prefixL-dynamic", "scalar-gate-prefix5"])
+def test_per_key_gate_gradient_gpu_form(spec):
+    """The gradient of a gated linear attention with a gate per key dim
+    (down to -20), made for the GPU (its value-side reads in chunks of 64
+    rows: 131 rows are three chunks, the last of 3) and compiled for it, run
+    with its blocks and threads emulated: torch float64 autograd agrees. A
+    dynamic prefix of 0 and of L (no rows after it: zero chunks), and a
+    scalar gate under a prefix, which takes the same path."""
+    program, inputs, expected = programs.build(spec, seed=5)
+    rng = np.random.default_rng(6)
+    cotangents = [rng.standard_normal(e.shape) for e in expected]
+    got = linea.run(linea.differentiate(program, target="gpu"), inputs + cotangents,
+                    entry="main_vjp", pipeline=GPU_EMULATION)
+    assert_close_to_torch(got, torch_gradients(spec, inputs, cotangents))
+
+
+def test_per_key_gate_launches_do_not_grow_with_length():
+    """On the GPU the per-key-dim gated op and its gradient launch the same
+    kernels at L = 200 and at L = 2000, none from a loop over the rows: the
+    backward's value-side reads are chunked, and the forward (its recomputed
+    copy and dv's op too) does not take the recurrence, a host loop of four
+    launches a row, at a short length (the cost model counts them)."""
+    def launches(L):
+        spec = dict(PER_KEY, L=L, mask="causal", init=True, final=True)
+        program, _, _ = programs.build(spec, seed=1)
+        return (programs.launch_count(program),
+                programs.launch_count(linea.differentiate(program, target="gpu")))
+    short, long = launches(200), launches(2000)
+    assert None not in short and short == long

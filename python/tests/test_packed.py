@@ -572,8 +572,15 @@ def gradient_id(c):
     return "-".join(str(v) for v in c.values())
 
 
-@pytest.mark.parametrize("case", GRADIENT_CASES, ids=[gradient_id(c) for c in GRADIENT_CASES])
-def test_packed_gradients_against_finite_differences(case):
+# The per-key-dim gated case's gradient made for the GPU too, run with
+# blocks and threads emulated (each segment's rule inside its own block, its
+# rows in order there).
+GRADIENT_TARGETS = [(c, "cpu") for c in GRADIENT_CASES] + [(GRADIENT_CASES[3], "gpu")]
+
+
+@pytest.mark.parametrize("case,target", GRADIENT_TARGETS,
+                         ids=[f"{gradient_id(c)}-{t}" for c, t in GRADIENT_TARGETS])
+def test_packed_gradients_against_finite_differences(case, target):
     rng = np.random.default_rng(zlib.crc32(gradient_id(case).encode()))
     lengths, dk, dv = [5, 0, 1, 6], 3, 2
     length = sum(lengths)
@@ -621,11 +628,12 @@ def test_packed_gradients_against_finite_differences(case):
                     normalize=case.get("normalize", False), **oracle)
             return [y, s] if case["final"] else [y]
     cotangents = [rng.standard_normal(y.shape) for y in forward(*floats)]
-    program = linea.differentiate(source)
+    program = linea.differentiate(source, target=target)
     # @main_vjp(args..., d_results...) -> d of every float argument
     args = [f.astype(np.float32) for f in floats] + ints
     got = linea.run(program, args + [c.astype(np.float32) for c in cotangents],
-                    entry="main_vjp")
+                    entry="main_vjp",
+                    pipeline="linea-gpu-mapped-to-cpu{chip=sm_90a}" if target == "gpu" else None)
     def objective(*arrays):
         return sum(np.sum(c * y) for c, y in zip(cotangents, forward(*arrays)))
     want = finite_difference_gradients(objective, floats)

@@ -222,7 +222,8 @@ func.func @fold(%x: tensor<2x12x4xf32>, %m0: tensor<2x3x4xf32>, %w: tensor<4x4xf
 // -----
 
 // A per-key-dim gate: dq and dk read the states on their value side, where
-// the decay does not commute with the read, so the rule runs the two
+// the decay does not commute with the read, so (on the CPU; the GPU's chunked
+// form is in differentiate-gated-chunked.mlir) the rule runs the two
 // recurrences one token at a time. Forward: S <- diag(exp(g_t)) S + k_t^T v_t,
 // dq_t = S dO_t. Backward from the end, with the gates moved one step
 // back: G <- diag(exp(g_(t+1))) G + q_t^T dO_t, dk_t = G v_t, dv_t = k_t G.

@@ -13,6 +13,7 @@
 #define LINEA_AUTODIFF_COTANGENTS_H
 
 #include "linea/Dialect/LineaOps.h"
+#include "linea/Target/Target.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -46,7 +47,13 @@ public:
   /// Whether any result of `op` has a cotangent (else the op is skipped).
   bool anyResultHasCotangent(Operation *op) const;
 
+  /// The kind of machine the gradient is for (linea-differentiate's
+  /// `target`): a rule whose fastest form differs by machine asks it.
+  TargetKind target() const { return machine; }
+  void setTarget(TargetKind kind) { machine = kind; }
+
 private:
+  TargetKind machine = TargetKind::cpu;
   llvm::DenseSet<Value> active;
   llvm::DenseMap<Value, Value> sums;
 };
@@ -81,11 +88,21 @@ std::optional<LogicalResult>
 emitTensorAdjoint(Operation *op, OpBuilder &b, Cotangents &cotangents);
 
 /// `gated_linear_attention` with a per-key-dim gate or a prefix / none mask:
-/// the two state recurrences of its backward run one token at a time (the
-/// decay does not commute with reading a state on its value side). A
-/// scalar-gated causal op's rule builds gated ops instead.
+/// its backward reads the states on their value side (dq, dk), where the
+/// decay does not commute with the read. For the GPU those reads run
+/// chunked and dv is a gated op (launches independent of L); for the CPU
+/// both recurrences run one row at a time (a `[Dk, Dv]` state in cache:
+/// fewer flops and exponentials). A scalar-gated causal op's rule builds
+/// gated ops only.
 LogicalResult emitGatedRecurrenceAdjoint(GatedLinearAttentionOp op,
                                          OpBuilder &b, Cotangents &cotangents);
+
+/// A causal op of `like`'s kind (scale 1, no feature map) over `q, k, v`,
+/// seeded with `init` (null: zero), gated by `gate` where not null: its
+/// output and final state (f32).
+std::pair<Value, Value> causalOpLike(LinearAttentionOpInterface like,
+                                     OpBuilder &b, Location loc, Value q,
+                                     Value k, Value v, Value init, Value gate);
 
 /// The gate's cotangent of a causal gated op from the other cotangents: the
 /// reverse presum of `q . dq - k . dk` (per key dim, or summed over them for

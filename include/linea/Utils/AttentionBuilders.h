@@ -85,6 +85,9 @@ Value padAlong(OpBuilder &b, Location loc, Value x, int64_t dim, int64_t size);
 Value insertAlong(OpBuilder &b, Location loc, Value source, Value dest,
                   int64_t dim, OpFoldResult offset, OpFoldResult size = {});
 
+/// `x` reversed along `seq`: row i of the result is row L - 1 - i.
+Value reverseAlong(OpBuilder &b, Location loc, Value x, int64_t seq);
+
 /// `x` moved one step along `dim`, zeros where nothing moves in: toward the
 /// end (`out_i = x_(i-1)`, `out_0 = 0`) or toward the start (`out_i =
 /// x_(i+1)`, the last 0). Same type as `x`.
