@@ -645,11 +645,11 @@ def test_lookup_gradient_gpu_form():
     assert ref.rel_l2(dtable, ts.grad.numpy()) <= TOLERANCE
 
 
-def bf16_linear_attention_program(L, d):
-    """@main(q, k, v: f32) = causal linear attention on their bf16 roundings,
-    the result widened back (linea-run binds f32; the casts as torch-mlir
-    writes them, elementwise generics): its gradient runs the op's backward
-    in bf16."""
+def bf16_linear_attention_program(L, d, gated=False):
+    """@main(q, k, v[, g]: f32) = causal linear attention (gated: with a gate
+    per key dim) on their bf16 roundings, the result widened back (linea-run
+    binds f32; the casts as torch-mlir writes them, elementwise generics):
+    its gradient runs the op's backward in bf16."""
     shape = f"1x2x{L}x{d}"
 
     def cast(name, source, src, dst, op):
@@ -661,10 +661,14 @@ def bf16_linear_attention_program(L, d):
                 f"    %c = arith.{op} %x : {src} to {dst}\n"
                 f"    linalg.yield %c : {dst}\n  }} -> tensor<{shape}x{dst}>\n")
     t, w = f"tensor<{shape}xbf16>", f"tensor<{shape}xf32>"
-    narrow = "".join(cast(n, n + "32", "f32", "bf16", "truncf") for n in "qkv")
+    names = "qkvg" if gated else "qkv"
+    narrow = "".join(cast(n, n + "32", "f32", "bf16", "truncf") for n in names)
+    args = ", ".join(f"%{n}32: {w}" for n in names)
+    op = (f"  %o = linea.gated_linear_attention %q, %k, %v, %g mask = causal : "
+          f"{t}, {t}, {t}, {t} -> {t}\n" if gated else
+          f"  %o = linea.linear_attention %q, %k, %v mask = causal : {t}, {t}, {t} -> {t}\n")
     return ("#id = affine_map<(a, b, c, d) -> (a, b, c, d)>\n"
-            f"func.func @main(%q32: {w}, %k32: {w}, %v32: {w}) -> {w} {{\n{narrow}"
-            f"  %o = linea.linear_attention %q, %k, %v mask = causal : {t}, {t}, {t} -> {t}\n"
+            f"func.func @main({args}) -> {w} {{\n{narrow}{op}"
             + cast("o32", "o", "bf16", "f32", "extf") +
             f"  return %o32 : {w}\n}}\n")
 
@@ -687,6 +691,25 @@ def test_bf16_linear_attention_gradient_gpu_form(L):
 
 
 GPU_EMULATION = "linea-gpu-mapped-to-cpu{chip=sm_90a}"
+
+
+def test_bf16_gla_gradient_gpu_form():
+    """The gradient of a bf16 gated linear attention (a gate per key dim,
+    down to -20) made and compiled for the GPU, its blocks and threads
+    emulated, against torch float64 autograd on the same bf16 values: within
+    bf16 rounding (its states and chunk sums are f32)."""
+    L, d = 70, 16
+    rng = np.random.default_rng(L)
+    q, k, v, dy = (programs.bf16(rng.standard_normal((1, 2, L, d)) / 2) for _ in range(4))
+    g = programs.bf16(programs.gate_values(rng, (1, 2, L, d)))
+    got = linea.run(linea.differentiate(bf16_linear_attention_program(L, d, gated=True),
+                                        target="gpu"),
+                    [q, k, v, g, dy], entry="main_vjp", pipeline=GPU_EMULATION)
+    leaves = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in (q, k, v, g)]
+    [out] = torch_gated(dict(mask="causal"))(*leaves)
+    (out * torch.tensor(dy, dtype=torch.float64)).sum().backward()
+    for mine, leaf in zip(got, leaves):
+        assert ref.rel_l2(mine, leaf.grad.numpy()) <= 8e-3
 PER_KEY = dict(op="gated_linear_attention", batch=[2], dk=8, dv=5)
 
 
