@@ -26,7 +26,7 @@
 #include "GatedReads.h"
 #include "linea/Autodiff/Cotangents.h"
 #include "linea/Utils/AttentionBuilders.h"
-#include "linea/Utils/ChunkBuilders.h"
+#include "linea/Utils/KernelNames.h"
 #include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -246,6 +246,15 @@ Value mlir::linea::causalGateCotangent(OpBuilder &b, Location loc,
                        /*hasPrefix=*/false);
 }
 
+/// The location of the ops computing the backward's `what` (dq, dk) of
+/// `op`: its kernels named `<family>_backward_<what>` (`gla_backward_dq`).
+/// No 16-bit compute type rides along: the reads' contractions take f32
+/// operands (the decayed rows), as the row-by-row form's do.
+static Location backwardStageLoc(Operation *op, StringRef what) {
+  return withKernelName(op->getLoc(),
+                        kernelFamily(op) + "_backward_" + what.str());
+}
+
 /// j: the rows that read the state after the prefix (0 for causal, L for
 /// none, the clamped prefix length otherwise).
 static Value prefixRows(OpBuilder &b, Location loc,
@@ -332,18 +341,18 @@ LogicalResult mlir::linea::emitGatedRecurrenceAdjoint(GatedLinearAttentionOp op,
     OpFoldResult rest = affine::makeComposedFoldedAffineApply(
         b, loc, rows - first, {tensor::getMixedSize(b, loc, q, seq), j});
     auto restOf = [&](Value x) { return sliceAlong(b, loc, x, seq, j, rest); };
-    dq =
-        insertAlong(b, loc,
-                    chunkedValueSideReads(b, loc, layout, restOf(dO), restOf(v),
-                                          restOf(k), restOf(g), state),
-                    dq, seq, j);
+    dq = insertAlong(b, loc,
+                     chunkedValueSideReads(b, backwardStageLoc(op, "dq"),
+                                           layout, restOf(dO), restOf(v),
+                                           restOf(k), restOf(g), state),
+                     dq, seq, j);
     auto reversedRest = [&](Value x) {
       return reverseAlong(b, loc, restOf(x), seq);
     };
     Value rq = reversedRest(q), rdO = reversedRest(dO);
     Value rGate = reversedRest(nextGates());
-    Value rdk = chunkedValueSideReads(b, loc, layout, reversedRest(v), rdO, rq,
-                                      rGate, dF);
+    Value rdk = chunkedValueSideReads(b, backwardStageLoc(op, "dk"), layout,
+                                      reversedRest(v), rdO, rq, rGate, dF);
     // dv reads the same states on their key side: a gated op.
     auto [rdv, atJ] = causalOpLike(iface, b, loc, reversedRest(k), rq, rdO,
                                    dF, rGate);

@@ -86,8 +86,11 @@ def differentiate(source_or_path, raising=False, target="cpu"):
     if target not in ("cpu", "gpu"):
         raise LineaError(1, f"unknown target {target!r}; expected 'cpu' or 'gpu'")
     passes = ["--linea-raise"] if raising else []
+    # With its locations: the source's (run-time checks name them) and the
+    # kernel names the rules give the stages they build.
     done = subprocess.run([str((build_dir() / "bin" / "linea-opt").resolve()), "-",
-                           *passes, f"--linea-differentiate=target={target}"],
+                           *passes, f"--linea-differentiate=target={target}",
+                           "--mlir-print-debuginfo"],
                           input=text, capture_output=True, text=True)
     if done.returncode != 0:
         raise LineaError(done.returncode, done.stderr)

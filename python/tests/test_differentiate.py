@@ -751,3 +751,14 @@ def test_per_key_gate_launches_do_not_grow_with_length():
                 programs.launch_count(linea.differentiate(program, target="gpu")))
     short, long = launches(200), launches(2000)
     assert None not in short and short == long
+
+
+def test_per_key_gate_backward_kernels_are_named():
+    """The chunked reads' kernels are named after what they compute, through
+    linea.differentiate's text (its locations kept): gla_backward_dq and
+    gla_backward_dk, beside the gated ops' own stages."""
+    program, _, _ = programs.build(dict(PER_KEY, L=100, mask="causal"), seed=1)
+    names = programs.kernel_names(linea.differentiate(program, target="gpu"))
+    for what in ("dq", "dk"):
+        assert any(n.startswith(f"linea_gla_backward_{what}") for n in names), names
+    assert any(n.startswith("linea_gla_chunk_outputs") for n in names), names
