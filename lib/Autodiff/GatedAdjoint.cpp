@@ -1,17 +1,16 @@
-//===- GatedAdjoint.cpp - gated linear attention backwards, any gate, any mask
-//-===//
+//===- GatedAdjoint.cpp - gated linear attention backwards, any gate, any mask -===//
 //
 // With a per-key-dim gate `S_t = diag(exp(g_t)) S_(t-1) + k_t^T v_t`, the
 // backward reads states on their value side: `dq_t = S_t dO_t`, and
 // `dk_t = G_t v_t` with G the states' cotangents, `G_t = diag(exp(g_(t+1)))
 // G_(t+1) + q_t^T dO_t` walked from the end. The decay does not commute with
-// that read, so no gated op computes it; valueSideReads runs it chunked
-// (fla's chunk_gla_bwd: a scan over chunk states, the rows of every chunk at
-// once from the state entering it, the in-chunk decays exact on 16-row
-// diagonal blocks and factored against each block's first row below them).
-// `dv_t = k_t G_t` reads on the key side: a gated op over the reversed
-// sequence, whose final state is G at the first row. Every exponent is a
-// sum of gates over its own interval, `<= 0`, so gates down to -20 are safe.
+// that read, so no gated op computes it. On the CPU the rule runs both
+// recurrences one token at a time (scanTokens: a `[Dk, Dv]` state in cache,
+// each decay `exp(g) <= 1` applied step by step). For the GPU
+// (Cotangents::target) chunkedValueSideReads runs the reads chunked
+// (GatedReads.cpp, fla's chunk_gla_bwd), and `dv_t = k_t G_t`, a key-side
+// read, is a gated op over the reversed rows, whose final state is G at
+// row j. Either way every exponent is `<= 0`: gates down to -20 are safe.
 //
 // A prefix(j) mask makes rows t < j read S_(j-1), and none is prefix(L), so
 // the rows before j are one-shot on both sides: S_(j-1) is one gated state
