@@ -100,7 +100,7 @@ kernel report (`--linea-lower-to-nvvm="chip=sm_90a format=isa precision=bf16 rep
 tensor-core contractions, on bf16 tensors and, for comparison, f32 ones). **Estimated**: launches,
 blocks, bytes moved (the report counts each lane's global-memory loads and stores as written and
 each cp.async line's 16 bytes, loops multiplied out, a loop strided by thread at the average share,
-no cache model; shared memory, the staged slices and a sequence block's temporaries, moves none),
+a band of sibling kernels' parts each on its own threads, no cache model; shared memory, the staged slices and a sequence block's temporaries, moves none),
 the H100 roofline time. The report's per-op total divides by the bytes
 the op moves at least (`linea-mark-minimal-traffic`: operands and results as stored, plus the
 chunk-parallel form's per-chunk f32 states); the "minimal" column counts the tensors at 2 bytes

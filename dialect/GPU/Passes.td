@@ -419,7 +419,11 @@ def LineaSequenceBlocksToLaunch : Pass<"linea-sequence-blocks-to-launch"> {
     views of the block's dynamic shared memory (`gpu.dynamic_shared_memory`,
     its size given to the launch, so a block may use more than the 48 KiB of
     static shared memory; Linea's CUDA runtime opts the kernel in), cast to
-    the generic address space, and their deallocs disappear.
+    the generic address space, and their deallocs disappear. A block whose
+    temporaries take more than half of a block's shared memory on the
+    planned GPU runs alone on its SM: its location says so
+    (`linea.blocks_per_sm` = 1), and `linea-launch-bounds` gives its kernel
+    the registers of one block rather than making it spill to fit a second.
 
     ```mlir
     scf.forall (%b, %h) in (2, 4) {
@@ -979,7 +983,9 @@ def LineaKernelReport : Pass<"linea-kernel-report", "::mlir::ModuleOp"> {
     loop strided by thread or warp counted at the average share, so that
     the threads together take every trip once; a `cp.async` line is its
     16 bytes read from global memory; a branch with an else counts as the
-    costlier of the two (a cp.async copy and its unaligned fallback); an
+    costlier of the two (a cp.async copy and its unaligned fallback); a
+    band of sibling kernels (guards `t - start < count` laid end to end)
+    counts each part's accesses on its own share of the threads; an
     mma.sync m16n8k16 step is 4096 FLOPs per warp, a wgmma m64nNk16 step
     2048 N per warpgroup, its operands read from shared memory). Accesses to shared
     memory (the workgroup address space, or views of it such as a sequence

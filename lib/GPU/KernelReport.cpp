@@ -210,11 +210,82 @@ Cost costOf(Operation *op, const Constants &known) {
   return cost;
 }
 
+/// One part of a band of sibling kernels (linea-map-to-gpu's mergeBands):
+/// an else-less `scf.if` on `t - start < count` (unsigned; `t` itself for
+/// the first part), start and count constants.
+struct SiblingPart {
+  Value t;
+  int64_t start, count;
+};
+
+std::optional<SiblingPart> siblingPart(Operation &op, const Constants &known) {
+  auto branch = dyn_cast<scf::IfOp>(op);
+  if (!branch || !branch.getElseRegion().empty())
+    return std::nullopt;
+  auto compare = branch.getCondition().getDefiningOp<arith::CmpIOp>();
+  if (!compare || compare.getPredicate() != arith::CmpIPredicate::ult)
+    return std::nullopt;
+  std::optional<int64_t> count = constantOf(compare.getRhs(), known);
+  if (!count || *count <= 0)
+    return std::nullopt;
+  SiblingPart part{compare.getLhs(), 0, *count};
+  if (auto local = part.t.getDefiningOp<arith::SubIOp>()) {
+    std::optional<int64_t> start = constantOf(local.getRhs(), known);
+    if (!start)
+      return std::nullopt;
+    part = {local.getLhs(), *start, *count};
+  }
+  return part;
+}
+
+/// Whether `parts` are the parts of one band: two or more, on the same
+/// index, laid end to end from 0.
+bool formBand(ArrayRef<SiblingPart> parts) {
+  if (parts.size() < 2)
+    return false;
+  int64_t next = 0;
+  for (const SiblingPart &part : parts) {
+    if (part.t != parts.front().t || part.start != next)
+      return false;
+    next += part.count;
+  }
+  return true;
+}
+
+/// The per-thread cost of `block`. A band of sibling kernels costs each
+/// part's work on its share of the band's threads, not every part's on
+/// every thread (each thread takes one part's iteration).
+Cost costOf(Block &block, const Constants &known) {
+  SmallVector<SiblingPart> parts;
+  SmallVector<Cost> partCosts;
+  Cost cost;
+  for (Operation &op : block) {
+    Cost opCost = costOf(&op, known);
+    if (std::optional<SiblingPart> part = siblingPart(op, known)) {
+      parts.push_back(*part);
+      partCosts.push_back(opCost);
+      continue;
+    }
+    cost += opCost;
+  }
+  bool band = formBand(parts);
+  double threads = 0;
+  for (const SiblingPart &part : parts)
+    threads += part.count;
+  for (auto [part, partCost] : llvm::zip(parts, partCosts)) {
+    if (band) {
+      partCost.flops *= part.count / threads;
+      partCost.bytes *= part.count / threads;
+    }
+    cost += partCost;
+  }
+  return cost;
+}
+
 Cost costOf(Region &region, const Constants &known) {
   Cost cost;
   for (Block &block : region)
-    for (Operation &op : block)
-      cost += costOf(&op, known);
+    cost += costOf(block, known);
   return cost;
 }
 

@@ -8,7 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "linea/Dialect/LineaOps.h"
 #include "linea/GPU/Passes.h"
+#include "linea/Utils/KernelNames.h"
 #include "linea/Utils/SequenceBlocks.h"
 
 #include "GPUMapping.h"
@@ -44,6 +46,18 @@ FailureOr<int64_t> threadsPerBlock(ArrayRef<scf::ParallelOp> threadLoops) {
   return threads.value_or(1);
 }
 
+/// Whether a block of `bytes` of shared memory leaves no room for a second
+/// one on an SM of the planned GPU (a block's maximum is about an SM's
+/// whole): then its kernel is built for one block per SM, with the
+/// registers of two (linea-launch-bounds), rather than spilling to fit a
+/// second block that cannot run beside it.
+bool takesTheSharedMemoryOfAnSM(gpu::LaunchOp launch, int64_t bytes) {
+  linea::TargetAttr planned = linea::plannedTarget(launch);
+  if (!planned || planned.getKind() != linea::TargetKind::gpu)
+    return false;
+  return 2 * bytes > planned.getDescription().sharedMemoryPerBlock;
+}
+
 /// The kernel's allocations become views of one buffer of dynamic shared
 /// memory, placed by planSharedMemory and seen through the generic address
 /// space, so their users keep their types. Dynamic rather than static
@@ -64,6 +78,8 @@ LogicalResult allocsToSharedMemory(RewriterBase &rewriter,
 
   MLIRContext *ctx = rewriter.getContext();
   Location loc = launch.getLoc();
+  if (takesTheSharedMemoryOfAnSM(launch, plan->bytes))
+    launch->setLoc(linea::withBlocksPerSM(loc, 1));
   rewriter.setInsertionPoint(launch);
   Value bytes = arith::ConstantIntOp::create(rewriter, loc, plan->bytes, 32);
   launch.getDynamicSharedMemorySizeMutable().assign(bytes);
