@@ -355,7 +355,9 @@ def LineaDifferentiate : Pass<"linea-differentiate", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::affine::AffineDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::scf::SCFDialect",
+                           // The GPU gradient's sequence blocks.
+                           "::mlir::gpu::GPUDialect"];
 }
 
 def LineaOutlineOps : Pass<"linea-outline-ops", "::mlir::ModuleOp"> {

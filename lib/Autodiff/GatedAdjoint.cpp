@@ -24,6 +24,8 @@
 
 #include "GatedReads.h"
 #include "linea/Autodiff/Cotangents.h"
+#include "linea/Dialect/LineaOps.h"
+#include "linea/Target/Target.h"
 #include "linea/Utils/AttentionBuilders.h"
 #include "linea/Utils/KernelNames.h"
 #include "linea/Utils/StructuredBuilders.h"
@@ -246,12 +248,23 @@ Value mlir::linea::causalGateCotangent(OpBuilder &b, Location loc,
 }
 
 /// The location of the ops computing the backward's `what` (dq, dk) of
-/// `op`: its kernels named `<family>_backward_<what>` (`gla_backward_dq`).
-/// No 16-bit compute type rides along: the reads' contractions take f32
-/// operands (the decayed rows), as the row-by-row form's do.
+/// `op`: its kernels named `<family>_backward_<what>` (`gla_backward_dq`),
+/// carrying a 16-bit op's element type, so that under `precision=auto`
+/// the chunked reads' contractions take its tensor cores as the forward's
+/// chunks do (their f32 operands rounded to it, the states and decayed
+/// rows alike).
 static Location backwardStageLoc(Operation *op, StringRef what) {
-  return withKernelName(op->getLoc(),
-                        kernelFamily(op) + "_backward_" + what.str());
+  return kernelStageLoc(op, ("backward_" + what).str());
+}
+
+/// The shared memory of one block of the GPU the gradient of `op` is for:
+/// the planned GPU's, else the default chip's (a gradient is made before
+/// its module is planned).
+static int64_t blockSharedMemory(Operation *op) {
+  TargetAttr planned = plannedTarget(op);
+  if (planned && planned.getKind() == TargetKind::gpu)
+    return planned.getDescription().sharedMemoryPerBlock;
+  return TargetDescription::get(TargetKind::gpu).sharedMemoryPerBlock;
 }
 
 /// j: the rows that read the state after the prefix (0 for causal, L for
@@ -335,15 +348,16 @@ LogicalResult mlir::linea::emitGatedRecurrenceAdjoint(GatedLinearAttentionOp op,
     return shiftAlong(b, loc, g, seq, /*towardEnd=*/false);
   };
   if (rowsAfter && ct.target() == TargetKind::gpu) {
+    int64_t sharedMemory = blockSharedMemory(op);
     AffineExpr rows, first;
     bindSymbols(b.getContext(), rows, first);
     OpFoldResult rest = affine::makeComposedFoldedAffineApply(
         b, loc, rows - first, {tensor::getMixedSize(b, loc, q, seq), j});
     auto restOf = [&](Value x) { return sliceAlong(b, loc, x, seq, j, rest); };
     dq = insertAlong(b, loc,
-                     chunkedValueSideReads(b, backwardStageLoc(op, "dq"),
-                                           layout, restOf(dO), restOf(v),
-                                           restOf(k), restOf(g), state),
+                     chunkedValueSideReads(
+                         b, backwardStageLoc(op, "dq"), layout, restOf(dO),
+                         restOf(v), restOf(k), restOf(g), state, sharedMemory),
                      dq, seq, j);
     auto reversedRest = [&](Value x) {
       return reverseAlong(b, loc, restOf(x), seq);
@@ -351,10 +365,18 @@ LogicalResult mlir::linea::emitGatedRecurrenceAdjoint(GatedLinearAttentionOp op,
     Value rq = reversedRest(q), rdO = reversedRest(dO);
     Value rGate = reversedRest(nextGates());
     Value rdk = chunkedValueSideReads(b, backwardStageLoc(op, "dk"), layout,
-                                      reversedRest(v), rdO, rq, rGate, dF);
-    // dv reads the same states on their key side: a gated op.
-    auto [rdv, atJ] = causalOpLike(iface, b, loc, reversedRest(k), rq, rdO,
-                                   dF, rGate);
+                                      reversedRest(v), rdO, rq, rGate, dF,
+                                      sharedMemory);
+    // dv reads the same states on their key side: a gated op, in a 16-bit
+    // op's own type (q, k and the gates are its values; the cotangent is
+    // rounded to it, as the forward rounds its operands), so that its
+    // chunks take the tensor cores the forward's take.
+    Type opType = getElementTypeOrSelf(spec.query);
+    auto inOpType = [&](Value x) { return castFromF32(b, loc, x, opType); };
+    auto [rdv, atJ] =
+        causalOpLike(iface, b, loc, inOpType(reversedRest(k)), inOpType(rq),
+                     inOpType(rdO), dF, inOpType(rGate));
+    rdv = castToF32(b, loc, rdv);
     dk = insertAlong(b, loc, reverseAlong(b, loc, rdk, seq), dk, seq, j);
     dv = insertAlong(b, loc, reverseAlong(b, loc, rdv, seq), dv, seq, j);
     cotangent = atJ;

@@ -1,5 +1,4 @@
-//===- GatedReads.h - reads of gated states, for the gated backward -*- C++
-//-*-===//
+//===- GatedReads.h - reads of gated states, for the backward --*- C++ -*-===//
 //
 // The gated backward (GatedAdjoint.cpp) reads gated states on either side;
 // where it reads on the value side, the decay does not commute with the
@@ -37,10 +36,12 @@ Value readState(OpBuilder &b, Location loc, const GateLayout &layout,
 /// gated states `S_t = diag(exp(g_t)) S_(t-1) + z_t^T y_t` from
 /// `S_(-1) = seed` (null: zero), read on their value side, chunked (fla's
 /// chunk_gla_bwd): no loop over the rows, so a GPU's launches do not grow
-/// with L.
+/// with L. Where one chunk's temporaries fit `sharedMemory` (one GPU
+/// block's), each chunk's rows are a block of their own (a sequence block);
+/// elsewhere every chunk's rows are computed at once, on grids.
 Value chunkedValueSideReads(OpBuilder &b, Location loc,
                             const GateLayout &layout, Value x, Value y, Value z,
-                            Value g, Value seed);
+                            Value g, Value seed, int64_t sharedMemory);
 
 } // namespace mlir::linea
 

@@ -286,32 +286,3 @@ Value mlir::linea::gatedChunkRows(OpBuilder &b, Location l, int64_t numBatch,
   Value queries = decayRows(b, l, numBatch, c.q, cum, scalar);
   return matmulAccumulate(b, l, numBatch, queries, s, rows);
 }
-
-Value mlir::linea::inSequenceBlocks(
-    OpBuilder &b, Location loc, ArrayRef<OpFoldResult> counts,
-    OpFoldResult rows, OpFoldResult cols,
-    function_ref<Value(OpBuilder &, Location, ValueRange)> build) {
-  int64_t numBatch = counts.size();
-  SmallVector<OpFoldResult> sizes(counts);
-  sizes.append({rows, cols});
-  Value init = tensor::EmptyOp::create(b, loc, sizes, b.getF32Type());
-  auto forall = scf::ForallOp::create(
-      b, loc, counts, ValueRange{init},
-      b.getArrayAttr(sequenceBlockMapping(b.getContext(), numBatch)));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(forall.getBody());
-  // (getInductionVars returns a vector by value: a ValueRange of it would
-  // dangle.)
-  SmallVector<Value> ivs = forall.getInductionVars();
-  Value result = build(b, loc, ivs);
-  b.setInsertionPointToStart(forall.getTerminator().getBody());
-  SmallVector<OpFoldResult> offsets(ivs.begin(), ivs.end());
-  offsets.append(2, b.getIndexAttr(0));
-  SmallVector<OpFoldResult> blockSizes(numBatch, b.getIndexAttr(1));
-  blockSizes.append({rows, cols});
-  tensor::ParallelInsertSliceOp::create(
-      b, loc, result, forall.getRegionIterArgs()[0], offsets, blockSizes,
-      SmallVector<OpFoldResult>(numBatch + 2, b.getIndexAttr(1)));
-  return forall.getResult(0);
-}
-

@@ -48,16 +48,6 @@ Value gatedChunkRows(OpBuilder &b, Location loc, int64_t numBatch, bool scalar,
                      const GatedScoresPlan &plan, const Chunk &c, Value cum,
                      Value s);
 
-/// `build`'s `[rows, cols]` result for each index of `counts` (`[B...]`)
-/// in a GPU block of its own: an `scf.forall` mapped to GPU blocks (a
-/// sequence block, as the chunked form has one per sequence), whose
-/// temporaries live in shared memory. `build` gets the indices and returns
-/// `[1..., rows, cols]`, inserted at its place in `[B..., rows, cols]`.
-Value inSequenceBlocks(
-    OpBuilder &b, Location loc, ArrayRef<OpFoldResult> counts,
-    OpFoldResult rows, OpFoldResult cols,
-    function_ref<Value(OpBuilder &, Location, ValueRange)> build);
-
 } // namespace mlir::linea
 
 #endif // LINEA_FORMS_CHUNKROWS_H

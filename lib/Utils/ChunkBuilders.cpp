@@ -2,12 +2,14 @@
 
 #include "linea/Utils/ChunkBuilders.h"
 #include "linea/Utils/AttentionBuilders.h"
+#include "linea/Utils/SequenceBlocks.h"
 #include "linea/Utils/StructuredBuilders.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 
@@ -190,3 +192,31 @@ Value decayAgainst(OpBuilder &b, Location l, int64_t numBatch, bool scalar,
 }
 
 } // namespace mlir::linea
+
+Value mlir::linea::inSequenceBlocks(
+    OpBuilder &b, Location loc, ArrayRef<OpFoldResult> counts,
+    OpFoldResult rows, OpFoldResult cols,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> build) {
+  int64_t numBatch = counts.size();
+  SmallVector<OpFoldResult> sizes(counts);
+  sizes.append({rows, cols});
+  Value init = tensor::EmptyOp::create(b, loc, sizes, b.getF32Type());
+  auto forall = scf::ForallOp::create(
+      b, loc, counts, ValueRange{init},
+      b.getArrayAttr(sequenceBlockMapping(b.getContext(), numBatch)));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forall.getBody());
+  // (getInductionVars returns a vector by value: a ValueRange of it would
+  // dangle.)
+  SmallVector<Value> ivs = forall.getInductionVars();
+  Value result = build(b, loc, ivs);
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  SmallVector<OpFoldResult> offsets(ivs.begin(), ivs.end());
+  offsets.append(2, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> blockSizes(numBatch, b.getIndexAttr(1));
+  blockSizes.append({rows, cols});
+  tensor::ParallelInsertSliceOp::create(
+      b, loc, result, forall.getRegionIterArgs()[0], offsets, blockSizes,
+      SmallVector<OpFoldResult>(numBatch + 2, b.getIndexAttr(1)));
+  return forall.getResult(0);
+}

@@ -97,6 +97,7 @@ def gradient_kernel(model):
                             "model.save(path, gradient=True), or build it with "
                             "linea.from_torch, to train through it")
     entry = model.kernel.signature["name"]
-    program = differentiate(model.source, raising=model.raising,
-                            target=model.compile_options.get("target", "cpu"))
+    target = model.compile_options.get("target", "cpu")
+    chip = model.compile_options.get("chip") if target != "cpu" else None
+    program = differentiate(model.source, raising=model.raising, target=target, chip=chip)
     return _compile(program, entry=f"{entry}_vjp", raising=False, **model.compile_options)

@@ -70,7 +70,7 @@ def _linea_compile_path():
     return (build_dir() / "bin" / "linea-compile").resolve()
 
 
-def differentiate(source_or_path, raising=False, target="cpu"):
+def differentiate(source_or_path, raising=False, target="cpu", chip=None):
     """The program with a gradient function `@f_vjp(args..., d_results...) ->
     (d_args...)` added for each public `@f` (linea-opt --linea-differentiate);
     returns MLIR text for `compile(..., entry="f_vjp")` or `run`.
@@ -79,13 +79,20 @@ def differentiate(source_or_path, raising=False, target="cpu"):
     `target` ("cpu", or "gpu" / "cuda") is the machine the gradient will be
     compiled for: where the fastest backward differs by machine (a gated
     op with a gate per key dim: chunked on the GPU, row by row on the CPU)
-    it chooses; either runs right on both."""
+    it chooses; either runs right on both. `chip` (a GPU's, "sm_80"; None:
+    linea-compile's default, sm_90a) plans the module for that GPU first,
+    so that the GPU form's blocks fit its shared memory; compile it for the
+    same chip."""
     text = _source_text(source_or_path)
     if target == "cuda":
         target = "gpu"
     if target not in ("cpu", "gpu"):
         raise LineaError(1, f"unknown target {target!r}; expected 'cpu' or 'gpu'")
+    if chip is not None and target != "gpu":
+        raise LineaError(1, f"chip={chip!r} names a GPU, but target={target!r}")
     passes = ["--linea-raise"] if raising else []
+    if chip is not None:
+        passes.append(f"--linea-plan-target=target=gpu chip={chip}")
     # With its locations: the source's (run-time checks name them) and the
     # kernel names the rules give the stages they build.
     done = subprocess.run([str((build_dir() / "bin" / "linea-opt").resolve()), "-",

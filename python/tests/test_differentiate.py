@@ -726,7 +726,8 @@ PER_KEY = dict(op="gated_linear_attention", batch=[2], dk=8, dv=5)
 def test_per_key_gate_gradient_gpu_form(spec):
     """The gradient of a gated linear attention with a gate per key dim
     (down to -20), made for the GPU (its value-side reads in chunks of 64
-    rows: 131 rows are three chunks, the last of 3) and compiled for it, run
+    rows, each chunk's rows a GPU block of its own: 131 rows are three
+    chunks, the last of 3) and compiled for it, run
     with its blocks and threads emulated: torch float64 autograd agrees. A
     dynamic prefix of 0 and of L (no rows after it: zero chunks), and a
     scalar gate under a prefix, which takes the same path."""
@@ -736,6 +737,24 @@ def test_per_key_gate_gradient_gpu_form(spec):
     got = linea.run(linea.differentiate(program, target="gpu"), inputs + cotangents,
                     entry="main_vjp", pipeline=GPU_EMULATION)
     assert_close_to_torch(got, torch_gradients(spec, inputs, cotangents))
+
+
+def test_per_key_gate_gradient_gpu_grid_form():
+    """The same gradient for a GPU whose blocks hold 48 KiB of shared memory
+    (sm_75, planned by linea.differentiate's chip): one chunk's rows at key
+    and value widths of 32 do not fit a block, so every chunk's rows run at
+    once on grids (no sequence block), and torch float64 autograd agrees."""
+    spec = dict(PER_KEY, dk=32, dv=32, L=131, mask="causal", final=True, dyn_L=True)
+    program, inputs, expected = programs.build(spec, seed=5)
+    rng = np.random.default_rng(6)
+    cotangents = [rng.standard_normal(e.shape) for e in expected]
+    gradient = linea.differentiate(program, target="gpu", chip="sm_75")
+    assert "scf.forall" not in gradient
+    got = linea.run(gradient, inputs + cotangents, entry="main_vjp",
+                    pipeline="linea-gpu-mapped-to-cpu{chip=sm_75}")
+    assert_close_to_torch(got, torch_gradients(spec, inputs, cotangents))
+    with pytest.raises(linea.LineaError, match="names a GPU"):
+        linea.differentiate(program, target="cpu", chip="sm_75")
 
 
 def test_per_key_gate_launches_do_not_grow_with_length():

@@ -13,6 +13,7 @@
 #define LINEA_UTILS_CHUNKBUILDERS_H
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace mlir::linea {
 
@@ -62,6 +63,16 @@ Value mergeDims(OpBuilder &b, Location loc, Value x, int64_t dim);
 Value decayAgainst(OpBuilder &b, Location loc, int64_t numBatch, bool scalar,
                    Value x, Value log, Value ref, bool towardRef,
                    Value after = Value());
+
+/// `build`'s `[rows, cols]` result for each index of `counts` (`[B...]`)
+/// in a GPU block of its own: an `scf.forall` mapped to GPU blocks (a
+/// sequence block, as the chunked form has one per sequence), whose
+/// temporaries live in shared memory. `build` gets the indices and returns
+/// `[1..., rows, cols]`, inserted at its place in `[B..., rows, cols]`.
+Value inSequenceBlocks(
+    OpBuilder &b, Location loc, ArrayRef<OpFoldResult> counts,
+    OpFoldResult rows, OpFoldResult cols,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> build);
 
 } // namespace mlir::linea
 
