@@ -11,4 +11,4 @@ if [ ! -x "$python" ]; then
 fi
 # One worker per core: most of a test's time is one process exporting or
 # compiling its model.
-exec "$python" -m pytest -q -p no:logging -n auto "$root/python/frontend_tests"
+exec "$python" -m pytest -q -p no:logging -n auto --durations=10 "$root/python/frontend_tests"
