@@ -70,6 +70,15 @@ def _linea_compile_path():
     return (build_dir() / "bin" / "linea-compile").resolve()
 
 
+def _machine_kind(target):
+    """linea-opt's kind of machine for a Python target: "cpu", or "gpu" (which
+    "cuda" names too); a LineaError for anything else."""
+    kind = "gpu" if target == "cuda" else target
+    if kind not in ("cpu", "gpu"):
+        raise LineaError(1, f"unknown target {target!r}; expected 'cpu' or 'gpu'")
+    return kind
+
+
 def differentiate(source_or_path, raising=False, target="cpu", chip=None):
     """The program with a gradient function `@f_vjp(args..., d_results...) ->
     (d_args...)` added for each public `@f` (linea-opt --linea-differentiate);
@@ -84,10 +93,7 @@ def differentiate(source_or_path, raising=False, target="cpu", chip=None):
     so that the GPU form's blocks fit its shared memory; compile it for the
     same chip."""
     text = _source_text(source_or_path)
-    if target == "cuda":
-        target = "gpu"
-    if target not in ("cpu", "gpu"):
-        raise LineaError(1, f"unknown target {target!r}; expected 'cpu' or 'gpu'")
+    target = _machine_kind(target)
     if chip is not None and target != "gpu":
         raise LineaError(1, f"chip={chip!r} names a GPU, but target={target!r}")
     passes = ["--linea-raise"] if raising else []
@@ -122,10 +128,7 @@ def export(source_or_path, target="cpu", raising=True, **options):
     torch-mlir or any MLIR 22 pass pipeline. Keywords are the pipeline's
     options: chip, form, chunk_size, runtime_checks. Returns MLIR text."""
     text = _source_text(source_or_path)
-    if target == "cuda":
-        target = "gpu"
-    if target not in ("cpu", "gpu"):
-        raise LineaError(1, f"unknown target {target!r}; expected 'cpu' or 'gpu'")
+    target = _machine_kind(target)
     # An option the pipeline does not take: linea-opt's one-line error names
     # it and the pipeline's options (the one list of them, in C++).
     pipeline = "linea-export{" + _option_text(

@@ -743,7 +743,8 @@ def test_per_key_gate_gradient_gpu_grid_form():
     """The same gradient for a GPU whose blocks hold 48 KiB of shared memory
     (sm_75, planned by linea.differentiate's chip): one chunk's rows at key
     and value widths of 32 do not fit a block, so every chunk's rows run at
-    once on grids (no sequence block), and torch float64 autograd agrees."""
+    once on grids (no sequence block), and torch float64 autograd agrees. A
+    chip for the CPU, or an unknown target, is an error."""
     spec = dict(PER_KEY, dk=32, dv=32, L=131, mask="causal", final=True, dyn_L=True)
     program, inputs, expected = programs.build(spec, seed=5)
     rng = np.random.default_rng(6)
@@ -755,6 +756,8 @@ def test_per_key_gate_gradient_gpu_grid_form():
     assert_close_to_torch(got, torch_gradients(spec, inputs, cotangents))
     with pytest.raises(linea.LineaError, match="names a GPU"):
         linea.differentiate(program, target="cpu", chip="sm_75")
+    with pytest.raises(linea.LineaError, match="unknown target 'tpu'"):
+        linea.differentiate(program, target="tpu")
 
 
 def test_per_key_gate_launches_do_not_grow_with_length():
