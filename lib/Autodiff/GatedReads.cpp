@@ -60,23 +60,6 @@ static int64_t readChunkRows(Value x, int64_t seq) {
   return std::max<int64_t>(kSubBlock, llvm::alignTo(length, kSubBlock));
 }
 
-/// `rows[i, a] + exp(cum[i, a]) inter[i, a]` (`cum[i]` for a scalar gate),
-/// written into `rows`.
-static Value addDecayed(OpBuilder &b, Location loc, const GateLayout &layout,
-                        Value rows, Value inter, Value cum) {
-  LoopSpace s(b.getContext(), layout.numBatch, {kPar, kPar});
-  AffineExpr t = s[0], a = s[1];
-  AffineMap all = s.map({t, a});
-  return buildGeneric(
-      b, loc, {inter, cum}, rows,
-      {all, layout.scalarGate ? s.map({t}) : all, all}, s.iterators(),
-      [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        Value decayed = arith::MulFOp::create(
-            nb, l, args[0], math::ExpOp::create(nb, l, args[1]));
-        return arith::AddFOp::create(nb, l, args[2], decayed);
-      });
-}
-
 /// The terms each 16-row block takes from its own rows,
 /// `sum_(u <= s) scores[s, u] z_u[a] exp(b_s[a] - b_u[a])`, added into `acc`
 /// (`[B..., I, 16, Dz]`, I the blocks): `scores` is `[B..., I, 16, J, 16]`,
@@ -258,24 +241,33 @@ static Value decayFromChunkStart(OpBuilder &b, Location loc, int64_t numBatch,
       });
 }
 
-/// `acc[B..., s, a] + below[s, a] exp(between[a] + cum[s, a])` (a scalar
-/// gate's logs without `a`), written into `acc`: one block's rows times a
-/// key block before it, decayed from that block's last row, the exponent
-/// the blocks between plus the row's own block presum.
-static Value addDecayedBelow(OpBuilder &b, Location loc, int64_t numBatch,
-                             bool scalar, Value below, Value between, Value cum,
-                             Value acc) {
+/// `acc[B..., s, a] + rows[s, a] exp(cum[s, a] + shift[a])` (a scalar
+/// gate's logs without `a`; no `shift` where null), written into `acc`: rows
+/// decayed to row s from a reference row before it, the exponent a row's
+/// log-decay from the reference (plus, in a chunk's block, the blocks
+/// between).
+static Value addDecayed(OpBuilder &b, Location loc, int64_t numBatch,
+                        bool scalar, Value rows, Value cum, Value shift,
+                        Value acc) {
   LoopSpace s(b.getContext(), numBatch, {kPar, kPar});
   AffineExpr row = s[0], a = s[1];
   AffineMap all = s.map({row, a});
+  SmallVector<Value> inputs{rows, cum};
+  SmallVector<AffineMap> maps{all, scalar ? s.map({row}) : all};
+  if (shift) {
+    inputs.push_back(shift);
+    maps.push_back(scalar ? s.map({}) : s.map({a}));
+  }
+  maps.push_back(all);
   return buildGeneric(
-      b, loc, {below, between, cum}, acc,
-      {all, scalar ? s.map({}) : s.map({a}), scalar ? s.map({row}) : all, all},
-      s.iterators(), [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        Value exponent = arith::AddFOp::create(nb, l, args[1], args[2]);
+      b, loc, inputs, acc, maps, s.iterators(),
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value exponent = args[1];
+        if (shift)
+          exponent = arith::AddFOp::create(nb, l, exponent, args[2]);
         Value term = arith::MulFOp::create(
             nb, l, args[0], math::ExpOp::create(nb, l, exponent));
-        return arith::AddFOp::create(nb, l, args[3], term);
+        return arith::AddFOp::create(nb, l, args.back(), term);
       });
 }
 
@@ -350,9 +342,9 @@ static Value chunkRowsInBlock(OpBuilder &b, Location loc, const GateLayout &one,
               auto rowBlockOf = [&](Value t) {
                 return stepAlong(ib, il, t, n, rowBlock);
               };
-              Value updated = addDecayedBelow(
-                  ib, il, n, scalar, below, rowBlockOf(fromColumn),
-                  rowBlockOf(cum), rowBlockOf(inner[0]));
+              Value updated =
+                  addDecayed(ib, il, n, scalar, below, rowBlockOf(cum),
+                             rowBlockOf(fromColumn), rowBlockOf(inner[0]));
               scf::YieldOp::create(
                   ib, il,
                   insertAlong(ib, il, splitIntoBlocks(ib, il, updated, n),
@@ -423,9 +415,10 @@ Value mlir::linea::chunkedValueSideReads(OpBuilder &b, Location loc,
 
   if (!chunkRowsFitBlock(cx, cz, n, sharedMemory)) {
     Value rows = addDecayed(
-        b, loc, chunked, inChunkReads(b, loc, chunked, cx, cy, cz, cg),
+        b, loc, n, scalar,
         readState(b, loc, chunked, entering, cx, ReadSide::value),
-        gatePresum(b, loc, cg, n, /*suffix=*/false));
+        gatePresum(b, loc, cg, n, /*suffix=*/false), /*shift=*/Value(),
+        inChunkReads(b, loc, chunked, cx, cy, cz, cg));
     return joinChunks(b, loc, rows, grid);
   }
   // x and y are read by the scores' tensor-core tiles (x by the state's

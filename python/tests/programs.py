@@ -5,7 +5,6 @@ into MLIR text, random inputs, and the float64 expectations from
 `linea.reference`, so a test only runs the program and compares.
 """
 
-import os
 import re
 import subprocess
 
@@ -289,14 +288,21 @@ def build(spec, seed):
     return BUILDERS[spec["op"]](spec, rng)
 
 
-def kernel_names(text, options="chip=sm_90a format=isa"):
-    """The names of the kernels linea-lower-to-nvvm makes of `text`, in
-    program order."""
+def lower_to_nvvm(text, options):
+    """linea-lower-to-nvvm{options} of `text`: (its output, its remarks);
+    asserts that it succeeded."""
     done = subprocess.run([str(build_dir() / "bin" / "linea-opt"), "-",
                            f"--linea-lower-to-nvvm={options}"],
                           input=text, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    return [line.split("@")[1].split()[0] for line in done.stdout.splitlines()
+    return done.stdout, done.stderr
+
+
+def kernel_names(text, options="chip=sm_90a format=isa"):
+    """The names of the kernels linea-lower-to-nvvm makes of `text`, in
+    program order."""
+    output, _ = lower_to_nvvm(text, options)
+    return [line.split("@")[1].split()[0] for line in output.splitlines()
             if line.lstrip().startswith("gpu.binary @")]
 
 
@@ -304,12 +310,9 @@ def launch_count(text, options="chip=sm_90a format=isa report=1"):
     """How many kernel launches the functions of `text` make, one call each,
     by linea-lower-to-nvvm's kernel report: host loops' trip counts
     multiplied in; None where a loop's trip count is not static."""
-    done = subprocess.run([str(build_dir() / "bin" / "linea-opt"), "-",
-                           f"--linea-lower-to-nvvm={options}", "-o", os.devnull],
-                          input=text, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    _, remarks = lower_to_nvvm(text, options)
     total = 0
-    for line in done.stderr.splitlines():
+    for line in remarks.splitlines():
         if "kernel @" not in line:
             continue
         if "unknown trip count" in line:
